@@ -1,0 +1,81 @@
+/* rk/cache.h: the local cache shared by every rockfs process on a machine.
+ *
+ * Layout under the cache directory (docs/internals/cache.md):
+ *   VERSION               "rockfs-cache 1"
+ *   blobs/<xx>/<sha256>   immutable file contents, named by their SHA-256, mode 0444
+ *   index/<key>.rkix      persistent member index of one archive (rk/index.h)
+ *   locks/<key>           flock()ed while one process ingests that archive
+ *   tmp/                  files being written; renamed into place when complete
+ *
+ * Every write is temp + rename, so a crash never leaves a file that reads wrong.
+ * A blob is hashed while it is written, and hashed again the first time a process
+ * opens it: one that fails is deleted and reported as -EBADMSG, never served.
+ * The size limit is kept by evicting least recently used blobs (mtime is the use
+ * stamp, refreshed on open). Several processes may share one directory: they
+ * coordinate only through rename(), flock() and unlink(), which are atomic.
+ * All functions are thread-safe. */
+#ifndef RK_CACHE_H
+#define RK_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rk/err.h"
+#include "rk/hash.h"
+
+struct rk_cache;
+struct rk_blob_writer;
+
+struct rk_cache_stats {
+	uint64_t blobs, blob_bytes;
+	uint64_t indexes, index_bytes;
+	uint64_t evicted, evicted_bytes; /* gc: what this call removed */
+	uint64_t bad;                    /* verify: blobs that failed their hash */
+};
+
+/* Open (creating if needed) the cache at dir. limit = 0 means no size limit. */
+int rk_cache_open(const char *dir, uint64_t limit, struct rk_cache **out, struct rk_err *err);
+void rk_cache_close(struct rk_cache *c); /* NULL ok */
+const char *rk_cache_dir(const struct rk_cache *c);
+
+/* The default directory: $XDG_CACHE_HOME/rockfs or ~/.cache/rockfs, into out. */
+int rk_cache_default_dir(char *out, size_t n);
+
+/* Write a blob: create, write any number of times, then commit (which names it by the
+ * SHA-256 of what was written and frees w) or abort. */
+int rk_blob_create(struct rk_cache *c, struct rk_blob_writer **w, struct rk_err *err);
+int rk_blob_write(struct rk_blob_writer *w, const void *data, size_t len, struct rk_err *err);
+int rk_blob_commit(struct rk_blob_writer *w, char id[RK_SHA256_HEX], struct rk_err *err);
+void rk_blob_abort(struct rk_blob_writer *w); /* NULL ok */
+
+/* Store a whole blob from memory. */
+int rk_blob_put(struct rk_cache *c, const void *data, size_t len, char id[RK_SHA256_HEX],
+		struct rk_err *err);
+
+/* Open blob id for reading (O_RDONLY, close with close()). size is the expected size.
+ * -ENOENT: not in the cache (evicted); -EBADMSG: failed its hash and was deleted. */
+int rk_blob_open(struct rk_cache *c, const char *id, uint64_t size, int *fd, struct rk_err *err);
+
+/* Small metadata files (indexes and the like), by path relative to the cache dir.
+ * put is atomic; get returns -ENOENT when absent, malloc'd data otherwise. */
+int rk_cache_put_file(struct rk_cache *c, const char *rel, const void *data, size_t len,
+		      struct rk_err *err);
+int rk_cache_get_file(struct rk_cache *c, const char *rel, size_t max, char **data, size_t *len,
+		      struct rk_err *err);
+int rk_cache_remove_file(struct rk_cache *c, const char *rel);
+
+/* Exclusive inter-process lock named key (blocks). Returns a descriptor for unlock. */
+int rk_cache_lock(struct rk_cache *c, const char *key, int *fd, struct rk_err *err);
+void rk_cache_unlock(int fd);
+
+/* Tell the cache that bytes were added; evicts when over the limit. */
+void rk_cache_added(struct rk_cache *c, uint64_t bytes);
+
+int rk_cache_stats(struct rk_cache *c, struct rk_cache_stats *st, struct rk_err *err);
+/* Evict least recently used blobs until at most target bytes remain. */
+int rk_cache_gc(struct rk_cache *c, uint64_t target, struct rk_cache_stats *st,
+		struct rk_err *err);
+/* Re-hash every blob; delete the ones that fail. st->bad counts them. */
+int rk_cache_verify(struct rk_cache *c, struct rk_cache_stats *st, struct rk_err *err);
+
+#endif

@@ -1,0 +1,41 @@
+/* rk/ingest.h: stream one artifact archive into the cache.
+ *
+ * One sequential pass: the object is read once, decompressed (zstd, xz or gzip,
+ * detected from the bytes) and parsed as tar by libarchive. Each regular file is
+ * written to a cache blob while it is hashed; each member is appended to idx and
+ * reported through on_member as soon as its blob is committed, so readers can serve
+ * it before the archive ends. TheRock's rules are enforced: the first member must be
+ * artifact_manifest.txt; member names with ".." are dropped, leading '/' removed;
+ * symlinks whose target leaves the archive root are dropped; device, fifo and other
+ * special members are dropped (each drop logged once with the archive name). When
+ * expect_sha256 is given, the whole compressed stream is hashed and compared.
+ *
+ * Returns 0, -EBADMSG (corrupt or truncated data), -EPROTO (rule broken), -ECANCELED,
+ * or the store/cache error. Runs in the calling thread; thread-safe across calls. */
+#ifndef RK_INGEST_H
+#define RK_INGEST_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "rk/cache.h"
+#include "rk/index.h"
+#include "rk/store.h"
+
+typedef int (*rk_ingest_member_fn)(void *ctx, const struct rk_index *idx, size_t pos);
+
+struct rk_ingest_opts {
+	const char *name;          /* for messages: the archive file name */
+	const char *expect_sha256; /* from the .sha256sum sidecar, or NULL */
+	rk_ingest_member_fn on_member;
+	void *ctx;
+	_Atomic uint64_t *progress; /* compressed bytes consumed so far; may be NULL */
+	const _Atomic int *cancel;  /* stop with -ECANCELED when it becomes non-zero; may be NULL */
+};
+
+/* c may be NULL: members are then parsed and checked but no blob is written (the
+ * fuzz target and `rockpack` dry runs use this; blob ids stay ""). */
+int rk_ingest(struct rk_cache *c, struct rk_object *obj, const struct rk_ingest_opts *o,
+	      struct rk_index *idx, struct rk_err *err);
+
+#endif

@@ -1,0 +1,108 @@
+/* rk/vfs.h: the views of one store, as a read-only tree of inodes.
+ *
+ * This is what the daemon serves and what rockpack reads. Layout (docs/design.md):
+ *   /README                      what this mount is
+ *   /<run>/artifacts/<file>      the run's stored files, passed through
+ *   /<run>/browse/<stem>/...     archive contents, prefixes kept
+ * A store that is itself a run shows the run's directories at the root.
+ *
+ * Everything is computed lazily: listing a run reads one store listing; the first
+ * lookup inside browse/<stem> ingests that archive in a background thread (or loads
+ * its index from the cache) and members appear as they are written, so a lookup of a
+ * member that is not there yet waits for it. Inode numbers are a hash of the path
+ * (stable across mounts); nodes live until rk_vfs_close. All functions are thread-safe
+ * and may block on ingest, never while holding a lock another reader needs.
+ * Errors: -ENOENT, -ENOTDIR, -EISDIR, -EINVAL, -EIO (the artifact is corrupt; the
+ * reason was logged), -ENOMEM. */
+#ifndef RK_VFS_H
+#define RK_VFS_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rk/catalog.h"
+#include "rk/err.h"
+
+#define RK_ROOT_INO 1
+
+struct rk_vfs;
+struct rk_file;
+
+struct rk_vfs_opts {
+	const char *store;     /* a local directory */
+	const char *cache_dir; /* NULL: rk_cache_default_dir() */
+	uint64_t cache_limit;  /* bytes; 0: no limit */
+	unsigned ingest_jobs;  /* concurrent archive ingests; 0: online CPUs */
+};
+
+struct rk_attr {
+	uint64_t ino;
+	uint32_t mode; /* S_IFDIR/S_IFREG/S_IFLNK | permissions */
+	uint32_t nlink;
+	uint64_t size;
+	int64_t mtime;
+};
+
+struct rk_vfs_stats {
+	uint64_t nodes;
+	uint64_t ingests;        /* archives decompressed by this process */
+	uint64_t index_loads;    /* archives whose index came from the cache */
+	uint64_t ingest_failures;
+};
+
+int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err *err);
+/* Cancels running ingests, waits for them, frees everything. NULL ok. */
+void rk_vfs_close(struct rk_vfs *v);
+
+int rk_vfs_lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk_attr *out,
+		  struct rk_err *err);
+int rk_vfs_getattr(struct rk_vfs *v, uint64_t ino, struct rk_attr *out, struct rk_err *err);
+/* Copy a symlink's target into buf (NUL-terminated); returns its length. */
+int rk_vfs_readlink(struct rk_vfs *v, uint64_t ino, char *buf, size_t n, struct rk_err *err);
+
+/* Entries of directory ino from position off (0 = first), in a stable order. fill gets
+ * each entry and the position of the next; it returns non-zero to stop. */
+typedef int (*rk_dir_fill_fn)(void *ctx, const char *name, const struct rk_attr *a,
+			      uint64_t next);
+int rk_vfs_readdir(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn fill, void *ctx,
+		   struct rk_err *err);
+
+/* Resolve a '/'-separated path from the root (no symlinks followed). */
+int rk_vfs_resolve(struct rk_vfs *v, const char *path, struct rk_attr *out, struct rk_err *err);
+
+/* Open a regular file. The handle may be used from several threads at once. */
+int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struct rk_err *err);
+uint64_t rk_file_size(const struct rk_file *f);
+/* A descriptor holding the file's bytes from offset 0 (for splice), or -1. */
+int rk_file_fd(const struct rk_file *f);
+ssize_t rk_file_pread(struct rk_file *f, void *buf, size_t n, uint64_t off, struct rk_err *err);
+void rk_file_close(struct rk_file *f); /* NULL ok */
+
+/* The run directory for a run name (or "" / any name when the store is a single run):
+ * its catalog, loaded on demand. The pointer stays valid until rk_vfs_close. */
+int rk_vfs_run(struct rk_vfs *v, const char *name, const struct rk_run **out,
+	       struct rk_err *err);
+/* Names of all runs in the store ("org/run" for runs under {owner}-{repo}/), sorted.
+ * Caller frees each name and the array. */
+int rk_vfs_list_runs(struct rk_vfs *v, char ***names, size_t *n, struct rk_err *err);
+
+/* Ingest (or load from the cache) every artifact of a run, jobs at a time. progress,
+ * when given, is called about ten times a second from the calling thread with the
+ * compressed bytes consumed and the total. Returns 0 or the first failure (all
+ * artifacts are still attempted). */
+typedef void (*rk_progress_fn)(void *ctx, uint64_t done, uint64_t total, unsigned finished,
+			       unsigned count);
+int rk_vfs_prefetch(struct rk_vfs *v, const char *run, rk_progress_fn progress, void *ctx,
+		    struct rk_err *err);
+
+/* The run's therock_manifest.json: from the store's manifests/ directory when present,
+ * else from the base_lib_generic artifact (ingesting it). -ENOENT when neither has one. */
+struct rk_manifest;
+int rk_vfs_run_manifest(struct rk_vfs *v, const char *run, struct rk_manifest *out,
+			struct rk_err *err);
+
+void rk_vfs_stats(struct rk_vfs *v, struct rk_vfs_stats *st);
+struct rk_cache *rk_vfs_cache(struct rk_vfs *v);
+
+#endif

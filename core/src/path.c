@@ -1,0 +1,64 @@
+/* path.c: lexical path checks for untrusted input. */
+#include <errno.h>
+#include <string.h>
+
+#include "rk/path.h"
+
+int rk_path_normalize(const char *in, char *out, size_t n)
+{
+	size_t len = 0;
+	const char *p = in;
+
+	while (*p) {
+		size_t c;
+
+		while (*p == '/')
+			p++;
+		c = strcspn(p, "/");
+		if (c == 0)
+			break;
+		if (c == 1 && p[0] == '.') {
+			p += c;
+			continue;
+		}
+		if (c == 2 && p[0] == '.' && p[1] == '.')
+			return -EINVAL;
+		if (len + (len ? 1 : 0) + c + 1 > n)
+			return -ENAMETOOLONG;
+		if (len)
+			out[len++] = '/';
+		memcpy(out + len, p, c);
+		len += c;
+		p += c;
+	}
+	if (n)
+		out[len] = '\0';
+	return (int)len;
+}
+
+int rk_path_link_escapes(const char *path, const char *target)
+{
+	long depth = 0;
+	const char *p;
+
+	if (target[0] == '/' || target[0] == '\0')
+		return 1;
+	/* depth of the directory holding the link */
+	for (p = path; *p; p++)
+		if (*p == '/')
+			depth++;
+	for (p = target; *p;) {
+		size_t c = strcspn(p, "/");
+
+		if (c == 2 && p[0] == '.' && p[1] == '.') {
+			if (--depth < 0)
+				return 1;
+		} else if (c && !(c == 1 && p[0] == '.')) {
+			depth++;
+		}
+		p += c;
+		while (*p == '/')
+			p++;
+	}
+	return 0;
+}

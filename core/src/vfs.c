@@ -1,0 +1,1306 @@
+/* vfs.c: the inode tree behind every view, lazy population, and archive states.
+ *
+ * Locks, in the order they may be taken:
+ *   arch->refill       one re-ingest of an archive at a time
+ *   v->tree (rwlock)   protects: v->inodes, every node's fields below "mutable"
+ *   v->wait_lock       protects: node pop_state/pop_rc, arch state/rc/gen, v->active,
+ *                      v->runs; v->wait_cond is broadcast on every change
+ * No lock is held across store or cache I/O, except that populate functions run
+ * with none held and take v->tree for writing only to insert nodes. */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rk/buf.h"
+#include "rk/cache.h"
+#include "rk/ingest.h"
+#include "rk/log.h"
+#include "rk/manifest.h"
+#include "rk/vfs.h"
+#include "htab.h"
+
+enum src_kind { SRC_NONE, SRC_BYTES, SRC_BLOB, SRC_STORE };
+enum pop_kind { POP_NONE, POP_ROOT, POP_ORG, POP_RUN, POP_ARCH };
+enum pop_state { PS_TODO, PS_RUNNING, PS_DONE };
+enum arch_state { ARCH_IDLE, ARCH_RUNNING, ARCH_DONE, ARCH_FAILED };
+
+struct node;
+
+struct dent {
+	char *name;
+	struct node *node;
+	UT_hash_handle hh;
+};
+
+struct run {
+	struct rk_run *cat;
+	struct arch *archs; /* one per cat->arts[i] */
+	struct run *next;
+};
+
+struct arch {
+	struct rk_vfs *v;
+	struct run *run;
+	const struct rk_artifact *art;
+	struct node *root; /* browse/<stem> */
+	int state;         /* enum arch_state; v->wait_lock */
+	int rc;
+	uint64_t gen; /* bumped on every published member; v->wait_lock */
+	_Atomic uint64_t progress;
+	pthread_mutex_t refill;
+	unsigned refills; /* completed re-ingests; refill */
+};
+
+struct node {
+	uint64_t ino;
+	struct node *parent;
+	char *name;
+	uint8_t pop;       /* enum pop_kind; immutable */
+	uint8_t pop_state; /* enum pop_state; v->wait_lock */
+	int pop_rc;
+	char *ctx;        /* POP_ORG/POP_RUN: store path */
+	struct run *run;  /* run directories, once populated */
+	struct arch *arch; /* nodes inside browse/<stem> (and that root itself) */
+	/* mutable (v->tree): */
+	uint32_t mode, nlink;
+	uint64_t size;
+	int64_t mtime;
+	uint8_t src;
+	char *data; /* SRC_BYTES bytes, SRC_BLOB id, SRC_STORE path, symlink target */
+	struct dent *dents;
+	struct dent **order;
+	size_t nents, cap;
+	UT_hash_handle hh;
+};
+
+struct rk_vfs {
+	struct rk_store *store;
+	struct rk_cache *cache;
+	pthread_rwlock_t tree;
+	struct node *inodes;
+	pthread_mutex_t wait_lock;
+	pthread_cond_t wait_cond;
+	struct run *runs;
+	unsigned active; /* ingest threads alive */
+	sem_t jobs;
+	_Atomic int cancel;
+	_Atomic uint64_t n_nodes, n_ingests, n_index_loads, n_failures;
+	int64_t mount_time;
+};
+
+struct rk_file {
+	struct rk_vfs *v;
+	uint64_t size;
+	int fd;
+	const char *bytes;
+	struct rk_object *obj;
+};
+
+static const char readme_text[] =
+	"This is a rockfs mount of a TheRock artifact store (read-only).\n"
+	"\n"
+	"  <run>/                 one CI run, {run_id}-{platform} (under {owner}-{repo}/ for\n"
+	"                         runs of other repositories)\n"
+	"  <run>/artifacts/       the stored archives (.tar.zst / .tar.xz) and their\n"
+	"                         .sha256sum sidecars, passed through unchanged\n"
+	"  <run>/browse/<name>/   the contents of one artifact archive, prefixes kept;\n"
+	"                         the archive is decompressed once, on first access, into\n"
+	"                         the local cache, and files appear as they are written\n"
+	"\n"
+	"Nothing is downloaded or decompressed until you read inside browse/.\n"
+	"A corrupt archive makes its browse directory fail with EIO (see the daemon log);\n"
+	"everything else keeps working. Unmount with: fusermount3 -u <mountpoint>\n"
+	"More: man rockfs, https://github.com/ (see the project's README and docs/).\n";
+
+/* ---- nodes (v->tree held for writing unless noted) ---- */
+
+static uint64_t child_ino(uint64_t parent, const char *name)
+{
+	uint64_t h = rk_fnv64(RK_FNV_SEED, &parent, sizeof(parent));
+
+	h = rk_fnv64(h, name, strlen(name));
+	return h ^ (h >> 29);
+}
+
+static struct node *find_ino(struct rk_vfs *v, uint64_t ino)
+{
+	struct node *n;
+
+	HASH_FIND(hh, v->inodes, &ino, sizeof(ino), n);
+	return n;
+}
+
+static struct node *dent_find(struct node *dir, const char *name)
+{
+	struct dent *d;
+
+	HASH_FIND_STR(dir->dents, name, d);
+	return d ? d->node : NULL;
+}
+
+static int dent_add(struct node *dir, const char *name, struct node *child)
+{
+	struct dent *d = calloc(1, sizeof(*d));
+
+	if (!d || !(d->name = strdup(name)))
+		goto nomem;
+	if (dir->nents == dir->cap) {
+		size_t ncap = dir->cap ? dir->cap * 2 : 8;
+		struct dent **o = realloc(dir->order, ncap * sizeof(*o));
+
+		if (!o)
+			goto nomem;
+		dir->order = o;
+		dir->cap = ncap;
+	}
+	d->node = child;
+	HASH_ADD_KEYPTR(hh, dir->dents, d->name, strlen(d->name), d);
+	if (rk_htab_oom())
+		goto nomem;
+	dir->order[dir->nents++] = d;
+	return 0;
+nomem:
+	if (d)
+		free(d->name);
+	free(d);
+	return -ENOMEM;
+}
+
+/* A new node named name in dir (dir NULL: the root). */
+static struct node *node_add(struct rk_vfs *v, struct node *dir, const char *name, uint32_t mode,
+			     int64_t mtime)
+{
+	struct node *n = calloc(1, sizeof(*n));
+	uint64_t ino;
+
+	if (!n || !(n->name = strdup(name))) {
+		free(n);
+		return NULL;
+	}
+	ino = dir ? child_ino(dir->ino, name) : RK_ROOT_INO;
+	while (ino <= RK_ROOT_INO && dir)
+		ino += 2;
+	while (dir && find_ino(v, ino))
+		ino = ino + 1 > RK_ROOT_INO ? ino + 1 : RK_ROOT_INO + 1;
+	n->ino = ino;
+	n->parent = dir;
+	n->mode = mode;
+	n->nlink = 1;
+	n->mtime = mtime;
+	n->pop_state = PS_DONE;
+	if (dir) {
+		n->arch = dir->arch;
+		if (dent_add(dir, name, n)) {
+			free(n->name);
+			free(n);
+			return NULL;
+		}
+	}
+	HASH_ADD(hh, v->inodes, ino, sizeof(n->ino), n);
+	if (rk_htab_oom()) /* the dent is in place; keep the node reachable, lose only ino lookup */
+		return NULL;
+	v->n_nodes++;
+	return n;
+}
+
+static struct node *lazy_dir(struct rk_vfs *v, struct node *dir, const char *name, int pop,
+			     int64_t mtime)
+{
+	struct node *n = node_add(v, dir, name, S_IFDIR | 0555, mtime);
+
+	if (n && pop != POP_NONE) {
+		n->pop = (uint8_t)pop;
+		n->pop_state = PS_TODO;
+	}
+	return n;
+}
+
+static void fill_attr(const struct node *n, struct rk_attr *a)
+{
+	a->ino = n->ino;
+	a->mode = n->mode;
+	a->nlink = S_ISDIR(n->mode) ? 1 : n->nlink; /* 1: "unknown", so find never prunes */
+	a->size = n->size;
+	a->mtime = n->mtime;
+}
+
+static void free_node(struct node *n)
+{
+	struct dent *d, *tmp;
+
+	HASH_ITER(hh, n->dents, d, tmp)
+	{
+		HASH_DEL(n->dents, d);
+		free(d->name);
+		free(d);
+	}
+	free(n->order);
+	free(n->name);
+	free(n->data);
+	free(n->ctx);
+	free(n);
+}
+
+/* ---- archives ---- */
+
+/* "dir/name", or "name" when dir is "": malloc'd. */
+static char *join_path(const char *dir, const char *name)
+{
+	size_t len = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(len);
+
+	if (p)
+		snprintf(p, len, "%s%s%s", dir, dir[0] ? "/" : "", name);
+	return p;
+}
+
+static void store_path(const struct run *r, const char *file, struct rk_buf *b, int *rc)
+{
+	*rc = rk_buf_addf(b, "%s%s%s", r->cat->path, r->cat->path[0] ? "/" : "", file);
+}
+
+/* Insert one member below a->root. Caller holds v->tree for writing. */
+static int publish_locked(struct rk_vfs *v, struct arch *a, const struct rk_member *m)
+{
+	char path[RK_INDEX_MAX_PATH + 1], *p = path, *slash;
+	struct node *dir = a->root, *n;
+	uint32_t fmt;
+
+	snprintf(path, sizeof(path), "%s", m->path);
+	while ((slash = strchr(p, '/'))) {
+		*slash = '\0';
+		n = dent_find(dir, p);
+		if (!n && !(n = node_add(v, dir, p, S_IFDIR | 0755, m->mtime)))
+			return -ENOMEM;
+		if (!S_ISDIR(n->mode)) {
+			rk_warn("'%s': '%s' is under a non-directory; dropped", a->art->file,
+				m->path);
+			return 0;
+		}
+		dir = n;
+		p = slash + 1;
+	}
+	n = dent_find(dir, p);
+	if (m->type == RK_MEMBER_HARDLINK) {
+		struct node *t = a->root;
+		char tp[RK_INDEX_MAX_PATH + 1], *q = tp, *s;
+
+		snprintf(tp, sizeof(tp), "%s", m->link);
+		while (t && (s = strchr(q, '/'))) {
+			*s = '\0';
+			t = dent_find(t, q);
+			q = s + 1;
+		}
+		t = t ? dent_find(t, q) : NULL;
+		if (!t || !S_ISREG(t->mode) || n)
+			return 0;
+		if (dent_add(dir, p, t))
+			return -ENOMEM;
+		t->nlink++;
+		return 0;
+	}
+	fmt = m->type == RK_MEMBER_DIR ? S_IFDIR : m->type == RK_MEMBER_SYMLINK ? S_IFLNK : S_IFREG;
+	if (n && (S_ISDIR(n->mode) != (fmt == S_IFDIR))) {
+		rk_warn("'%s': '%s' changes type; later member dropped", a->art->file, m->path);
+		return 0;
+	}
+	if (!n && !(n = node_add(v, dir, p, fmt, m->mtime)))
+		return -ENOMEM;
+	n->mode = fmt | (fmt == S_IFLNK ? 0777 : m->mode);
+	n->mtime = m->mtime;
+	if (fmt == S_IFDIR)
+		return 0;
+	free(n->data);
+	n->data = NULL;
+	n->size = m->size;
+	n->src = SRC_NONE;
+	if (fmt == S_IFLNK) {
+		if (!(n->data = strdup(m->link)))
+			return -ENOMEM;
+	} else if (m->blob[0]) {
+		n->src = SRC_BLOB;
+		if (!(n->data = strdup(m->blob)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void bump(struct rk_vfs *v, struct arch *a)
+{
+	pthread_mutex_lock(&v->wait_lock);
+	a->gen++;
+	pthread_cond_broadcast(&v->wait_cond);
+	pthread_mutex_unlock(&v->wait_lock);
+}
+
+static int publish_cb(void *ctx, const struct rk_index *idx, size_t pos)
+{
+	struct arch *a = ctx;
+	int rc;
+
+	pthread_rwlock_wrlock(&a->v->tree);
+	rc = publish_locked(a->v, a, &idx->v[pos]);
+	pthread_rwlock_unlock(&a->v->tree);
+	bump(a->v, a);
+	return rc;
+}
+
+/* The cache key of an archive and, from its sidecar, the expected sha256. */
+static int arch_key(struct rk_vfs *v, struct arch *a, char key[80], char expect[RK_SHA256_HEX],
+		    struct rk_err *err)
+{
+	struct rk_buf b = RK_BUF_INIT;
+	char hex[RK_SHA256_HEX];
+	int rc = 0;
+
+	expect[0] = '\0';
+	if (a->art->sidecar) {
+		char *data = NULL;
+		size_t len, n;
+
+		store_path(a->run, a->art->sidecar, &b, &rc);
+		if (!rc)
+			rc = rk_store_read_small(v->store, b.buf, 4096, &data, &len, err);
+		rk_buf_release(&b);
+		if (rc)
+			return rc;
+		n = strcspn(data, " \t\r\n");
+		for (size_t i = 0; i < n; i++)
+			if (data[i] >= 'A' && data[i] <= 'F')
+				data[i] = (char)(data[i] - 'A' + 'a');
+		if (n != 64 || (data[64] = '\0', !rk_is_sha256_hex(data))) {
+			free(data);
+			return rk_err_set(err, -EBADMSG, "'%s': malformed sha256 sidecar",
+					  a->art->sidecar);
+		}
+		memcpy(expect, data, RK_SHA256_HEX);
+		free(data);
+		snprintf(key, 80, "s-%s", expect);
+		return 0;
+	}
+	if (rk_buf_add(&b, rk_store_id(v->store), strlen(rk_store_id(v->store)) + 1) ||
+	    rk_buf_addf(&b, "%s/%s", a->run->cat->path, a->art->file) ||
+	    rk_buf_addf(&b, "%c%llu%c%lld", 0, (unsigned long long)a->art->size, 0,
+			(long long)a->art->mtime_ns)) {
+		rk_buf_release(&b);
+		return -ENOMEM;
+	}
+	rc = rk_sha256_buf(b.buf, b.len, hex);
+	rk_buf_release(&b);
+	if (!rc)
+		snprintf(key, 80, "i-%s", hex);
+	return rc;
+}
+
+/* Publish a cached index. -ENOENT when there is none (or it was corrupt and removed). */
+static int arch_from_index(struct rk_vfs *v, struct arch *a, const char *key, struct rk_err *err)
+{
+	struct rk_index idx = {0};
+	char rel[128], *data;
+	size_t len;
+	int rc;
+
+	snprintf(rel, sizeof(rel), "index/%s.rkix", key);
+	rc = rk_cache_get_file(v->cache, rel, 1u << 30, &data, &len, err);
+	if (rc)
+		return rc;
+	rc = rk_index_parse(data, len, &idx, err);
+	free(data);
+	if (rc) {
+		rk_warn("cache: '%s': %s; re-ingesting", rel, rk_err_str(err, rc));
+		rk_cache_remove_file(v->cache, rel);
+		rk_err_clear(err);
+		return -ENOENT;
+	}
+	pthread_rwlock_wrlock(&v->tree);
+	for (size_t i = 0; !rc && i < idx.n; i++)
+		rc = publish_locked(v, a, &idx.v[i]);
+	pthread_rwlock_unlock(&v->tree);
+	rk_index_release(&idx);
+	v->n_index_loads++;
+	return rc;
+}
+
+static int arch_ingest(struct rk_vfs *v, struct arch *a, const char *expect, int publish,
+		       struct rk_index *idx, struct rk_err *err)
+{
+	struct rk_ingest_opts o = {
+		.name = a->art->file,
+		.expect_sha256 = expect[0] ? expect : NULL,
+		.on_member = publish ? publish_cb : NULL,
+		.ctx = a,
+		.progress = &a->progress,
+		.cancel = &v->cancel,
+	};
+	struct rk_buf path = RK_BUF_INIT;
+	struct rk_object *obj;
+	int rc;
+
+	store_path(a->run, a->art->file, &path, &rc);
+	if (!rc)
+		rc = rk_store_object_open(v->store, path.buf, &obj, err);
+	rk_buf_release(&path);
+	if (rc)
+		return rc;
+	rc = rk_ingest(v->cache, obj, &o, idx, err);
+	rk_object_close(obj);
+	v->n_ingests++;
+	return rc;
+}
+
+static int arch_load(struct rk_vfs *v, struct arch *a, struct rk_err *err)
+{
+	char key[80], expect[RK_SHA256_HEX], rel[128];
+	struct rk_index idx = {0};
+	struct rk_buf out = RK_BUF_INIT;
+	int rc, lock;
+
+	if ((rc = arch_key(v, a, key, expect, err)))
+		return rc;
+	rc = arch_from_index(v, a, key, err);
+	if (rc != -ENOENT)
+		return rc;
+	if ((rc = rk_cache_lock(v->cache, key, &lock, err)))
+		return rc;
+	rc = arch_from_index(v, a, key, err); /* another process may have just done it */
+	if (rc == -ENOENT) {
+		rc = arch_ingest(v, a, expect, 1, &idx, err);
+		if (!rc && !(rc = rk_index_serialize(&idx, &out))) {
+			snprintf(rel, sizeof(rel), "index/%s.rkix", key);
+			rc = rk_cache_put_file(v->cache, rel, out.buf, out.len, err);
+		}
+		rk_buf_release(&out);
+		rk_index_release(&idx);
+	}
+	rk_cache_unlock(lock);
+	return rc;
+}
+
+static void *arch_thread(void *p)
+{
+	struct arch *a = p;
+	struct rk_vfs *v = a->v;
+	struct rk_err err = RK_ERR_INIT;
+	int rc = -ECANCELED;
+
+	while (sem_wait(&v->jobs) && errno == EINTR)
+		;
+	if (!v->cancel)
+		rc = arch_load(v, a, &err);
+	sem_post(&v->jobs);
+	if (rc && rc != -ECANCELED) {
+		v->n_failures++;
+		rk_err_log("artifact '%s' of run '%s' is unusable: %s", a->art->file,
+			   a->run->cat->name, rk_err_str(&err, rc));
+	}
+	pthread_mutex_lock(&v->wait_lock);
+	a->state = rc ? ARCH_FAILED : ARCH_DONE;
+	a->rc = rc;
+	a->gen++;
+	v->active--;
+	pthread_cond_broadcast(&v->wait_cond);
+	pthread_mutex_unlock(&v->wait_lock);
+	return NULL;
+}
+
+/* Start loading a's contents unless it has started. */
+static int arch_start(struct rk_vfs *v, struct arch *a)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	int rc = 0;
+
+	pthread_mutex_lock(&v->wait_lock);
+	if (a->state == ARCH_IDLE) {
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		a->state = ARCH_RUNNING;
+		v->active++;
+		rc = -pthread_create(&t, &attr, arch_thread, a);
+		if (rc) {
+			a->state = ARCH_IDLE;
+			v->active--;
+		}
+		pthread_attr_destroy(&attr);
+	}
+	pthread_mutex_unlock(&v->wait_lock);
+	return rc;
+}
+
+/* Re-create an archive's blobs after one went missing or failed its hash. */
+static int arch_refill(struct rk_vfs *v, struct arch *a, unsigned seen, struct rk_err *err)
+{
+	char key[80], expect[RK_SHA256_HEX];
+	struct rk_index idx = {0};
+	int rc = 0;
+
+	pthread_mutex_lock(&a->refill);
+	if (a->refills == seen) {
+		rk_info("'%s': cached contents incomplete; decompressing again", a->art->file);
+		rc = arch_key(v, a, key, expect, err);
+		if (!rc)
+			rc = arch_ingest(v, a, expect, 0, &idx, err);
+		rk_index_release(&idx);
+		a->refills++;
+	}
+	pthread_mutex_unlock(&a->refill);
+	return rc;
+}
+
+/* ---- population ---- */
+
+static int add_readme(struct rk_vfs *v, struct node *dir)
+{
+	struct node *n;
+	int rc = 0;
+
+	pthread_rwlock_wrlock(&v->tree);
+	n = node_add(v, dir, "README", S_IFREG | 0444, v->mount_time);
+	if (!n || !(n->data = strdup(readme_text)))
+		rc = -ENOMEM;
+	else {
+		n->src = SRC_BYTES;
+		n->size = strlen(readme_text);
+	}
+	pthread_rwlock_unlock(&v->tree);
+	return rc;
+}
+
+static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	const char *name = dir->ino == RK_ROOT_INO ? strrchr(rk_store_id(v->store), '/') + 1
+						   : dir->name;
+	struct node *arts, *browse;
+	struct rk_run *cat;
+	struct run *r;
+	int rc;
+
+	if ((rc = rk_run_load(v->store, dir->ctx ? dir->ctx : "", name, &cat, err)))
+		return rc;
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->archs = calloc(cat->narts + 1, sizeof(*r->archs)))) {
+		free(r);
+		rk_run_free(cat);
+		return -ENOMEM;
+	}
+	r->cat = cat;
+	pthread_mutex_lock(&v->wait_lock);
+	r->next = v->runs;
+	v->runs = r;
+	pthread_mutex_unlock(&v->wait_lock);
+
+	pthread_rwlock_wrlock(&v->tree);
+	dir->run = r;
+	arts = lazy_dir(v, dir, "artifacts", POP_NONE, dir->mtime);
+	browse = lazy_dir(v, dir, "browse", POP_NONE, dir->mtime);
+	rc = arts && browse ? 0 : -ENOMEM;
+	for (size_t i = 0; !rc && i < cat->files.n; i++) {
+		const struct rk_store_entry *f = &cat->files.v[i];
+		struct node *n;
+
+		if (f->is_dir)
+			continue;
+		n = node_add(v, arts, f->name, S_IFREG | 0444, f->mtime);
+		if (!n) {
+			rc = -ENOMEM;
+			break;
+		}
+		n->src = SRC_STORE;
+		n->size = f->size;
+		if (!(n->data = join_path(cat->path, f->name)))
+			rc = -ENOMEM;
+	}
+	for (size_t i = 0; !rc && i < cat->narts; i++) {
+		struct arch *a = &r->archs[i];
+
+		a->v = v;
+		a->run = r;
+		a->art = &cat->arts[i];
+		pthread_mutex_init(&a->refill, NULL);
+		a->root = lazy_dir(v, browse, cat->arts[i].stem, POP_ARCH,
+				   cat->arts[i].mtime_ns / 1000000000);
+		if (!a->root) {
+			rc = -ENOMEM;
+			break;
+		}
+		a->root->mode = S_IFDIR | 0755;
+		a->root->arch = a;
+	}
+	pthread_rwlock_unlock(&v->tree);
+	return rc;
+}
+
+static int looks_like_org(const char *name)
+{
+	return name[0] != '.' && strchr(name, '-') && !rk_run_name_valid(name);
+}
+
+static int pop_dirs(struct rk_vfs *v, struct node *dir, const char *path, int top,
+		    struct rk_err *err)
+{
+	struct rk_store_list l;
+	int rc = rk_store_list(v->store, path, &l, err);
+
+	if (rc)
+		return rc;
+	if (top && rk_listing_has_artifacts(&l)) {
+		rk_store_list_release(&l);
+		if ((rc = add_readme(v, dir)))
+			return rc;
+		return pop_run(v, dir, err);
+	}
+	if (top && (rc = add_readme(v, dir))) {
+		rk_store_list_release(&l);
+		return rc;
+	}
+	pthread_rwlock_wrlock(&v->tree);
+	for (size_t i = 0; !rc && i < l.n; i++) {
+		const char *name = l.v[i].name;
+		int kind = rk_run_name_valid(name) ? POP_RUN
+			   : top && looks_like_org(name) ? POP_ORG
+							  : POP_NONE;
+		struct node *n;
+
+		if (!l.v[i].is_dir || kind == POP_NONE)
+			continue;
+		n = lazy_dir(v, dir, name, kind, l.v[i].mtime);
+		if (!n || !(n->ctx = join_path(path, name)))
+			rc = -ENOMEM;
+	}
+	pthread_rwlock_unlock(&v->tree);
+	rk_store_list_release(&l);
+	return rc;
+}
+
+static int populate(struct rk_vfs *v, struct node *n, struct rk_err *err)
+{
+	int rc;
+
+	pthread_mutex_lock(&v->wait_lock);
+	while (n->pop_state == PS_RUNNING)
+		pthread_cond_wait(&v->wait_cond, &v->wait_lock);
+	if (n->pop_state == PS_DONE) {
+		rc = n->pop_rc;
+		pthread_mutex_unlock(&v->wait_lock);
+		return rc == -EIO ? rk_err_set(err, rc, "'%s': unavailable (see log)", n->name)
+				  : rc;
+	}
+	n->pop_state = PS_RUNNING;
+	pthread_mutex_unlock(&v->wait_lock);
+
+	switch (n->pop) {
+	case POP_ROOT:
+		rc = pop_dirs(v, n, "", 1, err);
+		break;
+	case POP_ORG:
+		rc = pop_dirs(v, n, n->ctx, 0, err);
+		break;
+	case POP_RUN:
+		rc = pop_run(v, n, err);
+		break;
+	case POP_ARCH:
+		rc = arch_start(v, n->arch);
+		break;
+	default:
+		rc = 0;
+	}
+	if (rc && rc != -ENOMEM) {
+		rk_err_log("'%s': %s", n->ctx ? n->ctx : n->name, rk_err_str(err, rc));
+		rc = -EIO;
+	}
+	pthread_mutex_lock(&v->wait_lock);
+	n->pop_state = PS_DONE;
+	n->pop_rc = rc;
+	pthread_cond_broadcast(&v->wait_cond);
+	pthread_mutex_unlock(&v->wait_lock);
+	return rc;
+}
+
+/* Snapshot of an archive's state for waiters. */
+static void arch_state(struct rk_vfs *v, struct arch *a, int *state, uint64_t *gen)
+{
+	pthread_mutex_lock(&v->wait_lock);
+	*state = a->state;
+	*gen = a->gen;
+	pthread_mutex_unlock(&v->wait_lock);
+}
+
+static void arch_wait(struct rk_vfs *v, struct arch *a, uint64_t gen)
+{
+	pthread_mutex_lock(&v->wait_lock);
+	while (a->state == ARCH_RUNNING && a->gen == gen)
+		pthread_cond_wait(&v->wait_cond, &v->wait_lock);
+	pthread_mutex_unlock(&v->wait_lock);
+}
+
+static int arch_eio(struct arch *a, struct rk_err *err)
+{
+	return rk_err_set(err, -EIO, "'%s': archive unusable (see log)", a->art->file);
+}
+
+/* Find ino and make sure it is a populated directory. */
+static int get_dir(struct rk_vfs *v, uint64_t ino, struct node **out, struct rk_err *err)
+{
+	struct node *n;
+	int rc;
+
+	pthread_rwlock_rdlock(&v->tree);
+	n = find_ino(v, ino);
+	pthread_rwlock_unlock(&v->tree);
+	if (!n)
+		return -ENOENT;
+	if (!S_ISDIR(n->mode))
+		return -ENOTDIR;
+	if (n->pop && (rc = populate(v, n, err)))
+		return rc;
+	*out = n;
+	return 0;
+}
+
+int rk_vfs_lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk_attr *out,
+		  struct rk_err *err)
+{
+	struct node *dir, *n;
+	uint64_t gen = 0;
+	int rc, state = ARCH_DONE;
+
+	if ((rc = get_dir(v, parent, &dir, err)))
+		return rc;
+	if (!strcmp(name, ".") || !strcmp(name, "..")) {
+		n = !strcmp(name, "..") && dir->parent ? dir->parent : dir;
+		pthread_rwlock_rdlock(&v->tree);
+		fill_attr(n, out);
+		pthread_rwlock_unlock(&v->tree);
+		return 0;
+	}
+	for (;;) {
+		if (dir->arch)
+			arch_state(v, dir->arch, &state, &gen);
+		if (state == ARCH_FAILED)
+			return arch_eio(dir->arch, err);
+		pthread_rwlock_rdlock(&v->tree);
+		n = dent_find(dir, name);
+		if (n)
+			fill_attr(n, out);
+		pthread_rwlock_unlock(&v->tree);
+		if (n)
+			return 0;
+		if (state != ARCH_RUNNING)
+			return -ENOENT;
+		arch_wait(v, dir->arch, gen);
+	}
+}
+
+int rk_vfs_getattr(struct rk_vfs *v, uint64_t ino, struct rk_attr *out, struct rk_err *err)
+{
+	struct node *n;
+	int rc = 0;
+
+	(void)err;
+	pthread_rwlock_rdlock(&v->tree);
+	n = find_ino(v, ino);
+	if (n)
+		fill_attr(n, out);
+	else
+		rc = -ENOENT;
+	pthread_rwlock_unlock(&v->tree);
+	return rc;
+}
+
+int rk_vfs_readlink(struct rk_vfs *v, uint64_t ino, char *buf, size_t size, struct rk_err *err)
+{
+	struct node *n;
+	int rc;
+
+	(void)err;
+	pthread_rwlock_rdlock(&v->tree);
+	n = find_ino(v, ino);
+	if (!n)
+		rc = -ENOENT;
+	else if (!S_ISLNK(n->mode) || !n->data)
+		rc = -EINVAL;
+	else if (strlen(n->data) >= size)
+		rc = -ENAMETOOLONG;
+	else {
+		rc = (int)strlen(n->data);
+		memcpy(buf, n->data, (size_t)rc + 1);
+	}
+	pthread_rwlock_unlock(&v->tree);
+	return rc;
+}
+
+int rk_vfs_readdir(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn fill, void *ctx,
+		   struct rk_err *err)
+{
+	struct node *dir;
+	int rc, state = ARCH_DONE;
+	uint64_t gen;
+
+	if ((rc = get_dir(v, ino, &dir, err)))
+		return rc;
+	while (dir->arch) { /* a listing is only complete when the archive is */
+		arch_state(v, dir->arch, &state, &gen);
+		if (state == ARCH_FAILED)
+			return arch_eio(dir->arch, err);
+		if (state != ARCH_RUNNING)
+			break;
+		arch_wait(v, dir->arch, gen);
+	}
+	pthread_rwlock_rdlock(&v->tree);
+	for (uint64_t i = off; i < dir->nents; i++) {
+		struct rk_attr a;
+
+		fill_attr(dir->order[i]->node, &a);
+		if (fill(ctx, dir->order[i]->name, &a, i + 1))
+			break;
+	}
+	pthread_rwlock_unlock(&v->tree);
+	return 0;
+}
+
+int rk_vfs_resolve(struct rk_vfs *v, const char *path, struct rk_attr *out, struct rk_err *err)
+{
+	char comp[NAME_MAX + 1];
+	struct rk_attr a;
+	int rc;
+
+	if ((rc = rk_vfs_getattr(v, RK_ROOT_INO, &a, err)))
+		return rc;
+	while (*path) {
+		size_t n;
+
+		path += strspn(path, "/");
+		n = strcspn(path, "/");
+		if (!n)
+			break;
+		if (n > NAME_MAX)
+			return rk_err_set(err, -ENAMETOOLONG, "'%.*s': name too long", (int)n, path);
+		memcpy(comp, path, n);
+		comp[n] = '\0';
+		path += n;
+		if ((rc = rk_vfs_lookup(v, a.ino, comp, &a, err)))
+			return rc == -ENOENT ? rk_err_set(err, rc, "'%s': no such file or directory",
+							 comp)
+					     : rc;
+	}
+	*out = a;
+	return 0;
+}
+
+int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struct rk_err *err)
+{
+	struct rk_file *f;
+	struct node *n;
+	char id[RK_SHA256_HEX] = "";
+	unsigned refills = 0;
+	int rc = 0, src, state;
+	uint64_t gen;
+
+	pthread_rwlock_rdlock(&v->tree);
+	n = find_ino(v, ino);
+	if (!n)
+		rc = -ENOENT;
+	else if (S_ISDIR(n->mode))
+		rc = -EISDIR;
+	else if (!S_ISREG(n->mode))
+		rc = -EINVAL;
+	pthread_rwlock_unlock(&v->tree);
+	if (rc)
+		return rc;
+	if (n->arch) {
+		arch_state(v, n->arch, &state, &gen);
+		if (state == ARCH_FAILED)
+			return arch_eio(n->arch, err);
+		pthread_mutex_lock(&n->arch->refill);
+		refills = n->arch->refills;
+		pthread_mutex_unlock(&n->arch->refill);
+	}
+	if (!(f = calloc(1, sizeof(*f))))
+		return -ENOMEM;
+	f->v = v;
+	f->fd = -1;
+	pthread_rwlock_rdlock(&v->tree);
+	src = n->src;
+	f->size = n->size;
+	if (src == SRC_BLOB)
+		memcpy(id, n->data, RK_SHA256_HEX);
+	else if (src == SRC_BYTES)
+		f->bytes = n->data; /* immutable once published */
+	pthread_rwlock_unlock(&v->tree);
+
+	if (src == SRC_BLOB) {
+		rc = rk_blob_open(v->cache, id, f->size, &f->fd, err);
+		if ((rc == -ENOENT || rc == -EBADMSG) && n->arch) {
+			rk_err_clear(err);
+			rc = arch_refill(v, n->arch, refills, err);
+			if (!rc)
+				rc = rk_blob_open(v->cache, id, f->size, &f->fd, err);
+		}
+		if (rc) {
+			rk_err_log("'%s': %s", n->name, rk_err_str(err, rc));
+			rc = -EIO;
+		}
+	} else if (src == SRC_STORE) {
+		rc = rk_store_object_open(v->store, n->data, &f->obj, err);
+		if (!rc)
+			f->fd = rk_object_fd(f->obj);
+	}
+	if (rc) {
+		free(f);
+		return rc;
+	}
+	*out = f;
+	return 0;
+}
+
+uint64_t rk_file_size(const struct rk_file *f)
+{
+	return f->size;
+}
+
+int rk_file_fd(const struct rk_file *f)
+{
+	return f->fd;
+}
+
+ssize_t rk_file_pread(struct rk_file *f, void *buf, size_t n, uint64_t off, struct rk_err *err)
+{
+	ssize_t r;
+
+	if (off >= f->size)
+		return 0;
+	n = (size_t)RK_MIN((uint64_t)n, f->size - off);
+	if (f->bytes) {
+		memcpy(buf, f->bytes + off, n);
+		return (ssize_t)n;
+	}
+	if (f->obj && f->fd < 0)
+		return rk_object_pread(f->obj, buf, n, off, err);
+	if (f->fd < 0)
+		return 0;
+	do
+		r = pread(f->fd, buf, n, (off_t)off);
+	while (r < 0 && errno == EINTR);
+	return r < 0 ? rk_err_set(err, -errno, "read: %s", strerror(errno)) : r;
+}
+
+void rk_file_close(struct rk_file *f)
+{
+	if (!f)
+		return;
+	if (f->obj)
+		rk_object_close(f->obj); /* owns fd */
+	else if (f->fd >= 0)
+		close(f->fd);
+	free(f);
+}
+
+/* ---- runs ---- */
+
+static int run_dir(struct rk_vfs *v, const char *name, struct node **out, struct rk_err *err)
+{
+	struct rk_attr a;
+	struct node *root, *n;
+	int rc;
+
+	if ((rc = get_dir(v, RK_ROOT_INO, &root, err)))
+		return rc;
+	if (root->run) {
+		*out = root;
+		return 0;
+	}
+	if (!name || !name[0])
+		return rk_err_set(err, -EINVAL, "the store holds several runs: name one");
+	if ((rc = rk_vfs_resolve(v, name, &a, err)))
+		return rc;
+	if ((rc = get_dir(v, a.ino, &n, err)))
+		return rc;
+	if (!n->run)
+		return rk_err_set(err, -ENOENT, "'%s': not a run", name);
+	*out = n;
+	return 0;
+}
+
+int rk_vfs_run(struct rk_vfs *v, const char *name, const struct rk_run **out, struct rk_err *err)
+{
+	struct node *n;
+	int rc = run_dir(v, name, &n, err);
+
+	if (!rc)
+		*out = n->run->cat;
+	return rc;
+}
+
+struct name_list {
+	char **v;
+	size_t n;
+	int rc;
+};
+
+static void name_add(struct name_list *l, const char *a, const char *b)
+{
+	char **nv = realloc(l->v, (l->n + 1) * sizeof(*nv));
+	size_t len = strlen(a) + (b ? strlen(b) + 1 : 0) + 1;
+
+	if (!nv || !(nv[l->n] = malloc(len))) {
+		if (nv)
+			l->v = nv;
+		l->rc = -ENOMEM;
+		return;
+	}
+	l->v = nv;
+	if (b)
+		snprintf(l->v[l->n], len, "%s/%s", a, b);
+	else
+		snprintf(l->v[l->n], len, "%s", a);
+	l->n++;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int rk_vfs_list_runs(struct rk_vfs *v, char ***names, size_t *count, struct rk_err *err)
+{
+	struct name_list l = {0};
+	struct node *root;
+	int rc;
+
+	if ((rc = get_dir(v, RK_ROOT_INO, &root, err)))
+		return rc;
+	if (root->run) {
+		name_add(&l, root->run->cat->name, NULL);
+	} else {
+		for (size_t i = 0; !l.rc && i < root->nents; i++) {
+			struct node *n = root->order[i]->node;
+
+			if (n->pop == POP_RUN) {
+				name_add(&l, n->name, NULL);
+			} else if (n->pop == POP_ORG) {
+				if (populate(v, n, err))
+					continue;
+				pthread_rwlock_rdlock(&v->tree);
+				for (size_t j = 0; !l.rc && j < n->nents; j++)
+					if (n->order[j]->node->pop == POP_RUN)
+						name_add(&l, n->name, n->order[j]->name);
+				pthread_rwlock_unlock(&v->tree);
+			}
+		}
+	}
+	if (l.rc) {
+		for (size_t i = 0; i < l.n; i++)
+			free(l.v[i]);
+		free(l.v);
+		return l.rc;
+	}
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), cmp_name);
+	*names = l.v;
+	*count = l.n;
+	return 0;
+}
+
+int rk_vfs_prefetch(struct rk_vfs *v, const char *name, rk_progress_fn progress, void *ctx,
+		    struct rk_err *err)
+{
+	struct node *dir;
+	struct run *r;
+	uint64_t total = 0;
+	int rc;
+
+	if ((rc = run_dir(v, name, &dir, err)))
+		return rc;
+	r = dir->run;
+	for (size_t i = 0; i < r->cat->narts; i++) {
+		total += r->cat->arts[i].size;
+		if ((rc = arch_start(v, &r->archs[i])))
+			return rk_err_set(err, rc, "cannot start ingest: %s", strerror(-rc));
+	}
+	for (;;) {
+		unsigned finished = 0;
+		uint64_t done = 0;
+		struct timespec ts;
+
+		pthread_mutex_lock(&v->wait_lock);
+		for (size_t i = 0; i < r->cat->narts; i++) {
+			struct arch *a = &r->archs[i];
+
+			if (a->state == ARCH_DONE || a->state == ARCH_FAILED) {
+				finished++;
+				done += a->art->size;
+			} else {
+				done += RK_MIN(a->progress, a->art->size);
+			}
+			if (a->state == ARCH_FAILED && !rc)
+				rc = rk_err_set(err, -EIO, "'%s': archive unusable (see log)",
+						a->art->file);
+		}
+		if (finished == r->cat->narts) {
+			pthread_mutex_unlock(&v->wait_lock);
+			if (progress)
+				progress(ctx, total, total, finished, (unsigned)r->cat->narts);
+			return rc;
+		}
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 100000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&v->wait_cond, &v->wait_lock, &ts);
+		pthread_mutex_unlock(&v->wait_lock);
+		if (progress)
+			progress(ctx, done, total, finished, (unsigned)r->cat->narts);
+	}
+}
+
+#define BASE_MANIFEST "base/aux-overlay/stage/share/therock/therock_manifest.json"
+
+int rk_vfs_run_manifest(struct rk_vfs *v, const char *name, struct rk_manifest *out,
+			struct rk_err *err)
+{
+	struct rk_buf path = RK_BUF_INIT;
+	struct rk_file *f = NULL;
+	struct node *dir;
+	struct rk_attr a;
+	char *data = NULL;
+	size_t len = 0;
+	int rc;
+
+	if ((rc = run_dir(v, name, &dir, err)))
+		return rc;
+	if (dir->run->cat->has_manifest) {
+		const char *p = dir->run->cat->path;
+
+		if (rk_buf_addf(&path, "%s%smanifests/therock_manifest.json", p, p[0] ? "/" : ""))
+			return -ENOMEM;
+		rc = rk_store_read_small(v->store, path.buf, RK_MANIFEST_MAX, &data, &len, err);
+		rk_buf_release(&path);
+	} else if (!rk_run_find(dir->run->cat, "base_lib_generic")) {
+		return rk_err_set(err, -ENOENT, "run '%s' has no therock_manifest.json",
+				  dir->run->cat->name);
+	} else {
+		rc = rk_vfs_lookup(v, dir->ino, "browse", &a, err);
+		if (!rc)
+			rc = rk_vfs_lookup(v, a.ino, "base_lib_generic", &a, err);
+		for (const char *p = BASE_MANIFEST; !rc && *p;) {
+			char comp[256];
+			size_t n = strcspn(p, "/");
+
+			snprintf(comp, sizeof(comp), "%.*s", (int)n, p);
+			rc = rk_vfs_lookup(v, a.ino, comp, &a, err);
+			p += n + (p[n] == '/');
+		}
+		if (rc == -ENOENT)
+			rc = rk_err_set(err, rc, "base_lib_generic has no %s", BASE_MANIFEST);
+		if (!rc && a.size > RK_MANIFEST_MAX)
+			rc = rk_err_set(err, -EFBIG, "therock_manifest.json is too large");
+		if (!rc)
+			rc = rk_vfs_open_file(v, a.ino, &f, err);
+		if (!rc && !(data = malloc(a.size + 1)))
+			rc = -ENOMEM;
+		while (!rc && len < a.size) {
+			ssize_t n = rk_file_pread(f, data + len, a.size - len, len, err);
+
+			if (n <= 0)
+				rc = n < 0 ? (int)n : -EIO;
+			else
+				len += (size_t)n;
+		}
+		rk_file_close(f);
+	}
+	if (!rc)
+		rc = rk_manifest_parse(data, len, out, err);
+	free(data);
+	return rc;
+}
+
+/* ---- lifetime ---- */
+
+int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err *err)
+{
+	char dir[4096];
+	struct rk_vfs *v = calloc(1, sizeof(*v));
+	struct node *root;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int rc;
+
+	if (!v)
+		return -ENOMEM;
+	pthread_rwlock_init(&v->tree, NULL);
+	pthread_mutex_init(&v->wait_lock, NULL);
+	pthread_cond_init(&v->wait_cond, NULL);
+	sem_init(&v->jobs, 0, o->ingest_jobs ? o->ingest_jobs : (unsigned)(ncpu > 0 ? ncpu : 1));
+	v->mount_time = time(NULL);
+	if ((rc = rk_store_open(o->store, &v->store, err)))
+		goto fail;
+	if (!o->cache_dir && (rc = rk_cache_default_dir(dir, sizeof(dir))))
+		goto fail;
+	if ((rc = rk_cache_open(o->cache_dir ? o->cache_dir : dir, o->cache_limit, &v->cache, err)))
+		goto fail;
+	root = lazy_dir(v, NULL, "", POP_ROOT, v->mount_time);
+	if (!root) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	*out = v;
+	return 0;
+fail:
+	rk_vfs_close(v);
+	return rc;
+}
+
+void rk_vfs_close(struct rk_vfs *v)
+{
+	struct node *n, *tmp;
+	struct run *r;
+
+	if (!v)
+		return;
+	v->cancel = 1;
+	pthread_mutex_lock(&v->wait_lock);
+	while (v->active)
+		pthread_cond_wait(&v->wait_cond, &v->wait_lock);
+	pthread_mutex_unlock(&v->wait_lock);
+	HASH_ITER(hh, v->inodes, n, tmp)
+	{
+		HASH_DEL(v->inodes, n);
+		free_node(n);
+	}
+	while ((r = v->runs)) {
+		v->runs = r->next;
+		for (size_t i = 0; i < r->cat->narts; i++)
+			pthread_mutex_destroy(&r->archs[i].refill);
+		free(r->archs);
+		rk_run_free(r->cat);
+		free(r);
+	}
+	rk_cache_close(v->cache);
+	rk_store_close(v->store);
+	sem_destroy(&v->jobs);
+	pthread_cond_destroy(&v->wait_cond);
+	pthread_mutex_destroy(&v->wait_lock);
+	pthread_rwlock_destroy(&v->tree);
+	free(v);
+}
+
+void rk_vfs_stats(struct rk_vfs *v, struct rk_vfs_stats *st)
+{
+	st->nodes = v->n_nodes;
+	st->ingests = v->n_ingests;
+	st->index_loads = v->n_index_loads;
+	st->ingest_failures = v->n_failures;
+}
+
+struct rk_cache *rk_vfs_cache(struct rk_vfs *v)
+{
+	return v->cache;
+}

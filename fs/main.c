@@ -1,0 +1,180 @@
+/* main.c: rockfs, the daemon: options, mount, loop, clean shutdown.
+ *
+ *   rockfs [options] STORE MOUNTPOINT
+ *   mount -t fuse.rockfs STORE MOUNTPOINT -o cache=DIR,cache_size=20G
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "rk/log.h"
+#include "rk/size.h"
+#include "rkfs.h"
+
+struct options {
+	char *store;
+	char *cache;
+	char *cache_size;
+	unsigned jobs;
+	int help, version;
+};
+
+#define OPT(t, p) {t, offsetof(struct options, p), 1}
+static const struct fuse_opt option_spec[] = {
+	OPT("cache=%s", cache),
+	OPT("cache_size=%s", cache_size),
+	OPT("jobs=%u", jobs),
+	OPT("-h", help),
+	OPT("--help", help),
+	OPT("-V", version),
+	OPT("--version", version),
+	FUSE_OPT_END,
+};
+
+static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
+{
+	struct options *o = data;
+
+	(void)outargs;
+	if (key == FUSE_OPT_KEY_NONOPT && !o->store) {
+		o->store = strdup(arg);
+		return 0;
+	}
+	return 1;
+}
+
+static void usage(const char *prog)
+{
+	printf("usage: %s [options] STORE MOUNTPOINT\n"
+	       "\n"
+	       "Mount a TheRock artifact store (a directory of CI runs, or one run) read-only.\n"
+	       "\n"
+	       "rockfs options:\n"
+	       "    -o cache=DIR           cache directory (default $XDG_CACHE_HOME/rockfs or\n"
+	       "                           ~/.cache/rockfs)\n"
+	       "    -o cache_size=SIZE     evict least recently used data above SIZE (e.g. 20G)\n"
+	       "    -o jobs=N              archives decompressed at once (default: CPUs)\n"
+	       "    -o max_threads=N       FUSE worker threads (rockfs raises libfuse's default\n"
+	       "                           of 10 to 64: lookups may wait for an archive)\n"
+	       "    -f                     stay in the foreground, log to stderr\n"
+	       "    -d                     debug: foreground, FUSE and rockfs debug output\n"
+	       "    -s                     single-threaded\n"
+	       "\n"
+	       "FUSE options:\n",
+	       prog);
+	fuse_cmdline_help();
+	fuse_lowlevel_help();
+}
+
+static void syslog_handler(enum rk_log_level level, const char *msg)
+{
+	static const int prio[] = {LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG};
+
+	syslog(prio[level], "%s", msg);
+}
+
+int main(int argc, char *argv[])
+{
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct options o = {0};
+	struct fuse_cmdline_opts cmd = {0};
+	struct rk_vfs_opts vo = {0};
+	struct rk_err err = RK_ERR_INIT;
+	struct fuse_session *se = NULL;
+	struct fuse_loop_config *lc = NULL;
+	struct rkfs fs = {0};
+	char fsname[4200];
+	int rc, ret = 1;
+
+	if (fuse_opt_parse(&args, &o, option_spec, opt_proc) == -1)
+		return 1;
+	if (o.help) {
+		usage(argv[0]);
+		ret = 0;
+		goto out;
+	}
+	if (o.version) {
+		printf("rockfs %s\nFUSE library version %s\n", ROCKFS_VERSION, fuse_pkgversion());
+		ret = 0;
+		goto out;
+	}
+	if (fuse_parse_cmdline(&args, &cmd) != 0)
+		goto out;
+	if (!o.store || !cmd.mountpoint) {
+		fprintf(stderr, "usage: %s [options] STORE MOUNTPOINT (see --help)\n", argv[0]);
+		goto out;
+	}
+	if (cmd.debug)
+		rk_log_level = RK_LOG_DEBUG;
+	else if (cmd.foreground)
+		rk_log_level = RK_LOG_INFO;
+	vo.store = o.store;
+	vo.cache_dir = o.cache;
+	vo.ingest_jobs = o.jobs;
+	if (o.cache_size && rk_size_parse(o.cache_size, &vo.cache_limit)) {
+		fprintf(stderr, "rockfs: cache_size '%s': not a size (e.g. 20G)\n", o.cache_size);
+		goto out;
+	}
+	rc = rk_vfs_open(&vo, &fs.vfs, &err);
+	if (rc) {
+		fprintf(stderr, "rockfs: %s\n", rk_err_str(&err, rc));
+		goto out;
+	}
+	fs.uid = getuid();
+	fs.gid = getgid();
+	fs.timeout = 86400.0;
+
+	snprintf(fsname, sizeof(fsname), "-ofsname=rockfs:%s,subtype=rockfs,ro,default_permissions",
+		 o.store);
+	if (fuse_opt_add_arg(&args, fsname))
+		goto out;
+	se = fuse_session_new(&args, &rkfs_ops, sizeof(rkfs_ops), &fs);
+	if (!se)
+		goto out;
+	if (fuse_set_signal_handlers(se))
+		goto out;
+	if (fuse_session_mount(se, cmd.mountpoint))
+		goto out_signals;
+	if (!cmd.foreground) {
+		openlog("rockfs", LOG_PID, LOG_DAEMON);
+		rk_log_set_handler(syslog_handler);
+	}
+	fuse_daemonize(cmd.foreground);
+	rk_info("serving '%s' on '%s'", o.store, cmd.mountpoint);
+	if (cmd.singlethread) {
+		rc = fuse_session_loop(se);
+	} else {
+		lc = fuse_loop_cfg_create();
+		if (!lc) {
+			rc = -ENOMEM;
+		} else {
+			fuse_loop_cfg_set_clone_fd(lc, cmd.clone_fd);
+			/* 10 is libfuse's default: lookups that wait for an ingest need more */
+			fuse_loop_cfg_set_max_threads(lc, cmd.max_threads == 10 ? 64 : cmd.max_threads);
+			if (cmd.max_idle_threads != UINT_MAX)
+				fuse_loop_cfg_set_idle_threads(lc, cmd.max_idle_threads);
+			rc = fuse_session_loop_mt(se, lc);
+		}
+	}
+	ret = rc ? 1 : 0;
+	fuse_session_unmount(se);
+out_signals:
+	fuse_remove_signal_handlers(se);
+out:
+	if (lc)
+		fuse_loop_cfg_destroy(lc);
+	if (se)
+		fuse_session_destroy(se);
+	rk_vfs_close(fs.vfs);
+	free(cmd.mountpoint);
+	free(o.store);
+	free(o.cache);
+	free(o.cache_size);
+	fuse_opt_free_args(&args);
+	return ret;
+}

@@ -1,0 +1,413 @@
+/* ops.c: FUSE low-level operations over struct rk_vfs.
+ *
+ * Every state lives in struct rkfs (fuse_req_userdata). Inodes are never freed while
+ * mounted, so lookup counts need no bookkeeping and forget is a no-op. Content is
+ * immutable: long entry/attr timeouts, keep_cache, cached readdir, and reads spliced
+ * straight from cache files. Every write path answers EROFS. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include "rk/log.h"
+#include "rkfs.h"
+
+static struct rkfs *fs_of(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+static void to_stat(const struct rkfs *fs, const struct rk_attr *a, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = a->ino;
+	st->st_mode = a->mode;
+	st->st_nlink = a->nlink;
+	st->st_size = (off_t)a->size;
+	st->st_blksize = 128 * 1024;
+	st->st_blocks = (blkcnt_t)((a->size + 511) / 512);
+	st->st_uid = fs->uid;
+	st->st_gid = fs->gid;
+	st->st_mtim.tv_sec = a->mtime;
+	st->st_ctim.tv_sec = a->mtime;
+	st->st_atim.tv_sec = a->mtime;
+}
+
+static void reply_err(fuse_req_t req, int rc)
+{
+	fuse_reply_err(req, rc < 0 ? -rc : EIO);
+}
+
+static void rkfs_op_init(void *userdata, struct fuse_conn_info *conn)
+{
+	(void)userdata;
+	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
+		conn->want |= FUSE_CAP_SPLICE_WRITE;
+	if (conn->capable & FUSE_CAP_SPLICE_MOVE)
+		conn->want |= FUSE_CAP_SPLICE_MOVE;
+	if (conn->capable & FUSE_CAP_CACHE_SYMLINKS)
+		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
+	if (conn->capable & FUSE_CAP_READDIRPLUS)
+		conn->want |= FUSE_CAP_READDIRPLUS;
+	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+	conn->max_background = 64;
+	conn->congestion_threshold = 48;
+}
+
+static void rkfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct rkfs *fs = fs_of(req);
+	struct fuse_entry_param e;
+	struct rk_attr a;
+	int rc = rk_vfs_lookup(fs->vfs, parent, name, &a, NULL);
+
+	if (rc) {
+		reply_err(req, rc);
+		return;
+	}
+	memset(&e, 0, sizeof(e));
+	e.ino = a.ino;
+	e.attr_timeout = fs->timeout;
+	e.entry_timeout = fs->timeout;
+	to_stat(fs, &a, &e.attr);
+	fuse_reply_entry(req, &e);
+}
+
+static void rkfs_op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	(void)ino;
+	(void)nlookup;
+	fuse_reply_none(req);
+}
+
+static void rkfs_op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *f)
+{
+	(void)count;
+	(void)f;
+	fuse_reply_none(req);
+}
+
+static void rkfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct rkfs *fs = fs_of(req);
+	struct rk_attr a;
+	struct stat st;
+	int rc = rk_vfs_getattr(fs->vfs, ino, &a, NULL);
+
+	(void)fi;
+	if (rc) {
+		reply_err(req, rc);
+		return;
+	}
+	to_stat(fs, &a, &st);
+	fuse_reply_attr(req, &st, fs->timeout);
+}
+
+static void rkfs_op_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	char buf[4097];
+	int rc = rk_vfs_readlink(fs_of(req)->vfs, ino, buf, sizeof(buf), NULL);
+
+	if (rc < 0)
+		reply_err(req, rc);
+	else
+		fuse_reply_readlink(req, buf);
+}
+
+static void rkfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct rk_attr a;
+	int rc = rk_vfs_getattr(fs_of(req)->vfs, ino, &a, NULL);
+
+	if (!rc && !S_ISDIR(a.mode))
+		rc = -ENOTDIR;
+	if (rc) {
+		reply_err(req, rc);
+		return;
+	}
+	fi->cache_readdir = 1;
+	fi->keep_cache = 1;
+	fuse_reply_open(req, fi);
+}
+
+struct dirbuf {
+	fuse_req_t req;
+	struct rkfs *fs;
+	char *buf;
+	size_t size, len;
+	int plus;
+};
+
+static int dir_add(struct dirbuf *d, const char *name, const struct rk_attr *a, off_t next)
+{
+	struct fuse_entry_param e;
+	size_t n;
+
+	memset(&e, 0, sizeof(e));
+	to_stat(d->fs, a, &e.attr);
+	if (d->plus) {
+		int dot = !strcmp(name, ".") || !strcmp(name, "..");
+
+		e.ino = dot ? 0 : a->ino; /* dot entries take no lookup reference */
+		e.attr_timeout = d->fs->timeout;
+		e.entry_timeout = d->fs->timeout;
+		n = fuse_add_direntry_plus(d->req, d->buf + d->len, d->size - d->len, name, &e,
+					   next);
+	} else {
+		n = fuse_add_direntry(d->req, d->buf + d->len, d->size - d->len, name, &e.attr,
+				      next);
+	}
+	if (n > d->size - d->len)
+		return 1; /* full: this entry goes in the next call */
+	d->len += n;
+	return 0;
+}
+
+static int fill_entry(void *ctx, const char *name, const struct rk_attr *a, uint64_t next)
+{
+	return dir_add(ctx, name, a, (off_t)next + 2);
+}
+
+static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, int plus)
+{
+	struct rkfs *fs = fs_of(req);
+	struct dirbuf d = {req, fs, NULL, size, 0, plus};
+	struct rk_attr self, a;
+	int rc;
+
+	if (!(d.buf = malloc(size))) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	rc = rk_vfs_getattr(fs->vfs, ino, &self, NULL);
+	if (!rc && off < 1 && dir_add(&d, ".", &self, 1))
+		goto reply;
+	if (!rc && off < 2) {
+		if (rk_vfs_lookup(fs->vfs, ino, "..", &a, NULL))
+			a = self;
+		if (dir_add(&d, "..", &a, 2))
+			goto reply;
+	}
+	if (!rc)
+		rc = rk_vfs_readdir(fs->vfs, ino, off < 2 ? 0 : (uint64_t)off - 2, fill_entry, &d,
+				    NULL);
+reply:
+	if (rc)
+		reply_err(req, rc);
+	else
+		fuse_reply_buf(req, d.buf, d.len);
+	free(d.buf);
+}
+
+static void rkfs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			    struct fuse_file_info *fi)
+{
+	(void)fi;
+	do_readdir(req, ino, size, off, 0);
+}
+
+static void rkfs_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+				struct fuse_file_info *fi)
+{
+	(void)fi;
+	do_readdir(req, ino, size, off, 1);
+}
+
+static void rkfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct rk_file *f;
+	int rc;
+
+	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
+	rc = rk_vfs_open_file(fs_of(req)->vfs, ino, &f, NULL);
+	if (rc) {
+		reply_err(req, rc);
+		return;
+	}
+	fi->fh = (uint64_t)(uintptr_t)f;
+	fi->keep_cache = 1;
+	fi->noflush = 1;
+	if (fuse_reply_open(req, fi) == -ENOENT)
+		rk_file_close(f); /* the open was interrupted */
+}
+
+static void rkfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			 struct fuse_file_info *fi)
+{
+	struct rk_file *f = (struct rk_file *)(uintptr_t)fi->fh;
+	uint64_t fsize = rk_file_size(f);
+	char *buf;
+	ssize_t n;
+
+	(void)ino;
+	if (off < 0 || (uint64_t)off >= fsize) {
+		fuse_reply_buf(req, NULL, 0);
+		return;
+	}
+	if ((uint64_t)size > fsize - (uint64_t)off)
+		size = (size_t)(fsize - (uint64_t)off);
+	if (rk_file_fd(f) >= 0) {
+		struct fuse_bufvec bv = FUSE_BUFVEC_INIT(size);
+
+		bv.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+		bv.buf[0].fd = rk_file_fd(f);
+		bv.buf[0].pos = off;
+		fuse_reply_data(req, &bv, FUSE_BUF_SPLICE_MOVE);
+		return;
+	}
+	if (!(buf = malloc(size))) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	n = rk_file_pread(f, buf, size, (uint64_t)off, NULL);
+	if (n < 0)
+		reply_err(req, (int)n);
+	else
+		fuse_reply_buf(req, buf, (size_t)n);
+	free(buf);
+}
+
+static void rkfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	rk_file_close((struct rk_file *)(uintptr_t)fi->fh);
+	fuse_reply_err(req, 0);
+}
+
+static void rkfs_op_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct rk_vfs_stats vs;
+	struct statvfs st;
+
+	(void)ino;
+	rk_vfs_stats(fs_of(req)->vfs, &vs);
+	memset(&st, 0, sizeof(st));
+	st.f_bsize = 4096;
+	st.f_frsize = 4096;
+	st.f_files = vs.nodes;
+	st.f_namemax = 255;
+	st.f_flag = ST_RDONLY | ST_NOSUID | ST_NODEV;
+	fuse_reply_statfs(req, &st);
+}
+
+/* Every operation that would change something. */
+static void erofs(fuse_req_t req)
+{
+	fuse_reply_err(req, EROFS);
+}
+
+static void rkfs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+			    struct fuse_file_info *fi)
+{
+	(void)ino, (void)attr, (void)to_set, (void)fi;
+	erofs(req);
+}
+
+static void rkfs_op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+			  dev_t rdev)
+{
+	(void)parent, (void)name, (void)mode, (void)rdev;
+	erofs(req);
+}
+
+static void rkfs_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+	(void)parent, (void)name, (void)mode;
+	erofs(req);
+}
+
+static void rkfs_op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	(void)parent, (void)name;
+	erofs(req);
+}
+
+static void rkfs_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
+			    const char *name)
+{
+	(void)link, (void)parent, (void)name;
+	erofs(req);
+}
+
+static void rkfs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+			   fuse_ino_t newparent, const char *newname, unsigned int flags)
+{
+	(void)parent, (void)name, (void)newparent, (void)newname, (void)flags;
+	erofs(req);
+}
+
+static void rkfs_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
+			 const char *newname)
+{
+	(void)ino, (void)newparent, (void)newname;
+	erofs(req);
+}
+
+static void rkfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
+			  off_t off, struct fuse_file_info *fi)
+{
+	(void)ino, (void)buf, (void)size, (void)off, (void)fi;
+	erofs(req);
+}
+
+static void rkfs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+			   struct fuse_file_info *fi)
+{
+	(void)parent, (void)name, (void)mode, (void)fi;
+	erofs(req);
+}
+
+static void rkfs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+			     const char *value, size_t size, int flags)
+{
+	(void)ino, (void)name, (void)value, (void)size, (void)flags;
+	erofs(req);
+}
+
+static void rkfs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+	(void)ino, (void)name;
+	erofs(req);
+}
+
+static void rkfs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
+			      off_t length, struct fuse_file_info *fi)
+{
+	(void)ino, (void)mode, (void)offset, (void)length, (void)fi;
+	erofs(req);
+}
+
+const struct fuse_lowlevel_ops rkfs_ops = {
+	.init = rkfs_op_init,
+	.lookup = rkfs_op_lookup,
+	.forget = rkfs_op_forget,
+	.forget_multi = rkfs_op_forget_multi,
+	.getattr = rkfs_op_getattr,
+	.readlink = rkfs_op_readlink,
+	.opendir = rkfs_op_opendir,
+	.readdir = rkfs_op_readdir,
+	.readdirplus = rkfs_op_readdirplus,
+	.open = rkfs_op_open,
+	.read = rkfs_op_read,
+	.release = rkfs_op_release,
+	.statfs = rkfs_op_statfs,
+	.setattr = rkfs_op_setattr,
+	.mknod = rkfs_op_mknod,
+	.mkdir = rkfs_op_mkdir,
+	.unlink = rkfs_op_unlink,
+	.rmdir = rkfs_op_unlink,
+	.symlink = rkfs_op_symlink,
+	.rename = rkfs_op_rename,
+	.link = rkfs_op_link,
+	.write = rkfs_op_write,
+	.create = rkfs_op_create,
+	.setxattr = rkfs_op_setxattr,
+	.removexattr = rkfs_op_removexattr,
+	.fallocate = rkfs_op_fallocate,
+};

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package rockfs needs to build, run its demo and pass its tests.
+# Idempotent; needs root (or sudo). Set RK_DEPS_QUIET=1 for less output.
+set -euo pipefail
+
+pkgs=(
+	# build
+	build-essential cmake pkg-config git
+	libfuse3-dev libelf-dev libzstd-dev libarchive-dev libcurl4-openssl-dev
+	libmsgpack-dev uthash-dev libjansson-dev libssl-dev libdeflate-dev zlib1g-dev
+	# runtime: the FUSE helper and the codec CLIs the demo generator uses
+	fuse3 zstd xz-utils python3
+	# sanitizers and fuzzing (clang + libFuzzer runtime)
+	clang libclang-rt-14-dev
+	# tests drive the mount with real tools
+	rsync libarchive-tools binutils file procps util-linux diffutils coreutils findutils tar gzip
+	clang-tools-15
+)
+
+sudo=""
+if [ "$(id -u)" != 0 ]; then sudo=sudo; fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "install-deps: all ${#pkgs[@]} packages present"
+	exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,61 @@
+/* cmd_cache.c: rockpack cache stats|gc|verify. */
+#include <stdio.h>
+#include <string.h>
+
+#include "rk/cache.h"
+#include "rk/size.h"
+#include "rockpack.h"
+
+int cmd_cache(const struct rp_opts *o, int argc, char **argv)
+{
+	struct rk_err err = RK_ERR_INIT;
+	struct rk_cache_stats st;
+	struct rk_cache *c;
+	char dir[4096], a[32], b[32];
+	int rc, ret = 0;
+
+	if (argc != 1 || (strcmp(argv[0], "stats") && strcmp(argv[0], "gc") &&
+			  strcmp(argv[0], "verify")))
+		return rp_fail("usage: rockpack [--cache DIR] [--cache-size SIZE] cache "
+			       "stats|gc|verify");
+	if (!strcmp(argv[0], "gc") && !o->cache_limit)
+		return rp_fail("cache gc: give the size to shrink to with --cache-size");
+	if (!o->cache_dir && rk_cache_default_dir(dir, sizeof(dir)))
+		return rp_fail("cannot find a cache directory: set --cache");
+	rc = rk_cache_open(o->cache_dir ? o->cache_dir : dir, 0, &c, &err);
+	if (rc)
+		return rp_fail("%s", rk_err_str(&err, rc));
+	if (!strcmp(argv[0], "stats"))
+		rc = rk_cache_stats(c, &st, &err);
+	else if (!strcmp(argv[0], "gc"))
+		rc = rk_cache_gc(c, o->cache_limit, &st, &err);
+	else
+		rc = rk_cache_verify(c, &st, &err);
+	if (rc) {
+		ret = rp_fail("cache %s: %s", argv[0], rk_err_str(&err, rc));
+	} else if (o->json) {
+		printf("{\"dir\": \"%s\", \"blobs\": %llu, \"blob_bytes\": %llu, \"indexes\": %llu, "
+		       "\"evicted\": %llu, \"evicted_bytes\": %llu, \"bad\": %llu}\n",
+		       rk_cache_dir(c), (unsigned long long)st.blobs,
+		       (unsigned long long)st.blob_bytes, (unsigned long long)st.indexes,
+		       (unsigned long long)st.evicted, (unsigned long long)st.evicted_bytes,
+		       (unsigned long long)st.bad);
+	} else {
+		rk_size_format(st.blob_bytes, a, sizeof(a));
+		printf("cache   %s\nblobs   %llu (%s)\n", rk_cache_dir(c),
+		       (unsigned long long)st.blobs, a);
+		if (!strcmp(argv[0], "stats"))
+			printf("indexes %llu\n", (unsigned long long)st.indexes);
+		if (!strcmp(argv[0], "gc")) {
+			rk_size_format(st.evicted_bytes, b, sizeof(b));
+			printf("evicted %llu (%s)\n", (unsigned long long)st.evicted, b);
+		}
+		if (!strcmp(argv[0], "verify"))
+			printf("bad     %llu%s\n", (unsigned long long)st.bad,
+			       st.bad ? " (deleted; they are re-created on next use)" : "");
+	}
+	if (!rc && !strcmp(argv[0], "verify") && st.bad)
+		ret = 1;
+	rk_cache_close(c);
+	return ret;
+}

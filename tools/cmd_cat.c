@@ -1,0 +1,91 @@
+/* cmd_cat.c: rockpack cat STORE RUN ARTIFACT PATH: the bytes the mount would serve. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rk/buf.h"
+#include "rockpack.h"
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int cmd_cat(const struct rp_opts *o, int argc, char **argv)
+{
+	struct rk_err err = RK_ERR_INIT;
+	struct rk_buf path = RK_BUF_INIT;
+	struct rk_file *f = NULL;
+	struct rk_attr a;
+	struct rk_vfs *v;
+	const struct rk_run *r;
+	char *buf = NULL;
+	uint64_t off = 0;
+	int rc, ret = 1;
+
+	if (argc != 4)
+		return rp_fail("usage: rockpack cat STORE RUN ARTIFACT PATH");
+	if (rp_open(o, argv[0], &v))
+		return 1;
+	rc = rk_vfs_run(v, strcmp(argv[1], ".") ? argv[1] : "", &r, &err);
+	if (rc) {
+		rp_fail("%s", rk_err_str(&err, rc));
+		goto out;
+	}
+	if (rk_buf_addf(&path, "%s%sbrowse/%s/%s", r->path, r->path[0] ? "/" : "", argv[2],
+			argv[3])) {
+		rp_fail("out of memory");
+		goto out;
+	}
+	if ((rc = rk_vfs_resolve(v, path.buf, &a, &err))) {
+		rp_fail("%s/%s: %s", argv[2], argv[3],
+			rc == -EIO ? rk_err_str(&err, rc) : strerror(-rc));
+		goto out;
+	}
+	if (!S_ISREG(a.mode)) {
+		rp_fail("%s/%s: not a regular file", argv[2], argv[3]);
+		goto out;
+	}
+	if ((rc = rk_vfs_open_file(v, a.ino, &f, &err))) {
+		rp_fail("%s/%s: %s", argv[2], argv[3], rk_err_str(&err, rc));
+		goto out;
+	}
+	if (!(buf = malloc(1 << 20))) {
+		rp_fail("out of memory");
+		goto out;
+	}
+	while (off < a.size) {
+		ssize_t n = rk_file_pread(f, buf, 1 << 20, off, &err);
+
+		if (n <= 0) {
+			rp_fail("%s/%s: %s", argv[2], argv[3],
+				n < 0 ? rk_err_str(&err, (int)n) : "unexpected end of file");
+			goto out;
+		}
+		if ((rc = write_all(STDOUT_FILENO, buf, (size_t)n))) {
+			rp_fail("write: %s", strerror(-rc));
+			goto out;
+		}
+		off += (uint64_t)n;
+	}
+	ret = 0;
+out:
+	free(buf);
+	rk_file_close(f);
+	rk_buf_release(&path);
+	rk_vfs_close(v);
+	return ret;
+}

@@ -1,0 +1,142 @@
+/* main.c: rockpack, the companion CLI. Runs the same core as the daemon, no FUSE.
+ *
+ *   rockpack [--cache DIR] [--cache-size SIZE] [--jobs N] [--json] [-q] COMMAND ARGS
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rk/log.h"
+#include "rk/size.h"
+#include "rockpack.h"
+
+int rp_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("rockpack: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+int rp_open(const struct rp_opts *o, const char *store, struct rk_vfs **out)
+{
+	struct rk_vfs_opts vo = {
+		.store = store,
+		.cache_dir = o->cache_dir,
+		.cache_limit = o->cache_limit,
+		.ingest_jobs = o->jobs,
+	};
+	struct rk_err err = RK_ERR_INIT;
+	int rc = rk_vfs_open(&vo, out, &err);
+
+	return rc ? rp_fail("%s", rk_err_str(&err, rc)) : 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: rockpack [options] COMMAND ...\n"
+		"\n"
+		"commands:\n"
+		"  ls STORE [RUN]                 runs of a store, or the artifacts of one run\n"
+		"  cat STORE RUN ARTIFACT PATH    a file inside an artifact, to stdout\n"
+		"  prefetch STORE RUN             decompress every artifact of RUN into the cache\n"
+		"  cache stats|gc|verify          inspect, shrink (--cache-size) or check the cache\n"
+		"\n"
+		"options:\n"
+		"  --cache DIR        cache directory (default ~/.cache/rockfs)\n"
+		"  --cache-size SIZE  size limit, e.g. 20G (gc shrinks to it)\n"
+		"  --jobs N           archives decompressed at once (default: CPUs)\n"
+		"  --json             listings as JSON\n"
+		"  -q, --quiet        no progress output\n"
+		"  -v, --verbose      log what the core does\n"
+		"  -h, --help         this text;  -V, --version\n"
+		"\n"
+		"RUN is a run directory name such as 24205988455-linux (or ROCm-rocm-libraries/\n"
+		"<run> for other repositories); for a store that is itself one run, use '.'.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"cache", required_argument, NULL, 'c'}, {"cache-size", required_argument, NULL, 's'},
+		{"jobs", required_argument, NULL, 'j'},  {"json", no_argument, NULL, 'J'},
+		{"quiet", no_argument, NULL, 'q'},       {"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},        {"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	struct rp_opts o = {0};
+	const char *cmd;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+qvhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			o.cache_dir = optarg;
+			break;
+		case 's':
+			if (rk_size_parse(optarg, &o.cache_limit))
+				return rp_fail("--cache-size '%s': not a size (e.g. 20G)", optarg);
+			break;
+		case 'j': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+
+			if (*end || n < 1 || n > 256)
+				return rp_fail("--jobs '%s': want 1..256", optarg);
+			o.jobs = (unsigned)n;
+			break;
+		}
+		case 'J':
+			o.json = 1;
+			break;
+		case 'q':
+			o.quiet = 1;
+			break;
+		case 'v':
+			rk_log_level = RK_LOG_DEBUG;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("rockpack %s\n", ROCKFS_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	cmd = argv[optind];
+	argc -= optind + 1;
+	argv += optind + 1;
+	/* options may also follow the command: accept --json there */
+	for (int i = 0; i < argc; i++)
+		if (!strcmp(argv[i], "--json")) {
+			o.json = 1;
+			memmove(&argv[i], &argv[i + 1], (size_t)(argc - i - 1) * sizeof(*argv));
+			argc--;
+			i--;
+		}
+	if (!strcmp(cmd, "ls"))
+		return cmd_ls(&o, argc, argv);
+	if (!strcmp(cmd, "cat"))
+		return cmd_cat(&o, argc, argv);
+	if (!strcmp(cmd, "cache"))
+		return cmd_cache(&o, argc, argv);
+	if (!strcmp(cmd, "prefetch"))
+		return cmd_prefetch(&o, argc, argv);
+	usage(stderr);
+	return rp_fail("'%s': unknown command", cmd) + 1;
+}

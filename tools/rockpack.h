@@ -1,0 +1,25 @@
+/* rockpack.h: the CLI's shared pieces. Commands live in cmd_<name>.c. */
+#ifndef ROCKPACK_H
+#define ROCKPACK_H
+
+#include "rk/vfs.h"
+
+struct rp_opts {
+	const char *cache_dir; /* --cache */
+	uint64_t cache_limit;  /* --cache-size */
+	unsigned jobs;         /* --jobs */
+	int json;              /* --json */
+	int quiet;             /* -q */
+};
+
+/* Print "rockpack: <msg>" on stderr and return 1 (the exit code of a failed command). */
+int rp_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Open the views of store, or print why not and return non-zero. */
+int rp_open(const struct rp_opts *o, const char *store, struct rk_vfs **out);
+
+int cmd_ls(const struct rp_opts *o, int argc, char **argv);
+int cmd_cat(const struct rp_opts *o, int argc, char **argv);
+int cmd_cache(const struct rp_opts *o, int argc, char **argv);
+int cmd_prefetch(const struct rp_opts *o, int argc, char **argv);
+
+#endif
