@@ -409,7 +409,8 @@ def c_array(data, per_line=24):
 
 
 WRAPPER_DECL = ("static struct { unsigned magic, version; const void *binary; void *dummy1; }\n"
-                "    __hip_fatbin_wrapper __attribute__((section(\".hipFatBinSegment\"), aligned(8), used))")
+                "    __hip_fatbin_wrapper\n"
+                "    __attribute__((section(\".hipFatBinSegment\"), aligned(8), used))")
 
 
 def fat_tu_source(lib, index, payload):
@@ -430,7 +431,8 @@ def split_tu_source(lib, index, fatbin_size):
     chunk of the size the TU's bundle had before the split."""
     return ("/* %s, translation unit %d: kpack split (HIPK) */\n"
             "extern const unsigned char rocm_kpack_ref[] __attribute__((visibility(\"hidden\")));\n"
-            "__asm__(\".section .hip_fatbin,\\\"a\\\",@nobits\\n\\t.p2align 12\\n\\t.zero %d\\n\\t.previous\");\n"
+            "__asm__(\".section .hip_fatbin,\\\"a\\\",@nobits\\n\\t.p2align 12\\n\\t\"\n"
+            "        \".zero %d\\n\\t.previous\");\n"
             "%s = {0x%08Xu, 1u, rocm_kpack_ref, (void *)%dul};\n"
             "int %s_tu%d_launch(int x) { return x * %d + 1; }\n"
             % (lib.soname, index, fatbin_size, WRAPPER_DECL, HIPK_MAGIC, index,
@@ -444,12 +446,13 @@ def kpack_ref_source(marker):
             % (len(marker), c_array(marker)))
 
 
-def api_source(lib, extra=""):
+def api_source(lib):
+    """The exported host API: <api>_demo_version() and a build-info string."""
     return ("/* %s: exported host API */\n"
             "const char %s_build_info[] = \"%s %s\";\n"
-            "int %s_demo_version(void) { return %d; }\n%s"
+            "int %s_demo_version(void) { return %d; }\n"
             % (lib.soname, lib.api, lib.soname, ROCM_PACKAGE_VERSION, lib.api,
-               lib.version_number, extra))
+               lib.version_number))
 
 
 def kpack_marker(group, prefix, relpath):
@@ -495,10 +498,12 @@ def _links(dirpath, chain):
 
 
 LIB_ROCBLAS = HostLib(ROCBLAS, "lib/librocblas.so.5.0.70130", "librocblas.so.5", "rocblas", 50130,
-                      _links("lib", ["librocblas.so.5.0.70130", "librocblas.so.5", "librocblas.so"]),
+                      _links("lib",
+                             ["librocblas.so.5.0.70130", "librocblas.so.5", "librocblas.so"]),
                       [TU("rocblas_gemm_tensile_kernel")])
-LIB_HIPBLASLT = HostLib(HIPBLASLT, "lib/libhipblaslt.so.1.0", "libhipblaslt.so.1", "hipblaslt", 10000,
-                        _links("lib", ["libhipblaslt.so.1.0", "libhipblaslt.so.1", "libhipblaslt.so"]),
+LIB_HIPBLASLT = HostLib(HIPBLASLT, "lib/libhipblaslt.so.1.0", "libhipblaslt.so.1", "hipblaslt",
+                        10000, _links("lib", ["libhipblaslt.so.1.0", "libhipblaslt.so.1",
+                                              "libhipblaslt.so"]),
                         [TU("hipblaslt_matmul_kernel"), TU("hipblaslt_ext_softmax_kernel")])
 LIB_ROCRAND = HostLib(ROCRAND, "lib/librocrand.so.1.1", "librocrand.so.1", "rocrand", 10100,
                       _links("lib", ["librocrand.so.1.1", "librocrand.so.1", "librocrand.so"]),
@@ -518,7 +523,7 @@ LIB_FFTW = HostLib(FFTW, "lib/host-math/lib/libfftw3f.so.3.6.10", "libfftw3f.so.
                    _links("lib/host-math/lib",
                           ["libfftw3f.so.3.6.10", "libfftw3f.so.3", "libfftw3f.so"]))
 
-# artifact group -> (fat libs, targets function)
+# artifact group -> the fat host libraries it holds (the kpack group name)
 FAT_GROUPS = {"blas_lib": [LIB_ROCBLAS, LIB_HIPBLASLT], "rand_lib": [LIB_ROCRAND]}
 
 
@@ -849,8 +854,8 @@ def generic_artifacts(b, run_id, split, targets):
     arts.append(a)
 
     a = Artifact("amd-llvm", "run", "generic", [LLVM, HIPCC])
-    a.file(LLVM, "lib/llvm/bin/clang-19",
-           b.exe("clang-19", c_main("clang-19", "AMD clang version 19.0.0git (rockfs demo)")), exe=True)
+    clang = b.exe("clang-19", c_main("clang-19", "AMD clang version 19.0.0git (rockfs demo)"))
+    a.file(LLVM, "lib/llvm/bin/clang-19", clang, exe=True)
     a.symlink(LLVM, "lib/llvm/bin/clang", "clang-19")
     a.symlink(LLVM, "lib/llvm/bin/clang++", "clang")
     lld = b.exe("lld", c_main("lld", "AMD LLD 19.0.0git (rockfs demo)"))
@@ -865,7 +870,8 @@ def generic_artifacts(b, run_id, split, targets):
 
     a = Artifact("amd-llvm", "dev", "generic", [LLVM, COMGR, HIPCC])
     a.file(LLVM, "lib/llvm/include/llvm/Config/llvm-config.h", header(
-        "LLVM_CONFIG_H", "#define LLVM_VERSION_MAJOR 19\n#define LLVM_VERSION_STRING \"19.0.0git\""))
+        "LLVM_CONFIG_H",
+        "#define LLVM_VERSION_MAJOR 19\n#define LLVM_VERSION_STRING \"19.0.0git\""))
     a.file(LLVM, "lib/llvm/include/clang/Basic/Version.inc",
            "#define CLANG_VERSION 19.0.0git\n#define CLANG_VERSION_MAJOR 19\n")
     a.file(LLVM, "lib/llvm/lib/cmake/llvm/LLVMConfig.cmake", cmake_config("LLVM", targets))
@@ -878,7 +884,7 @@ def generic_artifacts(b, run_id, split, targets):
     a = Artifact("amd-llvm", "doc", "generic", [LLVM, COMGR, HIPCC], exts=("xz",))
     a.file(LLVM, "share/doc/llvm/LICENSE.TXT",
            "Apache License v2.0 with LLVM Exceptions (demo placeholder)\n" * 40)
-    a.file(LLVM, "share/doc/llvm/README.txt", "AMD LLVM %s for ROCm %s\n" % ("19.0.0git", ROCM_VERSION))
+    a.file(LLVM, "share/doc/llvm/README.txt", "AMD LLVM 19.0.0git for ROCm %s\n" % ROCM_VERSION)
     a.file(HIPCC, "share/doc/hipcc/README.md", "# hipcc\n\nCompiler driver for HIP (demo).\n")
     arts.append(a)
 
@@ -933,28 +939,36 @@ def tensile_manifest(targets):
     return "\n".join(lines) + "\n"
 
 
-def blas_rand_nonlib(label, targets):
-    """blas_dev, blas_test, rand_dev artifacts for one family label."""
-    b_dev = Artifact("blas", "dev", label, BLAS_PREFIXES)
-    b_dev.file(BLAS_PREFIXES[0], "include/hipblas-common/hipblas-common.h", header(
-        "HIPBLAS_COMMON_H", "typedef enum { HIPBLAS_OP_N = 111, HIPBLAS_OP_T = 112 } hipblasOperation_t;"))
-    b_dev.file(ROCBLAS, "include/rocblas/rocblas.h", header(
+def blas_dev(label, targets):
+    a = Artifact("blas", "dev", label, BLAS_PREFIXES)
+    a.file(BLAS_PREFIXES[0], "include/hipblas-common/hipblas-common.h", header(
+        "HIPBLAS_COMMON_H",
+        "typedef enum { HIPBLAS_OP_N = 111, HIPBLAS_OP_T = 112 } hipblasOperation_t;"))
+    a.file(ROCBLAS, "include/rocblas/rocblas.h", header(
         "ROCBLAS_H", "#include <rocblas/rocblas-types.h>\nint rocblas_demo_version(void);"))
-    b_dev.file(ROCBLAS, "include/rocblas/rocblas-types.h", header(
+    a.file(ROCBLAS, "include/rocblas/rocblas-types.h", header(
         "ROCBLAS_TYPES_H", "typedef struct _rocblas_handle *rocblas_handle;"))
-    b_dev.file(ROCBLAS, "lib/cmake/rocblas/rocblas-config.cmake", cmake_config("rocblas", targets))
-    b_dev.file(ROCBLAS, "lib/cmake/rocblas/rocblas-targets.cmake",
-               "# generated by rockfs mkdemo.py\nadd_library(roc::rocblas SHARED IMPORTED)\n")
-    b_dev.file(HIPBLASLT, "include/hipblaslt/hipblaslt.h", header(
+    a.file(ROCBLAS, "lib/cmake/rocblas/rocblas-config.cmake", cmake_config("rocblas", targets))
+    a.file(ROCBLAS, "lib/cmake/rocblas/rocblas-targets.cmake",
+           "# generated by rockfs mkdemo.py\nadd_library(roc::rocblas SHARED IMPORTED)\n")
+    a.file(HIPBLASLT, "include/hipblaslt/hipblaslt.h", header(
         "HIPBLASLT_H", "int hipblaslt_demo_version(void);"))
-    b_dev.file(HIPBLASLT, "lib/cmake/hipblaslt/hipblaslt-config.cmake", cmake_config("hipblaslt", targets))
+    a.file(HIPBLASLT, "lib/cmake/hipblaslt/hipblaslt-config.cmake",
+           cmake_config("hipblaslt", targets))
+    return a
 
-    b_test = Artifact("blas", "test", label, BLAS_PREFIXES)
-    return b_dev, b_test
 
-
-def rocblas_test_source(targets):
-    return c_main("rocblas-test", "rocblas-test (rockfs demo) built for %s" % " ".join(targets))
+def blas_test(b, label, targets):
+    """rocblas-test is a host-only executable: no device code, so it stays
+    in blas_test_generic when split."""
+    a = Artifact("blas", "test", label, BLAS_PREFIXES)
+    text = c_main("rocblas-test", "rocblas-test (rockfs demo) built for %s" % " ".join(targets))
+    a.file(ROCBLAS, "bin/rocblas-test", b.exe("rocblas-test", text), exe=True)
+    a.file(ROCBLAS, "share/rocblas/test/data.yaml",
+           "# rocblas-test data (rockfs demo)\n" + "".join(
+               "- {function: gemm, precision: f16_r, M: %d, N: %d, K: %d, arch: [%s]}\n"
+               % (64 << i, 64 << i, 128, ", ".join(targets)) for i in range(8)))
+    return a
 
 
 def rand_dev(label, targets):
@@ -965,20 +979,10 @@ def rand_dev(label, targets):
     a.file(ROCRAND, "include/rocrand/rocrand_kernel.h", header(
         "ROCRAND_KERNEL_H", "#include <rocrand/rocrand.h>"))
     a.file(ROCRAND, "lib/cmake/rocrand/rocrand-config.cmake", cmake_config("rocrand", targets))
-    a.file(HIPRAND, "include/hiprand/hiprand.h", header("HIPRAND_H", "int hiprand_demo_version(void);"))
+    a.file(HIPRAND, "include/hiprand/hiprand.h",
+           header("HIPRAND_H", "int hiprand_demo_version(void);"))
     a.file(HIPRAND, "lib/cmake/hiprand/hiprand-config.cmake", cmake_config("hiprand", targets))
     return a
-
-
-def blas_test(b, label, targets):
-    b_dev, b_test = blas_rand_nonlib(label, targets)
-    b_test.file(ROCBLAS, "bin/rocblas-test",
-                b.exe("rocblas-test", rocblas_test_source(targets)), exe=True)
-    b_test.file(ROCBLAS, "share/rocblas/test/data.yaml",
-                "# rocblas-test data (rockfs demo)\n" + "".join(
-                    "- {function: gemm, precision: f16_r, M: %d, N: %d, K: %d, arch: [%s]}\n"
-                    % (64 << i, 64 << i, 128, ", ".join(targets)) for i in range(8)))
-    return [b_dev, b_test]
 
 
 def legacy_family_artifacts(b, family, targets):
@@ -995,7 +999,8 @@ def legacy_family_artifacts(b, family, targets):
     rand.host_lib(LIB_ROCRAND, b.fat_lib(LIB_ROCRAND, rtargets))
     rand.host_lib(LIB_HIPRAND, b.plain_lib(LIB_HIPRAND))
 
-    return [blas] + blas_test(b, family, targets) + [rand, rand_dev(family, targets)]
+    return [blas, blas_dev(family, targets), blas_test(b, family, targets),
+            rand, rand_dev(family, targets)]
 
 
 def split_group(b, group, generic, libs, targets):
@@ -1027,7 +1032,8 @@ def split_run_artifacts(b):
         files = tensile_files(t)
         prefixes = sorted(set(kprefixes) | {p for p, _, _ in files})
         a = Artifact("blas", "lib", t, prefixes)
-        a.file(kprefixes[0], ".kpack/blas_lib_%s.kpack" % t, kpack_archive("blas_lib", t, kernels[t]))
+        a.file(kprefixes[0], ".kpack/blas_lib_%s.kpack" % t,
+               kpack_archive("blas_lib", t, kernels[t]))
         for prefix, rel, data in files:
             a.file(prefix, rel, data)
         arts.append(a)
@@ -1038,11 +1044,12 @@ def split_run_artifacts(b):
     arts.append(rand)
     for t in rtargets:
         a = Artifact("rand", "lib", t, kprefixes)
-        a.file(kprefixes[0], ".kpack/rand_lib_%s.kpack" % t, kpack_archive("rand_lib", t, kernels[t]))
+        a.file(kprefixes[0], ".kpack/rand_lib_%s.kpack" % t,
+               kpack_archive("rand_lib", t, kernels[t]))
         arts.append(a)
 
-    arts += blas_test(b, "generic", targets)
-    arts.append(rand_dev("generic", targets))
+    arts += [blas_dev("generic", targets), blas_test(b, "generic", targets),
+             rand_dev("generic", targets)]
     return arts
 
 
@@ -1106,7 +1113,8 @@ class BigFileReader:
 
     def _chunk(self):
         units = 16
-        rnd = hashlib.shake_128(b"big/%d/%d" % (self.seed, self.chunk_no)).digest(units * (BIG_RANDOM + 8))
+        seed = b"big/%d/%d" % (self.seed, self.chunk_no)
+        rnd = hashlib.shake_128(seed).digest(units * (BIG_RANDOM + 8))
         self.chunk_no += 1
         step = BIG_RANDOM + 8
         reps = (BIG_UNIT - BIG_RANDOM) // 8
@@ -1315,8 +1323,10 @@ def write_hostile_run(out):
         bad_header_at=second)
 
     # 9. names outside TheRock's archive regex (valid content, must be ignored)
-    for fname, name in (("foo_bar.tar.zst", "foo"), ("too_many_under_scores.tar.zst", "many"),
-                        ("noext_lib_generic.tar", "noext"), ("nocomp_lib_generic.tar.gz", "nocomp")):
+    for fname, name in (("foo_bar.tar.zst", "foo"),
+                        ("too_many_under_scores.tar.zst", "many"),
+                        ("noext_lib_generic.tar", "noext"),
+                        ("nocomp_lib_generic.tar.gz", "nocomp")):
         data = tar_bytes(artifact_members(simple_artifact(name)))
         if fname.endswith(".zst"):
             data = compress(data, "zst")

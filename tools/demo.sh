@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The README's first command: install what is needed, build, generate the bundled demo
+# store and mount it, then show what is there. Leaves the mount in place.
+#   tools/demo.sh [MOUNTPOINT]        (default /tmp/rockfs-demo)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+mnt=${1:-/tmp/rockfs-demo}
+
+bash packaging/install-deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$(nproc)" >/dev/null
+[ -d build/demo-store ] || python3 tests/demo/mkdemo.py build/demo-store
+
+mkdir -p "$mnt"
+if mountpoint -q "$mnt"; then fusermount3 -u "$mnt"; fi
+build/fs/rockfs "$top/build/demo-store" "$mnt" -o cache="$top/build/demo-cache"
+
+run() { printf '\n$ %s\n' "$*"; "$@"; }
+run ls "$mnt"
+run ls "$mnt/24205988454-linux"
+run ls "$mnt/24205988454-linux/artifacts"
+run ls "$mnt/24205988454-linux/browse"
+run ls -l "$mnt/24205988454-linux/browse/blas_lib_gfx110X-all/math-libs/BLAS/rocBLAS/stage/lib"
+run head -c 300 "$mnt/24205988454-linux/browse/base_lib_generic/base/aux-overlay/stage/share/therock/therock_manifest.json"
+echo
+run build/tools/rockpack --cache "$top/build/demo-cache" ls build/demo-store 24205988455-linux
+
+cat <<EOF2
+
+rockfs is serving the demo store on $mnt. Things to try:
+  cat $mnt/README
+  find $mnt/24205988455-linux/browse/rand_lib_generic
+  readelf -S $mnt/24205988454-linux/browse/rand_lib_gfx94X-dcgpu/math-libs/rocRAND/stage/lib/librocrand.so.1.1
+  rsync -a $mnt/24205988454-linux/browse/core-hip_lib_generic/ /tmp/core-hip/
+  build/tools/rockpack --cache build/demo-cache cat build/demo-store 24205988454-linux base_lib_generic artifact_manifest.txt
+Unmount with: fusermount3 -u $mnt
+EOF2
