@@ -4,6 +4,7 @@
  *   mount -t fuse.rockfs STORE MOUNTPOINT -o cache=DIR,cache_size=20G
  */
 #include <errno.h>
+#include <sys/resource.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -78,6 +79,17 @@ static void syslog_handler(enum rk_log_level level, const char *msg)
 	syslog(prio[level], "%s", msg);
 }
 
+/* Each member an ingest has written but not yet hashed holds a descriptor: allow many. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int main(int argc, char *argv[])
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
@@ -93,6 +105,7 @@ int main(int argc, char *argv[])
 
 	if (fuse_opt_parse(&args, &o, option_spec, opt_proc) == -1)
 		return 1;
+	raise_fd_limit();
 	if (o.help) {
 		usage(argv[0]);
 		ret = 0;

@@ -3,6 +3,7 @@
  *   rockpack [--cache DIR] [--cache-size SIZE] [--jobs N] [--json] [-q] COMMAND ARGS
  */
 #include <errno.h>
+#include <sys/resource.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -63,6 +64,17 @@ static void usage(FILE *f)
 		"<run> for other repositories); for a store that is itself one run, use '.'.\n");
 }
 
+/* Each member an ingest has written but not yet hashed holds a descriptor: allow many. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -76,6 +88,7 @@ int main(int argc, char **argv)
 	const char *cmd;
 	int c;
 
+	raise_fd_limit();
 	while ((c = getopt_long(argc, argv, "+qvhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':

@@ -40,8 +40,9 @@ struct rk_blob_writer {
 	struct rk_cache *c;
 	int fd;
 	char tmp[64]; /* relative to the cache dir */
-	struct rk_sha256 h;
 	uint64_t size;
+	int hashing; /* hash while writing (else at commit, from the file) */
+	struct rk_sha256 h;
 };
 
 static int mkdir_at(int dirfd, const char *name)
@@ -239,97 +240,6 @@ static void forget_verified(struct rk_cache *c, const char *id)
 	pthread_mutex_unlock(&c->lock);
 }
 
-int rk_blob_create(struct rk_cache *c, struct rk_blob_writer **out, struct rk_err *err)
-{
-	struct rk_blob_writer *w = calloc(1, sizeof(*w));
-	static _Atomic unsigned long seq;
-	int rc;
-
-	if (!w)
-		return -ENOMEM;
-	w->c = c;
-	snprintf(w->tmp, sizeof(w->tmp), "tmp/blob.%ld.%lu", (long)getpid(), ++seq);
-	w->fd = openat(c->dirfd, w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (w->fd < 0) {
-		rc = rk_err_set(err, -errno, "cache '%s/%s': %s", c->dir, w->tmp, strerror(errno));
-		free(w);
-		return rc;
-	}
-	if ((rc = rk_sha256_init(&w->h))) {
-		close(w->fd);
-		unlinkat(c->dirfd, w->tmp, 0);
-		free(w);
-		return rc;
-	}
-	*out = w;
-	return 0;
-}
-
-int rk_blob_write(struct rk_blob_writer *w, const void *data, size_t len, struct rk_err *err)
-{
-	int rc = write_all(w->fd, data, len);
-
-	if (rc)
-		return rk_err_set(err, rc, "cache '%s': write: %s", w->c->dir, strerror(-rc));
-	rk_sha256_update(&w->h, data, len);
-	w->size += len;
-	return 0;
-}
-
-int rk_blob_commit(struct rk_blob_writer *w, char id[RK_SHA256_HEX], struct rk_err *err)
-{
-	struct rk_cache *c = w->c;
-	char path[128];
-	struct stat st;
-	int rc = 0;
-
-	rk_sha256_final(&w->h, id);
-	fchmod(w->fd, 0444);
-	if (close(w->fd))
-		rc = rk_err_set(err, -errno, "cache '%s': close: %s", c->dir, strerror(errno));
-	w->fd = -1;
-	blob_path(id, path, sizeof(path));
-	if (!rc && !fstatat(c->dirfd, path, &st, 0) && (uint64_t)st.st_size == w->size) {
-		unlinkat(c->dirfd, w->tmp, 0); /* already there: content-addressed dedup */
-	} else if (!rc && renameat(c->dirfd, w->tmp, c->dirfd, path)) {
-		rc = rk_err_set(err, -errno, "cache '%s/%s': %s", c->dir, path, strerror(errno));
-	} else if (!rc) {
-		rk_cache_added(c, w->size);
-	}
-	if (rc)
-		unlinkat(c->dirfd, w->tmp, 0);
-	else
-		mark_verified(c, id);
-	free(w);
-	return rc;
-}
-
-void rk_blob_abort(struct rk_blob_writer *w)
-{
-	if (!w)
-		return;
-	rk_sha256_release(&w->h);
-	if (w->fd >= 0)
-		close(w->fd);
-	unlinkat(w->c->dirfd, w->tmp, 0);
-	free(w);
-}
-
-int rk_blob_put(struct rk_cache *c, const void *data, size_t len, char id[RK_SHA256_HEX],
-		struct rk_err *err)
-{
-	struct rk_blob_writer *w;
-	int rc = rk_blob_create(c, &w, err);
-
-	if (rc)
-		return rc;
-	if ((rc = rk_blob_write(w, data, len, err))) {
-		rk_blob_abort(w);
-		return rc;
-	}
-	return rk_blob_commit(w, id, err);
-}
-
 /* Hash the whole file behind fd. */
 static int hash_fd(int fd, char hex[RK_SHA256_HEX])
 {
@@ -364,6 +274,114 @@ static int hash_fd(int fd, char hex[RK_SHA256_HEX])
 	rk_sha256_final(&h, hex);
 	free(buf);
 	return 0;
+}
+
+int rk_blob_create(struct rk_cache *c, int hash_now, struct rk_blob_writer **out,
+		   struct rk_err *err)
+{
+	struct rk_blob_writer *w = calloc(1, sizeof(*w));
+	static _Atomic unsigned long seq;
+	int rc;
+
+	if (!w)
+		return -ENOMEM;
+	w->c = c;
+	snprintf(w->tmp, sizeof(w->tmp), "tmp/blob.%ld.%lu", (long)getpid(), ++seq);
+	w->fd = openat(c->dirfd, w->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		rc = rk_err_set(err, -errno, "cache '%s/%s': %s", c->dir, w->tmp, strerror(errno));
+		free(w);
+		return rc;
+	}
+	if (hash_now) {
+		if ((rc = rk_sha256_init(&w->h))) {
+			rk_blob_abort(w);
+			return rc;
+		}
+		w->hashing = 1;
+	}
+	*out = w;
+	return 0;
+}
+
+int rk_blob_write(struct rk_blob_writer *w, const void *data, size_t len, struct rk_err *err)
+{
+	int rc = write_all(w->fd, data, len);
+
+	if (rc)
+		return rk_err_set(err, rc, "cache '%s': write: %s", w->c->dir, strerror(-rc));
+	if (w->hashing)
+		rk_sha256_update(&w->h, data, len);
+	w->size += len;
+	return 0;
+}
+
+int rk_blob_commit(struct rk_blob_writer *w, char id[RK_SHA256_HEX], struct rk_err *err)
+{
+	struct rk_cache *c = w->c;
+	char path[128];
+	struct stat st;
+	int rc = 0;
+
+	/* A deferred hash reads the file back from the page cache (cheap next to SHA-256
+	 * itself), so another thread can do it (ingest.c). */
+	if (w->hashing) {
+		rk_sha256_final(&w->h, id);
+		w->hashing = 0;
+	} else if ((rc = hash_fd(w->fd, id))) {
+		rk_blob_abort(w);
+		return rk_err_set(err, rc, "cache '%s': hashing: %s", c->dir, strerror(-rc));
+	}
+	fchmod(w->fd, 0444);
+	if (close(w->fd))
+		rc = rk_err_set(err, -errno, "cache '%s': close: %s", c->dir, strerror(errno));
+	w->fd = -1;
+	blob_path(id, path, sizeof(path));
+	if (!rc && !fstatat(c->dirfd, path, &st, 0) && (uint64_t)st.st_size == w->size) {
+		unlinkat(c->dirfd, w->tmp, 0); /* already there: content-addressed dedup */
+	} else if (!rc && renameat(c->dirfd, w->tmp, c->dirfd, path)) {
+		rc = rk_err_set(err, -errno, "cache '%s/%s': %s", c->dir, path, strerror(errno));
+	} else if (!rc) {
+		rk_cache_added(c, w->size);
+	}
+	if (rc)
+		unlinkat(c->dirfd, w->tmp, 0);
+	else
+		mark_verified(c, id);
+	free(w);
+	return rc;
+}
+
+void rk_blob_abort(struct rk_blob_writer *w)
+{
+	if (!w)
+		return;
+	if (w->hashing)
+		rk_sha256_release(&w->h);
+	if (w->fd >= 0)
+		close(w->fd);
+	unlinkat(w->c->dirfd, w->tmp, 0);
+	free(w);
+}
+
+int rk_blob_writer_fd(const struct rk_blob_writer *w)
+{
+	return w->fd;
+}
+
+int rk_blob_put(struct rk_cache *c, const void *data, size_t len, char id[RK_SHA256_HEX],
+		struct rk_err *err)
+{
+	struct rk_blob_writer *w;
+	int rc = rk_blob_create(c, 1, &w, err);
+
+	if (rc)
+		return rc;
+	if ((rc = rk_blob_write(w, data, len, err))) {
+		rk_blob_abort(w);
+		return rc;
+	}
+	return rk_blob_commit(w, id, err);
 }
 
 int rk_blob_open(struct rk_cache *c, const char *id, uint64_t size, int *out, struct rk_err *err)

@@ -1,7 +1,10 @@
 /* ingest.c: archive -> cache blobs + member index, in one streaming pass. */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <archive.h>
@@ -22,6 +25,37 @@ struct seen {
 	UT_hash_handle hh;
 };
 
+/* One member on its way from the reader thread to the committer thread. */
+struct item {
+	struct rk_member m; /* path and link malloc'd here */
+	struct rk_blob_writer *w; /* written, not yet committed; NULL when no data */
+	unsigned char *chunk;     /* or: compressed bytes for the archive's SHA-256 */
+	size_t chunk_len;
+	struct item *next;
+};
+
+/* The committer: hashes and commits blobs, resolves hardlinks, appends to the index and
+ * calls on_member, in archive order, while the reader decompresses the next members.
+ * SHA-256 is the slowest step of an ingest, so this is where the second core goes. */
+struct committer {
+	pthread_t thread;
+	pthread_mutex_t lock; /* protects: head, tail, count, done, rc */
+	pthread_cond_t cond;
+	struct item *head, *tail;    /* members, in archive order */
+	struct item *chead, *ctail;  /* archive chunks: served first, so they cost little memory */
+	unsigned count, max; /* members queued; bound from the descriptor limit */
+	unsigned chunks;     /* chunks queued (memory bound: CHUNKS_MAX MiB) */
+	int done; /* the reader queued its last item */
+	int rc;   /* first failure; the reader stops when it sees it */
+	struct rk_err err;
+};
+
+/* Queued files each hold one descriptor and their staged node another: the queue bound
+ * is a quarter of the descriptor limit, within these. */
+#define QUEUE_MIN 64
+#define QUEUE_MAX 8192
+#define CHUNKS_MAX 32
+
 struct ingest {
 	struct rk_cache *cache;
 	struct rk_object *obj;
@@ -31,10 +65,35 @@ struct ingest {
 	struct rk_sha256 sha;
 	int hashing;
 	int read_rc; /* store error seen by the read callback */
-	unsigned char *buf;
-	struct seen *seen;
-	unsigned dropped;
+	unsigned char *buf; /* the buffer libarchive is reading */
+	size_t buf_len;
+	struct seen *seen; /* committer-owned */
+	_Atomic unsigned dropped;
+	struct committer q;
 };
+
+static int enqueue_item(struct ingest *in, struct item *it);
+
+/* Libarchive is done with in->buf (it asks for more, or the stream ended): hand it to
+ * the committer for the archive's SHA-256 and start a new one. */
+static int hash_chunk(struct ingest *in)
+{
+	struct item *it;
+
+	if (!in->buf_len)
+		return 0;
+	if (!(it = calloc(1, sizeof(*it))))
+		return -ENOMEM;
+	it->chunk = in->buf;
+	it->chunk_len = in->buf_len;
+	if (!(in->buf = malloc(READ_CHUNK))) {
+		in->buf = it->chunk;
+		free(it);
+		return -ENOMEM;
+	}
+	in->buf_len = 0;
+	return enqueue_item(in, it);
+}
 
 static la_ssize_t read_cb(struct archive *a, void *ud, const void **out)
 {
@@ -46,14 +105,17 @@ static la_ssize_t read_cb(struct archive *a, void *ud, const void **out)
 		archive_set_error(a, ECANCELED, "cancelled");
 		return -1;
 	}
+	if (in->hashing && (in->read_rc = hash_chunk(in))) {
+		archive_set_error(a, ENOMEM, "out of memory");
+		return -1;
+	}
 	n = rk_object_read(in->obj, in->buf, READ_CHUNK, in->err);
 	if (n < 0) {
 		in->read_rc = (int)n;
 		archive_set_error(a, EIO, "%s", rk_err_str(in->err, (int)n));
 		return -1;
 	}
-	if (in->hashing)
-		rk_sha256_update(&in->sha, in->buf, (size_t)n);
+	in->buf_len = (size_t)n;
 	if (in->o->progress)
 		atomic_fetch_add(in->o->progress, (uint64_t)n);
 	*out = in->buf;
@@ -74,15 +136,15 @@ static int archive_fail(struct ingest *in, struct archive *a, const char *what)
 			  archive_error_string(a) ? archive_error_string(a) : "corrupt data");
 }
 
-/* Copy the entry's data into a new blob (and into *mem when mem is given). */
+/* Copy the entry's data into a new, uncommitted blob (*wp) and into *mem when given. */
 static int copy_data(struct ingest *in, struct archive *a, struct rk_member *m,
-		     struct rk_buf *mem)
+		     struct rk_buf *mem, struct rk_blob_writer **wp)
 {
 	struct rk_blob_writer *w = NULL;
 	int64_t pos = 0;
 	int rc;
 
-	if (in->cache && (rc = rk_blob_create(in->cache, &w, in->err)))
+	if (in->cache && (rc = rk_blob_create(in->cache, 0, &w, in->err)))
 		return rc;
 	for (;;) {
 		const void *p;
@@ -123,9 +185,10 @@ static int copy_data(struct ingest *in, struct archive *a, struct rk_member *m,
 	m->size = (uint64_t)pos;
 	if (w && m->size == 0) {
 		rk_blob_abort(w);
-		return 0;
+		w = NULL;
 	}
-	return w ? rk_blob_commit(w, m->blob, in->err) : 0;
+	*wp = w;
+	return 0;
 fail:
 	rk_blob_abort(w);
 	return rc;
@@ -170,6 +233,150 @@ static int add_member(struct ingest *in, struct rk_member *m)
 	return rc;
 }
 
+/* Committer side of one item: runs in the committer thread only. */
+static int commit_item(struct ingest *in, struct item *it)
+{
+	struct rk_member *m = &it->m;
+	struct seen *s;
+	int rc;
+
+	if (it->chunk) {
+		rk_sha256_update(&in->sha, it->chunk, it->chunk_len);
+		return 0;
+	}
+	if (it->w) {
+		rc = rk_blob_commit(it->w, m->blob, &in->q.err);
+		it->w = NULL;
+		if (rc)
+			return rc;
+	}
+	if (m->type == RK_MEMBER_HARDLINK) {
+		HASH_FIND_STR(in->seen, m->link, s);
+		if (!s || in->idx->v[s->pos].type != RK_MEMBER_FILE) {
+			drop(in, "hardlink to a missing file", m->path);
+			return 0;
+		}
+		m->size = in->idx->v[s->pos].size;
+		m->mode = in->idx->v[s->pos].mode;
+		memcpy(m->blob, in->idx->v[s->pos].blob, sizeof(m->blob));
+	}
+	return add_member(in, m);
+}
+
+static void free_item(struct item *it)
+{
+	free(it->chunk);
+	rk_blob_abort(it->w);
+	free(it->m.path);
+	free(it->m.link);
+	free(it);
+}
+
+static void *committer_main(void *p)
+{
+	struct ingest *in = p;
+	struct committer *q = &in->q;
+
+	for (;;) {
+		struct item *it;
+		int rc;
+
+		pthread_mutex_lock(&q->lock);
+		while (!q->head && !q->chead && !q->done)
+			pthread_cond_wait(&q->cond, &q->lock);
+		if ((it = q->chead)) {
+			q->chead = it->next;
+			if (!q->chead)
+				q->ctail = NULL;
+			q->chunks--;
+		} else if ((it = q->head)) {
+			q->head = it->next;
+			if (!q->head)
+				q->tail = NULL;
+			q->count--;
+		} else {
+			pthread_mutex_unlock(&q->lock);
+			return NULL;
+		}
+		rc = q->rc;
+		pthread_cond_broadcast(&q->cond);
+		pthread_mutex_unlock(&q->lock);
+		if (!rc)
+			rc = commit_item(in, it);
+		free_item(it);
+		if (rc) {
+			pthread_mutex_lock(&q->lock);
+			if (!q->rc)
+				q->rc = rc;
+			pthread_mutex_unlock(&q->lock);
+		}
+	}
+}
+
+/* Reader side: queue a copy of m (with its uncommitted blob). Fails with the
+ * committer's error once it has one. */
+static int enqueue(struct ingest *in, const struct rk_member *m, struct rk_blob_writer *w)
+{
+	struct item *it = calloc(1, sizeof(*it));
+
+	if (!it || !(it->m.path = strdup(m->path)) || (m->link && !(it->m.link = strdup(m->link)))) {
+		if (it)
+			free(it->m.path);
+		free(it);
+		rk_blob_abort(w);
+		return -ENOMEM;
+	}
+	it->m.size = m->size;
+	it->m.mtime = m->mtime;
+	it->m.mode = m->mode;
+	it->m.type = m->type;
+	it->w = w;
+	return enqueue_item(in, it);
+}
+
+/* Queue it (ownership passes), waiting while the queue is full. */
+static int enqueue_item(struct ingest *in, struct item *it)
+{
+	struct committer *q = &in->q;
+	int rc;
+
+	pthread_mutex_lock(&q->lock);
+	while ((it->chunk ? q->chunks >= CHUNKS_MAX : q->count >= q->max) && !q->rc)
+		pthread_cond_wait(&q->cond, &q->lock);
+	rc = q->rc;
+	if (!rc && it->chunk) {
+		if (q->ctail)
+			q->ctail->next = it;
+		else
+			q->chead = it;
+		q->ctail = it;
+		q->chunks++;
+		pthread_cond_broadcast(&q->cond);
+	} else if (!rc) {
+		if (q->tail)
+			q->tail->next = it;
+		else
+			q->head = it;
+		q->tail = it;
+		q->count++;
+		pthread_cond_broadcast(&q->cond);
+	}
+	pthread_mutex_unlock(&q->lock);
+	if (rc)
+		free_item(it);
+	return rc;
+}
+
+static int committer_failed(struct ingest *in)
+{
+	int rc;
+
+	pthread_mutex_lock(&in->q.lock);
+	rc = in->q.rc;
+	pthread_mutex_unlock(&in->q.lock);
+	return rc;
+}
+
 static int one_member(struct ingest *in, struct archive *a, struct archive_entry *e, int first)
 {
 	char path[RK_INDEX_MAX_PATH + 1], link[RK_INDEX_MAX_PATH + 1];
@@ -197,38 +404,36 @@ static int one_member(struct ingest *in, struct archive *a, struct archive_entry
 	m.mtime = archive_entry_mtime(e);
 	m.mode = archive_entry_perm(e) & 07777u & ~06000u;
 	if (hl) {
-		struct seen *s;
-
 		if (rk_path_normalize(hl, link, sizeof(link)) <= 0) {
 			drop(in, "hardlink escaping the archive", name);
 			return 0;
 		}
-		HASH_FIND_STR(in->seen, link, s);
-		if (!s || in->idx->v[s->pos].type != RK_MEMBER_FILE) {
-			drop(in, "hardlink to a missing file", name);
-			return 0;
-		}
-		m.type = RK_MEMBER_HARDLINK;
+		m.type = RK_MEMBER_HARDLINK; /* resolved by the committer, in order */
 		m.link = link;
-		m.size = in->idx->v[s->pos].size;
-		m.mode = in->idx->v[s->pos].mode;
-		memcpy(m.blob, in->idx->v[s->pos].blob, sizeof(m.blob));
-		return add_member(in, &m);
+		return enqueue(in, &m, NULL);
 	}
 	switch (archive_entry_filetype(e)) {
-	case AE_IFREG:
+	case AE_IFREG: {
+		struct rk_blob_writer *w = NULL;
+
 		m.type = RK_MEMBER_FILE;
 		m.size = archive_entry_size_is_set(e) ? (uint64_t)archive_entry_size(e) : 0;
-		rc = copy_data(in, a, &m, first ? &mem : NULL);
+		rc = copy_data(in, a, &m, first ? &mem : NULL, &w);
+		/* the committer has not touched the index yet: prefixes are ours to write */
 		if (!rc && first)
 			rc = rk_index_parse_manifest(in->idx, mem.buf, mem.len, in->err);
 		rk_buf_release(&mem);
-		if (rc)
+		if (!rc && w && in->o->on_staged)
+			rc = in->o->on_staged(in->o->ctx, &m, rk_blob_writer_fd(w));
+		if (rc) {
+			rk_blob_abort(w);
 			return rc;
-		return add_member(in, &m);
+		}
+		return enqueue(in, &m, w);
+	}
 	case AE_IFDIR:
 		m.type = RK_MEMBER_DIR;
-		return add_member(in, &m);
+		return enqueue(in, &m, NULL);
 	case AE_IFLNK: {
 		const char *t = archive_entry_symlink(e);
 
@@ -243,12 +448,32 @@ static int one_member(struct ingest *in, struct archive *a, struct archive_entry
 		m.type = RK_MEMBER_SYMLINK;
 		m.link = (char *)t;
 		m.size = strlen(t);
-		return add_member(in, &m);
+		return enqueue(in, &m, NULL);
 	}
 	default:
 		drop(in, "special file", name);
 		return 0;
 	}
+}
+
+/* Let the committer finish what is queued and stop it (once; later calls just report).
+ * Returns its first failure, with its message moved into the caller's err. */
+static int drain(struct ingest *in)
+{
+	struct committer *q = &in->q;
+
+	pthread_mutex_lock(&q->lock);
+	if (q->done) {
+		pthread_mutex_unlock(&q->lock);
+		return q->rc;
+	}
+	q->done = 1;
+	pthread_cond_broadcast(&q->cond);
+	pthread_mutex_unlock(&q->lock);
+	pthread_join(q->thread, NULL);
+	if (q->rc && in->err && q->err.msg[0])
+		*in->err = q->err;
+	return q->rc;
 }
 
 int rk_ingest(struct rk_cache *c, struct rk_object *obj, const struct rk_ingest_opts *o,
@@ -258,14 +483,27 @@ int rk_ingest(struct rk_cache *c, struct rk_object *obj, const struct rk_ingest_
 	struct archive_entry *e;
 	struct archive *a = NULL;
 	struct seen *s, *tmp;
-	int rc = 0, first = 1;
+	struct rlimit rl;
+	int rc = 0, first = 1, qrc;
 
 	if (!(in.buf = malloc(READ_CHUNK)))
 		return -ENOMEM;
 	if (o->expect_sha256) {
-		if ((rc = rk_sha256_init(&in.sha)))
-			goto out;
+		if ((rc = rk_sha256_init(&in.sha))) {
+			free(in.buf);
+			return rc;
+		}
 		in.hashing = 1;
+	}
+	in.q.max = QUEUE_MAX;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur / 4 < QUEUE_MAX)
+		in.q.max = rl.rlim_cur / 4 > QUEUE_MIN ? (unsigned)(rl.rlim_cur / 4) : QUEUE_MIN;
+	pthread_mutex_init(&in.q.lock, NULL);
+	pthread_cond_init(&in.q.cond, NULL);
+	if ((rc = -pthread_create(&in.q.thread, NULL, committer_main, &in))) {
+		rk_sha256_release(&in.sha);
+		free(in.buf);
+		return rk_err_set(err, rc, "cannot start a thread: %s", strerror(-rc));
 	}
 	a = archive_read_new();
 	if (!a) {
@@ -289,7 +527,7 @@ int rk_ingest(struct rk_cache *c, struct rk_object *obj, const struct rk_ingest_
 			rc = archive_fail(&in, a, first ? "not a tar archive" : "reading");
 			goto out;
 		}
-		if ((rc = one_member(&in, a, e, first)))
+		if ((rc = one_member(&in, a, e, first)) || (rc = committer_failed(&in)))
 			goto out;
 		first = 0;
 		if (o->cancel && *o->cancel) {
@@ -301,17 +539,26 @@ int rk_ingest(struct rk_cache *c, struct rk_object *obj, const struct rk_ingest_
 		rc = rk_err_set(err, -EPROTO, "'%s': empty archive", o->name);
 		goto out;
 	}
-	idx->archive_size = rk_object_size(obj);
-	if (in.hashing) {
-		char hex[RK_SHA256_HEX];
+	/* the rest of the object (tar padding past the end-of-archive blocks) is hashed too */
+	while (in.hashing) {
 		ssize_t n;
 
-		while ((n = rk_object_read(obj, in.buf, READ_CHUNK, err)) > 0)
-			rk_sha256_update(&in.sha, in.buf, (size_t)n);
-		if (n < 0) {
+		if ((rc = hash_chunk(&in)))
+			goto out;
+		if ((n = rk_object_read(obj, in.buf, READ_CHUNK, err)) < 0) {
 			rc = (int)n;
 			goto out;
 		}
+		if (n == 0)
+			break;
+		in.buf_len = (size_t)n;
+	}
+	if ((rc = drain(&in)))
+		goto out;
+	idx->archive_size = rk_object_size(obj);
+	if (in.hashing) {
+		char hex[RK_SHA256_HEX];
+
 		rk_sha256_final(&in.sha, hex);
 		in.hashing = 0;
 		if (strcmp(hex, o->expect_sha256)) {
@@ -322,6 +569,11 @@ int rk_ingest(struct rk_cache *c, struct rk_object *obj, const struct rk_ingest_
 		memcpy(idx->archive_sha256, hex, sizeof(hex));
 	}
 out:
+	qrc = drain(&in);
+	if (!rc)
+		rc = qrc;
+	pthread_mutex_destroy(&in.q.lock);
+	pthread_cond_destroy(&in.q.cond);
 	if (in.hashing)
 		rk_sha256_release(&in.sha);
 	if (a)

@@ -8,6 +8,7 @@
  * No lock is held across store or cache I/O, except that populate functions run
  * with none held and take v->tree for writing only to insert nodes. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -26,7 +27,9 @@
 #include "rk/vfs.h"
 #include "htab.h"
 
-enum src_kind { SRC_NONE, SRC_BYTES, SRC_BLOB, SRC_STORE };
+/* SRC_STAGED: a file whose bytes are written to the cache but not yet hashed and
+ * named; node->fd reads them until the committer publishes the blob id. */
+enum src_kind { SRC_NONE, SRC_BYTES, SRC_BLOB, SRC_STORE, SRC_STAGED };
 enum pop_kind { POP_NONE, POP_ROOT, POP_ORG, POP_RUN, POP_ARCH };
 enum pop_state { PS_TODO, PS_RUNNING, PS_DONE };
 enum arch_state { ARCH_IDLE, ARCH_RUNNING, ARCH_DONE, ARCH_FAILED };
@@ -73,6 +76,7 @@ struct node {
 	uint64_t size;
 	int64_t mtime;
 	uint8_t src;
+	int fd;     /* SRC_STAGED: owned descriptor of the unnamed cache file, else -1 */
 	char *data; /* SRC_BYTES bytes, SRC_BLOB id, SRC_STORE path, symlink target */
 	struct dent *dents;
 	struct dent **order;
@@ -193,6 +197,7 @@ static struct node *node_add(struct rk_vfs *v, struct node *dir, const char *nam
 	n->parent = dir;
 	n->mode = mode;
 	n->nlink = 1;
+	n->fd = -1;
 	n->mtime = mtime;
 	n->pop_state = PS_DONE;
 	if (dir) {
@@ -244,6 +249,8 @@ static void free_node(struct node *n)
 	free(n->order);
 	free(n->name);
 	free(n->data);
+	if (n->fd >= 0)
+		close(n->fd);
 	free(n->ctx);
 	free(n);
 }
@@ -266,8 +273,10 @@ static void store_path(const struct run *r, const char *file, struct rk_buf *b, 
 	*rc = rk_buf_addf(b, "%s%s%s", r->cat->path, r->cat->path[0] ? "/" : "", file);
 }
 
-/* Insert one member below a->root. Caller holds v->tree for writing. */
-static int publish_locked(struct rk_vfs *v, struct arch *a, const struct rk_member *m)
+/* Insert one member below a->root; staged >= 0 publishes a regular file whose blob is
+ * not named yet, readable through a dup of staged. Caller holds v->tree for writing. */
+static int publish_locked(struct rk_vfs *v, struct arch *a, const struct rk_member *m,
+			  int staged)
 {
 	char path[RK_INDEX_MAX_PATH + 1], *p = path, *slash;
 	struct node *dir = a->root, *n;
@@ -319,9 +328,16 @@ static int publish_locked(struct rk_vfs *v, struct arch *a, const struct rk_memb
 		return 0;
 	free(n->data);
 	n->data = NULL;
+	if (n->fd >= 0)
+		close(n->fd);
+	n->fd = -1;
 	n->size = m->size;
 	n->src = SRC_NONE;
-	if (fmt == S_IFLNK) {
+	if (staged >= 0) {
+		if ((n->fd = fcntl(staged, F_DUPFD_CLOEXEC, 0)) < 0)
+			return -errno;
+		n->src = SRC_STAGED;
+	} else if (fmt == S_IFLNK) {
 		if (!(n->data = strdup(m->link)))
 			return -ENOMEM;
 	} else if (m->blob[0]) {
@@ -346,7 +362,19 @@ static int publish_cb(void *ctx, const struct rk_index *idx, size_t pos)
 	int rc;
 
 	pthread_rwlock_wrlock(&a->v->tree);
-	rc = publish_locked(a->v, a, &idx->v[pos]);
+	rc = publish_locked(a->v, a, &idx->v[pos], -1);
+	pthread_rwlock_unlock(&a->v->tree);
+	bump(a->v, a);
+	return rc;
+}
+
+static int staged_cb(void *ctx, const struct rk_member *m, int fd)
+{
+	struct arch *a = ctx;
+	int rc;
+
+	pthread_rwlock_wrlock(&a->v->tree);
+	rc = publish_locked(a->v, a, m, fd);
 	pthread_rwlock_unlock(&a->v->tree);
 	bump(a->v, a);
 	return rc;
@@ -421,7 +449,7 @@ static int arch_from_index(struct rk_vfs *v, struct arch *a, const char *key, st
 	}
 	pthread_rwlock_wrlock(&v->tree);
 	for (size_t i = 0; !rc && i < idx.n; i++)
-		rc = publish_locked(v, a, &idx.v[i]);
+		rc = publish_locked(v, a, &idx.v[i], -1);
 	pthread_rwlock_unlock(&v->tree);
 	rk_index_release(&idx);
 	v->n_index_loads++;
@@ -435,6 +463,7 @@ static int arch_ingest(struct rk_vfs *v, struct arch *a, const char *expect, int
 		.name = a->art->file,
 		.expect_sha256 = expect[0] ? expect : NULL,
 		.on_member = publish ? publish_cb : NULL,
+		.on_staged = publish ? staged_cb : NULL,
 		.ctx = a,
 		.progress = &a->progress,
 		.cancel = &v->cancel,
@@ -933,7 +962,13 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 		memcpy(id, n->data, RK_SHA256_HEX);
 	else if (src == SRC_BYTES)
 		f->bytes = n->data; /* immutable once published */
+	else if (src == SRC_STAGED && (f->fd = fcntl(n->fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		rc = -errno;
 	pthread_rwlock_unlock(&v->tree);
+	if (rc) {
+		free(f);
+		return rc;
+	}
 
 	if (src == SRC_BLOB) {
 		rc = rk_blob_open(v->cache, id, f->size, &f->fd, err);

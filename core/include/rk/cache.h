@@ -41,12 +41,17 @@ const char *rk_cache_dir(const struct rk_cache *c);
 /* The default directory: $XDG_CACHE_HOME/rockfs or ~/.cache/rockfs, into out. */
 int rk_cache_default_dir(char *out, size_t n);
 
-/* Write a blob: create, write any number of times, then commit (which names it by the
- * SHA-256 of what was written and frees w) or abort. */
-int rk_blob_create(struct rk_cache *c, struct rk_blob_writer **w, struct rk_err *err);
+/* Write a blob: create, write any number of times, then commit (which names it by its
+ * SHA-256 and frees w) or abort. hash_now: hash while writing; otherwise commit hashes
+ * the finished file, so the hashing can happen in the thread that commits. A writer has
+ * one owner at a time but may be handed to another thread between write and commit. */
+int rk_blob_create(struct rk_cache *c, int hash_now, struct rk_blob_writer **w,
+		   struct rk_err *err);
 int rk_blob_write(struct rk_blob_writer *w, const void *data, size_t len, struct rk_err *err);
 int rk_blob_commit(struct rk_blob_writer *w, char id[RK_SHA256_HEX], struct rk_err *err);
 void rk_blob_abort(struct rk_blob_writer *w); /* NULL ok */
+/* The writer's file, readable from offset 0 (valid until commit or abort). */
+int rk_blob_writer_fd(const struct rk_blob_writer *w);
 
 /* Store a whole blob from memory. */
 int rk_blob_put(struct rk_cache *c, const void *data, size_t len, char id[RK_SHA256_HEX],

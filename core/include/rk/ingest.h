@@ -1,10 +1,12 @@
 /* rk/ingest.h: stream one artifact archive into the cache.
  *
  * One sequential pass: the object is read once, decompressed (zstd, xz or gzip,
- * detected from the bytes) and parsed as tar by libarchive. Each regular file is
- * written to a cache blob while it is hashed; each member is appended to idx and
- * reported through on_member as soon as its blob is committed, so readers can serve
- * it before the archive ends. TheRock's rules are enforced: the first member must be
+ * detected from the bytes) and parsed as tar by libarchive in the calling thread, which
+ * writes each regular file to a new cache file and reports it through on_staged at
+ * once (readers can serve it before the archive ends). A second thread hashes and
+ * commits each file under its SHA-256 name, appends every member to idx and reports
+ * it through on_member, in archive order: SHA-256 is the slow step of an ingest, so it
+ * is kept off the path to the first bytes. TheRock's rules are enforced: the first member must be
  * artifact_manifest.txt; member names with ".." are dropped, leading '/' removed;
  * symlinks whose target leaves the archive root are dropped; device, fifo and other
  * special members are dropped (each drop logged once with the archive name). When
@@ -23,11 +25,15 @@
 #include "rk/store.h"
 
 typedef int (*rk_ingest_member_fn)(void *ctx, const struct rk_index *idx, size_t pos);
+/* A regular file's bytes are written (not yet hashed): fd reads them from offset 0 and
+ * stays valid only during the call (dup it to keep it). m->blob is "". */
+typedef int (*rk_ingest_staged_fn)(void *ctx, const struct rk_member *m, int fd);
 
 struct rk_ingest_opts {
 	const char *name;          /* for messages: the archive file name */
 	const char *expect_sha256; /* from the .sha256sum sidecar, or NULL */
-	rk_ingest_member_fn on_member;
+	rk_ingest_member_fn on_member; /* committer thread, archive order, blob ids set */
+	rk_ingest_staged_fn on_staged; /* reader thread, as soon as a file is written */
 	void *ctx;
 	_Atomic uint64_t *progress; /* compressed bytes consumed so far; may be NULL */
 	const _Atomic int *cancel;  /* stop with -ECANCELED when it becomes non-zero; may be NULL */
