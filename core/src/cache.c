@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +124,28 @@ static int check_version(struct rk_cache *c, struct rk_err *err)
 	return 0;
 }
 
+/* Remove temp files left by processes that died mid-write ("<kind>.<pid>.<n>"). */
+static void sweep_tmp(struct rk_cache *c)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd = openat(c->dirfd, "tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		const char *dot = strchr(de->d_name, '.');
+		long pid = dot ? strtol(dot + 1, NULL, 10) : 0;
+
+		if (pid > 0 && kill((pid_t)pid, 0) && errno == ESRCH)
+			unlinkat(dirfd(d), de->d_name, 0);
+	}
+	closedir(d);
+}
+
 int rk_cache_open(const char *dir, uint64_t limit, struct rk_cache **out, struct rk_err *err)
 {
 	static const char *const subdirs[] = {"blobs", "index", "locks", "tmp"};
@@ -161,6 +184,7 @@ int rk_cache_open(const char *dir, uint64_t limit, struct rk_cache **out, struct
 	}
 	if ((rc = check_version(c, err)))
 		goto fail;
+	sweep_tmp(c);
 	if (limit) {
 		if ((rc = rk_cache_stats(c, &st, err)))
 			goto fail;
