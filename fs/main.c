@@ -25,16 +25,15 @@ struct options {
 	int help, version;
 };
 
-#define OPT(t, p) {t, offsetof(struct options, p), 1}
+#define OPT(t, p)                                 \
+	{                                         \
+		t, offsetof(struct options, p), 1 \
+	}
 static const struct fuse_opt option_spec[] = {
-	OPT("cache=%s", cache),
-	OPT("cache_size=%s", cache_size),
-	OPT("jobs=%u", jobs),
-	OPT("-h", help),
-	OPT("--help", help),
-	OPT("-V", version),
-	OPT("--version", version),
-	FUSE_OPT_END,
+	OPT("cache=%s", cache),	   OPT("cache_size=%s", cache_size),
+	OPT("jobs=%u", jobs),	   OPT("-h", help),
+	OPT("--help", help),	   OPT("-V", version),
+	OPT("--version", version), FUSE_OPT_END,
 };
 
 static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
@@ -168,7 +167,8 @@ int main(int argc, char *argv[])
 		} else {
 			fuse_loop_cfg_set_clone_fd(lc, cmd.clone_fd);
 			/* 10 is libfuse's default: lookups that wait for an ingest need more */
-			fuse_loop_cfg_set_max_threads(lc, cmd.max_threads == 10 ? 64 : cmd.max_threads);
+			fuse_loop_cfg_set_max_threads(lc,
+						      cmd.max_threads == 10 ? 64 : cmd.max_threads);
 			if (cmd.max_idle_threads != UINT_MAX)
 				fuse_loop_cfg_set_idle_threads(lc, cmd.max_idle_threads);
 			rc = fuse_session_loop_mt(se, lc);

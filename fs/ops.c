@@ -328,8 +328,7 @@ static void rkfs_op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 	erofs(req);
 }
 
-static void rkfs_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
-			    const char *name)
+static void rkfs_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
 {
 	(void)link, (void)parent, (void)name;
 	erofs(req);
@@ -342,15 +341,14 @@ static void rkfs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	erofs(req);
 }
 
-static void rkfs_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
-			 const char *newname)
+static void rkfs_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
 {
 	(void)ino, (void)newparent, (void)newname;
 	erofs(req);
 }
 
-static void rkfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
-			  off_t off, struct fuse_file_info *fi)
+static void rkfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+			  struct fuse_file_info *fi)
 {
 	(void)ino, (void)buf, (void)size, (void)off, (void)fi;
 	erofs(req);
@@ -363,8 +361,8 @@ static void rkfs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, 
 	erofs(req);
 }
 
-static void rkfs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
-			     const char *value, size_t size, int flags)
+static void rkfs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
+			     size_t size, int flags)
 {
 	(void)ino, (void)name, (void)value, (void)size, (void)flags;
 	erofs(req);
@@ -376,8 +374,8 @@ static void rkfs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name
 	erofs(req);
 }
 
-static void rkfs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
-			      off_t length, struct fuse_file_info *fi)
+static void rkfs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,
+			      struct fuse_file_info *fi)
 {
 	(void)ino, (void)mode, (void)offset, (void)length, (void)fi;
 	erofs(req);

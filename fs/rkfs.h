@@ -9,9 +9,9 @@
 
 struct rkfs {
 	struct rk_vfs *vfs; /* thread-safe; owns every inode */
-	uid_t uid;          /* reported owner of every file */
+	uid_t uid; /* reported owner of every file */
 	gid_t gid;
-	double timeout;     /* entry/attr cache timeout: content never changes */
+	double timeout; /* entry/attr cache timeout: content never changes */
 };
 
 extern const struct fuse_lowlevel_ops rkfs_ops;

@@ -14,8 +14,8 @@ int cmd_cache(const struct rp_opts *o, int argc, char **argv)
 	char dir[4096], a[32], b[32];
 	int rc, ret = 0;
 
-	if (argc != 1 || (strcmp(argv[0], "stats") && strcmp(argv[0], "gc") &&
-			  strcmp(argv[0], "verify")))
+	if (argc != 1 ||
+	    (strcmp(argv[0], "stats") && strcmp(argv[0], "gc") && strcmp(argv[0], "verify")))
 		return rp_fail("usage: rockpack [--cache DIR] [--cache-size SIZE] cache "
 			       "stats|gc|verify");
 	if (!strcmp(argv[0], "gc") && !o->cache_limit)
@@ -34,7 +34,8 @@ int cmd_cache(const struct rp_opts *o, int argc, char **argv)
 	if (rc) {
 		ret = rp_fail("cache %s: %s", argv[0], rk_err_str(&err, rc));
 	} else if (o->json) {
-		printf("{\"dir\": \"%s\", \"blobs\": %llu, \"blob_bytes\": %llu, \"indexes\": %llu, "
+		printf("{\"dir\": \"%s\", \"blobs\": %llu, \"blob_bytes\": %llu, \"indexes\": "
+		       "%llu, "
 		       "\"evicted\": %llu, \"evicted_bytes\": %llu, \"bad\": %llu}\n",
 		       rk_cache_dir(c), (unsigned long long)st.blobs,
 		       (unsigned long long)st.blob_bytes, (unsigned long long)st.indexes,

@@ -52,7 +52,8 @@ static int ls_runs(const struct rp_opts *o, struct rk_vfs *v)
 		if (o->json) {
 			rc = rk_buf_addf(&b, "%s\n {\"run\": ", i ? "," : "") ||
 			     rk_buf_add_json_str(&b, names[i]) ||
-			     rk_buf_addf(&b, ", \"artifacts\": %zu, \"bytes\": %llu, \"targets\": [",
+			     rk_buf_addf(&b,
+					 ", \"artifacts\": %zu, \"bytes\": %llu, \"targets\": [",
 					 r->narts, (unsigned long long)total_size(r));
 			for (size_t t = 0; !rc && t < r->ntargets; t++)
 				rc = rk_buf_adds(&b, t ? ", " : "") ||
@@ -113,7 +114,8 @@ static int ls_run(const struct rp_opts *o, struct rk_vfs *v, const char *name)
 		     rk_buf_adds(&b, have_m && m.kpack_split ? "true" : "false") ||
 		     rk_buf_adds(&b, ", \"targets\": [");
 		for (size_t t = 0; !rc && t < r->ntargets; t++)
-			rc = rk_buf_adds(&b, t ? ", " : "") || rk_buf_add_json_str(&b, r->targets[t]);
+			rc = rk_buf_adds(&b, t ? ", " : "") ||
+			     rk_buf_add_json_str(&b, r->targets[t]);
 		rc = rc || rk_buf_adds(&b, "], \"artifacts\": [");
 		for (size_t i = 0; !rc && i < r->narts; i++) {
 			const struct rk_artifact *a = &r->arts[i];
@@ -122,16 +124,18 @@ static int ls_run(const struct rp_opts *o, struct rk_vfs *v, const char *name)
 			     rk_buf_add_json_str(&b, a->an.name) ||
 			     rk_buf_adds(&b, ", \"component\": ") ||
 			     rk_buf_add_json_str(&b, a->an.component) ||
-			     rk_buf_adds(&b, ", \"target\": ") || rk_buf_add_json_str(&b, a->an.target) ||
+			     rk_buf_adds(&b, ", \"target\": ") ||
+			     rk_buf_add_json_str(&b, a->an.target) ||
 			     rk_buf_adds(&b, ", \"file\": ") || rk_buf_add_json_str(&b, a->file) ||
 			     rk_buf_addf(&b, ", \"bytes\": %llu, \"sha256sum\": %s}",
-					 (unsigned long long)a->size, a->sidecar ? "true" : "false");
+					 (unsigned long long)a->size,
+					 a->sidecar ? "true" : "false");
 		}
 		rc = rc || rk_buf_adds(&b, "\n]}\n");
 	} else {
 		rc = rk_buf_addf(&b, "run      %s\nversion  %s\nkpack    %s\ntargets ", r->name,
 				 have_m && m.rocm_package_version ? m.rocm_package_version : "?",
-				 !have_m ? "unknown (no therock_manifest.json)"
+				 !have_m	 ? "unknown (no therock_manifest.json)"
 				 : m.kpack_split ? "split (KPACK_SPLIT_ARTIFACTS on)"
 						 : "legacy (fat binaries)");
 		for (size_t t = 0; !rc && t < r->ntargets; t++)
@@ -142,8 +146,9 @@ static int ls_run(const struct rp_opts *o, struct rk_vfs *v, const char *name)
 			const struct rk_artifact *a = &r->arts[i];
 
 			rk_size_format(a->size, sz, sizeof(sz));
-			rc = rk_buf_addf(&b, "%-40s %-5s %-16s %10s  %s%s\n", a->stem, a->an.component,
-					 a->an.target, sz, a->file, a->sidecar ? "" : " (no sha256sum)");
+			rc = rk_buf_addf(&b, "%-40s %-5s %-16s %10s  %s%s\n", a->stem,
+					 a->an.component, a->an.target, sz, a->file,
+					 a->sidecar ? "" : " (no sha256sum)");
 		}
 	}
 	if (have_m)

@@ -49,7 +49,8 @@ static void usage(FILE *f)
 		"  ls STORE [RUN]                 runs of a store, or the artifacts of one run\n"
 		"  cat STORE RUN ARTIFACT PATH    a file inside an artifact, to stdout\n"
 		"  prefetch STORE RUN             decompress every artifact of RUN into the cache\n"
-		"  cache stats|gc|verify          inspect, shrink (--cache-size) or check the cache\n"
+		"  cache stats|gc|verify          inspect, shrink (--cache-size) or check the "
+		"cache\n"
 		"\n"
 		"options:\n"
 		"  --cache DIR        cache directory (default ~/.cache/rockfs)\n"
@@ -78,10 +79,14 @@ static void raise_fd_limit(void)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"cache", required_argument, NULL, 'c'}, {"cache-size", required_argument, NULL, 's'},
-		{"jobs", required_argument, NULL, 'j'},  {"json", no_argument, NULL, 'J'},
-		{"quiet", no_argument, NULL, 'q'},       {"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},        {"version", no_argument, NULL, 'V'},
+		{"cache", required_argument, NULL, 'c'},
+		{"cache-size", required_argument, NULL, 's'},
+		{"jobs", required_argument, NULL, 'j'},
+		{"json", no_argument, NULL, 'J'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	struct rp_opts o = {0};

@@ -6,10 +6,10 @@
 
 struct rp_opts {
 	const char *cache_dir; /* --cache */
-	uint64_t cache_limit;  /* --cache-size */
-	unsigned jobs;         /* --jobs */
-	int json;              /* --json */
-	int quiet;             /* -q */
+	uint64_t cache_limit; /* --cache-size */
+	unsigned jobs; /* --jobs */
+	int json; /* --json */
+	int quiet; /* -q */
 };
 
 /* Print "rockpack: <msg>" on stderr and return 1 (the exit code of a failed command). */

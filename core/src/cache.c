@@ -32,7 +32,7 @@ struct rk_cache {
 	int dirfd;
 	uint64_t limit;
 	_Atomic uint64_t used; /* approximate bytes in blobs/ (this process's view) */
-	pthread_mutex_t lock;  /* protects: verified */
+	pthread_mutex_t lock; /* protects: verified */
 	struct verified *verified;
 	pthread_mutex_t gc_lock; /* one eviction pass at a time */
 };
@@ -203,8 +203,7 @@ void rk_cache_close(struct rk_cache *c)
 
 	if (!c)
 		return;
-	HASH_ITER(hh, c->verified, v, tmp)
-	{
+	HASH_ITER(hh, c->verified, v, tmp) {
 		HASH_DEL(c->verified, v);
 		free(v);
 	}
@@ -427,8 +426,8 @@ int rk_blob_open(struct rk_cache *c, const char *id, uint64_t size, int *out, st
 		return rk_err_set(err, rc, "blob %.12s: %s", id, strerror(-rc));
 	}
 	if ((uint64_t)st.st_size != size) {
-		rc = rk_err_set(err, -EBADMSG, "blob %.12s: size %lld, expected %llu; discarded", id,
-				(long long)st.st_size, (unsigned long long)size);
+		rc = rk_err_set(err, -EBADMSG, "blob %.12s: size %lld, expected %llu; discarded",
+				id, (long long)st.st_size, (unsigned long long)size);
 		goto bad;
 	}
 	if (!is_verified(c, id)) {
@@ -437,8 +436,8 @@ int rk_blob_open(struct rk_cache *c, const char *id, uint64_t size, int *out, st
 			return rk_err_set(err, rc, "blob %.12s: %s", id, strerror(-rc));
 		}
 		if (strcmp(hex, id)) {
-			rc = rk_err_set(err, -EBADMSG, "blob %.12s: content hash mismatch; discarded",
-					id);
+			rc = rk_err_set(err, -EBADMSG,
+					"blob %.12s: content hash mismatch; discarded", id);
 			goto bad;
 		}
 		mark_verified(c, id);
@@ -668,8 +667,7 @@ static int cmp_stamp(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
-int rk_cache_gc(struct rk_cache *c, uint64_t target, struct rk_cache_stats *st,
-		struct rk_err *err)
+int rk_cache_gc(struct rk_cache *c, uint64_t target, struct rk_cache_stats *st, struct rk_err *err)
 {
 	struct gc_list l = {0};
 	int rc;

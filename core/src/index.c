@@ -263,8 +263,8 @@ int rk_index_parse(const void *data, size_t len, struct rk_index *out, struct rk
 			goto bad;
 		if ((m->type == RK_MEMBER_SYMLINK || m->type == RK_MEMBER_HARDLINK) != !!m->link)
 			goto bad;
-		if (has_blob != ((m->type == RK_MEMBER_FILE || m->type == RK_MEMBER_HARDLINK) &&
-				 m->size > 0))
+		if (has_blob !=
+		    ((m->type == RK_MEMBER_FILE || m->type == RK_MEMBER_HARDLINK) && m->size > 0))
 			goto bad;
 	}
 	if (r.p != r.end)
@@ -282,8 +282,7 @@ fail:
 			  rc == -ENOMEM ? "out of memory" : "corrupt");
 }
 
-int rk_index_parse_manifest(struct rk_index *idx, const char *text, size_t len,
-			    struct rk_err *err)
+int rk_index_parse_manifest(struct rk_index *idx, const char *text, size_t len, struct rk_err *err)
 {
 	const char *p = text, *end = text + len;
 	char line[RK_INDEX_MAX_PATH + 1], norm[RK_INDEX_MAX_PATH + 1];

@@ -29,7 +29,7 @@ struct seen {
 struct item {
 	struct rk_member m; /* path and link malloc'd here */
 	struct rk_blob_writer *w; /* written, not yet committed; NULL when no data */
-	unsigned char *chunk;     /* or: compressed bytes for the archive's SHA-256 */
+	unsigned char *chunk; /* or: compressed bytes for the archive's SHA-256 */
 	size_t chunk_len;
 	struct item *next;
 };
@@ -41,12 +41,12 @@ struct committer {
 	pthread_t thread;
 	pthread_mutex_t lock; /* protects: head, tail, count, done, rc */
 	pthread_cond_t cond;
-	struct item *head, *tail;    /* members, in archive order */
-	struct item *chead, *ctail;  /* archive chunks: served first, so they cost little memory */
+	struct item *head, *tail; /* members, in archive order */
+	struct item *chead, *ctail; /* archive chunks: served first, so they cost little memory */
 	unsigned count, max; /* members queued; bound from the descriptor limit */
-	unsigned chunks;     /* chunks queued (memory bound: CHUNKS_MAX MiB) */
+	unsigned chunks; /* chunks queued (memory bound: CHUNKS_MAX MiB) */
 	int done; /* the reader queued its last item */
-	int rc;   /* first failure; the reader stops when it sees it */
+	int rc; /* first failure; the reader stops when it sees it */
 	struct rk_err err;
 };
 
@@ -137,8 +137,8 @@ static int archive_fail(struct ingest *in, struct archive *a, const char *what)
 }
 
 /* Copy the entry's data into a new, uncommitted blob (*wp) and into *mem when given. */
-static int copy_data(struct ingest *in, struct archive *a, struct rk_member *m,
-		     struct rk_buf *mem, struct rk_blob_writer **wp)
+static int copy_data(struct ingest *in, struct archive *a, struct rk_member *m, struct rk_buf *mem,
+		     struct rk_blob_writer **wp)
 {
 	struct rk_blob_writer *w = NULL;
 	int64_t pos = 0;
@@ -319,7 +319,8 @@ static int enqueue(struct ingest *in, const struct rk_member *m, struct rk_blob_
 {
 	struct item *it = calloc(1, sizeof(*it));
 
-	if (!it || !(it->m.path = strdup(m->path)) || (m->link && !(it->m.link = strdup(m->link)))) {
+	if (!it || !(it->m.path = strdup(m->path)) ||
+	    (m->link && !(it->m.link = strdup(m->link)))) {
 		if (it)
 			free(it->m.path);
 		free(it);
@@ -388,8 +389,8 @@ static int one_member(struct ingest *in, struct archive *a, struct archive_entry
 	if (!name)
 		return rk_err_set(in->err, -EBADMSG, "'%s': member without a name", in->o->name);
 	n = rk_path_normalize(name, path, sizeof(path));
-	if (first && (n <= 0 || strcmp(path, MANIFEST_NAME) ||
-		      archive_entry_filetype(e) != AE_IFREG || hl))
+	if (first &&
+	    (n <= 0 || strcmp(path, MANIFEST_NAME) || archive_entry_filetype(e) != AE_IFREG || hl))
 		return rk_err_set(in->err, -EPROTO,
 				  "'%s': first member is '%s', not " MANIFEST_NAME, in->o->name,
 				  name);
@@ -562,8 +563,10 @@ int rk_ingest(struct rk_cache *c, struct rk_object *obj, const struct rk_ingest_
 		rk_sha256_final(&in.sha, hex);
 		in.hashing = 0;
 		if (strcmp(hex, o->expect_sha256)) {
-			rc = rk_err_set(err, -EBADMSG, "'%s': sha256 %.16s... does not match its "
-					"sidecar %.16s...", o->name, hex, o->expect_sha256);
+			rc = rk_err_set(err, -EBADMSG,
+					"'%s': sha256 %.16s... does not match its "
+					"sidecar %.16s...",
+					o->name, hex, o->expect_sha256);
 			goto out;
 		}
 		memcpy(idx->archive_sha256, hex, sizeof(hex));
@@ -578,8 +581,7 @@ out:
 		rk_sha256_release(&in.sha);
 	if (a)
 		archive_read_free(a);
-	HASH_ITER(hh, in.seen, s, tmp)
-	{
+	HASH_ITER(hh, in.seen, s, tmp) {
 		HASH_DEL(in.seen, s);
 		free(s);
 	}

@@ -73,8 +73,8 @@ int rk_manifest_parse(const char *json, size_t len, struct rk_manifest *out, str
 			} else if (json_is_integer(v)) {
 				f->value = json_integer_value(v);
 			} else {
-				rc = rk_err_set(err, -EPROTO, "manifest: flag '%s' is not a bool or int",
-						key);
+				rc = rk_err_set(err, -EPROTO,
+						"manifest: flag '%s' is not a bool or int", key);
 				goto out;
 			}
 			if (!(f->name = strdup(key))) {

@@ -61,8 +61,7 @@ ssize_t rk_object_read(struct rk_object *o, void *buf, size_t n, struct rk_err *
 	return o->ops->read(o, buf, n, err);
 }
 
-ssize_t rk_object_pread(struct rk_object *o, void *buf, size_t n, uint64_t off,
-			struct rk_err *err)
+ssize_t rk_object_pread(struct rk_object *o, void *buf, size_t n, uint64_t off, struct rk_err *err)
 {
 	return o->ops->pread(o, buf, n, off, err);
 }
@@ -78,8 +77,8 @@ void rk_object_close(struct rk_object *o)
 		o->ops->close(o);
 }
 
-int rk_store_read_small(struct rk_store *s, const char *path, size_t max, char **data,
-			size_t *len, struct rk_err *err)
+int rk_store_read_small(struct rk_store *s, const char *path, size_t max, char **data, size_t *len,
+			struct rk_err *err)
 {
 	struct rk_object *o;
 	size_t got = 0;

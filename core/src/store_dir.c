@@ -123,8 +123,7 @@ static ssize_t obj_read(struct rk_object *o, void *buf, size_t n, struct rk_err 
 	return r;
 }
 
-static ssize_t obj_pread(struct rk_object *o, void *buf, size_t n, uint64_t off,
-			 struct rk_err *err)
+static ssize_t obj_pread(struct rk_object *o, void *buf, size_t n, uint64_t off, struct rk_err *err)
 {
 	ssize_t r;
 

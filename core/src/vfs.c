@@ -53,7 +53,7 @@ struct arch {
 	struct run *run;
 	const struct rk_artifact *art;
 	struct node *root; /* browse/<stem> */
-	int state;         /* enum arch_state; v->wait_lock */
+	int state; /* enum arch_state; v->wait_lock */
 	int rc;
 	uint64_t gen; /* bumped on every published member; v->wait_lock */
 	_Atomic uint64_t progress;
@@ -65,18 +65,18 @@ struct node {
 	uint64_t ino;
 	struct node *parent;
 	char *name;
-	uint8_t pop;       /* enum pop_kind; immutable */
+	uint8_t pop; /* enum pop_kind; immutable */
 	uint8_t pop_state; /* enum pop_state; v->wait_lock */
 	int pop_rc;
-	char *ctx;        /* POP_ORG/POP_RUN: store path */
-	struct run *run;  /* run directories, once populated */
+	char *ctx; /* POP_ORG/POP_RUN: store path */
+	struct run *run; /* run directories, once populated */
 	struct arch *arch; /* nodes inside browse/<stem> (and that root itself) */
 	/* mutable (v->tree): */
 	uint32_t mode, nlink;
 	uint64_t size;
 	int64_t mtime;
 	uint8_t src;
-	int fd;     /* SRC_STAGED: owned descriptor of the unnamed cache file, else -1 */
+	int fd; /* SRC_STAGED: owned descriptor of the unnamed cache file, else -1 */
 	char *data; /* SRC_BYTES bytes, SRC_BLOB id, SRC_STORE path, symlink target */
 	struct dent *dents;
 	struct dent **order;
@@ -240,8 +240,7 @@ static void free_node(struct node *n)
 {
 	struct dent *d, *tmp;
 
-	HASH_ITER(hh, n->dents, d, tmp)
-	{
+	HASH_ITER(hh, n->dents, d, tmp) {
 		HASH_DEL(n->dents, d);
 		free(d->name);
 		free(d);
@@ -275,8 +274,7 @@ static void store_path(const struct run *r, const char *file, struct rk_buf *b, 
 
 /* Insert one member below a->root; staged >= 0 publishes a regular file whose blob is
  * not named yet, readable through a dup of staged. Caller holds v->tree for writing. */
-static int publish_locked(struct rk_vfs *v, struct arch *a, const struct rk_member *m,
-			  int staged)
+static int publish_locked(struct rk_vfs *v, struct arch *a, const struct rk_member *m, int staged)
 {
 	char path[RK_INDEX_MAX_PATH + 1], *p = path, *slash;
 	struct node *dir = a->root, *n;
@@ -604,8 +602,8 @@ static int add_readme(struct rk_vfs *v, struct node *dir)
 
 static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
-	const char *name = dir->ino == RK_ROOT_INO ? strrchr(rk_store_id(v->store), '/') + 1
-						   : dir->name;
+	const char *name =
+		dir->ino == RK_ROOT_INO ? strrchr(rk_store_id(v->store), '/') + 1 : dir->name;
 	struct node *arts, *browse;
 	struct rk_run *cat;
 	struct run *r;
@@ -692,9 +690,9 @@ static int pop_dirs(struct rk_vfs *v, struct node *dir, const char *path, int to
 	pthread_rwlock_wrlock(&v->tree);
 	for (size_t i = 0; !rc && i < l.n; i++) {
 		const char *name = l.v[i].name;
-		int kind = rk_run_name_valid(name) ? POP_RUN
+		int kind = rk_run_name_valid(name)	 ? POP_RUN
 			   : top && looks_like_org(name) ? POP_ORG
-							  : POP_NONE;
+							 : POP_NONE;
 		struct node *n;
 
 		if (!l.v[i].is_dir || kind == POP_NONE)
@@ -910,13 +908,14 @@ int rk_vfs_resolve(struct rk_vfs *v, const char *path, struct rk_attr *out, stru
 		if (!n)
 			break;
 		if (n > NAME_MAX)
-			return rk_err_set(err, -ENAMETOOLONG, "'%.*s': name too long", (int)n, path);
+			return rk_err_set(err, -ENAMETOOLONG, "'%.*s': name too long", (int)n,
+					  path);
 		memcpy(comp, path, n);
 		comp[n] = '\0';
 		path += n;
 		if ((rc = rk_vfs_lookup(v, a.ino, comp, &a, err)))
-			return rc == -ENOENT ? rk_err_set(err, rc, "'%s': no such file or directory",
-							 comp)
+			return rc == -ENOENT ? rk_err_set(err, rc,
+							  "'%s': no such file or directory", comp)
 					     : rc;
 	}
 	*out = a;
@@ -1305,8 +1304,7 @@ void rk_vfs_close(struct rk_vfs *v)
 	while (v->active)
 		pthread_cond_wait(&v->wait_cond, &v->wait_lock);
 	pthread_mutex_unlock(&v->wait_lock);
-	HASH_ITER(hh, v->inodes, n, tmp)
-	{
+	HASH_ITER(hh, v->inodes, n, tmp) {
 		HASH_DEL(v->inodes, n);
 		free_node(n);
 	}

@@ -13,9 +13,9 @@ enum rk_compression { RK_COMP_NONE = 0, RK_COMP_ZSTD, RK_COMP_XZ };
 #define RK_ARTIFACT_FIELD 128
 
 struct rk_artifact_name {
-	char name[RK_ARTIFACT_FIELD];      /* "blas" */
+	char name[RK_ARTIFACT_FIELD]; /* "blas" */
 	char component[RK_ARTIFACT_FIELD]; /* "lib" */
-	char target[RK_ARTIFACT_FIELD];    /* "generic", "gfx94X-dcgpu", "gfx942:xnack+" */
+	char target[RK_ARTIFACT_FIELD]; /* "generic", "gfx94X-dcgpu", "gfx942:xnack+" */
 	enum rk_compression compression;
 };
 

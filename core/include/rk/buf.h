@@ -17,7 +17,10 @@ struct rk_buf {
 };
 
 extern char rk_buf_empty[1];
-#define RK_BUF_INIT {rk_buf_empty, 0, 0}
+#define RK_BUF_INIT                \
+	{                          \
+		rk_buf_empty, 0, 0 \
+	}
 
 int rk_buf_add(struct rk_buf *b, const void *data, size_t len) RK_MUST_CHECK;
 int rk_buf_adds(struct rk_buf *b, const char *s) RK_MUST_CHECK;

@@ -30,7 +30,7 @@ struct rk_cache_stats {
 	uint64_t blobs, blob_bytes;
 	uint64_t indexes, index_bytes;
 	uint64_t evicted, evicted_bytes; /* gc: what this call removed */
-	uint64_t bad;                    /* verify: blobs that failed their hash */
+	uint64_t bad; /* verify: blobs that failed their hash */
 };
 
 /* Open (creating if needed) the cache at dir. limit = 0 means no size limit. */
@@ -45,8 +45,7 @@ int rk_cache_default_dir(char *out, size_t n);
  * SHA-256 and frees w) or abort. hash_now: hash while writing; otherwise commit hashes
  * the finished file, so the hashing can happen in the thread that commits. A writer has
  * one owner at a time but may be handed to another thread between write and commit. */
-int rk_blob_create(struct rk_cache *c, int hash_now, struct rk_blob_writer **w,
-		   struct rk_err *err);
+int rk_blob_create(struct rk_cache *c, int hash_now, struct rk_blob_writer **w, struct rk_err *err);
 int rk_blob_write(struct rk_blob_writer *w, const void *data, size_t len, struct rk_err *err);
 int rk_blob_commit(struct rk_blob_writer *w, char id[RK_SHA256_HEX], struct rk_err *err);
 void rk_blob_abort(struct rk_blob_writer *w); /* NULL ok */
@@ -78,8 +77,7 @@ void rk_cache_added(struct rk_cache *c, uint64_t bytes);
 
 int rk_cache_stats(struct rk_cache *c, struct rk_cache_stats *st, struct rk_err *err);
 /* Evict least recently used blobs until at most target bytes remain. */
-int rk_cache_gc(struct rk_cache *c, uint64_t target, struct rk_cache_stats *st,
-		struct rk_err *err);
+int rk_cache_gc(struct rk_cache *c, uint64_t target, struct rk_cache_stats *st, struct rk_err *err);
 /* Re-hash every blob; delete the ones that fail. st->bad counts them. */
 int rk_cache_verify(struct rk_cache *c, struct rk_cache_stats *st, struct rk_err *err);
 

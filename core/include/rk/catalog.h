@@ -16,8 +16,8 @@
 #include "rk/store.h"
 
 struct rk_artifact {
-	char *file;    /* the archive used, e.g. "blas_lib_gfx94X-dcgpu.tar.zst" */
-	char *stem;    /* "blas_lib_gfx94X-dcgpu" */
+	char *file; /* the archive used, e.g. "blas_lib_gfx94X-dcgpu.tar.zst" */
+	char *stem; /* "blas_lib_gfx94X-dcgpu" */
 	char *sidecar; /* "<file>.sha256sum" when stored, else NULL */
 	struct rk_artifact_name an;
 	uint64_t size;
@@ -29,7 +29,7 @@ struct rk_run {
 	char *name; /* "24205988455-linux" */
 	char *path; /* store path of the run directory ("" when the store is the run) */
 	struct rk_store_list files; /* every regular file at the run root, sorted */
-	struct rk_artifact *arts;   /* sorted by stem */
+	struct rk_artifact *arts; /* sorted by stem */
 	size_t narts;
 	char **targets; /* distinct target fields ("generic", families, gfx targets), sorted */
 	size_t ntargets;

@@ -15,11 +15,14 @@
 #include "rk/compiler.h"
 
 struct rk_err {
-	int code;      /* negative errno, 0 when clear */
+	int code; /* negative errno, 0 when clear */
 	char msg[512]; /* NUL-terminated context, "" when none */
 };
 
-#define RK_ERR_INIT {0, ""}
+#define RK_ERR_INIT   \
+	{             \
+		0, "" \
+	}
 
 /* Record code and a formatted message in err (if not NULL); return code. */
 int rk_err_set(struct rk_err *err, int code, const char *fmt, ...) RK_PRINTF(3, 4);

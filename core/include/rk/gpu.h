@@ -6,8 +6,8 @@
 #include <stddef.h>
 
 struct rk_gpu_target {
-	const char *name;     /* "gfx1100" */
-	const char *product;  /* "AMD RX 7900 XTX" */
+	const char *name; /* "gfx1100" */
+	const char *product; /* "AMD RX 7900 XTX" */
 	const char *families; /* space-separated families besides the target itself */
 };
 

@@ -12,10 +12,10 @@ struct rk_sha256 {
 	void *ctx; /* EVP_MD_CTX */
 };
 
-int rk_sha256_init(struct rk_sha256 *h);          /* 0 or -ENOMEM */
+int rk_sha256_init(struct rk_sha256 *h); /* 0 or -ENOMEM */
 void rk_sha256_update(struct rk_sha256 *h, const void *data, size_t len);
 void rk_sha256_final(struct rk_sha256 *h, char hex[RK_SHA256_HEX]); /* also releases */
-void rk_sha256_release(struct rk_sha256 *h);      /* NULL ctx ok */
+void rk_sha256_release(struct rk_sha256 *h); /* NULL ctx ok */
 int rk_sha256_buf(const void *data, size_t len, char hex[RK_SHA256_HEX]);
 
 /* True when s is exactly 64 lowercase hex digits. */

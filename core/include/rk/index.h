@@ -31,12 +31,12 @@ enum rk_member_type {
 #define RK_INDEX_MAX_PATH 4096
 
 struct rk_member {
-	char *path;  /* normalized, relative to the archive root */
-	char *link;  /* symlink target or hardlink target path; NULL otherwise */
+	char *path; /* normalized, relative to the archive root */
+	char *link; /* symlink target or hardlink target path; NULL otherwise */
 	uint64_t size;
 	int64_t mtime;
 	uint32_t mode; /* permission bits only (07777 & ~06000) */
-	uint8_t type;  /* enum rk_member_type */
+	uint8_t type; /* enum rk_member_type */
 	char blob[RK_SHA256_HEX]; /* content id for files and hardlinks with size > 0, else "" */
 };
 
@@ -59,7 +59,6 @@ int rk_index_parse(const void *data, size_t len, struct rk_index *out, struct rk
 
 /* Parse artifact_manifest.txt text into idx->prefixes (blank lines skipped; each line
  * must be a normalized relative path). */
-int rk_index_parse_manifest(struct rk_index *idx, const char *text, size_t len,
-			    struct rk_err *err);
+int rk_index_parse_manifest(struct rk_index *idx, const char *text, size_t len, struct rk_err *err);
 
 #endif

@@ -30,13 +30,13 @@ typedef int (*rk_ingest_member_fn)(void *ctx, const struct rk_index *idx, size_t
 typedef int (*rk_ingest_staged_fn)(void *ctx, const struct rk_member *m, int fd);
 
 struct rk_ingest_opts {
-	const char *name;          /* for messages: the archive file name */
+	const char *name; /* for messages: the archive file name */
 	const char *expect_sha256; /* from the .sha256sum sidecar, or NULL */
 	rk_ingest_member_fn on_member; /* committer thread, archive order, blob ids set */
 	rk_ingest_staged_fn on_staged; /* reader thread, as soon as a file is written */
 	void *ctx;
 	_Atomic uint64_t *progress; /* compressed bytes consumed so far; may be NULL */
-	const _Atomic int *cancel;  /* stop with -ECANCELED when it becomes non-zero; may be NULL */
+	const _Atomic int *cancel; /* stop with -ECANCELED when it becomes non-zero; may be NULL */
 };
 
 /* c may be NULL: members are then parsed and checked but no blob is written (the

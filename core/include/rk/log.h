@@ -23,10 +23,10 @@ void rk_log_set_handler(rk_log_fn fn);
 
 void rk_log_emit(enum rk_log_level level, const char *fmt, ...) RK_PRINTF(2, 3);
 
-#define rk_log(l, ...)                                                                             \
-	do {                                                                                       \
-		if ((int)(l) <= rk_log_level)                                                      \
-			rk_log_emit(l, __VA_ARGS__);                                               \
+#define rk_log(l, ...)                               \
+	do {                                         \
+		if ((int)(l) <= rk_log_level)        \
+			rk_log_emit(l, __VA_ARGS__); \
 	} while (0)
 #define rk_err_log(...) rk_log(RK_LOG_ERR, __VA_ARGS__)
 #define rk_warn(...) rk_log(RK_LOG_WARN, __VA_ARGS__)

@@ -18,10 +18,10 @@ struct rk_manifest_flag {
 };
 
 struct rk_manifest {
-	char *the_rock_commit;      /* NULL when null/absent */
-	char *github_run_id;        /* optional */
+	char *the_rock_commit; /* NULL when null/absent */
+	char *github_run_id; /* optional */
 	char *rocm_package_version; /* optional, e.g. "7.13.0.dev0+abc" */
-	char *rocm_version;         /* optional */
+	char *rocm_version; /* optional */
 	size_t nsubmodules;
 	struct rk_manifest_flag *flags;
 	size_t nflags;

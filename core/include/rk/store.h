@@ -17,9 +17,9 @@ struct rk_store;
 struct rk_object;
 
 struct rk_store_entry {
-	char *name;     /* one path component */
-	uint64_t size;  /* bytes, 0 for directories */
-	int64_t mtime;  /* seconds since the epoch */
+	char *name; /* one path component */
+	uint64_t size; /* bytes, 0 for directories */
+	int64_t mtime; /* seconds since the epoch */
 	int64_t mtime_ns;
 	int is_dir;
 };
@@ -49,8 +49,7 @@ int64_t rk_object_mtime_ns(const struct rk_object *o);
 /* Sequential read from the current position; 0 at end. */
 ssize_t rk_object_read(struct rk_object *o, void *buf, size_t n, struct rk_err *err);
 /* Positional read; does not move the sequential position. */
-ssize_t rk_object_pread(struct rk_object *o, void *buf, size_t n, uint64_t off,
-			struct rk_err *err);
+ssize_t rk_object_pread(struct rk_object *o, void *buf, size_t n, uint64_t off, struct rk_err *err);
 /* A local file descriptor holding the object's bytes at offset 0, or -1 (remote). The
  * descriptor belongs to the object. */
 int rk_object_fd(const struct rk_object *o);
@@ -58,7 +57,7 @@ void rk_object_close(struct rk_object *o); /* NULL ok */
 
 /* Read a whole small object (at most max bytes, else -EFBIG) into a malloc'd,
  * NUL-terminated buffer. */
-int rk_store_read_small(struct rk_store *s, const char *path, size_t max, char **data,
-			size_t *len, struct rk_err *err);
+int rk_store_read_small(struct rk_store *s, const char *path, size_t max, char **data, size_t *len,
+			struct rk_err *err);
 
 #endif

@@ -30,10 +30,10 @@ struct rk_vfs;
 struct rk_file;
 
 struct rk_vfs_opts {
-	const char *store;     /* a local directory */
+	const char *store; /* a local directory */
 	const char *cache_dir; /* NULL: rk_cache_default_dir() */
-	uint64_t cache_limit;  /* bytes; 0: no limit */
-	unsigned ingest_jobs;  /* concurrent archive ingests; 0: online CPUs */
+	uint64_t cache_limit; /* bytes; 0: no limit */
+	unsigned ingest_jobs; /* concurrent archive ingests; 0: online CPUs */
 };
 
 struct rk_attr {
@@ -46,8 +46,8 @@ struct rk_attr {
 
 struct rk_vfs_stats {
 	uint64_t nodes;
-	uint64_t ingests;        /* archives decompressed by this process */
-	uint64_t index_loads;    /* archives whose index came from the cache */
+	uint64_t ingests; /* archives decompressed by this process */
+	uint64_t index_loads; /* archives whose index came from the cache */
 	uint64_t ingest_failures;
 };
 
@@ -63,8 +63,7 @@ int rk_vfs_readlink(struct rk_vfs *v, uint64_t ino, char *buf, size_t n, struct 
 
 /* Entries of directory ino from position off (0 = first), in a stable order. fill gets
  * each entry and the position of the next; it returns non-zero to stop. */
-typedef int (*rk_dir_fill_fn)(void *ctx, const char *name, const struct rk_attr *a,
-			      uint64_t next);
+typedef int (*rk_dir_fill_fn)(void *ctx, const char *name, const struct rk_attr *a, uint64_t next);
 int rk_vfs_readdir(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn fill, void *ctx,
 		   struct rk_err *err);
 
@@ -81,8 +80,7 @@ void rk_file_close(struct rk_file *f); /* NULL ok */
 
 /* The run directory for a run name (or "" / any name when the store is a single run):
  * its catalog, loaded on demand. The pointer stays valid until rk_vfs_close. */
-int rk_vfs_run(struct rk_vfs *v, const char *name, const struct rk_run **out,
-	       struct rk_err *err);
+int rk_vfs_run(struct rk_vfs *v, const char *name, const struct rk_run **out, struct rk_err *err);
 /* Names of all runs in the store ("org/run" for runs under {owner}-{repo}/), sorted.
  * Caller frees each name and the array. */
 int rk_vfs_list_runs(struct rk_vfs *v, char ***names, size_t *n, struct rk_err *err);
