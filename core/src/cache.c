@@ -344,7 +344,7 @@ int rk_blob_commit(struct rk_blob_writer *w, char id[RK_SHA256_HEX], struct rk_e
 	struct rk_cache *c = w->c;
 	char path[128];
 	struct stat st;
-	int rc = 0;
+	int rc = 0, existed;
 
 	/* A deferred hash reads the file back from the page cache (cheap next to SHA-256
 	 * itself), so another thread can do it (ingest.c). */
@@ -360,13 +360,13 @@ int rk_blob_commit(struct rk_blob_writer *w, char id[RK_SHA256_HEX], struct rk_e
 		rc = rk_err_set(err, -errno, "cache '%s': close: %s", c->dir, strerror(errno));
 	w->fd = -1;
 	blob_path(id, path, sizeof(path));
-	if (!rc && !fstatat(c->dirfd, path, &st, 0) && (uint64_t)st.st_size == w->size) {
-		unlinkat(c->dirfd, w->tmp, 0); /* already there: content-addressed dedup */
-	} else if (!rc && renameat(c->dirfd, w->tmp, c->dirfd, path)) {
+	/* Always move the fresh copy in, even over an existing one: it was hashed just now,
+	 * while a copy already there may have rotted since it was written. */
+	existed = !fstatat(c->dirfd, path, &st, 0);
+	if (!rc && renameat(c->dirfd, w->tmp, c->dirfd, path))
 		rc = rk_err_set(err, -errno, "cache '%s/%s': %s", c->dir, path, strerror(errno));
-	} else if (!rc) {
+	else if (!rc && !existed)
 		rk_cache_added(c, w->size);
-	}
 	if (rc)
 		unlinkat(c->dirfd, w->tmp, 0);
 	else

@@ -100,6 +100,7 @@ int rk_run_load(struct rk_store *s, const char *path, const char *name, struct r
 				r->has_manifest = 1;
 			continue;
 		}
+		/* f stays valid: directories are removed from the listing only below */
 		if (rk_artifact_name_parse(f->name, &a->an))
 			continue;
 		if (a->an.compression == RK_COMP_XZ) {
@@ -135,6 +136,18 @@ int rk_run_load(struct rk_store *s, const char *path, const char *name, struct r
 		if ((rc = add_target(r, a->an.target)))
 			goto fail;
 	}
+	/* keep only regular files in r->files (the contract of struct rk_run) */
+	{
+		size_t k = 0;
+
+		for (size_t i = 0; i < r->files.n; i++) {
+			if (r->files.v[i].is_dir)
+				free(r->files.v[i].name);
+			else
+				r->files.v[k++] = r->files.v[i];
+		}
+		r->files.n = k;
+	}
 	if (r->narts)
 		qsort(r->arts, r->narts, sizeof(*r->arts), cmp_stem);
 	if (r->ntargets)
@@ -143,7 +156,9 @@ int rk_run_load(struct rk_store *s, const char *path, const char *name, struct r
 		r->has_manifest = 0;
 		if (!rk_buf_addf(&mpath, "%s%smanifests", path, path[0] ? "/" : "") &&
 		    !rk_store_list(s, mpath.buf, &sub, NULL)) {
-			r->has_manifest = find_file(&sub, "therock_manifest.json") != NULL;
+			const struct rk_store_entry *e = find_file(&sub, "therock_manifest.json");
+
+			r->has_manifest = e && !e->is_dir;
 			rk_store_list_release(&sub);
 		}
 		rk_buf_release(&mpath);

@@ -220,15 +220,19 @@ int rk_index_parse(const void *data, size_t len, struct rk_index *out, struct rk
 		idx.archive_sha256[64] = '\0';
 		if (!rk_is_sha256_hex(idx.archive_sha256))
 			goto bad;
+	} else {
+		for (int i = 0; i < 64; i++)
+			if (sha[i])
+				goto bad;
 	}
 	if (np > 65536 || nm > RK_INDEX_MAX_MEMBERS || nm > len / 26)
 		goto bad;
 	if (np && !(idx.prefixes = calloc(np, sizeof(char *))))
 		goto nomem;
-	for (; idx.nprefixes < np; idx.nprefixes++) {
+	while (idx.nprefixes < np) {
 		if ((rc = get_str(&r, &idx.prefixes[idx.nprefixes], 0)))
 			goto fail;
-		if (!valid_rel(idx.prefixes[idx.nprefixes]))
+		if (!valid_rel(idx.prefixes[idx.nprefixes++])) /* owned by idx from here */
 			goto bad;
 	}
 	if (nm && !(idx.v = calloc(nm, sizeof(*idx.v))))
@@ -243,7 +247,7 @@ int rk_index_parse(const void *data, size_t len, struct rk_index *out, struct rk
 		    (rc = get(&r, &has_blob, 1)))
 			goto fail;
 		if (m->type < RK_MEMBER_FILE || m->type > RK_MEMBER_HARDLINK ||
-		    (m->mode & ~07777u) || has_blob > 1)
+		    (m->mode & ~01777u) || has_blob > 1)
 			goto bad;
 		if (has_blob) {
 			unsigned char bin[32];

@@ -201,20 +201,18 @@ static int add_member(struct ingest *in, struct rk_member *m)
 
 	HASH_FIND_STR(in->seen, m->path, s);
 	if (s) {
-		/* tar semantics: a later member with the same name replaces the earlier one */
+		/* tar semantics: a later member with the same name replaces the earlier one;
+		 * the index keeps its own path string (the hash key points at it) */
 		struct rk_member *old = &in->idx->v[s->pos];
-		char *link = m->link ? strdup(m->link) : NULL;
+		char *path = old->path, *link = m->link ? strdup(m->link) : NULL;
 
 		if (m->link && !link)
 			return -ENOMEM;
 		free(old->link);
-		m->path = old->path;
 		*old = *m;
+		old->path = path;
 		old->link = link;
-		HASH_DEL(in->seen, s);
-		s->path = old->path;
-		HASH_ADD_KEYPTR(hh, in->seen, s->path, strlen(s->path), s);
-		rc = rk_htab_oom() ? -ENOMEM : 0;
+		rc = 0;
 	} else {
 		if ((rc = rk_index_add(in->idx, m)))
 			return rc;

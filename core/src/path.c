@@ -39,6 +39,7 @@ int rk_path_normalize(const char *in, char *out, size_t n)
 int rk_path_link_escapes(const char *path, const char *target)
 {
 	long depth = 0;
+	int named = 0; /* a name component has been seen */
 	const char *p;
 
 	if (target[0] == '/' || target[0] == '\0')
@@ -51,10 +52,13 @@ int rk_path_link_escapes(const char *path, const char *target)
 		size_t c = strcspn(p, "/");
 
 		if (c == 2 && p[0] == '.' && p[1] == '.') {
-			if (--depth < 0)
+			/* ".." after a name could climb out of wherever a symlink by that name
+			 * points: only a leading run of ".." is allowed */
+			if (named || --depth < 0)
 				return 1;
 		} else if (c && !(c == 1 && p[0] == '.')) {
 			depth++;
+			named = 1;
 		}
 		p += c;
 		while (*p == '/')

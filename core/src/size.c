@@ -14,7 +14,7 @@ int rk_size_parse(const char *s, uint64_t *out)
 	char *end;
 	int shift = 0;
 
-	if (!s || !*s || *s == '-')
+	if (!s || *s < '0' || *s > '9') /* strtoull would skip blanks and take a sign */
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);

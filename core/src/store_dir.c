@@ -14,7 +14,8 @@
 
 struct dir_store {
 	struct rk_store base;
-	int rootfd; /* O_PATH|O_DIRECTORY on the root; paths are resolved beneath it */
+	int rootfd; /* the root directory; paths are opened relative to it. Symlinks inside the
+		     * store are followed: the store's owner put them there */
 };
 
 struct dir_object {

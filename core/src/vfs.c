@@ -59,6 +59,8 @@ struct arch {
 	_Atomic uint64_t progress;
 	pthread_mutex_t refill;
 	unsigned refills; /* completed re-ingests; refill */
+	pthread_t thread; /* joined by rk_vfs_close */
+	int started; /* thread is valid; v->wait_lock */
 };
 
 struct node {
@@ -540,22 +542,19 @@ static void *arch_thread(void *p)
 /* Start loading a's contents unless it has started. */
 static int arch_start(struct rk_vfs *v, struct arch *a)
 {
-	pthread_attr_t attr;
-	pthread_t t;
 	int rc = 0;
 
 	pthread_mutex_lock(&v->wait_lock);
 	if (a->state == ARCH_IDLE) {
-		pthread_attr_init(&attr);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 		a->state = ARCH_RUNNING;
 		v->active++;
-		rc = -pthread_create(&t, &attr, arch_thread, a);
+		rc = -pthread_create(&a->thread, NULL, arch_thread, a);
 		if (rc) {
 			a->state = ARCH_IDLE;
 			v->active--;
+		} else {
+			a->started = 1;
 		}
-		pthread_attr_destroy(&attr);
 	}
 	pthread_mutex_unlock(&v->wait_lock);
 	return rc;
@@ -1310,8 +1309,11 @@ void rk_vfs_close(struct rk_vfs *v)
 	}
 	while ((r = v->runs)) {
 		v->runs = r->next;
-		for (size_t i = 0; i < r->cat->narts; i++)
+		for (size_t i = 0; i < r->cat->narts; i++) {
+			if (r->archs[i].started)
+				pthread_join(r->archs[i].thread, NULL);
 			pthread_mutex_destroy(&r->archs[i].refill);
+		}
 		free(r->archs);
 		rk_run_free(r->cat);
 		free(r);

@@ -11,8 +11,11 @@
 int rk_path_normalize(const char *in, char *out, size_t n);
 
 /* True when a symlink at path (normalized, relative to the view root) pointing at
- * target would resolve outside that root: target absolute, or ".." climbing above
- * it. Purely lexical: no component is followed. */
+ * target could resolve outside that root: target absolute or empty, a leading run of
+ * ".." climbing above the root, or any ".." after a name component (the name may be
+ * another symlink, so only a leading run of ".." can be checked lexically). With every
+ * kept link obeying this and every member's parents being real directories, no chain
+ * of links leaves the root. Pure. */
 int rk_path_link_escapes(const char *path, const char *target);
 
 #endif

@@ -1,0 +1,189 @@
+/* rk_fixture.c: see rk_fixture.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "rk/buf.h"
+#include "rk/hash.h"
+#include "rk_fixture.h"
+#include "rk_test.h"
+
+#define FX_FAIL(...) rk_test_fail(__FILE__, __LINE__, __VA_ARGS__)
+
+const char *fx_path(const char *fmt, ...)
+{
+	static char bufs[8][4096];
+	static int next;
+	char *b = bufs[next++ % 8];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(b, sizeof(bufs[0]), fmt, ap);
+	va_end(ap);
+	return b;
+}
+
+void fx_mkdirs(const char *path)
+{
+	char tmp[4096];
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			FX_FAIL("mkdir '%s': %s", tmp, strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) && errno != EEXIST)
+		FX_FAIL("mkdir '%s': %s", tmp, strerror(errno));
+}
+
+void fx_write(const char *path, const void *data, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	int fd;
+
+	if (slash && slash != path) {
+		char dir[4096];
+
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+		fx_mkdirs(dir);
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		FX_FAIL("open '%s': %s", path, strerror(errno));
+	if (len && write(fd, data, len) != (ssize_t)len)
+		FX_FAIL("write '%s': %s", path, strerror(errno));
+	close(fd);
+}
+
+void fx_writes(const char *path, const char *s)
+{
+	fx_write(path, s, strlen(s));
+}
+
+char *fx_read(const char *path, size_t *len)
+{
+	struct stat st;
+	char *buf;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st))
+		FX_FAIL("open '%s': %s", path, strerror(errno));
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf || read(fd, buf, (size_t)st.st_size) != st.st_size)
+		FX_FAIL("read '%s'", path);
+	close(fd);
+	buf[st.st_size] = '\0';
+	if (len)
+		*len = (size_t)st.st_size;
+	return buf;
+}
+
+static la_ssize_t write_cb(struct archive *a, void *ud, const void *data, size_t len)
+{
+	(void)a;
+	if (rk_buf_add(ud, data, len))
+		return -1;
+	return (la_ssize_t)len;
+}
+
+unsigned char *fx_tar_mem(enum fx_comp comp, const struct fx_member *m, size_t n, size_t *len)
+{
+	struct rk_buf out = RK_BUF_INIT;
+	struct archive *a = archive_write_new();
+	int r = ARCHIVE_OK;
+
+	archive_write_set_format_pax(a);
+	if (comp == FX_ZSTD)
+		r = archive_write_add_filter_zstd(a);
+	else if (comp == FX_XZ)
+		r = archive_write_add_filter_xz(a);
+	else if (comp == FX_GZIP)
+		r = archive_write_add_filter_gzip(a);
+	if (r != ARCHIVE_OK)
+		FX_FAIL("libarchive filter %d: %s", comp, archive_error_string(a));
+	archive_write_set_bytes_in_last_block(a, 1);
+	if (archive_write_open(a, &out, NULL, write_cb, NULL) != ARCHIVE_OK)
+		FX_FAIL("archive_write_open: %s", archive_error_string(a));
+	for (size_t i = 0; i < n; i++) {
+		struct archive_entry *e = archive_entry_new();
+		size_t size = 0;
+
+		archive_entry_set_pathname(e, m[i].name);
+		archive_entry_set_mtime(e, FX_MTIME, 0);
+		archive_entry_set_uid(e, 0);
+		archive_entry_set_gid(e, 0);
+		switch (m[i].type) {
+		case FX_FILE:
+			size = m[i].len < 0 ? strlen(m[i].data) : (size_t)m[i].len;
+			archive_entry_set_filetype(e, AE_IFREG);
+			archive_entry_set_perm(e, m[i].mode ? m[i].mode : 0644);
+			archive_entry_set_size(e, (la_int64_t)size);
+			break;
+		case FX_DIR:
+			archive_entry_set_filetype(e, AE_IFDIR);
+			archive_entry_set_perm(e, m[i].mode ? m[i].mode : 0755);
+			break;
+		case FX_SYMLINK:
+			archive_entry_set_filetype(e, AE_IFLNK);
+			archive_entry_set_perm(e, 0777);
+			archive_entry_set_symlink(e, m[i].data);
+			break;
+		case FX_HARDLINK:
+			archive_entry_set_filetype(e, AE_IFREG);
+			archive_entry_set_perm(e, m[i].mode ? m[i].mode : 0644);
+			archive_entry_set_hardlink(e, m[i].data);
+			archive_entry_set_size(e, 0);
+			break;
+		case FX_FIFO:
+			archive_entry_set_filetype(e, AE_IFIFO);
+			archive_entry_set_perm(e, 0644);
+			break;
+		}
+		if (archive_write_header(a, e) != ARCHIVE_OK)
+			FX_FAIL("archive_write_header '%s': %s", m[i].name,
+				archive_error_string(a));
+		if (size && archive_write_data(a, m[i].data, size) != (la_ssize_t)size)
+			FX_FAIL("archive_write_data '%s': %s", m[i].name, archive_error_string(a));
+		archive_entry_free(e);
+	}
+	if (archive_write_close(a) != ARCHIVE_OK)
+		FX_FAIL("archive_write_close: %s", archive_error_string(a));
+	archive_write_free(a);
+	*len = out.len;
+	return (unsigned char *)rk_buf_detach(&out, NULL);
+}
+
+size_t fx_tar(const char *path, enum fx_comp comp, const struct fx_member *m, size_t n)
+{
+	size_t len;
+	unsigned char *data = fx_tar_mem(comp, m, n, &len);
+
+	fx_write(path, data, len);
+	free(data);
+	return len;
+}
+
+void fx_sidecar(const char *archive)
+{
+	char hex[RK_SHA256_HEX + 1];
+	size_t len;
+	char *data = fx_read(archive, &len);
+
+	if (rk_sha256_buf(data, len, hex))
+		FX_FAIL("sha256");
+	free(data);
+	hex[64] = '\n';
+	fx_write(fx_path("%s.sha256sum", archive), hex, 65);
+}

@@ -1,0 +1,628 @@
+/* test_cache.c: blobs, metadata files, locks, eviction and verification. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rk/cache.h"
+#include "rk_fixture.h"
+#include "rk_test.h"
+
+#define SHA_EMPTY "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+#define SHA_ABC "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+
+static struct rk_cache *open_cache(const char *dir, uint64_t limit)
+{
+	struct rk_cache *c = NULL;
+	struct rk_err err = RK_ERR_INIT;
+	int rc = rk_cache_open(dir, limit, &c, &err);
+
+	if (rc)
+		rk_test_fail(__FILE__, __LINE__, "rk_cache_open: %s", rk_err_str(&err, rc));
+	return c;
+}
+
+static const char *blob_file(const char *dir, const char *id)
+{
+	return fx_path("%s/blobs/%.2s/%s", dir, id, id);
+}
+
+static int exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+static void read_fd(int fd, const char *want, size_t len)
+{
+	char *got = malloc(len + 1);
+
+	RK_ASSERT_EQ_INT((ssize_t)len, pread(fd, got, len + 1, 0));
+	RK_ASSERT_EQ_MEM(want, got, len);
+	free(got);
+}
+
+/* Overwrite a committed blob on disk (keeping or changing its size). */
+static void corrupt(const char *path, const char *data)
+{
+	chmod(path, 0644);
+	fx_writes(path, data);
+	chmod(path, 0444);
+}
+
+static size_t count_dir(const char *path)
+{
+	char cmd[4200];
+	size_t n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s'", path);
+	p = popen(cmd, "r");
+	while (p && fgets(cmd, sizeof(cmd), p))
+		n++;
+	if (p)
+		pclose(p);
+	return n;
+}
+
+RK_TEST(open_creates_layout)
+{
+	struct rk_cache *c = open_cache("deep/er/cache", 0);
+	size_t len;
+	char *v;
+
+	RK_ASSERT_EQ_STR("deep/er/cache", rk_cache_dir(c));
+	RK_ASSERT(exists("deep/er/cache/blobs/00"));
+	RK_ASSERT(exists("deep/er/cache/blobs/ff"));
+	RK_ASSERT(exists("deep/er/cache/index"));
+	RK_ASSERT(exists("deep/er/cache/locks"));
+	RK_ASSERT(exists("deep/er/cache/tmp"));
+	v = fx_read("deep/er/cache/VERSION", &len);
+	RK_ASSERT_EQ_STR("rockfs-cache 1\n", v);
+	free(v);
+	rk_cache_close(c);
+	/* reopening an existing cache works */
+	c = open_cache("deep/er/cache", 0);
+	rk_cache_close(c);
+	rk_cache_close(NULL);
+}
+
+RK_TEST(open_rejects_other_version)
+{
+	struct rk_cache *c = NULL;
+	struct rk_err err = RK_ERR_INIT;
+
+	fx_writes("cache/VERSION", "rockfs-cache 2\n");
+	RK_ASSERT_EQ_INT(-EPROTO, rk_cache_open("cache", 0, &c, &err));
+	RK_ASSERT(c == NULL);
+	RK_ASSERT(err.msg[0]);
+	fx_writes("cache/VERSION", "");
+	RK_ASSERT_EQ_INT(-EPROTO, rk_cache_open("cache", 0, &c, NULL));
+}
+
+RK_TEST(open_fails_on_a_file)
+{
+	struct rk_cache *c = NULL;
+
+	fx_writes("notadir", "x");
+	RK_ASSERT(rk_cache_open("notadir", 0, &c, NULL) < 0);
+	RK_ASSERT(c == NULL);
+}
+
+RK_TEST(blob_put_open_round_trip)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	char id[RK_SHA256_HEX];
+	struct stat st;
+	int fd = -1;
+
+	RK_ASSERT_EQ_INT(0, rk_blob_put(c, "abc", 3, id, NULL));
+	RK_ASSERT_EQ_STR(SHA_ABC, id);
+	RK_ASSERT(stat(blob_file("cache", id), &st) == 0);
+	RK_ASSERT_EQ_INT(3, st.st_size);
+	RK_ASSERT_EQ_INT(0444, st.st_mode & 07777);
+	RK_ASSERT_EQ_INT(0, rk_blob_open(c, id, 3, &fd, NULL));
+	read_fd(fd, "abc", 3);
+	RK_ASSERT_EQ_INT(-1, write(fd, "x", 1)); /* read-only descriptor */
+	close(fd);
+	RK_ASSERT_EQ_INT(0, count_dir("cache/tmp"));
+	rk_cache_close(c);
+}
+
+RK_TEST(blob_empty)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	char id[RK_SHA256_HEX];
+	int fd = -1;
+
+	RK_ASSERT_EQ_INT(0, rk_blob_put(c, "", 0, id, NULL));
+	RK_ASSERT_EQ_STR(SHA_EMPTY, id);
+	RK_ASSERT_EQ_INT(0, rk_blob_open(c, id, 0, &fd, NULL));
+	close(fd);
+	rk_cache_close(c);
+}
+
+RK_TEST(blob_writer_streams)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	struct rk_blob_writer *w = NULL;
+	char id[RK_SHA256_HEX], chunk[4096];
+	int fd = -1;
+
+	memset(chunk, 'a', sizeof(chunk));
+	RK_ASSERT_EQ_INT(0, rk_blob_create(c, 1, &w, NULL));
+	RK_ASSERT_EQ_INT(1, count_dir("cache/tmp"));
+	RK_ASSERT_EQ_INT(0, rk_blob_write(w, "a", 1, NULL));
+	for (int i = 0; i < 244; i++)
+		RK_ASSERT_EQ_INT(0, rk_blob_write(w, chunk, sizeof(chunk), NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_write(w, chunk, 0, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_write(w, chunk, 1000000 - 1 - 244 * 4096, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_commit(w, id, NULL));
+	/* one million 'a': the FIPS 180-2 long vector */
+	RK_ASSERT_EQ_STR("cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0", id);
+	RK_ASSERT_EQ_INT(0, count_dir("cache/tmp"));
+	RK_ASSERT_EQ_INT(0, rk_blob_open(c, id, 1000000, &fd, NULL));
+	close(fd);
+	rk_cache_close(c);
+}
+
+RK_TEST(blob_writer_deferred_hash)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	struct rk_blob_writer *w = NULL;
+	char id[RK_SHA256_HEX], back[8];
+	int fd = -1;
+
+	/* hash_now = 0: commit hashes the file it reads back */
+	RK_ASSERT_EQ_INT(0, rk_blob_create(c, 0, &w, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_write(w, "a", 1, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_write(w, "bc", 2, NULL));
+	/* the writer's file reads back from offset 0 before commit */
+	RK_ASSERT_EQ_INT(3, pread(rk_blob_writer_fd(w), back, sizeof(back), 0));
+	RK_ASSERT_EQ_MEM("abc", back, 3);
+	RK_ASSERT_EQ_INT(0, rk_blob_commit(w, id, NULL));
+	RK_ASSERT_EQ_STR(SHA_ABC, id);
+	RK_ASSERT_EQ_INT(0, rk_blob_open(c, id, 3, &fd, NULL));
+	read_fd(fd, "abc", 3);
+	close(fd);
+	/* an empty deferred blob */
+	RK_ASSERT_EQ_INT(0, rk_blob_create(c, 0, &w, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_commit(w, id, NULL));
+	RK_ASSERT_EQ_STR(SHA_EMPTY, id);
+	RK_ASSERT_EQ_INT(0, count_dir("cache/tmp"));
+	rk_cache_close(c);
+}
+
+RK_TEST(blob_abort_leaves_nothing)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	struct rk_blob_writer *w = NULL;
+	struct rk_cache_stats st;
+
+	RK_ASSERT_EQ_INT(0, rk_blob_create(c, 1, &w, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_write(w, "partial", 7, NULL));
+	rk_blob_abort(w);
+	RK_ASSERT_EQ_INT(0, rk_blob_create(c, 0, &w, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_write(w, "partial", 7, NULL));
+	rk_blob_abort(w);
+	rk_blob_abort(NULL);
+	RK_ASSERT_EQ_INT(0, count_dir("cache/tmp"));
+	RK_ASSERT_EQ_INT(0, rk_cache_stats(c, &st, NULL));
+	RK_ASSERT_EQ_INT(0, st.blobs);
+	rk_cache_close(c);
+}
+
+RK_TEST(blob_dedup)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	char id1[RK_SHA256_HEX], id2[RK_SHA256_HEX], id3[RK_SHA256_HEX];
+	struct rk_cache_stats st;
+
+	RK_ASSERT_EQ_INT(0, rk_blob_put(c, "same bytes", 10, id1, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_put(c, "same bytes", 10, id2, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_put(c, "other", 5, id3, NULL));
+	RK_ASSERT_EQ_STR(id1, id2);
+	RK_ASSERT(strcmp(id1, id3));
+	RK_ASSERT_EQ_INT(0, rk_cache_stats(c, &st, NULL));
+	RK_ASSERT_EQ_INT(2, st.blobs);
+	RK_ASSERT_EQ_INT(15, st.blob_bytes);
+	RK_ASSERT_EQ_INT(0, count_dir("cache/tmp"));
+	rk_cache_close(c);
+}
+
+RK_TEST(blob_missing_is_enoent)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	int fd = -1;
+
+	RK_ASSERT_EQ_INT(-ENOENT, rk_blob_open(c, SHA_ABC, 3, &fd, NULL));
+	RK_ASSERT_EQ_INT(-1, fd); /* out-param untouched */
+	rk_cache_close(c);
+}
+
+RK_TEST(blob_bad_id_is_einval)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	int fd = -1;
+
+	RK_ASSERT_EQ_INT(-EINVAL, rk_blob_open(c, "", 0, &fd, NULL));
+	RK_ASSERT_EQ_INT(-EINVAL, rk_blob_open(c, "../../VERSION", 0, &fd, NULL));
+	RK_ASSERT_EQ_INT(
+		-EINVAL,
+		rk_blob_open(c, "BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD",
+			     3, &fd, NULL));
+	rk_cache_close(c);
+}
+
+RK_TEST(blob_wrong_size_is_ebadmsg)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	struct rk_err err = RK_ERR_INIT;
+	char id[RK_SHA256_HEX];
+	int fd = -1;
+
+	RK_ASSERT_EQ_INT(0, rk_blob_put(c, "abc", 3, id, NULL));
+	RK_ASSERT_EQ_INT(-EBADMSG, rk_blob_open(c, id, 4, &fd, &err));
+	RK_ASSERT(err.msg[0]);
+	RK_ASSERT(!exists(blob_file("cache", id))); /* discarded */
+	RK_ASSERT_EQ_INT(-ENOENT, rk_blob_open(c, id, 3, &fd, NULL));
+	rk_cache_close(c);
+}
+
+RK_TEST(blob_corrupted_on_disk_rejected_by_fresh_handle)
+{
+	struct rk_cache *a = open_cache("cache", 0), *b;
+	struct rk_err err = RK_ERR_INIT;
+	char id[RK_SHA256_HEX];
+	int fd = -1;
+
+	RK_ASSERT_EQ_INT(0, rk_blob_put(a, "hello", 5, id, NULL));
+	rk_cache_close(a);
+	corrupt(blob_file("cache", id), "jello"); /* same size: only the hash can tell */
+	b = open_cache("cache", 0);
+	RK_ASSERT_EQ_INT(-EBADMSG, rk_blob_open(b, id, 5, &fd, &err));
+	RK_ASSERT_EQ_INT(-1, fd);
+	RK_ASSERT(strstr(err.msg, "hash") != NULL);
+	RK_ASSERT(!exists(blob_file("cache", id))); /* deleted, never served */
+	RK_ASSERT_EQ_INT(-ENOENT, rk_blob_open(b, id, 5, &fd, NULL));
+	/* putting the content again repairs it */
+	RK_ASSERT_EQ_INT(0, rk_blob_put(b, "hello", 5, id, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_open(b, id, 5, &fd, NULL));
+	read_fd(fd, "hello", 5);
+	close(fd);
+	rk_cache_close(b);
+}
+
+RK_TEST(blob_verified_once_per_handle)
+{
+	struct rk_cache *a = open_cache("cache", 0), *b = open_cache("cache", 0);
+	char id[RK_SHA256_HEX];
+	int fd = -1;
+
+	RK_ASSERT_EQ_INT(0, rk_blob_put(a, "hello", 5, id, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_open(b, id, 5, &fd, NULL)); /* b hashes it now */
+	close(fd);
+	corrupt(blob_file("cache", id), "jello");
+	/* b verified it already: served without re-hashing (documented behaviour) */
+	RK_ASSERT_EQ_INT(0, rk_blob_open(b, id, 5, &fd, NULL));
+	close(fd);
+	rk_cache_close(a);
+	rk_cache_close(b);
+	/* a third handle hashes again and catches it */
+	a = open_cache("cache", 0);
+	RK_ASSERT_EQ_INT(-EBADMSG, rk_blob_open(a, id, 5, &fd, NULL));
+	rk_cache_close(a);
+}
+
+/* A blob that rots on disk must not be "revived" by a later put of the same content:
+ * the dedup path in rk_blob_commit only compares sizes and then marks the id verified,
+ * so the corrupt file is served from then on. */
+RK_TEST(blob_put_over_corrupt_copy_serves_good_bytes)
+{
+	struct rk_cache *a = open_cache("cache", 0), *b;
+	char id[RK_SHA256_HEX];
+	int fd = -1;
+
+	RK_ASSERT_EQ_INT(0, rk_blob_put(a, "hello", 5, id, NULL));
+	rk_cache_close(a);
+	corrupt(blob_file("cache", id), "jello");
+	b = open_cache("cache", 0);
+	RK_ASSERT_EQ_INT(0, rk_blob_put(b, "hello", 5, id, NULL)); /* e.g. an archive re-ingest */
+	RK_ASSERT_EQ_INT(0, rk_blob_open(b, id, 5, &fd, NULL));
+	read_fd(fd, "hello", 5);
+	close(fd);
+	rk_cache_close(b);
+}
+
+RK_TEST(two_handles_share_one_dir)
+{
+	struct rk_cache *a = open_cache("cache", 0), *b = open_cache("cache", 0);
+	char ida[RK_SHA256_HEX], idb[RK_SHA256_HEX];
+	char *data = NULL;
+	size_t len = 0;
+	int fd = -1;
+
+	RK_ASSERT_EQ_INT(0, rk_blob_put(a, "from a", 6, ida, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_open(b, ida, 6, &fd, NULL));
+	read_fd(fd, "from a", 6);
+	close(fd);
+	RK_ASSERT_EQ_INT(0, rk_blob_put(b, "from a", 6, idb, NULL));
+	RK_ASSERT_EQ_STR(ida, idb);
+	RK_ASSERT_EQ_INT(0, rk_cache_put_file(b, "index/k.rkix", "idx", 3, NULL));
+	RK_ASSERT_EQ_INT(0, rk_cache_get_file(a, "index/k.rkix", 100, &data, &len, NULL));
+	RK_ASSERT_EQ_INT(3, len);
+	RK_ASSERT_EQ_STR("idx", data);
+	free(data);
+	rk_cache_close(a);
+	rk_cache_close(b);
+}
+
+RK_TEST(put_get_file)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	struct rk_err err = RK_ERR_INIT;
+	static const char bin[] = "a\0b\0c";
+	char *data = NULL;
+	size_t len = 0;
+
+	RK_ASSERT_EQ_INT(-ENOENT, rk_cache_get_file(c, "index/x.rkix", 100, &data, &len, NULL));
+	RK_ASSERT_EQ_INT(0, rk_cache_put_file(c, "index/x.rkix", bin, sizeof(bin), NULL));
+	RK_ASSERT_EQ_INT(0, rk_cache_get_file(c, "index/x.rkix", 100, &data, &len, NULL));
+	RK_ASSERT_EQ_INT(sizeof(bin), len);
+	RK_ASSERT_EQ_MEM(bin, data, sizeof(bin));
+	RK_ASSERT_EQ_INT('\0', data[len]);
+	free(data);
+	/* replace: atomic, nothing left in tmp/ */
+	RK_ASSERT_EQ_INT(0, rk_cache_put_file(c, "index/x.rkix", "new", 3, NULL));
+	RK_ASSERT_EQ_INT(0, rk_cache_get_file(c, "index/x.rkix", 3, &data, &len, NULL));
+	RK_ASSERT_EQ_STR("new", data);
+	free(data);
+	RK_ASSERT_EQ_INT(0, count_dir("cache/tmp"));
+	/* the size cap */
+	data = NULL;
+	RK_ASSERT_EQ_INT(-EFBIG, rk_cache_get_file(c, "index/x.rkix", 2, &data, &len, &err));
+	RK_ASSERT(data == NULL);
+	/* empty file */
+	RK_ASSERT_EQ_INT(0, rk_cache_put_file(c, "index/e.rkix", "", 0, NULL));
+	RK_ASSERT_EQ_INT(0, rk_cache_get_file(c, "index/e.rkix", 0, &data, &len, NULL));
+	RK_ASSERT_EQ_INT(0, len);
+	RK_ASSERT_EQ_STR("", data);
+	free(data);
+	/* remove */
+	RK_ASSERT_EQ_INT(0, rk_cache_remove_file(c, "index/x.rkix"));
+	RK_ASSERT_EQ_INT(-ENOENT, rk_cache_remove_file(c, "index/x.rkix"));
+	RK_ASSERT_EQ_INT(-ENOENT, rk_cache_get_file(c, "index/x.rkix", 100, &data, &len, NULL));
+	rk_cache_close(c);
+}
+
+RK_TEST(put_file_into_missing_dir_fails_cleanly)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	struct rk_err err = RK_ERR_INIT;
+
+	RK_ASSERT_EQ_INT(-ENOENT, rk_cache_put_file(c, "nodir/x", "x", 1, &err));
+	RK_ASSERT(err.msg[0]);
+	RK_ASSERT_EQ_INT(0, count_dir("cache/tmp"));
+	rk_cache_close(c);
+}
+
+RK_TEST(put_file_is_atomic_for_readers)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	char *big = malloc(1 << 20), *data;
+	size_t len;
+	pid_t pid;
+	int st;
+
+	memset(big, 'A', 1 << 20);
+	RK_ASSERT_EQ_INT(0, rk_cache_put_file(c, "index/a", big, 1 << 20, NULL));
+	pid = fork();
+	if (pid == 0) {
+		/* a reader in another process only ever sees a whole old or new file */
+		for (int i = 0; i < 200; i++) {
+			if (rk_cache_get_file(c, "index/a", 2 << 20, &data, &len, NULL))
+				_exit(2);
+			if (len != (1 << 20) || (data[0] != data[len - 1]))
+				_exit(3);
+			free(data);
+		}
+		_exit(0);
+	}
+	for (int i = 0; i < 50; i++) {
+		memset(big, 'A' + i % 26, 1 << 20);
+		RK_ASSERT_EQ_INT(0, rk_cache_put_file(c, "index/a", big, 1 << 20, NULL));
+	}
+	RK_ASSERT(waitpid(pid, &st, 0) == pid);
+	RK_ASSERT(WIFEXITED(st));
+	RK_ASSERT_EQ_INT(0, WEXITSTATUS(st));
+	free(big);
+	rk_cache_close(c);
+}
+
+static void put_aged(struct rk_cache *c, const char *data, time_t mtime, char id[RK_SHA256_HEX])
+{
+	struct timespec ts[2] = {{mtime, 0}, {mtime, 0}};
+
+	RK_ASSERT_EQ_INT(0, rk_blob_put(c, data, strlen(data), id, NULL));
+	RK_ASSERT_EQ_INT(0, utimensat(AT_FDCWD, blob_file("cache", id), ts, 0));
+}
+
+RK_TEST(gc_evicts_oldest_first)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	char old[RK_SHA256_HEX], mid[RK_SHA256_HEX], young[RK_SHA256_HEX];
+	struct rk_cache_stats st;
+	time_t now = time(NULL);
+
+	put_aged(c, "0123456789", now - 3000, mid); /* 10 bytes */
+	put_aged(c, "01234567890123456789", now - 5000, old); /* 20 bytes */
+	put_aged(c, "young!", now - 10, young); /* 6 bytes */
+	RK_ASSERT_EQ_INT(0, rk_cache_gc(c, 36, &st, NULL)); /* already under: nothing */
+	RK_ASSERT_EQ_INT(0, st.evicted);
+	RK_ASSERT_EQ_INT(3, st.blobs);
+	RK_ASSERT_EQ_INT(36, st.blob_bytes);
+	RK_ASSERT_EQ_INT(0, rk_cache_gc(c, 16, &st, NULL));
+	RK_ASSERT_EQ_INT(1, st.evicted); /* the oldest (20 bytes) is enough */
+	RK_ASSERT_EQ_INT(20, st.evicted_bytes);
+	RK_ASSERT_EQ_INT(2, st.blobs);
+	RK_ASSERT_EQ_INT(16, st.blob_bytes);
+	RK_ASSERT(!exists(blob_file("cache", old)));
+	RK_ASSERT(exists(blob_file("cache", mid)));
+	RK_ASSERT_EQ_INT(0, rk_cache_gc(c, 15, &st, NULL));
+	RK_ASSERT_EQ_INT(1, st.evicted);
+	RK_ASSERT(!exists(blob_file("cache", mid)));
+	RK_ASSERT(exists(blob_file("cache", young)));
+	RK_ASSERT_EQ_INT(0, rk_cache_gc(c, 0, &st, NULL));
+	RK_ASSERT_EQ_INT(1, st.evicted);
+	RK_ASSERT_EQ_INT(0, st.blobs);
+	RK_ASSERT_EQ_INT(0, st.blob_bytes);
+	rk_cache_close(c);
+}
+
+RK_TEST(gc_evicted_blob_is_enoent)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	struct rk_cache_stats st;
+	char id[RK_SHA256_HEX];
+	int fd = -1;
+
+	RK_ASSERT_EQ_INT(0, rk_blob_put(c, "abc", 3, id, NULL));
+	RK_ASSERT_EQ_INT(0, rk_cache_gc(c, 0, &st, NULL));
+	RK_ASSERT_EQ_INT(-ENOENT, rk_blob_open(c, id, 3, &fd, NULL));
+	/* and a later put brings it back, even into the same handle */
+	RK_ASSERT_EQ_INT(0, rk_blob_put(c, "abc", 3, id, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_open(c, id, 3, &fd, NULL));
+	close(fd);
+	rk_cache_close(c);
+}
+
+RK_TEST(open_refreshes_use_stamp)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	char a[RK_SHA256_HEX], b[RK_SHA256_HEX];
+	struct rk_cache_stats st;
+	time_t now = time(NULL);
+	int fd = -1;
+
+	put_aged(c, "aaaa", now - 5000, a);
+	put_aged(c, "bbbb", now - 4000, b);
+	RK_ASSERT_EQ_INT(0, rk_blob_open(c, a, 4, &fd, NULL)); /* a is now the most recent */
+	close(fd);
+	RK_ASSERT_EQ_INT(0, rk_cache_gc(c, 4, &st, NULL));
+	RK_ASSERT(exists(blob_file("cache", a)));
+	RK_ASSERT(!exists(blob_file("cache", b)));
+	rk_cache_close(c);
+}
+
+RK_TEST(size_limit_evicts_on_add)
+{
+	struct rk_cache *c = open_cache("cache", 100);
+	char id[RK_SHA256_HEX], first[RK_SHA256_HEX], buf[41];
+	struct rk_cache_stats st;
+	time_t now = time(NULL);
+
+	put_aged(c, "first blob, the oldest one of them all!!", now - 9000, first); /* 40 */
+	for (int i = 0; i < 4; i++) {
+		snprintf(buf, sizeof(buf), "blob %d %034d", i, i); /* 40 bytes each */
+		put_aged(c, buf, now - 1000 + i, id);
+	}
+	RK_ASSERT_EQ_INT(0, rk_cache_stats(c, &st, NULL));
+	RK_ASSERT(st.blob_bytes <= 100);
+	RK_ASSERT(!exists(blob_file("cache", first)));
+	RK_ASSERT(exists(blob_file("cache", id))); /* the newest survives */
+	rk_cache_close(c);
+	/* a fresh handle with a limit starts from what is on disk */
+	c = open_cache("cache", 50);
+	RK_ASSERT_EQ_INT(0, rk_blob_put(c, "x", 1, id, NULL));
+	RK_ASSERT_EQ_INT(0, rk_cache_stats(c, &st, NULL));
+	RK_ASSERT(st.blob_bytes <= 50);
+	rk_cache_close(c);
+}
+
+RK_TEST(verify_counts_and_deletes_bad_blobs)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	char good[RK_SHA256_HEX], bad1[RK_SHA256_HEX], bad2[RK_SHA256_HEX];
+	struct rk_cache_stats st;
+
+	RK_ASSERT_EQ_INT(0, rk_blob_put(c, "good", 4, good, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_put(c, "bad one", 7, bad1, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_put(c, "bad two", 7, bad2, NULL));
+	corrupt(blob_file("cache", bad1), "BAD ONE");
+	corrupt(blob_file("cache", bad2), "shorter");
+	chmod(blob_file("cache", bad2), 0644);
+	RK_ASSERT_EQ_INT(0, truncate(blob_file("cache", bad2), 3));
+	RK_ASSERT_EQ_INT(0, rk_cache_verify(c, &st, NULL));
+	RK_ASSERT_EQ_INT(3, st.blobs);
+	RK_ASSERT_EQ_INT(2, st.bad);
+	RK_ASSERT(exists(blob_file("cache", good)));
+	RK_ASSERT(!exists(blob_file("cache", bad1)));
+	RK_ASSERT(!exists(blob_file("cache", bad2)));
+	/* a second pass finds nothing */
+	RK_ASSERT_EQ_INT(0, rk_cache_verify(c, &st, NULL));
+	RK_ASSERT_EQ_INT(1, st.blobs);
+	RK_ASSERT_EQ_INT(0, st.bad);
+	rk_cache_close(c);
+}
+
+RK_TEST(verify_and_stats_ignore_strays)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	struct rk_cache_stats st;
+
+	fx_writes("cache/blobs/ab/README", "not a blob");
+	fx_writes("cache/blobs/ab/.hidden", "not a blob");
+	fx_writes("cache/index/one.rkix", "12345");
+	fx_writes("cache/index/two.rkix", "1");
+	RK_ASSERT_EQ_INT(0, rk_cache_stats(c, &st, NULL));
+	RK_ASSERT_EQ_INT(0, st.blobs);
+	RK_ASSERT_EQ_INT(2, st.indexes);
+	RK_ASSERT_EQ_INT(6, st.index_bytes);
+	RK_ASSERT_EQ_INT(0, rk_cache_verify(c, &st, NULL));
+	RK_ASSERT_EQ_INT(0, st.bad);
+	RK_ASSERT(exists("cache/blobs/ab/README"));
+	rk_cache_close(c);
+}
+
+RK_TEST(lock_excludes_other_holders)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	int fd = -1, probe;
+
+	RK_ASSERT_EQ_INT(0, rk_cache_lock(c, "i-key", &fd, NULL));
+	RK_ASSERT(fd >= 0);
+	probe = open("cache/locks/i-key", O_RDWR);
+	RK_ASSERT(probe >= 0);
+	RK_ASSERT_EQ_INT(-1, flock(probe, LOCK_EX | LOCK_NB));
+	RK_ASSERT_EQ_INT(EWOULDBLOCK, errno);
+	rk_cache_unlock(fd);
+	RK_ASSERT_EQ_INT(0, flock(probe, LOCK_EX | LOCK_NB));
+	close(probe);
+	rk_cache_unlock(-1);
+	rk_cache_close(c);
+}
+
+RK_TEST(default_dir)
+{
+	char out[256];
+
+	setenv("XDG_CACHE_HOME", "/xdg/cache", 1);
+	RK_ASSERT_EQ_INT(0, rk_cache_default_dir(out, sizeof(out)));
+	RK_ASSERT_EQ_STR("/xdg/cache/rockfs", out);
+	RK_ASSERT_EQ_INT(-ENAMETOOLONG, rk_cache_default_dir(out, 10));
+	setenv("XDG_CACHE_HOME", "relative", 1); /* not absolute: ignored (XDG spec) */
+	setenv("HOME", "/home/u", 1);
+	RK_ASSERT_EQ_INT(0, rk_cache_default_dir(out, sizeof(out)));
+	RK_ASSERT_EQ_STR("/home/u/.cache/rockfs", out);
+	unsetenv("XDG_CACHE_HOME");
+	unsetenv("HOME");
+	RK_ASSERT_EQ_INT(0, rk_cache_default_dir(out, sizeof(out)));
+	RK_ASSERT_EQ_INT(0, strncmp(out, "/var/tmp/rockfs-", 16));
+}
