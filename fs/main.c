@@ -98,7 +98,7 @@ int main(int argc, char *argv[])
 	struct rk_err err = RK_ERR_INIT;
 	struct fuse_session *se = NULL;
 	struct fuse_loop_config *lc = NULL;
-	struct rkfs fs = {0};
+	struct rkfs fs = {.lock = PTHREAD_MUTEX_INITIALIZER};
 	char fsname[4200];
 	int rc, ret = 1;
 
@@ -174,7 +174,7 @@ int main(int argc, char *argv[])
 			rc = fuse_session_loop_mt(se, lc);
 		}
 	}
-	ret = rc ? 1 : 0;
+	ret = rc < 0 ? 1 : 0; /* positive: the signal that stopped the loop, a clean exit */
 	fuse_session_unmount(se);
 out_signals:
 	fuse_remove_signal_handlers(se);
@@ -183,6 +183,8 @@ out:
 		fuse_loop_cfg_destroy(lc);
 	if (se)
 		fuse_session_destroy(se);
+	rkfs_close_handles(&fs);
+	pthread_mutex_destroy(&fs.lock);
 	rk_vfs_close(fs.vfs);
 	free(cmd.mountpoint);
 	free(o.store);

@@ -216,31 +216,63 @@ static void rkfs_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off
 	do_readdir(req, ino, size, off, 1);
 }
 
+static void handle_free(struct rkfs *fs, struct rkfs_handle *h)
+{
+	pthread_mutex_lock(&fs->lock);
+	if (h->prev)
+		h->prev->next = h->next;
+	else
+		fs->handles = h->next;
+	if (h->next)
+		h->next->prev = h->prev;
+	pthread_mutex_unlock(&fs->lock);
+	rk_file_close(h->file);
+	free(h);
+}
+
+void rkfs_close_handles(struct rkfs *fs)
+{
+	while (fs->handles)
+		handle_free(fs, fs->handles);
+}
+
 static void rkfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct rk_file *f;
+	struct rkfs *fs = fs_of(req);
+	struct rkfs_handle *h;
 	int rc;
 
 	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
 		fuse_reply_err(req, EROFS);
 		return;
 	}
-	rc = rk_vfs_open_file(fs_of(req)->vfs, ino, &f, NULL);
+	if (!(h = calloc(1, sizeof(*h)))) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	rc = rk_vfs_open_file(fs->vfs, ino, &h->file, NULL);
 	if (rc) {
+		free(h);
 		reply_err(req, rc);
 		return;
 	}
-	fi->fh = (uint64_t)(uintptr_t)f;
+	pthread_mutex_lock(&fs->lock);
+	h->next = fs->handles;
+	if (h->next)
+		h->next->prev = h;
+	fs->handles = h;
+	pthread_mutex_unlock(&fs->lock);
+	fi->fh = (uint64_t)(uintptr_t)h;
 	fi->keep_cache = 1;
 	fi->noflush = 1;
 	if (fuse_reply_open(req, fi) == -ENOENT)
-		rk_file_close(f); /* the open was interrupted */
+		handle_free(fs, h); /* the open was interrupted */
 }
 
 static void rkfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			 struct fuse_file_info *fi)
 {
-	struct rk_file *f = (struct rk_file *)(uintptr_t)fi->fh;
+	struct rk_file *f = ((struct rkfs_handle *)(uintptr_t)fi->fh)->file;
 	uint64_t fsize = rk_file_size(f);
 	char *buf;
 	ssize_t n;
@@ -276,7 +308,7 @@ static void rkfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 static void rkfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
-	rk_file_close((struct rk_file *)(uintptr_t)fi->fh);
+	handle_free(fs_of(req), (struct rkfs_handle *)(uintptr_t)fi->fh);
 	fuse_reply_err(req, 0);
 }
 

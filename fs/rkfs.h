@@ -5,14 +5,28 @@
 #define FUSE_USE_VERSION 312
 #include <fuse_lowlevel.h>
 
+#include <pthread.h>
+
 #include "rk/vfs.h"
+
+/* An open file: the kernel's fh points here. Listed so that files still open when the
+ * daemon stops are freed too. */
+struct rkfs_handle {
+	struct rk_file *file;
+	struct rkfs_handle *prev, *next; /* rkfs.lock */
+};
 
 struct rkfs {
 	struct rk_vfs *vfs; /* thread-safe; owns every inode */
 	uid_t uid; /* reported owner of every file */
 	gid_t gid;
 	double timeout; /* entry/attr cache timeout: content never changes */
+	pthread_mutex_t lock; /* protects: handles */
+	struct rkfs_handle *handles;
 };
+
+/* Close every handle still open (after the session loop has ended). */
+void rkfs_close_handles(struct rkfs *fs);
 
 extern const struct fuse_lowlevel_ops rkfs_ops;
 

@@ -52,7 +52,7 @@ int cmd_cat(const struct rp_opts *o, int argc, char **argv)
 	}
 	if ((rc = rk_vfs_resolve(v, path.buf, &a, &err))) {
 		rp_fail("%s/%s: %s", argv[2], argv[3],
-			rc == -EIO ? rk_err_str(&err, rc) : strerror(-rc));
+			rc == -ENOENT ? strerror(-rc) : rk_err_str(&err, rc));
 		goto out;
 	}
 	if (!S_ISREG(a.mode)) {

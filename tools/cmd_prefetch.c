@@ -33,10 +33,10 @@ int cmd_prefetch(const struct rp_opts *o, int argc, char **argv)
 		return 1;
 	rc = rk_vfs_prefetch(v, strcmp(argv[1], ".") ? argv[1] : "", tty ? progress : NULL, NULL,
 			     &err);
-	if (tty)
-		fputc('\n', stderr);
 	rk_vfs_stats(v, &st);
-	if (!o->quiet)
+	if (tty && st.ingests + st.index_loads + st.ingest_failures)
+		fputc('\n', stderr);
+	if (!o->quiet && st.ingests + st.index_loads + st.ingest_failures)
 		fprintf(stderr, "prefetch: %llu decompressed, %llu already cached, %llu failed\n",
 			(unsigned long long)st.ingests, (unsigned long long)st.index_loads,
 			(unsigned long long)st.ingest_failures);

@@ -26,6 +26,19 @@ int rp_fail(const char *fmt, ...)
 	return 1;
 }
 
+static int verbose;
+
+/* The core's messages. Errors are left out unless -v: every command reports its own
+ * failure in one line, and a second line saying the same would only confuse. */
+static void log_handler(enum rk_log_level level, const char *msg)
+{
+	static const char *const names[] = {"error", "warning", "info", "debug"};
+
+	if (level == RK_LOG_ERR && !verbose)
+		return;
+	fprintf(stderr, "rockpack: %s: %s\n", names[level], msg);
+}
+
 int rp_open(const struct rp_opts *o, const char *store, struct rk_vfs **out)
 {
 	struct rk_vfs_opts vo = {
@@ -94,6 +107,7 @@ int main(int argc, char **argv)
 	int c;
 
 	raise_fd_limit();
+	rk_log_set_handler(log_handler);
 	while ((c = getopt_long(argc, argv, "+qvhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -120,6 +134,7 @@ int main(int argc, char **argv)
 			break;
 		case 'v':
 			rk_log_level = RK_LOG_DEBUG;
+			verbose = 1;
 			break;
 		case 'h':
 			usage(stdout);

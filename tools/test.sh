@@ -27,7 +27,7 @@ ctest --test-dir build-asan --output-on-failure -j"$jobs" -L 'unit|fuzz|integrat
 step "TSan build: the daemon under concurrent readers"
 # clang 14's TSan needs the address-space layout it was built for; kernels with more
 # mmap randomization break it, so the TSan tests run with ASLR off (setarch -R).
-export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$top/tests/tsan.supp"
 CC=clang cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DRK_WERROR=ON \
 	-DRK_SANITIZE=thread >/dev/null
 cmake --build build-tsan -j"$jobs"

@@ -37,6 +37,8 @@ struct rk_cache {
 	pthread_mutex_t gc_lock; /* one eviction pass at a time */
 };
 
+static void added(struct rk_cache *c, uint64_t bytes, const char *keep);
+
 struct rk_blob_writer {
 	struct rk_cache *c;
 	int fd;
@@ -366,7 +368,7 @@ int rk_blob_commit(struct rk_blob_writer *w, char id[RK_SHA256_HEX], struct rk_e
 	if (!rc && renameat(c->dirfd, w->tmp, c->dirfd, path))
 		rc = rk_err_set(err, -errno, "cache '%s/%s': %s", c->dir, path, strerror(errno));
 	else if (!rc && !existed)
-		rk_cache_added(c, w->size);
+		added(c, w->size, id);
 	if (rc)
 		unlinkat(c->dirfd, w->tmp, 0);
 	else
@@ -409,6 +411,8 @@ int rk_blob_put(struct rk_cache *c, const void *data, size_t len, char id[RK_SHA
 
 int rk_blob_open(struct rk_cache *c, const char *id, uint64_t size, int *out, struct rk_err *err)
 {
+	struct rk_err local = RK_ERR_INIT; /* the discard warning needs the reason */
+
 	char path[128], hex[RK_SHA256_HEX];
 	struct timespec now;
 	struct stat st;
@@ -426,8 +430,8 @@ int rk_blob_open(struct rk_cache *c, const char *id, uint64_t size, int *out, st
 		return rk_err_set(err, rc, "blob %.12s: %s", id, strerror(-rc));
 	}
 	if ((uint64_t)st.st_size != size) {
-		rc = rk_err_set(err, -EBADMSG, "blob %.12s: size %lld, expected %llu; discarded",
-				id, (long long)st.st_size, (unsigned long long)size);
+		rc = rk_err_set(&local, -EBADMSG, "blob %.12s: size %lld, expected %llu", id,
+				(long long)st.st_size, (unsigned long long)size);
 		goto bad;
 	}
 	if (!is_verified(c, id)) {
@@ -436,8 +440,7 @@ int rk_blob_open(struct rk_cache *c, const char *id, uint64_t size, int *out, st
 			return rk_err_set(err, rc, "blob %.12s: %s", id, strerror(-rc));
 		}
 		if (strcmp(hex, id)) {
-			rc = rk_err_set(err, -EBADMSG,
-					"blob %.12s: content hash mismatch; discarded", id);
+			rc = rk_err_set(&local, -EBADMSG, "blob %.12s: content hash mismatch", id);
 			goto bad;
 		}
 		mark_verified(c, id);
@@ -451,7 +454,9 @@ bad:
 	close(fd);
 	forget_verified(c, id);
 	unlinkat(c->dirfd, path, 0);
-	rk_warn("cache: %s", err ? err->msg : "bad blob discarded");
+	rk_warn("cache: bad blob discarded: %s", local.msg);
+	if (err)
+		*err = local;
 	return rc;
 }
 
@@ -553,7 +558,7 @@ void rk_cache_unlock(int fd)
 }
 
 struct blob_ent {
-	int64_t stamp;
+	int64_t stamp; /* mtime in ns: whole seconds would tie blobs written together */
 	uint64_t size;
 	char path[80];
 };
@@ -650,7 +655,7 @@ static int collect_blob(void *ctx, const char *path, struct stat *st)
 		l->v = v;
 		l->cap = ncap;
 	}
-	l->v[l->n].stamp = st->st_mtim.tv_sec;
+	l->v[l->n].stamp = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
 	l->v[l->n].size = (uint64_t)st->st_size;
 	snprintf(l->v[l->n].path, sizeof(l->v[l->n].path), "%s", path);
 	l->n++;
@@ -667,7 +672,10 @@ static int cmp_stamp(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
-int rk_cache_gc(struct rk_cache *c, uint64_t target, struct rk_cache_stats *st, struct rk_err *err)
+/* Evict least recently used blobs down to target, never the blob keep (may be NULL): the
+ * one just written, which its writer is about to use even when it alone is too big. */
+static int gc(struct rk_cache *c, uint64_t target, const char *keep, struct rk_cache_stats *st,
+	      struct rk_err *err)
 {
 	struct gc_list l = {0};
 	int rc;
@@ -682,6 +690,8 @@ int rk_cache_gc(struct rk_cache *c, uint64_t target, struct rk_cache_stats *st, 
 	}
 	qsort(l.v, l.n, sizeof(*l.v), cmp_stamp);
 	for (size_t i = 0; i < l.n && l.total > target; i++) {
+		if (keep && !strcmp(strrchr(l.v[i].path, '/') + 1, keep))
+			continue;
 		if (unlinkat(c->dirfd, l.v[i].path, 0))
 			continue;
 		forget_verified(c, strrchr(l.v[i].path, '/') + 1);
@@ -700,13 +710,23 @@ int rk_cache_gc(struct rk_cache *c, uint64_t target, struct rk_cache_stats *st, 
 	return 0;
 }
 
-void rk_cache_added(struct rk_cache *c, uint64_t bytes)
+int rk_cache_gc(struct rk_cache *c, uint64_t target, struct rk_cache_stats *st, struct rk_err *err)
+{
+	return gc(c, target, NULL, st, err);
+}
+
+static void added(struct rk_cache *c, uint64_t bytes, const char *keep)
 {
 	struct rk_cache_stats st;
 	uint64_t used = atomic_fetch_add(&c->used, bytes) + bytes;
 
 	if (c->limit && used > c->limit)
-		rk_cache_gc(c, c->limit - c->limit / 10, &st, NULL);
+		gc(c, c->limit - c->limit / 10, keep, &st, NULL);
+}
+
+void rk_cache_added(struct rk_cache *c, uint64_t bytes)
+{
+	added(c, bytes, NULL);
 }
 
 struct verify_ctx {

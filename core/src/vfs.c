@@ -55,6 +55,7 @@ struct arch {
 	struct node *root; /* browse/<stem> */
 	int state; /* enum arch_state; v->wait_lock */
 	int rc;
+	char why[256]; /* the failure, for every later EIO; written before state FAILED */
 	uint64_t gen; /* bumped on every published member; v->wait_lock */
 	_Atomic uint64_t progress;
 	pthread_mutex_t refill;
@@ -456,15 +457,17 @@ static int arch_from_index(struct rk_vfs *v, struct arch *a, const char *key, st
 	return rc;
 }
 
-static int arch_ingest(struct rk_vfs *v, struct arch *a, const char *expect, int publish,
+/* Stream a's archive through rk_ingest with these callbacks (ctx NULL: a itself). */
+static int arch_ingest(struct rk_vfs *v, struct arch *a, const char *expect,
+		       rk_ingest_member_fn on_member, rk_ingest_staged_fn on_staged, void *ctx,
 		       struct rk_index *idx, struct rk_err *err)
 {
 	struct rk_ingest_opts o = {
 		.name = a->art->file,
 		.expect_sha256 = expect[0] ? expect : NULL,
-		.on_member = publish ? publish_cb : NULL,
-		.on_staged = publish ? staged_cb : NULL,
-		.ctx = a,
+		.on_member = on_member,
+		.on_staged = on_staged,
+		.ctx = ctx ? ctx : a,
 		.progress = &a->progress,
 		.cancel = &v->cancel,
 	};
@@ -500,7 +503,7 @@ static int arch_load(struct rk_vfs *v, struct arch *a, struct rk_err *err)
 		return rc;
 	rc = arch_from_index(v, a, key, err); /* another process may have just done it */
 	if (rc == -ENOENT) {
-		rc = arch_ingest(v, a, expect, 1, &idx, err);
+		rc = arch_ingest(v, a, expect, publish_cb, staged_cb, NULL, &idx, err);
 		if (!rc && !(rc = rk_index_serialize(&idx, &out))) {
 			snprintf(rel, sizeof(rel), "index/%s.rkix", key);
 			rc = rk_cache_put_file(v->cache, rel, out.buf, out.len, err);
@@ -526,8 +529,9 @@ static void *arch_thread(void *p)
 	sem_post(&v->jobs);
 	if (rc && rc != -ECANCELED) {
 		v->n_failures++;
+		snprintf(a->why, sizeof(a->why), "%s", rk_err_str(&err, rc));
 		rk_err_log("artifact '%s' of run '%s' is unusable: %s", a->art->file,
-			   a->run->cat->name, rk_err_str(&err, rc));
+			   a->run->cat->name, a->why);
 	}
 	pthread_mutex_lock(&v->wait_lock);
 	a->state = rc ? ARCH_FAILED : ARCH_DONE;
@@ -560,9 +564,29 @@ static int arch_start(struct rk_vfs *v, struct arch *a)
 	return rc;
 }
 
-/* Re-create an archive's blobs after one went missing or failed its hash. */
-static int arch_refill(struct rk_vfs *v, struct arch *a, unsigned seen, struct rk_err *err)
+struct refill {
+	struct rk_vfs *v;
+	const char *want; /* the blob a reader is waiting for */
+	uint64_t size;
+	int fd; /* opened right after its commit, before later commits can evict it */
+};
+
+static int refill_cb(void *ctx, const struct rk_index *idx, size_t pos)
 {
+	struct refill *r = ctx;
+
+	if (r->fd < 0 && !strcmp(idx->v[pos].blob, r->want))
+		rk_blob_open(r->v->cache, r->want, r->size, &r->fd, NULL);
+	return 0;
+}
+
+/* Re-create an archive's blobs after one (want) went missing or failed its hash, and
+ * open want. seen: a->refills when the caller found it missing; if another thread has
+ * refilled since, just open it. */
+static int arch_refill(struct rk_vfs *v, struct arch *a, unsigned seen, const char *want,
+		       uint64_t size, int *fd, struct rk_err *err)
+{
+	struct refill r = {v, want, size, -1};
 	char key[80], expect[RK_SHA256_HEX];
 	struct rk_index idx = {0};
 	int rc = 0;
@@ -572,11 +596,17 @@ static int arch_refill(struct rk_vfs *v, struct arch *a, unsigned seen, struct r
 		rk_info("'%s': cached contents incomplete; decompressing again", a->art->file);
 		rc = arch_key(v, a, key, expect, err);
 		if (!rc)
-			rc = arch_ingest(v, a, expect, 0, &idx, err);
+			rc = arch_ingest(v, a, expect, refill_cb, NULL, &r, &idx, err);
 		rk_index_release(&idx);
 		a->refills++;
 	}
 	pthread_mutex_unlock(&a->refill);
+	if (!rc && r.fd < 0)
+		rc = rk_blob_open(v->cache, want, size, &r.fd, err);
+	if (rc && r.fd >= 0)
+		close(r.fd);
+	else if (!rc)
+		*fd = r.fd;
 	return rc;
 }
 
@@ -768,21 +798,23 @@ static void arch_wait(struct rk_vfs *v, struct arch *a, uint64_t gen)
 
 static int arch_eio(struct arch *a, struct rk_err *err)
 {
-	return rk_err_set(err, -EIO, "'%s': archive unusable (see log)", a->art->file);
+	return rk_err_set(err, -EIO, "artifact '%s' is unusable: %s", a->art->file,
+			  a->why[0] ? a->why : "cancelled");
 }
 
 /* Find ino and make sure it is a populated directory. */
 static int get_dir(struct rk_vfs *v, uint64_t ino, struct node **out, struct rk_err *err)
 {
 	struct node *n;
-	int rc;
+	int rc, dir;
 
 	pthread_rwlock_rdlock(&v->tree);
 	n = find_ino(v, ino);
+	dir = n && S_ISDIR(n->mode);
 	pthread_rwlock_unlock(&v->tree);
 	if (!n)
 		return -ENOENT;
-	if (!S_ISDIR(n->mode))
+	if (!dir)
 		return -ENOTDIR;
 	if (n->pop && (rc = populate(v, n, err)))
 		return rc;
@@ -972,9 +1004,7 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 		rc = rk_blob_open(v->cache, id, f->size, &f->fd, err);
 		if ((rc == -ENOENT || rc == -EBADMSG) && n->arch) {
 			rk_err_clear(err);
-			rc = arch_refill(v, n->arch, refills, err);
-			if (!rc)
-				rc = rk_blob_open(v->cache, id, f->size, &f->fd, err);
+			rc = arch_refill(v, n->arch, refills, id, f->size, &f->fd, err);
 		}
 		if (rc) {
 			rk_err_log("'%s': %s", n->name, rk_err_str(err, rc));
@@ -1173,8 +1203,7 @@ int rk_vfs_prefetch(struct rk_vfs *v, const char *name, rk_progress_fn progress,
 				done += RK_MIN(a->progress, a->art->size);
 			}
 			if (a->state == ARCH_FAILED && !rc)
-				rc = rk_err_set(err, -EIO, "'%s': archive unusable (see log)",
-						a->art->file);
+				rc = arch_eio(a, err);
 		}
 		if (finished == r->cat->narts) {
 			pthread_mutex_unlock(&v->wait_lock);
