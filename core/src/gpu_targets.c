@@ -40,6 +40,17 @@ static const struct rk_gpu_target targets[] = {
 	{"gfx1250", "AMD Instinct MI450/MI450X/MI455X CDNA", "dcgpu-all gfx125X-all gfx125X-dcgpu"},
 };
 
+static const char *const release_families[] = {
+	"gfx94X-dcgpu", "gfx110X-all", "gfx1151", "gfx120X-all",   "gfx90a",	   "gfx950-dcgpu",
+	"gfx900",	"gfx90c",      "gfx906",  "gfx908",	   "gfx101X-dgpu", "gfx103X-all",
+	"gfx1150",	"gfx1152",     "gfx1153", "gfx125X-dcgpu", NULL,
+};
+
+const char *const *rk_gpu_release_families(void)
+{
+	return release_families;
+}
+
 const struct rk_gpu_target *rk_gpu_targets(size_t *count)
 {
 	*count = RK_ARRAY_SIZE(targets);

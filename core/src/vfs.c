@@ -27,80 +27,7 @@
 #include "rk/vfs.h"
 #include "htab.h"
 
-/* SRC_STAGED: a file whose bytes are written to the cache but not yet hashed and
- * named; node->fd reads them until the committer publishes the blob id. */
-enum src_kind { SRC_NONE, SRC_BYTES, SRC_BLOB, SRC_STORE, SRC_STAGED };
-enum pop_kind { POP_NONE, POP_ROOT, POP_ORG, POP_RUN, POP_ARCH };
-enum pop_state { PS_TODO, PS_RUNNING, PS_DONE };
-enum arch_state { ARCH_IDLE, ARCH_RUNNING, ARCH_DONE, ARCH_FAILED };
-
-struct node;
-
-struct dent {
-	char *name;
-	struct node *node;
-	UT_hash_handle hh;
-};
-
-struct run {
-	struct rk_run *cat;
-	struct arch *archs; /* one per cat->arts[i] */
-	struct run *next;
-};
-
-struct arch {
-	struct rk_vfs *v;
-	struct run *run;
-	const struct rk_artifact *art;
-	struct node *root; /* browse/<stem> */
-	int state; /* enum arch_state; v->wait_lock */
-	int rc;
-	char why[256]; /* the failure, for every later EIO; written before state FAILED */
-	uint64_t gen; /* bumped on every published member; v->wait_lock */
-	_Atomic uint64_t progress;
-	pthread_mutex_t refill;
-	unsigned refills; /* completed re-ingests; refill */
-	pthread_t thread; /* joined by rk_vfs_close */
-	int started; /* thread is valid; v->wait_lock */
-};
-
-struct node {
-	uint64_t ino;
-	struct node *parent;
-	char *name;
-	uint8_t pop; /* enum pop_kind; immutable */
-	uint8_t pop_state; /* enum pop_state; v->wait_lock */
-	int pop_rc;
-	char *ctx; /* POP_ORG/POP_RUN: store path */
-	struct run *run; /* run directories, once populated */
-	struct arch *arch; /* nodes inside browse/<stem> (and that root itself) */
-	/* mutable (v->tree): */
-	uint32_t mode, nlink;
-	uint64_t size;
-	int64_t mtime;
-	uint8_t src;
-	int fd; /* SRC_STAGED: owned descriptor of the unnamed cache file, else -1 */
-	char *data; /* SRC_BYTES bytes, SRC_BLOB id, SRC_STORE path, symlink target */
-	struct dent *dents;
-	struct dent **order;
-	size_t nents, cap;
-	UT_hash_handle hh;
-};
-
-struct rk_vfs {
-	struct rk_store *store;
-	struct rk_cache *cache;
-	pthread_rwlock_t tree;
-	struct node *inodes;
-	pthread_mutex_t wait_lock;
-	pthread_cond_t wait_cond;
-	struct run *runs;
-	unsigned active; /* ingest threads alive */
-	sem_t jobs;
-	_Atomic int cancel;
-	_Atomic uint64_t n_nodes, n_ingests, n_index_loads, n_failures;
-	int64_t mount_time;
-};
+#include "vfs_int.h"
 
 struct rk_file {
 	struct rk_vfs *v;
@@ -120,6 +47,10 @@ static const char readme_text[] =
 	"  <run>/browse/<name>/   the contents of one artifact archive, prefixes kept;\n"
 	"                         the archive is decompressed once, on first access, into\n"
 	"                         the local cache, and files appear as they are written\n"
+	"  <run>/dist/<X>/        one flattened install tree (TheRock's artifact flatten)\n"
+	"                         per GPU family or target X, and multiarch for kpack-split\n"
+	"                         runs; paths two artifacts wrote differently are listed in\n"
+	"                         <run>/dist/.rockfs/<X>.conflicts\n"
 	"\n"
 	"Nothing is downloaded or decompressed until you read inside browse/.\n"
 	"A corrupt archive makes its browse directory fail with EIO (see the daemon log);\n"
@@ -144,7 +75,7 @@ static struct node *find_ino(struct rk_vfs *v, uint64_t ino)
 	return n;
 }
 
-static struct node *dent_find(struct node *dir, const char *name)
+struct node *vfs_dent_find(struct node *dir, const char *name)
 {
 	struct dent *d;
 
@@ -152,7 +83,7 @@ static struct node *dent_find(struct node *dir, const char *name)
 	return d ? d->node : NULL;
 }
 
-static int dent_add(struct node *dir, const char *name, struct node *child)
+int vfs_dent_add(struct node *dir, const char *name, struct node *child)
 {
 	struct dent *d = calloc(1, sizeof(*d));
 
@@ -180,9 +111,10 @@ nomem:
 	return -ENOMEM;
 }
 
-/* A new node named name in dir (dir NULL: the root). */
-static struct node *node_add(struct rk_vfs *v, struct node *dir, const char *name, uint32_t mode,
-			     int64_t mtime)
+/* A new node for name in dir (dir NULL: the root), in the inode table but in no
+ * directory yet. */
+struct node *vfs_node_new(struct rk_vfs *v, struct node *dir, const char *name, uint32_t mode,
+			  int64_t mtime)
 {
 	struct node *n = calloc(1, sizeof(*n));
 	uint64_t ino;
@@ -203,25 +135,43 @@ static struct node *node_add(struct rk_vfs *v, struct node *dir, const char *nam
 	n->fd = -1;
 	n->mtime = mtime;
 	n->pop_state = PS_DONE;
-	if (dir) {
+	if (dir)
 		n->arch = dir->arch;
-		if (dent_add(dir, name, n)) {
-			free(n->name);
-			free(n);
-			return NULL;
-		}
-	}
 	HASH_ADD(hh, v->inodes, ino, sizeof(n->ino), n);
-	if (rk_htab_oom()) /* the dent is in place; keep the node reachable, lose only ino lookup */
+	if (rk_htab_oom()) {
+		free(n->name);
+		free(n);
 		return NULL;
+	}
 	v->n_nodes++;
 	return n;
 }
 
-static struct node *lazy_dir(struct rk_vfs *v, struct node *dir, const char *name, int pop,
-			     int64_t mtime)
+/* A new node named name in dir (dir NULL: the root). */
+struct node *vfs_node_add(struct rk_vfs *v, struct node *dir, const char *name, uint32_t mode,
+			  int64_t mtime)
 {
-	struct node *n = node_add(v, dir, name, S_IFDIR | 0555, mtime);
+	struct node *n = vfs_node_new(v, dir, name, mode, mtime);
+
+	if (n && dir && vfs_dent_add(dir, name, n))
+		return NULL; /* n stays in the inode table and is freed with it */
+	return n;
+}
+
+/* Point dir's entry name at child (which must exist). */
+void vfs_dent_set(struct node *dir, const char *name, struct node *child)
+{
+	struct dent *d;
+
+	HASH_FIND_STR(dir->dents, name, d);
+	if (d)
+		d->node = child;
+}
+
+struct node *vfs_lazy_dir(struct rk_vfs *v, struct node *dir, const char *name, int pop,
+			  int64_t mtime)
+{
+	struct node *n = vfs_node_add(v, dir, name, S_IFDIR | 0555, mtime);
 
 	if (n && pop != POP_NONE) {
 		n->pop = (uint8_t)pop;
@@ -286,8 +236,8 @@ static int publish_locked(struct rk_vfs *v, struct arch *a, const struct rk_memb
 	snprintf(path, sizeof(path), "%s", m->path);
 	while ((slash = strchr(p, '/'))) {
 		*slash = '\0';
-		n = dent_find(dir, p);
-		if (!n && !(n = node_add(v, dir, p, S_IFDIR | 0755, m->mtime)))
+		n = vfs_dent_find(dir, p);
+		if (!n && !(n = vfs_node_add(v, dir, p, S_IFDIR | 0755, m->mtime)))
 			return -ENOMEM;
 		if (!S_ISDIR(n->mode)) {
 			rk_warn("'%s': '%s' is under a non-directory; dropped", a->art->file,
@@ -297,7 +247,7 @@ static int publish_locked(struct rk_vfs *v, struct arch *a, const struct rk_memb
 		dir = n;
 		p = slash + 1;
 	}
-	n = dent_find(dir, p);
+	n = vfs_dent_find(dir, p);
 	if (m->type == RK_MEMBER_HARDLINK) {
 		struct node *t = a->root;
 		char tp[RK_INDEX_MAX_PATH + 1], *q = tp, *s;
@@ -305,13 +255,13 @@ static int publish_locked(struct rk_vfs *v, struct arch *a, const struct rk_memb
 		snprintf(tp, sizeof(tp), "%s", m->link);
 		while (t && (s = strchr(q, '/'))) {
 			*s = '\0';
-			t = dent_find(t, q);
+			t = vfs_dent_find(t, q);
 			q = s + 1;
 		}
-		t = t ? dent_find(t, q) : NULL;
+		t = t ? vfs_dent_find(t, q) : NULL;
 		if (!t || !S_ISREG(t->mode) || n)
 			return 0;
-		if (dent_add(dir, p, t))
+		if (vfs_dent_add(dir, p, t))
 			return -ENOMEM;
 		t->nlink++;
 		return 0;
@@ -321,7 +271,7 @@ static int publish_locked(struct rk_vfs *v, struct arch *a, const struct rk_memb
 		rk_warn("'%s': '%s' changes type; later member dropped", a->art->file, m->path);
 		return 0;
 	}
-	if (!n && !(n = node_add(v, dir, p, fmt, m->mtime)))
+	if (!n && !(n = vfs_node_add(v, dir, p, fmt, m->mtime)))
 		return -ENOMEM;
 	n->mode = fmt | (fmt == S_IFLNK ? 0777 : m->mode);
 	n->mtime = m->mtime;
@@ -428,6 +378,15 @@ static int arch_key(struct rk_vfs *v, struct arch *a, char key[80], char expect[
 	return rc;
 }
 
+/* Move the archive's prefixes (artifact_manifest.txt) from idx to a, for flattening. */
+static void keep_prefixes(struct arch *a, struct rk_index *idx)
+{
+	a->prefixes = idx->prefixes;
+	a->nprefixes = idx->nprefixes;
+	idx->prefixes = NULL;
+	idx->nprefixes = 0;
+}
+
 /* Publish a cached index. -ENOENT when there is none (or it was corrupt and removed). */
 static int arch_from_index(struct rk_vfs *v, struct arch *a, const char *key, struct rk_err *err)
 {
@@ -452,6 +411,7 @@ static int arch_from_index(struct rk_vfs *v, struct arch *a, const char *key, st
 	for (size_t i = 0; !rc && i < idx.n; i++)
 		rc = publish_locked(v, a, &idx.v[i], -1);
 	pthread_rwlock_unlock(&v->tree);
+	keep_prefixes(a, &idx);
 	rk_index_release(&idx);
 	v->n_index_loads++;
 	return rc;
@@ -508,6 +468,8 @@ static int arch_load(struct rk_vfs *v, struct arch *a, struct rk_err *err)
 			snprintf(rel, sizeof(rel), "index/%s.rkix", key);
 			rc = rk_cache_put_file(v->cache, rel, out.buf, out.len, err);
 		}
+		if (!rc) /* after serializing: the index on disk needs them too */
+			keep_prefixes(a, &idx);
 		rk_buf_release(&out);
 		rk_index_release(&idx);
 	}
@@ -544,7 +506,7 @@ static void *arch_thread(void *p)
 }
 
 /* Start loading a's contents unless it has started. */
-static int arch_start(struct rk_vfs *v, struct arch *a)
+int vfs_arch_start(struct rk_vfs *v, struct arch *a)
 {
 	int rc = 0;
 
@@ -560,6 +522,29 @@ static int arch_start(struct rk_vfs *v, struct arch *a)
 			a->started = 1;
 		}
 	}
+	pthread_mutex_unlock(&v->wait_lock);
+	return rc;
+}
+
+int vfs_archs_wait(struct rk_vfs *v, struct arch **as, size_t n, struct rk_err *err)
+{
+	int rc = 0, busy;
+
+	for (size_t i = 0; i < n; i++)
+		if ((rc = vfs_arch_start(v, as[i])))
+			return rk_err_set(err, rc, "cannot start ingest: %s", strerror(-rc));
+	pthread_mutex_lock(&v->wait_lock);
+	do {
+		busy = 0;
+		for (size_t i = 0; i < n; i++)
+			busy |= as[i]->state == ARCH_RUNNING;
+		if (busy)
+			pthread_cond_wait(&v->wait_cond, &v->wait_lock);
+	} while (busy);
+	for (size_t i = 0; i < n && !rc; i++)
+		if (as[i]->state == ARCH_FAILED)
+			rc = rk_err_set(err, -EIO, "artifact '%s' is unusable: %s",
+					as[i]->art->file, as[i]->why[0] ? as[i]->why : "cancelled");
 	pthread_mutex_unlock(&v->wait_lock);
 	return rc;
 }
@@ -618,7 +603,7 @@ static int add_readme(struct rk_vfs *v, struct node *dir)
 	int rc = 0;
 
 	pthread_rwlock_wrlock(&v->tree);
-	n = node_add(v, dir, "README", S_IFREG | 0444, v->mount_time);
+	n = vfs_node_add(v, dir, "README", S_IFREG | 0444, v->mount_time);
 	if (!n || !(n->data = strdup(readme_text)))
 		rc = -ENOMEM;
 	else {
@@ -654,16 +639,19 @@ static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 
 	pthread_rwlock_wrlock(&v->tree);
 	dir->run = r;
-	arts = lazy_dir(v, dir, "artifacts", POP_NONE, dir->mtime);
-	browse = lazy_dir(v, dir, "browse", POP_NONE, dir->mtime);
+	r->dir = dir;
+	arts = vfs_lazy_dir(v, dir, "artifacts", POP_NONE, dir->mtime);
+	browse = vfs_lazy_dir(v, dir, "browse", POP_NONE, dir->mtime);
 	rc = arts && browse ? 0 : -ENOMEM;
+	if (!rc && cat->narts && !vfs_lazy_dir(v, dir, "dist", POP_DISTS, dir->mtime))
+		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < cat->files.n; i++) {
 		const struct rk_store_entry *f = &cat->files.v[i];
 		struct node *n;
 
 		if (f->is_dir)
 			continue;
-		n = node_add(v, arts, f->name, S_IFREG | 0444, f->mtime);
+		n = vfs_node_add(v, arts, f->name, S_IFREG | 0444, f->mtime);
 		if (!n) {
 			rc = -ENOMEM;
 			break;
@@ -680,8 +668,8 @@ static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		a->run = r;
 		a->art = &cat->arts[i];
 		pthread_mutex_init(&a->refill, NULL);
-		a->root = lazy_dir(v, browse, cat->arts[i].stem, POP_ARCH,
-				   cat->arts[i].mtime_ns / 1000000000);
+		a->root = vfs_lazy_dir(v, browse, cat->arts[i].stem, POP_ARCH,
+				       cat->arts[i].mtime_ns / 1000000000);
 		if (!a->root) {
 			rc = -ENOMEM;
 			break;
@@ -726,7 +714,7 @@ static int pop_dirs(struct rk_vfs *v, struct node *dir, const char *path, int to
 
 		if (!l.v[i].is_dir || kind == POP_NONE)
 			continue;
-		n = lazy_dir(v, dir, name, kind, l.v[i].mtime);
+		n = vfs_lazy_dir(v, dir, name, kind, l.v[i].mtime);
 		if (!n || !(n->ctx = join_path(path, name)))
 			rc = -ENOMEM;
 	}
@@ -735,7 +723,7 @@ static int pop_dirs(struct rk_vfs *v, struct node *dir, const char *path, int to
 	return rc;
 }
 
-static int populate(struct rk_vfs *v, struct node *n, struct rk_err *err)
+int vfs_populate(struct rk_vfs *v, struct node *n, struct rk_err *err)
 {
 	int rc;
 
@@ -762,7 +750,16 @@ static int populate(struct rk_vfs *v, struct node *n, struct rk_err *err)
 		rc = pop_run(v, n, err);
 		break;
 	case POP_ARCH:
-		rc = arch_start(v, n->arch);
+		rc = vfs_arch_start(v, n->arch);
+		break;
+	case POP_DISTS:
+		rc = vfs_pop_dists(v, n, err);
+		break;
+	case POP_DIST:
+		rc = vfs_pop_dist(v, n, err);
+		break;
+	case POP_DIST_NOTES:
+		rc = vfs_pop_dist_notes(v, n, err);
 		break;
 	default:
 		rc = 0;
@@ -816,7 +813,7 @@ static int get_dir(struct rk_vfs *v, uint64_t ino, struct node **out, struct rk_
 		return -ENOENT;
 	if (!dir)
 		return -ENOTDIR;
-	if (n->pop && (rc = populate(v, n, err)))
+	if (n->pop && (rc = vfs_populate(v, n, err)))
 		return rc;
 	*out = n;
 	return 0;
@@ -844,7 +841,7 @@ int rk_vfs_lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk
 		if (state == ARCH_FAILED)
 			return arch_eio(dir->arch, err);
 		pthread_rwlock_rdlock(&v->tree);
-		n = dent_find(dir, name);
+		n = vfs_dent_find(dir, name);
 		if (n)
 			fill_attr(n, out);
 		pthread_rwlock_unlock(&v->tree);
@@ -977,9 +974,13 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 		arch_state(v, n->arch, &state, &gen);
 		if (state == ARCH_FAILED)
 			return arch_eio(n->arch, err);
-		pthread_mutex_lock(&n->arch->refill);
-		refills = n->arch->refills;
-		pthread_mutex_unlock(&n->arch->refill);
+	}
+	if (n->arch || n->origin) {
+		struct arch *a = n->arch ? n->arch : n->origin;
+
+		pthread_mutex_lock(&a->refill);
+		refills = a->refills;
+		pthread_mutex_unlock(&a->refill);
 	}
 	if (!(f = calloc(1, sizeof(*f))))
 		return -ENOMEM;
@@ -1002,9 +1003,10 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 
 	if (src == SRC_BLOB) {
 		rc = rk_blob_open(v->cache, id, f->size, &f->fd, err);
-		if ((rc == -ENOENT || rc == -EBADMSG) && n->arch) {
+		if ((rc == -ENOENT || rc == -EBADMSG) && (n->arch || n->origin)) {
 			rk_err_clear(err);
-			rc = arch_refill(v, n->arch, refills, id, f->size, &f->fd, err);
+			rc = arch_refill(v, n->arch ? n->arch : n->origin, refills, id, f->size,
+					 &f->fd, err);
 		}
 		if (rc) {
 			rk_err_log("'%s': %s", n->name, rk_err_str(err, rc));
@@ -1148,7 +1150,7 @@ int rk_vfs_list_runs(struct rk_vfs *v, char ***names, size_t *count, struct rk_e
 			if (n->pop == POP_RUN) {
 				name_add(&l, n->name, NULL);
 			} else if (n->pop == POP_ORG) {
-				if (populate(v, n, err))
+				if (vfs_populate(v, n, err))
 					continue;
 				pthread_rwlock_rdlock(&v->tree);
 				for (size_t j = 0; !l.rc && j < n->nents; j++)
@@ -1184,7 +1186,7 @@ int rk_vfs_prefetch(struct rk_vfs *v, const char *name, rk_progress_fn progress,
 	r = dir->run;
 	for (size_t i = 0; i < r->cat->narts; i++) {
 		total += r->cat->arts[i].size;
-		if ((rc = arch_start(v, &r->archs[i])))
+		if ((rc = vfs_arch_start(v, &r->archs[i])))
 			return rk_err_set(err, rc, "cannot start ingest: %s", strerror(-rc));
 	}
 	for (;;) {
@@ -1229,16 +1231,22 @@ int rk_vfs_prefetch(struct rk_vfs *v, const char *name, rk_progress_fn progress,
 int rk_vfs_run_manifest(struct rk_vfs *v, const char *name, struct rk_manifest *out,
 			struct rk_err *err)
 {
+	struct node *dir;
+	int rc = run_dir(v, name, &dir, err);
+
+	return rc ? rc : vfs_run_manifest(v, dir, out, err);
+}
+
+int vfs_run_manifest(struct rk_vfs *v, struct node *dir, struct rk_manifest *out,
+		     struct rk_err *err)
+{
 	struct rk_buf path = RK_BUF_INIT;
 	struct rk_file *f = NULL;
-	struct node *dir;
 	struct rk_attr a;
 	char *data = NULL;
 	size_t len = 0;
 	int rc;
 
-	if ((rc = run_dir(v, name, &dir, err)))
-		return rc;
 	if (dir->run->cat->has_manifest) {
 		const char *p = dir->run->cat->path;
 
@@ -1308,7 +1316,7 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 		goto fail;
 	if ((rc = rk_cache_open(o->cache_dir ? o->cache_dir : dir, o->cache_limit, &v->cache, err)))
 		goto fail;
-	root = lazy_dir(v, NULL, "", POP_ROOT, v->mount_time);
+	root = vfs_lazy_dir(v, NULL, "", POP_ROOT, v->mount_time);
 	if (!root) {
 		rc = -ENOMEM;
 		goto fail;
@@ -1341,6 +1349,9 @@ void rk_vfs_close(struct rk_vfs *v)
 		for (size_t i = 0; i < r->cat->narts; i++) {
 			if (r->archs[i].started)
 				pthread_join(r->archs[i].thread, NULL);
+			for (size_t j = 0; j < r->archs[i].nprefixes; j++)
+				free(r->archs[i].prefixes[j]);
+			free(r->archs[i].prefixes);
 			pthread_mutex_destroy(&r->archs[i].refill);
 		}
 		free(r->archs);

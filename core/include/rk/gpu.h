@@ -14,6 +14,10 @@ struct rk_gpu_target {
 /* The table, in TheRock's declaration order. */
 const struct rk_gpu_target *rk_gpu_targets(size_t *count);
 
+/* The families TheRock's CI builds and releases tarballs for
+ * (build_tools/github_actions/amdgpu_family_matrix.py), NULL-terminated. */
+const char *const *rk_gpu_release_families(void);
+
 /* The target entry for a gfx name (exact, no features), or NULL. */
 const struct rk_gpu_target *rk_gpu_target_find(const char *name);
 

@@ -1,0 +1,132 @@
+/* vfs_int.h: the inode tree's internals, shared by vfs.c (tree, browse, runs) and the
+ * view builders (view_dist.c). Locking rules are at the top of vfs.c. */
+#ifndef RK_VFS_INT_H
+#define RK_VFS_INT_H
+
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdatomic.h>
+
+#include "rk/catalog.h"
+#include "rk/vfs.h"
+#include "htab.h"
+
+/* SRC_STAGED: a file whose bytes are written to the cache but not yet hashed and
+ * named; node->fd reads them until the committer publishes the blob id. */
+enum src_kind { SRC_NONE, SRC_BYTES, SRC_BLOB, SRC_STORE, SRC_STAGED };
+enum pop_kind {
+	POP_NONE,
+	POP_ROOT,
+	POP_ORG,
+	POP_RUN,
+	POP_ARCH,
+	POP_DISTS,
+	POP_DIST,
+	POP_DIST_NOTES
+};
+enum pop_state { PS_TODO, PS_RUNNING, PS_DONE };
+enum arch_state { ARCH_IDLE, ARCH_RUNNING, ARCH_DONE, ARCH_FAILED };
+
+struct node;
+
+struct dent {
+	char *name;
+	struct node *node;
+	UT_hash_handle hh;
+};
+
+struct run {
+	struct rk_run *cat;
+	struct arch *archs; /* one per cat->arts[i] */
+	struct node *dir; /* the run's directory */
+	struct run *next;
+};
+
+struct arch {
+	struct rk_vfs *v;
+	struct run *run;
+	const struct rk_artifact *art;
+	struct node *root; /* browse/<stem> */
+	int state; /* enum arch_state; v->wait_lock */
+	int rc;
+	char why[256]; /* the failure, for every later EIO; written before state FAILED */
+	uint64_t gen; /* bumped on every published member; v->wait_lock */
+	_Atomic uint64_t progress;
+	pthread_mutex_t refill;
+	unsigned refills; /* completed re-ingests; refill */
+	pthread_t thread; /* joined by rk_vfs_close */
+	int started; /* thread is valid; v->wait_lock */
+	char **prefixes; /* artifact_manifest.txt lines, set before state DONE */
+	size_t nprefixes;
+};
+
+struct node {
+	uint64_t ino;
+	struct node *parent;
+	char *name;
+	uint8_t pop; /* enum pop_kind; immutable */
+	uint8_t pop_state; /* enum pop_state; v->wait_lock */
+	int pop_rc;
+	char *ctx; /* POP_ORG/POP_RUN: store path */
+	struct run *run; /* run directories, once populated */
+	struct arch *arch; /* nodes inside browse/<stem> (and that root itself) */
+	struct arch *origin; /* dist nodes: the artifact whose file this is */
+	/* mutable (v->tree): */
+	uint32_t mode, nlink;
+	uint64_t size;
+	int64_t mtime;
+	uint8_t src;
+	int fd; /* SRC_STAGED: owned descriptor of the unnamed cache file, else -1 */
+	char *data; /* SRC_BYTES bytes, SRC_BLOB id, SRC_STORE path, symlink target */
+	struct dent *dents;
+	struct dent **order;
+	size_t nents, cap;
+	UT_hash_handle hh;
+};
+
+struct rk_vfs {
+	struct rk_store *store;
+	struct rk_cache *cache;
+	pthread_rwlock_t tree;
+	struct node *inodes;
+	pthread_mutex_t wait_lock;
+	pthread_cond_t wait_cond;
+	struct run *runs;
+	unsigned active; /* ingest threads alive */
+	sem_t jobs;
+	_Atomic int cancel;
+	_Atomic uint64_t n_nodes, n_ingests, n_index_loads, n_failures;
+	int64_t mount_time;
+};
+
+/* Tree (v->tree held for writing). */
+struct node *vfs_node_new(struct rk_vfs *v, struct node *dir, const char *name, uint32_t mode,
+			  int64_t mtime);
+void vfs_dent_set(struct node *dir, const char *name, struct node *child);
+struct node *vfs_node_add(struct rk_vfs *v, struct node *dir, const char *name, uint32_t mode,
+			  int64_t mtime);
+struct node *vfs_lazy_dir(struct rk_vfs *v, struct node *dir, const char *name, int pop,
+			  int64_t mtime);
+struct node *vfs_dent_find(struct node *dir, const char *name);
+int vfs_dent_add(struct node *dir, const char *name, struct node *child);
+
+/* Run n's populate function once, waiting if another thread is running it (no lock held). */
+int vfs_populate(struct rk_vfs *v, struct node *n, struct rk_err *err);
+
+/* Archives (no lock held). */
+int vfs_arch_start(struct rk_vfs *v, struct arch *a);
+/* Start every archive of as[0..n) and wait until none is running. Returns 0, or -EIO
+ * (logged) when one of them failed. */
+int vfs_archs_wait(struct rk_vfs *v, struct arch **as, size_t n, struct rk_err *err);
+
+/* The run's manifest (store manifests/ or base_lib_generic). */
+struct rk_manifest;
+int vfs_run_manifest(struct rk_vfs *v, struct node *dir, struct rk_manifest *out,
+		     struct rk_err *err);
+
+/* view_dist.c: populate RUN/dist, RUN/dist/<X> and RUN/dist/.rockfs. */
+int vfs_pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err);
+int vfs_pop_dist(struct rk_vfs *v, struct node *dir, struct rk_err *err);
+int vfs_pop_dist_notes(struct rk_vfs *v, struct node *dir, struct rk_err *err);
+
+#endif

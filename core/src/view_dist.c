@@ -1,0 +1,376 @@
+/* view_dist.c: RUN/dist/<X>, TheRock's flatten of a run's artifacts
+ * (therock-formats.md section 2; build_tools/_therock_utils/artifacts.py).
+ *
+ * Which names: a legacy run shows one tree per artifact target (its families); a
+ * kpack-split run one per gfx target (base arch), one per release family that has any
+ * of those targets, and "multiarch" (every artifact). dist/<X> holds the artifacts whose
+ * target is "generic" or whose base arch belongs to X (TheRock's fetch filter), every
+ * component, each member's manifest prefix dropped.
+ *
+ * Order, which decides "last writer wins": the generic artifacts first, then the others,
+ * each group by artifact name (name_component_target) in byte order; members in archive
+ * order. A path written by two artifacts with different content is a conflict: the
+ * later one wins as in TheRock, and the list is in RUN/dist/.rockfs/<X>.conflicts.
+ * Modes follow TheRock's extraction: files 0644 plus the member's executable bits,
+ * directories 0755, symlinks verbatim, hardlinks kept as hardlinks. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rk/buf.h"
+#include "rk/gpu.h"
+#include "rk/log.h"
+#include "rk/manifest.h"
+#include "vfs_int.h"
+
+#define MULTIARCH "multiarch"
+#define NOTES_DIR ".rockfs"
+
+static int is_generic(const struct arch *a)
+{
+	return !strcmp(a->art->an.target, "generic");
+}
+
+/* A kpack-split run, from its manifest; without one, from its names: split runs have only
+ * single gfx targets, never families, as artifact targets. */
+static int run_is_split(struct rk_vfs *v, struct run *r)
+{
+	struct rk_manifest m;
+	int split = 1;
+
+	if (!vfs_run_manifest(v, r->dir, &m, NULL)) {
+		split = m.kpack_split;
+		rk_manifest_release(&m);
+		return split;
+	}
+	for (size_t i = 0; i < r->cat->ntargets; i++) {
+		char base[64];
+
+		if (!strcmp(r->cat->targets[i], "generic"))
+			continue;
+		if (rk_gpu_base_arch(r->cat->targets[i], base, sizeof(base)) < 0 ||
+		    !rk_gpu_target_find(base))
+			split = 0;
+	}
+	return split && r->cat->ntargets > 1;
+}
+
+static int add_name(char ***v, size_t *n, const char *name)
+{
+	char **nv;
+
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*v)[i], name))
+			return 0;
+	if (!(nv = realloc(*v, (*n + 1) * sizeof(*nv))))
+		return -ENOMEM;
+	*v = nv;
+	return (nv[*n] = strdup(name)) ? (int)++*n * 0 : -ENOMEM;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int vfs_pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	struct run *r = dir->parent->run;
+	int split = run_is_split(v, r), rc = 0;
+	char **names = NULL, base[64];
+	size_t n = 0;
+
+	(void)err;
+	for (size_t i = 0; !rc && i < r->cat->ntargets; i++) {
+		const char *t = r->cat->targets[i];
+
+		if (!strcmp(t, "generic") || rk_gpu_base_arch(t, base, sizeof(base)) < 0)
+			continue;
+		rc = add_name(&names, &n, base);
+		for (const char *const *f = rk_gpu_release_families(); split && !rc && *f; f++)
+			if (rk_gpu_family_has(*f, t))
+				rc = add_name(&names, &n, *f);
+	}
+	if (!rc && split && n)
+		rc = add_name(&names, &n, MULTIARCH);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	pthread_rwlock_wrlock(&v->tree);
+	for (size_t i = 0; !rc && i < n; i++)
+		if (!vfs_lazy_dir(v, dir, names[i], POP_DIST, dir->mtime))
+			rc = -ENOMEM;
+	if (!rc && n && !vfs_lazy_dir(v, dir, NOTES_DIR, POP_DIST_NOTES, dir->mtime))
+		rc = -ENOMEM;
+	pthread_rwlock_unlock(&v->tree);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+/* Whether artifact a goes into dist/<x>. */
+static int selected(const struct arch *a, const char *x)
+{
+	return is_generic(a) || !strcmp(x, MULTIARCH) || rk_gpu_family_has(x, a->art->an.target);
+}
+
+/* Browse node -> dist node, for hardlinks within one artifact. */
+struct linkmap {
+	const struct node *from;
+	struct node *to;
+	UT_hash_handle hh;
+};
+
+struct flatten {
+	struct rk_vfs *v;
+	struct node *root; /* dist/<x> */
+	struct arch *a;
+	const char *prefix; /* the prefix being walked */
+	size_t prefix_index;
+	struct rk_buf conflicts;
+	unsigned nconflicts;
+	struct linkmap *links;
+};
+
+static int conflict(struct flatten *f, const char *path, const struct node *old, const char *what)
+{
+	f->nconflicts++;
+	return rk_buf_addf(&f->conflicts, "%s\t%s\t%s\t%s\n", path,
+			   old && old->origin ? old->origin->art->stem : "-", f->a->art->stem,
+			   what);
+}
+
+/* The first prefix of a that contains path (TheRock assigns members that way). */
+static size_t owning_prefix(const struct arch *a, const char *path)
+{
+	for (size_t i = 0; i < a->nprefixes; i++) {
+		size_t n = strlen(a->prefixes[i]);
+
+		if (!strncmp(path, a->prefixes[i], n) && path[n] == '/')
+			return i;
+	}
+	return a->nprefixes;
+}
+
+/* The dist directory for rel (created as needed); NULL if a non-directory is in the way
+ * and could not be replaced. */
+static struct node *dist_dir(struct flatten *f, struct node *parent, const char *name,
+			     const char *rel, int64_t mtime)
+{
+	struct node *d = vfs_dent_find(parent, name);
+
+	if (d && S_ISDIR(d->mode))
+		return d;
+	if (d) {
+		/* TheRock's mkdir fails here; a directory's contents matter more than the file */
+		if (conflict(f, rel, d, "directory replaces a file"))
+			return NULL;
+		d->nlink--;
+		if (!(d = vfs_node_new(f->v, parent, name, S_IFDIR | 0755, mtime)))
+			return NULL;
+		vfs_dent_set(parent, name, d);
+		return d;
+	}
+	return vfs_node_add(f->v, parent, name, S_IFDIR | 0755, mtime);
+}
+
+static int same_content(const struct node *x, const struct node *y)
+{
+	if ((x->mode & S_IFMT) != (y->mode & S_IFMT) || x->size != y->size)
+		return 0;
+	if (!x->data || !y->data)
+		return x->data == y->data;
+	return !strcmp(x->data, y->data);
+}
+
+/* Place a copy of browse node b at parent/name (path rel, for messages). */
+static int place(struct flatten *f, struct node *parent, const char *name, const char *rel,
+		 const struct node *b)
+{
+	struct node *old = vfs_dent_find(parent, name), *n = NULL;
+	struct linkmap *lm = NULL;
+
+	if (old && S_ISDIR(old->mode))
+		return conflict(f, rel, old, "file dropped: a directory is there");
+	if (b->nlink > 1)
+		HASH_FIND(hh, f->links, &b, sizeof(b), lm);
+	if (lm) {
+		n = lm->to; /* a hardlink: the same dist node again */
+	} else {
+		uint32_t mode =
+			S_ISLNK(b->mode) ? S_IFLNK | 0777 : S_IFREG | 0644 | (b->mode & 0111);
+
+		if (!(n = vfs_node_new(f->v, parent, name, mode, b->mtime)))
+			return -ENOMEM;
+		n->nlink = 0;
+		n->size = b->size;
+		n->src = b->src;
+		n->origin = f->a;
+		if (b->data && !(n->data = strdup(b->data)))
+			return -ENOMEM;
+		if (b->nlink > 1) {
+			if (!(lm = calloc(1, sizeof(*lm))))
+				return -ENOMEM;
+			lm->from = b;
+			lm->to = n;
+			HASH_ADD(hh, f->links, from, sizeof(lm->from), lm);
+			if (rk_htab_oom()) {
+				free(lm);
+				return -ENOMEM;
+			}
+		}
+	}
+	if (old) {
+		if (!same_content(old, n) && conflict(f, rel, old, "different content"))
+			return -ENOMEM;
+		old->nlink--;
+		vfs_dent_set(parent, name, n);
+	} else if (vfs_dent_add(parent, name, n)) {
+		return -ENOMEM;
+	}
+	n->nlink++;
+	return 0;
+}
+
+/* Flatten the browse subtree b (at member path mpath) into dist directory d (path rel). */
+static int walk(struct flatten *f, const struct node *b, struct node *d, struct rk_buf *mpath,
+		struct rk_buf *rel)
+{
+	size_t mlen = mpath->len, rlen = rel->len;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < b->nents; i++) {
+		const struct node *c = b->order[i]->node;
+		const char *name = b->order[i]->name;
+
+		if ((rc = rk_buf_addf(mpath, "/%s", name)) ||
+		    (rc = rk_buf_addf(rel, "%s%s", rel->len ? "/" : "", name)))
+			break;
+		if (owning_prefix(f->a, mpath->buf) != f->prefix_index) {
+			/* claimed by an earlier prefix of the manifest */
+		} else if (S_ISDIR(c->mode)) {
+			struct node *sub = dist_dir(f, d, name, rel->buf, c->mtime);
+
+			rc = sub ? walk(f, c, sub, mpath, rel) : -ENOMEM;
+		} else {
+			rc = place(f, d, name, rel->buf, c);
+		}
+		mpath->len = mlen;
+		mpath->buf[mlen] = '\0';
+		rel->len = rlen;
+		rel->buf[rlen] = '\0';
+	}
+	return rc;
+}
+
+/* The browse node at a prefix path, or NULL (an empty prefix has no directory). */
+static const struct node *find_path(struct node *root, const char *path)
+{
+	char comp[256];
+	struct node *n = root;
+
+	while (n && *path) {
+		size_t len = strcspn(path, "/");
+
+		if (len >= sizeof(comp))
+			return NULL;
+		memcpy(comp, path, len);
+		comp[len] = '\0';
+		n = vfs_dent_find(n, comp);
+		path += len + (path[len] == '/');
+	}
+	return n && S_ISDIR(n->mode) ? n : NULL;
+}
+
+static int flatten_arch(struct flatten *f, struct arch *a)
+{
+	struct rk_buf mpath = RK_BUF_INIT, rel = RK_BUF_INIT;
+	struct linkmap *lm, *tmp;
+	int rc = 0;
+
+	f->a = a;
+	for (size_t i = 0; !rc && i < a->nprefixes; i++) {
+		const struct node *p = find_path(a->root, a->prefixes[i]);
+
+		if (!p)
+			continue;
+		f->prefix = a->prefixes[i];
+		f->prefix_index = i;
+		mpath.len = rel.len = 0;
+		if (!(rc = rk_buf_adds(&mpath, a->prefixes[i])))
+			rc = walk(f, p, f->root, &mpath, &rel);
+	}
+	HASH_ITER(hh, f->links, lm, tmp) {
+		HASH_DEL(f->links, lm);
+		free(lm);
+	}
+	rk_buf_release(&mpath);
+	rk_buf_release(&rel);
+	return rc;
+}
+
+int vfs_pop_dist(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	struct run *r = dir->parent->parent->run;
+	struct flatten f = {v, dir, NULL, NULL, 0, RK_BUF_INIT, 0, NULL};
+	struct arch **as = calloc(r->cat->narts + 1, sizeof(*as));
+	size_t n = 0;
+	int rc;
+
+	if (!as)
+		return -ENOMEM;
+	for (int generic = 1; generic >= 0; generic--)
+		for (size_t i = 0; i < r->cat->narts; i++)
+			if (is_generic(&r->archs[i]) == generic &&
+			    selected(&r->archs[i], dir->name))
+				as[n++] = &r->archs[i];
+	rc = vfs_archs_wait(v, as, n, err);
+	if (rc) {
+		free(as);
+		return rk_err_wrap(err, rc, "dist '%s'", dir->name);
+	}
+	pthread_rwlock_wrlock(&v->tree);
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = flatten_arch(&f, as[i]);
+	if (!rc) /* the list of conflicts waits here for RUN/dist/.rockfs */
+		dir->data = rk_buf_detach(&f.conflicts, NULL);
+	pthread_rwlock_unlock(&v->tree);
+	if (!rc && f.nconflicts)
+		rk_warn("run '%s': dist '%s': %u paths written by two artifacts with different "
+			"content (the later wins); see dist/" NOTES_DIR "/%s.conflicts",
+			r->cat->name, dir->name, f.nconflicts, dir->name);
+	rk_buf_release(&f.conflicts);
+	free(as);
+	return rc;
+}
+
+int vfs_pop_dist_notes(struct rk_vfs *v, struct node *notes, struct rk_err *err)
+{
+	struct node *dists = notes->parent;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < dists->nents; i++) {
+		struct node *d = dists->order[i]->node;
+		char name[300];
+		struct node *n;
+
+		if (d->pop != POP_DIST)
+			continue;
+		if ((rc = vfs_populate(v, d, err)))
+			break;
+		snprintf(name, sizeof(name), "%s.conflicts", d->name);
+		pthread_rwlock_wrlock(&v->tree);
+		n = vfs_node_add(v, notes, name, S_IFREG | 0444, notes->mtime);
+		if (!n || !(n->data = strdup(d->data ? d->data : "")))
+			rc = -ENOMEM;
+		else {
+			n->src = SRC_BYTES;
+			n->size = strlen(n->data);
+		}
+		pthread_rwlock_unlock(&v->tree);
+	}
+	return rc;
+}
