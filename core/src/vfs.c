@@ -27,6 +27,7 @@
 #include "rk/vfs.h"
 #include "htab.h"
 
+#include "tar_layout.h"
 #include "vfs_int.h"
 
 struct rk_file {
@@ -35,6 +36,10 @@ struct rk_file {
 	int fd;
 	const char *bytes;
 	struct rk_object *obj;
+	const struct rk_tar_layout *tar; /* a synthesized archive */
+	pthread_mutex_t lock; /* tar: protects blob, blob_fd */
+	char blob[RK_SHA256_HEX]; /* tar: the blob blob_fd reads */
+	int blob_fd;
 };
 
 static const char readme_text[] =
@@ -201,6 +206,10 @@ static void free_node(struct node *n)
 	free(n->order);
 	free(n->name);
 	free(n->data);
+	if (n->tar) {
+		rk_tar_layout_release(n->tar);
+		free(n->tar);
+	}
 	if (n->fd >= 0)
 		close(n->fd);
 	free(n->ctx);
@@ -595,6 +604,20 @@ static int arch_refill(struct rk_vfs *v, struct arch *a, unsigned seen, const ch
 	return rc;
 }
 
+int vfs_arch_refill(struct rk_vfs *v, struct arch *a, const char *want, uint64_t size, int *fd,
+		    struct rk_err *err)
+{
+	unsigned seen;
+
+	pthread_mutex_lock(&a->refill);
+	seen = a->refills;
+	pthread_mutex_unlock(&a->refill);
+	/* someone may have refilled between the caller's miss and now: try first */
+	if (!rk_blob_open(v->cache, want, size, fd, NULL))
+		return 0;
+	return arch_refill(v, a, seen, want, size, fd, err);
+}
+
 /* ---- population ---- */
 
 static int add_readme(struct rk_vfs *v, struct node *dir)
@@ -643,7 +666,9 @@ static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	arts = vfs_lazy_dir(v, dir, "artifacts", POP_NONE, dir->mtime);
 	browse = vfs_lazy_dir(v, dir, "browse", POP_NONE, dir->mtime);
 	rc = arts && browse ? 0 : -ENOMEM;
-	if (!rc && cat->narts && !vfs_lazy_dir(v, dir, "dist", POP_DISTS, dir->mtime))
+	if (!rc && cat->narts &&
+	    (!vfs_lazy_dir(v, dir, "dist", POP_DISTS, dir->mtime) ||
+	     !vfs_lazy_dir(v, dir, "tarballs", POP_TARBALLS, dir->mtime)))
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < cat->files.n; i++) {
 		const struct rk_store_entry *f = &cat->files.v[i];
@@ -760,6 +785,9 @@ int vfs_populate(struct rk_vfs *v, struct node *n, struct rk_err *err)
 		break;
 	case POP_DIST_NOTES:
 		rc = vfs_pop_dist_notes(v, n, err);
+		break;
+	case POP_TARBALLS:
+		rc = vfs_pop_tarballs(v, n, err);
 		break;
 	default:
 		rc = 0;
@@ -995,6 +1023,11 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 		f->bytes = n->data; /* immutable once published */
 	else if (src == SRC_STAGED && (f->fd = fcntl(n->fd, F_DUPFD_CLOEXEC, 0)) < 0)
 		rc = -errno;
+	else if (src == SRC_TAR) {
+		f->tar = n->tar; /* immutable once published */
+		f->blob_fd = -1;
+		pthread_mutex_init(&f->lock, NULL);
+	}
 	pthread_rwlock_unlock(&v->tree);
 	if (rc) {
 		free(f);
@@ -1035,6 +1068,56 @@ int rk_file_fd(const struct rk_file *f)
 	return f->fd;
 }
 
+/* Read from a synthesized archive: header bytes, zeros and blob ranges. */
+static ssize_t tar_pread(struct rk_file *f, char *buf, size_t n, uint64_t off, struct rk_err *err)
+{
+	size_t done = 0;
+	int rc = 0;
+
+	while (done < n && !rc) {
+		const struct rk_tar_seg *s = rk_tar_layout_find(f->tar, off + done);
+		uint64_t within = off + done - s->off;
+		size_t chunk = (size_t)RK_MIN((uint64_t)(n - done), s->len - within);
+
+		if (s->kind == RK_SEG_BYTES) {
+			memcpy(buf + done, f->tar->arena + s->u.bytes + within, chunk);
+		} else if (s->kind == RK_SEG_ZERO) {
+			memset(buf + done, 0, chunk);
+		} else {
+			ssize_t r = 0;
+
+			pthread_mutex_lock(&f->lock);
+			if (f->blob_fd < 0 || strcmp(f->blob, s->u.blob)) {
+				if (f->blob_fd >= 0)
+					close(f->blob_fd);
+				f->blob_fd = -1;
+				rc = rk_blob_open(f->v->cache, s->u.blob, s->len, &f->blob_fd, err);
+				if ((rc == -ENOENT || rc == -EBADMSG) && s->origin)
+					rc = vfs_arch_refill(f->v, s->origin, s->u.blob, s->len,
+							     &f->blob_fd, err);
+				if (!rc)
+					memcpy(f->blob, s->u.blob, RK_SHA256_HEX);
+			}
+			for (size_t got = 0; !rc && got < chunk; got += (size_t)r) {
+				r = pread(f->blob_fd, buf + done + got, chunk - got,
+					  (off_t)(within + got));
+				if (r < 0 && errno == EINTR)
+					r = 0;
+				else if (r <= 0)
+					rc = r < 0 ? -errno : -EIO;
+			}
+			pthread_mutex_unlock(&f->lock);
+		}
+		done += chunk;
+	}
+	if (rc) {
+		rk_err_log("tarball read at %llu: %s", (unsigned long long)off,
+			   rk_err_str(err, rc));
+		return -EIO;
+	}
+	return (ssize_t)n;
+}
+
 ssize_t rk_file_pread(struct rk_file *f, void *buf, size_t n, uint64_t off, struct rk_err *err)
 {
 	ssize_t r;
@@ -1042,6 +1125,8 @@ ssize_t rk_file_pread(struct rk_file *f, void *buf, size_t n, uint64_t off, stru
 	if (off >= f->size)
 		return 0;
 	n = (size_t)RK_MIN((uint64_t)n, f->size - off);
+	if (f->tar)
+		return tar_pread(f, buf, n, off, err);
 	if (f->bytes) {
 		memcpy(buf, f->bytes + off, n);
 		return (ssize_t)n;
@@ -1064,6 +1149,11 @@ void rk_file_close(struct rk_file *f)
 		rk_object_close(f->obj); /* owns fd */
 	else if (f->fd >= 0)
 		close(f->fd);
+	if (f->tar) {
+		if (f->blob_fd >= 0)
+			close(f->blob_fd);
+		pthread_mutex_destroy(&f->lock);
+	}
 	free(f);
 }
 

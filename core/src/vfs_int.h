@@ -11,9 +11,11 @@
 #include "rk/vfs.h"
 #include "htab.h"
 
+struct rk_tar_layout;
+
 /* SRC_STAGED: a file whose bytes are written to the cache but not yet hashed and
  * named; node->fd reads them until the committer publishes the blob id. */
-enum src_kind { SRC_NONE, SRC_BYTES, SRC_BLOB, SRC_STORE, SRC_STAGED };
+enum src_kind { SRC_NONE, SRC_BYTES, SRC_BLOB, SRC_STORE, SRC_STAGED, SRC_TAR };
 enum pop_kind {
 	POP_NONE,
 	POP_ROOT,
@@ -22,7 +24,8 @@ enum pop_kind {
 	POP_ARCH,
 	POP_DISTS,
 	POP_DIST,
-	POP_DIST_NOTES
+	POP_DIST_NOTES,
+	POP_TARBALLS
 };
 enum pop_state { PS_TODO, PS_RUNNING, PS_DONE };
 enum arch_state { ARCH_IDLE, ARCH_RUNNING, ARCH_DONE, ARCH_FAILED };
@@ -71,6 +74,7 @@ struct node {
 	struct run *run; /* run directories, once populated */
 	struct arch *arch; /* nodes inside browse/<stem> (and that root itself) */
 	struct arch *origin; /* dist nodes: the artifact whose file this is */
+	struct rk_tar_layout *tar; /* SRC_TAR: the archive's layout (owned) */
 	/* mutable (v->tree): */
 	uint32_t mode, nlink;
 	uint64_t size;
@@ -125,8 +129,19 @@ int vfs_run_manifest(struct rk_vfs *v, struct node *dir, struct rk_manifest *out
 		     struct rk_err *err);
 
 /* view_dist.c: populate RUN/dist, RUN/dist/<X> and RUN/dist/.rockfs. */
+/* The names of run r's dist trees (release: the release tarball names instead). */
+int vfs_dist_names(struct rk_vfs *v, struct run *r, int release, char ***names, size_t *n);
+/* Flatten the artifacts of r selected for x into root (release: without the test
+ * component and fftw3, as build_tarballs.py does). Ingests what it needs. */
+int vfs_flatten(struct rk_vfs *v, struct run *r, const char *x, int release, struct node *root,
+		char **conflicts, unsigned *nconflicts, struct rk_err *err);
 int vfs_pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err);
 int vfs_pop_dist(struct rk_vfs *v, struct node *dir, struct rk_err *err);
 int vfs_pop_dist_notes(struct rk_vfs *v, struct node *dir, struct rk_err *err);
+/* view_tarball.c: populate RUN/tarballs. */
+int vfs_pop_tarballs(struct rk_vfs *v, struct node *dir, struct rk_err *err);
+/* Re-create a's blobs after want went missing, and open want (see vfs.c). */
+int vfs_arch_refill(struct rk_vfs *v, struct arch *a, const char *want, uint64_t size, int *fd,
+		    struct rk_err *err);
 
 #endif

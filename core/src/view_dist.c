@@ -76,20 +76,20 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int vfs_pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+int vfs_dist_names(struct rk_vfs *v, struct run *r, int release, char ***out, size_t *count)
 {
-	struct run *r = dir->parent->run;
 	int split = run_is_split(v, r), rc = 0;
 	char **names = NULL, base[64];
 	size_t n = 0;
 
-	(void)err;
 	for (size_t i = 0; !rc && i < r->cat->ntargets; i++) {
 		const char *t = r->cat->targets[i];
 
 		if (!strcmp(t, "generic") || rk_gpu_base_arch(t, base, sizeof(base)) < 0)
 			continue;
-		rc = add_name(&names, &n, base);
+		/* release tarballs of a split run are per family (build_tarballs.py) */
+		if (!(release && split))
+			rc = add_name(&names, &n, base);
 		for (const char *const *f = rk_gpu_release_families(); split && !rc && *f; f++)
 			if (rk_gpu_family_has(*f, t))
 				rc = add_name(&names, &n, *f);
@@ -98,10 +98,37 @@ int vfs_pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		rc = add_name(&names, &n, MULTIARCH);
 	if (n)
 		qsort(names, n, sizeof(*names), cmp_str);
+	if (rc) {
+		for (size_t i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		return rc;
+	}
+	*out = names;
+	*count = n;
+	return 0;
+}
+
+int vfs_pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	struct run *r = dir->parent->run;
+	char **names = NULL;
+	size_t n = 0;
+	int rc = vfs_dist_names(v, r, 0, &names, &n);
+
+	(void)err;
+	if (rc)
+		return rc;
 	pthread_rwlock_wrlock(&v->tree);
-	for (size_t i = 0; !rc && i < n; i++)
-		if (!vfs_lazy_dir(v, dir, names[i], POP_DIST, dir->mtime))
+	for (size_t i = 0; !rc && i < n; i++) {
+		struct node *d = vfs_lazy_dir(v, dir, names[i], POP_DIST, dir->mtime);
+
+		if (d)
+			d->mode =
+				S_IFDIR | 0755; /* the root of an install tree, as mkdir makes it */
+		else
 			rc = -ENOMEM;
+	}
 	if (!rc && n && !vfs_lazy_dir(v, dir, NOTES_DIR, POP_DIST_NOTES, dir->mtime))
 		rc = -ENOMEM;
 	pthread_rwlock_unlock(&v->tree);
@@ -312,10 +339,10 @@ static int flatten_arch(struct flatten *f, struct arch *a)
 	return rc;
 }
 
-int vfs_pop_dist(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+int vfs_flatten(struct rk_vfs *v, struct run *r, const char *x, int release, struct node *root,
+		char **conflicts, unsigned *nconflicts, struct rk_err *err)
 {
-	struct run *r = dir->parent->parent->run;
-	struct flatten f = {v, dir, NULL, NULL, 0, RK_BUF_INIT, 0, NULL};
+	struct flatten f = {v, root, NULL, NULL, 0, RK_BUF_INIT, 0, NULL};
 	struct arch **as = calloc(r->cat->narts + 1, sizeof(*as));
 	size_t n = 0;
 	int rc;
@@ -323,28 +350,51 @@ int vfs_pop_dist(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	if (!as)
 		return -ENOMEM;
 	for (int generic = 1; generic >= 0; generic--)
-		for (size_t i = 0; i < r->cat->narts; i++)
-			if (is_generic(&r->archs[i]) == generic &&
-			    selected(&r->archs[i], dir->name))
-				as[n++] = &r->archs[i];
+		for (size_t i = 0; i < r->cat->narts; i++) {
+			struct arch *a = &r->archs[i];
+
+			/* build_tarballs.py: --exclude-components=test --exclude-artifacts=fftw3 */
+			if (release && (!strcmp(a->art->an.component, "test") ||
+					!strcmp(a->art->an.name, "fftw3")))
+				continue;
+			if (is_generic(a) == generic && selected(a, x))
+				as[n++] = a;
+		}
 	rc = vfs_archs_wait(v, as, n, err);
 	if (rc) {
 		free(as);
-		return rk_err_wrap(err, rc, "dist '%s'", dir->name);
+		return rk_err_wrap(err, rc, "'%s'", x);
 	}
 	pthread_rwlock_wrlock(&v->tree);
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = flatten_arch(&f, as[i]);
-	if (!rc) /* the list of conflicts waits here for RUN/dist/.rockfs */
-		dir->data = rk_buf_detach(&f.conflicts, NULL);
 	pthread_rwlock_unlock(&v->tree);
-	if (!rc && f.nconflicts)
-		rk_warn("run '%s': dist '%s': %u paths written by two artifacts with different "
-			"content (the later wins); see dist/" NOTES_DIR "/%s.conflicts",
-			r->cat->name, dir->name, f.nconflicts, dir->name);
+	if (!rc && conflicts && !(*conflicts = rk_buf_detach(&f.conflicts, NULL)))
+		rc = -ENOMEM;
+	if (!rc && nconflicts)
+		*nconflicts = f.nconflicts;
 	rk_buf_release(&f.conflicts);
 	free(as);
 	return rc;
+}
+
+int vfs_pop_dist(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	struct run *r = dir->parent->parent->run;
+	unsigned nconflicts = 0;
+	char *conflicts = NULL;
+	int rc = vfs_flatten(v, r, dir->name, 0, dir, &conflicts, &nconflicts, err);
+
+	if (rc)
+		return rk_err_wrap(err, rc, "dist");
+	pthread_rwlock_wrlock(&v->tree);
+	dir->data = conflicts; /* the list waits here for RUN/dist/.rockfs */
+	pthread_rwlock_unlock(&v->tree);
+	if (nconflicts)
+		rk_warn("run '%s': dist '%s': %u paths written by two artifacts with different "
+			"content (the later wins); see dist/" NOTES_DIR "/%s.conflicts",
+			r->cat->name, dir->name, nconflicts, dir->name);
+	return 0;
 }
 
 int vfs_pop_dist_notes(struct rk_vfs *v, struct node *notes, struct rk_err *err)
