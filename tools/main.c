@@ -62,6 +62,8 @@ static void usage(FILE *f)
 		"  ls STORE [RUN]                 runs of a store, or the artifacts of one run\n"
 		"  cat STORE RUN ARTIFACT PATH    a file inside an artifact, to stdout\n"
 		"  prefetch STORE RUN             decompress every artifact of RUN into the cache\n"
+		"  export STORE RUN PATH -o DIR   write a view (dist/X, tarballs/F, browse/A) as\n"
+		"                                 real files into DIR\n"
 		"  cache stats|gc|verify          inspect, shrink (--cache-size) or check the "
 		"cache\n"
 		"\n"
@@ -170,6 +172,8 @@ int main(int argc, char **argv)
 		return cmd_cache(&o, argc, argv);
 	if (!strcmp(cmd, "prefetch"))
 		return cmd_prefetch(&o, argc, argv);
+	if (!strcmp(cmd, "export"))
+		return cmd_export(&o, argc, argv);
 	usage(stderr);
 	return rp_fail("'%s': unknown command", cmd) + 1;
 }

@@ -21,5 +21,6 @@ int cmd_ls(const struct rp_opts *o, int argc, char **argv);
 int cmd_cat(const struct rp_opts *o, int argc, char **argv);
 int cmd_cache(const struct rp_opts *o, int argc, char **argv);
 int cmd_prefetch(const struct rp_opts *o, int argc, char **argv);
+int cmd_export(const struct rp_opts *o, int argc, char **argv);
 
 #endif

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# tarballs: RUN/tarballs/*.tar of both demo runs.
+#  - the names TheRock's build_tarballs.py would give (version from the manifest);
+#  - GNU tar, bsdtar and python3 -m tarfile list and extract them;
+#  - a -tests- tarball holds exactly dist/<X>, and is byte for byte what GNU tar makes of
+#    that tree with the documented command line;
+#  - a release tarball holds the independent flatten (flatten.py) of the same artifacts
+#    without the test component and fftw3;
+#  - random reads at many offsets equal the bytes of a sequential read;
+#  - sha256 is the same from a second mount with its own cache, and from rockpack export.
+. "$(dirname "$0")/lib.sh"
+it_init "$@"
+FLATTEN=$(dirname "$0")/flatten.py
+command -v bsdtar >/dev/null || skip "bsdtar is not installed"
+
+M=$T/mnt
+it_mount fs "$STORE" "$M" "$T/cache"
+VER=7.13.0.dev0+abc1234
+declare -A FAMILY=([gfx110X-all]="gfx1100 gfx1101 gfx1102 gfx1103" [gfx94X-dcgpu]="gfx942")
+declare -A WANT=(
+	[24205988454-linux]="gfx110X-all gfx94X-dcgpu"
+	[24205988455-linux]="gfx110X-all gfx94X-dcgpu multiarch"
+)
+selected() {
+	local x=$1 t=${2%%:*} m
+	[ "$2" = generic ] || [ "$x" = multiarch ] || [ "$t" = "${x%%:*}" ] && return 0
+	for m in ${FAMILY[$x]:-}; do [ "$m" = "$t" ] && return 0; done
+	return 1
+}
+
+for run in 24205988454-linux 24205988455-linux; do
+	R=$STORE/$run
+	it_artifacts "$R" >"$T/$run.arts"
+	want=""
+	for x in ${WANT[$run]}; do
+		want+="therock-dist-linux-$x-$VER.tar therock-dist-linux-$x-tests-$VER.tar "
+	done
+	got=$(ls "$M/$run/tarballs" | tr '\n' ' ')
+	[ "$got" = "$(echo $want | tr ' ' '\n' | sort | tr '\n' ' ')" ] ||
+		fail "$run: tarballs/ shows '$got'"
+	for x in ${WANT[$run]}; do
+		for tests in "" "-tests"; do
+			tb=$M/$run/tarballs/therock-dist-linux-$x$tests-$VER.tar
+			name=$run/$(basename "$tb")
+			[ -f "$tb" ] || { fail "$name missing"; continue; }
+			# every reader lists and extracts it
+			tar -tf "$tb" >"$T/gnu.list" || fail "$name: GNU tar -t"
+			bsdtar -tf "$tb" >"$T/bsd.list" || fail "$name: bsdtar -t"
+			python3 -m tarfile -l "$tb" >"$T/py.list" || fail "$name: python3 -m tarfile -l"
+			[ "$(head -1 "$T/gnu.list")" = "./" ] || fail "$name: first member is not ./"
+			[ "$(wc -l <"$T/gnu.list")" = "$(wc -l <"$T/bsd.list")" ] || fail "$name: GNU tar and bsdtar disagree"
+			ex=$T/x$tests/$run/$x
+			mkdir -p "$ex/gnu" "$ex/bsd" "$ex/py"
+			tar -xf "$tb" -C "$ex/gnu" || fail "$name: GNU tar -x"
+			bsdtar -xf "$tb" -C "$ex/bsd" || fail "$name: bsdtar -x"
+			python3 -m tarfile -e "$tb" "$ex/py" || fail "$name: python3 -m tarfile -e"
+			diff -r --no-dereference "$ex/gnu" "$ex/bsd" >/dev/null || fail "$name: bsdtar extracts something else"
+			diff -r --no-dereference "$ex/gnu" "$ex/py" >/dev/null || fail "$name: tarfile extracts something else"
+			if [ -n "$tests" ]; then
+				diff -r --no-dereference "$ex/gnu" "$M/$run/dist/$x" >"$T/diff" 2>&1 ||
+					{ fail "$name: not dist/$x"; head "$T/diff" >&2; }
+				mt=$(tar --full-time -tvf "$tb" | awk 'NR == 1 { print $4 " " $5 }')
+				(cd "$M/$run/dist/$x" && tar --format=gnu --sort=name --owner=0 --group=0 \
+					--numeric-owner --mtime="$mt UTC" -cf - .) >"$T/gnu.tar"
+				cmp -s "$T/gnu.tar" "$tb" || fail "$name: not byte-identical to GNU tar of dist/$x"
+			else
+				files=()
+				for pass in generic other; do
+					while read -r stem file; do
+						t=${stem##*_} n=${stem%%_*} c=${stem#*_}
+						c=${c%%_*}
+						[ "$c" = test ] || [ "$n" = fftw3 ] && continue
+						if [ $pass = generic ] && [ "$t" != generic ]; then continue; fi
+						if [ $pass = other ] && [ "$t" = generic ]; then continue; fi
+						selected "$x" "$t" && files+=("$R/$file")
+					done <"$T/$run.arts"
+				done
+				python3 "$FLATTEN" "$ex/flat" "${files[@]}"
+				diff -r --no-dereference "$ex/flat" "$ex/gnu" >"$T/diff" 2>&1 ||
+					{ fail "$name: not the flatten without test/fftw3"; head "$T/diff" >&2; }
+				grep -q 'rocblas-test' "$T/gnu.list" && fail "$name: holds a test component file"
+			fi
+			# random reads equal a sequential read
+			python3 - "$tb" <<'PY' || fail "$name: random reads differ from a sequential read"
+import os, random, sys
+p = sys.argv[1]
+whole = open(p, "rb").read()
+assert len(whole) == os.stat(p).st_size and len(whole) % 10240 == 0, "size"
+rnd = random.Random(len(whole))
+with open(p, "rb", buffering=0) as f:
+    for _ in range(300):
+        off = rnd.randrange(len(whole))
+        n = rnd.choice([1, 7, 511, 512, 4096, 65536, 300000])
+        f.seek(off)
+        assert f.read(n) == whole[off:off + n], off
+PY
+			sha256sum "$tb" | cut -d' ' -f1 >>"$T/sums.first"
+			echo "$run/tarballs/$(basename "$tb")" >>"$T/names"
+		done
+	done
+done
+
+# a second mount with its own cache gives the same bytes; so does rockpack export
+it_mount second "$STORE" "$T/mnt2" "$T/cache2"
+while read -r p; do
+	sha256sum "$T/mnt2/$p" | cut -d' ' -f1
+done <"$T/names" >"$T/sums.second"
+it_same "sha256 of every tarball across two mounts" "$T/sums.first" "$T/sums.second"
+p=$(head -1 "$T/names")
+"$ROCKPACK" -q --cache "$T/cache3" export "$STORE" "${p%%/*}" "${p#*/}" -o "$T/export" ||
+	fail "rockpack export failed"
+cmp -s "$T/export/$(basename "$p")" "$M/$p" || fail "rockpack export: bytes differ from the mount"
+"$ROCKPACK" -q --cache "$T/cache3" export "$STORE" 24205988455-linux dist/multiarch -o "$T/export-dist" ||
+	fail "rockpack export of a dist tree failed"
+diff -r --no-dereference "$T/export-dist" "$M/24205988455-linux/dist/multiarch" >/dev/null ||
+	fail "rockpack export: dist tree differs from the mount"
+"$ROCKPACK" -q --cache "$T/cache3" export "$STORE" 24205988455-linux dist/multiarch -o "$T/export-dist" 2>"$T/err" &&
+	fail "rockpack export over an existing tree should refuse"
+[ "$(wc -l <"$T/err")" = 1 ] || fail "rockpack export: want one line on stderr, got: $(cat "$T/err")"
+it_quiet_log fs
+it_finish
