@@ -151,7 +151,9 @@ static int dir_add(struct dirbuf *d, const char *name, const struct rk_attr *a, 
 	if (d->plus) {
 		int dot = !strcmp(name, ".") || !strcmp(name, "..");
 
-		e.ino = dot ? 0 : a->ino; /* dot entries take no lookup reference */
+		/* no lookup reference for dot entries; none either for a size not known yet
+		 * (a compressed tarball): the kernel then looks it up, and lookup computes it */
+		e.ino = dot || a->pending ? 0 : a->ino;
 		e.attr_timeout = d->fs->timeout;
 		e.entry_timeout = d->fs->timeout;
 		n = fuse_add_direntry_plus(d->req, d->buf + d->len, d->size - d->len, name, &e,

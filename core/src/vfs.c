@@ -27,6 +27,7 @@
 #include "rk/vfs.h"
 #include "htab.h"
 
+#include "tar_compress.h"
 #include "tar_layout.h"
 #include "vfs_int.h"
 
@@ -37,6 +38,7 @@ struct rk_file {
 	const char *bytes;
 	struct rk_object *obj;
 	const struct rk_tar_layout *tar; /* a synthesized archive */
+	struct rk_tarz *tarz; /* ... compressed */
 	pthread_mutex_t lock; /* tar: protects blob, blob_fd */
 	char blob[RK_SHA256_HEX]; /* tar: the blob blob_fd reads */
 	int blob_fd;
@@ -192,6 +194,7 @@ static void fill_attr(const struct node *n, struct rk_attr *a)
 	a->nlink = S_ISDIR(n->mode) ? 1 : n->nlink; /* 1: "unknown", so find never prunes */
 	a->size = n->size;
 	a->mtime = n->mtime;
+	a->pending = n->src == SRC_TARZ && !n->tarz->ready;
 }
 
 static void free_node(struct node *n)
@@ -206,7 +209,9 @@ static void free_node(struct node *n)
 	free(n->order);
 	free(n->name);
 	free(n->data);
-	if (n->tar) {
+	if (n->src == SRC_TARZ)
+		rk_tarz_free(n->tarz); /* n->tar belongs to the .tar node */
+	else if (n->tar) {
 		rk_tar_layout_release(n->tar);
 		free(n->tar);
 	}
@@ -847,6 +852,57 @@ static int get_dir(struct rk_vfs *v, uint64_t ino, struct node **out, struct rk_
 	return 0;
 }
 
+static ssize_t tar_pread(struct rk_file *f, char *buf, size_t n, uint64_t off, struct rk_err *err);
+
+struct tar_source {
+	struct rk_vfs *v;
+	const struct rk_tar_layout *tar;
+};
+
+/* rk_tar_read_fn over a layout: a private reader per call, so threads do not share one. */
+static ssize_t tar_source_read(void *ctx, void *buf, size_t n, uint64_t off)
+{
+	struct tar_source *t = ctx;
+	struct rk_file f = {
+		.v = t->v, .size = t->tar->size, .fd = -1, .tar = t->tar, .blob_fd = -1};
+	ssize_t r;
+
+	if (off >= f.size)
+		return 0;
+	if (n > f.size - off)
+		n = (size_t)(f.size - off);
+	pthread_mutex_init(&f.lock, NULL);
+	r = tar_pread(&f, buf, n, off, NULL);
+	if (f.blob_fd >= 0)
+		close(f.blob_fd);
+	pthread_mutex_destroy(&f.lock);
+	return r;
+}
+
+/* A compressed tarball's size is known once its pieces are: compute them now, on both
+ * cores (the first stat pays; a wrong size is never reported). No lock held. */
+static int ensure_size(struct rk_vfs *v, struct node *n, struct rk_err *err)
+{
+	struct tar_source src = {v, n->tar};
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int rc;
+
+	if (n->src != SRC_TARZ || n->tarz->ready)
+		return 0;
+	rc = rk_tarz_compute(n->tarz, v->cache, tar_source_read, &src,
+			     ncpu > 0 ? (unsigned)ncpu : 1, err);
+	if (rc) {
+		rk_err_log("'%s': %s", n->name, rk_err_str(err, rc));
+		return -EIO;
+	}
+	rk_info("'%s': %zu pieces, %u compressed, %u from the cache", n->name, n->tarz->npieces,
+		n->tarz->compressed, n->tarz->reused);
+	pthread_rwlock_wrlock(&v->tree);
+	n->size = n->tarz->size;
+	pthread_rwlock_unlock(&v->tree);
+	return 0;
+}
+
 int rk_vfs_lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk_attr *out,
 		  struct rk_err *err)
 {
@@ -873,6 +929,13 @@ int rk_vfs_lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk
 		if (n)
 			fill_attr(n, out);
 		pthread_rwlock_unlock(&v->tree);
+		if (n && out->pending) {
+			if ((rc = ensure_size(v, n, err)))
+				return rc;
+			pthread_rwlock_rdlock(&v->tree);
+			fill_attr(n, out);
+			pthread_rwlock_unlock(&v->tree);
+		}
 		if (n)
 			return 0;
 		if (state != ARCH_RUNNING)
@@ -886,7 +949,6 @@ int rk_vfs_getattr(struct rk_vfs *v, uint64_t ino, struct rk_attr *out, struct r
 	struct node *n;
 	int rc = 0;
 
-	(void)err;
 	pthread_rwlock_rdlock(&v->tree);
 	n = find_ino(v, ino);
 	if (n)
@@ -894,6 +956,11 @@ int rk_vfs_getattr(struct rk_vfs *v, uint64_t ino, struct rk_attr *out, struct r
 	else
 		rc = -ENOENT;
 	pthread_rwlock_unlock(&v->tree);
+	if (!rc && out->pending && !(rc = ensure_size(v, n, err))) {
+		pthread_rwlock_rdlock(&v->tree);
+		fill_attr(n, out);
+		pthread_rwlock_unlock(&v->tree);
+	}
 	return rc;
 }
 
@@ -1003,6 +1070,8 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 		if (state == ARCH_FAILED)
 			return arch_eio(n->arch, err);
 	}
+	if ((rc = ensure_size(v, n, err)))
+		return rc;
 	if (n->arch || n->origin) {
 		struct arch *a = n->arch ? n->arch : n->origin;
 
@@ -1023,8 +1092,9 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 		f->bytes = n->data; /* immutable once published */
 	else if (src == SRC_STAGED && (f->fd = fcntl(n->fd, F_DUPFD_CLOEXEC, 0)) < 0)
 		rc = -errno;
-	else if (src == SRC_TAR) {
+	else if (src == SRC_TAR || src == SRC_TARZ) {
 		f->tar = n->tar; /* immutable once published */
+		f->tarz = src == SRC_TARZ ? n->tarz : NULL;
 		f->blob_fd = -1;
 		pthread_mutex_init(&f->lock, NULL);
 	}
@@ -1118,6 +1188,58 @@ static ssize_t tar_pread(struct rk_file *f, char *buf, size_t n, uint64_t off, s
 	return (ssize_t)n;
 }
 
+/* Read from a compressed tarball: cached pieces, then the seek table. */
+static ssize_t tarz_pread(struct rk_file *f, char *buf, size_t n, uint64_t off, struct rk_err *err)
+{
+	const struct rk_tarz *z = f->tarz;
+	size_t done = 0;
+	int rc = 0;
+
+	while (done < n && !rc) {
+		size_t i = rk_tarz_find(z, off + done);
+		uint64_t start = i < z->npieces ? z->pieces[i].coff : z->size - z->trailer_len;
+		uint64_t len = i < z->npieces ? z->pieces[i].clen : z->trailer_len;
+		uint64_t within = off + done - start;
+		size_t chunk = (size_t)RK_MIN((uint64_t)(n - done), len - within);
+		ssize_t r = 0;
+
+		if (i == z->npieces) {
+			memcpy(buf + done, z->trailer + within, chunk);
+			done += chunk;
+			continue;
+		}
+		pthread_mutex_lock(&f->lock);
+		if (f->blob_fd < 0 || strcmp(f->blob, z->pieces[i].blob)) {
+			struct tar_source src = {f->v, f->tar};
+
+			if (f->blob_fd >= 0)
+				close(f->blob_fd);
+			f->blob_fd = -1;
+			rc = rk_blob_open(f->v->cache, z->pieces[i].blob, len, &f->blob_fd, err);
+			if (rc == -ENOENT || rc == -EBADMSG)
+				rc = rk_tarz_repair(f->tarz, i, f->v->cache, tar_source_read, &src,
+						    &f->blob_fd, err);
+			if (!rc)
+				memcpy(f->blob, z->pieces[i].blob, RK_SHA256_HEX);
+		}
+		for (size_t got = 0; !rc && got < chunk; got += (size_t)r) {
+			r = pread(f->blob_fd, buf + done + got, chunk - got, (off_t)(within + got));
+			if (r < 0 && errno == EINTR)
+				r = 0;
+			else if (r <= 0)
+				rc = r < 0 ? -errno : -EIO;
+		}
+		pthread_mutex_unlock(&f->lock);
+		done += chunk;
+	}
+	if (rc) {
+		rk_err_log("compressed tarball read at %llu: %s", (unsigned long long)off,
+			   rk_err_str(err, rc));
+		return -EIO;
+	}
+	return (ssize_t)n;
+}
+
 ssize_t rk_file_pread(struct rk_file *f, void *buf, size_t n, uint64_t off, struct rk_err *err)
 {
 	ssize_t r;
@@ -1125,6 +1247,8 @@ ssize_t rk_file_pread(struct rk_file *f, void *buf, size_t n, uint64_t off, stru
 	if (off >= f->size)
 		return 0;
 	n = (size_t)RK_MIN((uint64_t)n, f->size - off);
+	if (f->tarz)
+		return tarz_pread(f, buf, n, off, err);
 	if (f->tar)
 		return tar_pread(f, buf, n, off, err);
 	if (f->bytes) {
@@ -1149,7 +1273,7 @@ void rk_file_close(struct rk_file *f)
 		rk_object_close(f->obj); /* owns fd */
 	else if (f->fd >= 0)
 		close(f->fd);
-	if (f->tar) {
+	if (f->tar || f->tarz) {
 		if (f->blob_fd >= 0)
 			close(f->blob_fd);
 		pthread_mutex_destroy(&f->lock);

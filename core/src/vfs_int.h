@@ -12,10 +12,11 @@
 #include "htab.h"
 
 struct rk_tar_layout;
+struct rk_tarz;
 
 /* SRC_STAGED: a file whose bytes are written to the cache but not yet hashed and
  * named; node->fd reads them until the committer publishes the blob id. */
-enum src_kind { SRC_NONE, SRC_BYTES, SRC_BLOB, SRC_STORE, SRC_STAGED, SRC_TAR };
+enum src_kind { SRC_NONE, SRC_BYTES, SRC_BLOB, SRC_STORE, SRC_STAGED, SRC_TAR, SRC_TARZ };
 enum pop_kind {
 	POP_NONE,
 	POP_ROOT,
@@ -74,7 +75,8 @@ struct node {
 	struct run *run; /* run directories, once populated */
 	struct arch *arch; /* nodes inside browse/<stem> (and that root itself) */
 	struct arch *origin; /* dist nodes: the artifact whose file this is */
-	struct rk_tar_layout *tar; /* SRC_TAR: the archive's layout (owned) */
+	struct rk_tar_layout *tar; /* SRC_TAR: the archive's layout (owned); SRC_TARZ: borrowed */
+	struct rk_tarz *tarz; /* SRC_TARZ: the compressed pieces (owned); size once ready */
 	/* mutable (v->tree): */
 	uint32_t mode, nlink;
 	uint64_t size;

@@ -20,6 +20,7 @@
 #include "rk/buf.h"
 #include "rk/log.h"
 #include "rk/manifest.h"
+#include "tar_compress.h"
 #include "tar_layout.h"
 #include "vfs_int.h"
 
@@ -187,7 +188,31 @@ static int make_tarball(struct rk_vfs *v, struct node *dir, struct run *r, const
 		free(l);
 		return -ENOMEM;
 	}
-	return 0;
+	/* .tar.gz (TheRock's format, gzip -6) and .tar.zst (zstd -3, seekable): planned
+	 * now, compressed on first stat or read */
+	for (int codec = RK_CODEC_GZIP; !rc && codec <= RK_CODEC_ZSTD; codec++) {
+		struct rk_tarz *z;
+		char zname[600];
+		struct node *zn;
+
+		snprintf(zname, sizeof(zname), "%s.%s", file,
+			 codec == RK_CODEC_GZIP ? "gz" : "zst");
+		if ((rc = rk_tarz_plan(l, codec, codec == RK_CODEC_GZIP ? 6 : 3, &z)))
+			break;
+		pthread_rwlock_wrlock(&v->tree);
+		zn = vfs_node_add(v, dir, zname, S_IFREG | 0444, c.newest);
+		if (zn) {
+			zn->src = SRC_TARZ;
+			zn->tar = l;
+			zn->tarz = z;
+		}
+		pthread_rwlock_unlock(&v->tree);
+		if (!zn) {
+			rk_tarz_free(z);
+			rc = -ENOMEM;
+		}
+	}
+	return rc;
 }
 
 int vfs_pop_tarballs(struct rk_vfs *v, struct node *dir, struct rk_err *err)

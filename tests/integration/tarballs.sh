@@ -36,7 +36,7 @@ for run in 24205988454-linux 24205988455-linux; do
 		want+="therock-dist-linux-$x-$VER.tar therock-dist-linux-$x-tests-$VER.tar "
 	done
 	got=$(ls "$M/$run/tarballs" | tr '\n' ' ')
-	[ "$got" = "$(echo $want | tr ' ' '\n' | sort | tr '\n' ' ')" ] ||
+	[ "$got" = "$(for w in $want; do printf '%s\n%s.gz\n%s.zst\n' $w $w $w; done | sort | tr '\n' ' ')" ] ||
 		fail "$run: tarballs/ shows '$got'"
 	for x in ${WANT[$run]}; do
 		for tests in "" "-tests"; do
@@ -94,8 +94,34 @@ with open(p, "rb", buffering=0) as f:
         f.seek(off)
         assert f.read(n) == whole[off:off + n], off
 PY
-			sha256sum "$tb" | cut -d' ' -f1 >>"$T/sums.first"
-			echo "$run/tarballs/$(basename "$tb")" >>"$T/names"
+			# the compressed variants decompress to exactly the .tar
+			gzip -t "$tb.gz" || fail "$name.gz: gzip -t"
+			zstd -q -t "$tb.zst" || fail "$name.zst: zstd -t"
+			gzip -dc "$tb.gz" | cmp -s - "$tb" || fail "$name.gz: does not decompress to the .tar"
+			zstd -q -dc "$tb.zst" | cmp -s - "$tb" || fail "$name.zst: does not decompress to the .tar"
+			# the zstd seekable format: a seek table whose frames cover the .tar in order
+			python3 - "$tb.zst" "$tb" <<'PY' || fail "$name.zst: bad seek table"
+import struct, subprocess, sys
+z = open(sys.argv[1], "rb").read()
+tar = open(sys.argv[2], "rb").read()
+n, desc, magic = struct.unpack("<IBI", z[-9:])
+assert magic == 0x8F92EAB1 and desc == 0, "footer"
+size = n * 8 + 9
+skip_magic, frame_size = struct.unpack("<II", z[-size - 8:-size])
+assert skip_magic == 0x184D2A5E and frame_size == size, "skippable frame"
+coff = uoff = 0
+for i in range(n):
+    c, u = struct.unpack("<II", z[len(z) - size + 8 * i:len(z) - size + 8 * i + 8])
+    frame = subprocess.run(["zstd", "-q", "-dc"], input=z[coff:coff + c], capture_output=True, check=True).stdout
+    assert frame == tar[uoff:uoff + u], f"frame {i}"
+    coff += c
+    uoff += u
+assert uoff == len(tar) and coff == len(z) - size - 8, "coverage"
+PY
+			for f in "$tb" "$tb.gz" "$tb.zst"; do
+				sha256sum "$f" | cut -d' ' -f1 >>"$T/sums.first"
+				echo "$run/tarballs/$(basename "$f")" >>"$T/names"
+			done
 		done
 	done
 done
@@ -106,10 +132,11 @@ while read -r p; do
 	sha256sum "$T/mnt2/$p" | cut -d' ' -f1
 done <"$T/names" >"$T/sums.second"
 it_same "sha256 of every tarball across two mounts" "$T/sums.first" "$T/sums.second"
-p=$(head -1 "$T/names")
-"$ROCKPACK" -q --cache "$T/cache3" export "$STORE" "${p%%/*}" "${p#*/}" -o "$T/export" ||
-	fail "rockpack export failed"
-cmp -s "$T/export/$(basename "$p")" "$M/$p" || fail "rockpack export: bytes differ from the mount"
+for p in $(grep -m 3 multiarch "$T/names"); do
+	"$ROCKPACK" -q --cache "$T/cache3" export "$STORE" "${p%%/*}" "${p#*/}" -o "$T/export" ||
+		fail "rockpack export of $p failed"
+	cmp -s "$T/export/$(basename "$p")" "$M/$p" || fail "rockpack export: $p differs from the mount"
+done
 "$ROCKPACK" -q --cache "$T/cache3" export "$STORE" 24205988455-linux dist/multiarch -o "$T/export-dist" ||
 	fail "rockpack export of a dist tree failed"
 diff -r --no-dereference "$T/export-dist" "$M/24205988455-linux/dist/multiarch" >/dev/null ||

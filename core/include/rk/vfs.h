@@ -42,6 +42,8 @@ struct rk_attr {
 	uint32_t nlink;
 	uint64_t size;
 	int64_t mtime;
+	int pending; /* readdir only: the size is not known yet (a compressed tarball);
+		      * lookup and getattr compute it, and never report it wrong */
 };
 
 struct rk_vfs_stats {
