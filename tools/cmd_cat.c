@@ -9,21 +9,6 @@
 #include "rk/buf.h"
 #include "rockpack.h"
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int cmd_cat(const struct rp_opts *o, int argc, char **argv)
 {
 	struct rk_err err = RK_ERR_INIT;
@@ -75,7 +60,7 @@ int cmd_cat(const struct rp_opts *o, int argc, char **argv)
 				n < 0 ? rk_err_str(&err, (int)n) : "unexpected end of file");
 			goto out;
 		}
-		if ((rc = write_all(STDOUT_FILENO, buf, (size_t)n))) {
+		if ((rc = rp_write_all(STDOUT_FILENO, buf, (size_t)n))) {
 			rp_fail("write: %s", strerror(-rc));
 			goto out;
 		}

@@ -55,21 +55,6 @@ static int remember_path(struct exporter *e, uint64_t ino, const char *path)
 	return 0;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static int set_time(int dirfd, const char *name, int64_t mtime)
 {
 	struct timespec ts[2] = {{mtime, 0}, {mtime, 0}};
@@ -99,7 +84,7 @@ static int copy_file(struct exporter *e, const struct rk_attr *a, int dirfd, con
 			rc = rp_fail("%s: %s", shown,
 				     n < 0 ? rk_err_str(&e->err, (int)n)
 					   : "unexpected end of file");
-		else if ((rc = write_all(fd, e->buf, (size_t)n)))
+		else if ((rc = rp_write_all(fd, e->buf, (size_t)n)))
 			rc = rp_fail("%s: write: %s", shown, strerror(-rc));
 		else
 			off += (uint64_t)n;

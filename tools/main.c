@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rk/log.h"
 #include "rk/size.h"
@@ -37,6 +38,21 @@ static void log_handler(enum rk_log_level level, const char *msg)
 	if (level == RK_LOG_ERR && !verbose)
 		return;
 	fprintf(stderr, "rockpack: %s: %s\n", names[level], msg);
+}
+
+int rp_write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
 }
 
 int rp_open(const struct rp_opts *o, const char *store, struct rk_vfs **out)

@@ -2,6 +2,8 @@
 #ifndef ROCKPACK_H
 #define ROCKPACK_H
 
+#include <stddef.h>
+
 #include "rk/vfs.h"
 
 struct rp_opts {
@@ -14,6 +16,8 @@ struct rp_opts {
 
 /* Print "rockpack: <msg>" on stderr and return 1 (the exit code of a failed command). */
 int rp_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Write all of p to fd. 0 or -errno. */
+int rp_write_all(int fd, const char *p, size_t n);
 /* Open the views of store, or print why not and return non-zero. */
 int rp_open(const struct rp_opts *o, const char *store, struct rk_vfs **out);
 

@@ -1138,6 +1138,21 @@ int rk_file_fd(const struct rk_file *f)
 	return f->fd;
 }
 
+/* Exactly n bytes from fd at off (a cache blob: short means damaged). 0 or -errno. */
+static int pread_full(int fd, char *buf, size_t n, uint64_t off)
+{
+	for (size_t got = 0; got < n;) {
+		ssize_t r = pread(fd, buf + got, n - got, (off_t)(off + got));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
 /* Read from a synthesized archive: header bytes, zeros and blob ranges. */
 static ssize_t tar_pread(struct rk_file *f, char *buf, size_t n, uint64_t off, struct rk_err *err)
 {
@@ -1154,8 +1169,6 @@ static ssize_t tar_pread(struct rk_file *f, char *buf, size_t n, uint64_t off, s
 		} else if (s->kind == RK_SEG_ZERO) {
 			memset(buf + done, 0, chunk);
 		} else {
-			ssize_t r = 0;
-
 			pthread_mutex_lock(&f->lock);
 			if (f->blob_fd < 0 || strcmp(f->blob, s->u.blob)) {
 				if (f->blob_fd >= 0)
@@ -1168,14 +1181,8 @@ static ssize_t tar_pread(struct rk_file *f, char *buf, size_t n, uint64_t off, s
 				if (!rc)
 					memcpy(f->blob, s->u.blob, RK_SHA256_HEX);
 			}
-			for (size_t got = 0; !rc && got < chunk; got += (size_t)r) {
-				r = pread(f->blob_fd, buf + done + got, chunk - got,
-					  (off_t)(within + got));
-				if (r < 0 && errno == EINTR)
-					r = 0;
-				else if (r <= 0)
-					rc = r < 0 ? -errno : -EIO;
-			}
+			if (!rc)
+				rc = pread_full(f->blob_fd, buf + done, chunk, within);
 			pthread_mutex_unlock(&f->lock);
 		}
 		done += chunk;
@@ -1201,7 +1208,6 @@ static ssize_t tarz_pread(struct rk_file *f, char *buf, size_t n, uint64_t off, 
 		uint64_t len = i < z->npieces ? z->pieces[i].clen : z->trailer_len;
 		uint64_t within = off + done - start;
 		size_t chunk = (size_t)RK_MIN((uint64_t)(n - done), len - within);
-		ssize_t r = 0;
 
 		if (i == z->npieces) {
 			memcpy(buf + done, z->trailer + within, chunk);
@@ -1222,13 +1228,8 @@ static ssize_t tarz_pread(struct rk_file *f, char *buf, size_t n, uint64_t off, 
 			if (!rc)
 				memcpy(f->blob, z->pieces[i].blob, RK_SHA256_HEX);
 		}
-		for (size_t got = 0; !rc && got < chunk; got += (size_t)r) {
-			r = pread(f->blob_fd, buf + done + got, chunk - got, (off_t)(within + got));
-			if (r < 0 && errno == EINTR)
-				r = 0;
-			else if (r <= 0)
-				rc = r < 0 ? -errno : -EIO;
-		}
+		if (!rc)
+			rc = pread_full(f->blob_fd, buf + done, chunk, within);
 		pthread_mutex_unlock(&f->lock);
 		done += chunk;
 	}
