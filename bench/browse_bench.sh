@@ -64,8 +64,7 @@ bench_store() { # LABEL STORE RUN STEM
 	local archive=$store/$run/$stem.tar.zst ex=$work/extract cache=$work/cache
 	local members first mid last big t0 t1 base
 	echo
-	echo "== $label: $run/$stem ($(du -h "$archive" | cut -f1) compressed," \
-		"$(zstd -lv "$archive" 2>/dev/null | awk '/Decompressed Size/ { print $3, $4 }') uncompressed)"
+	echo "== $label: $run/$stem ($(du -h "$archive" | cut -f1) compressed)"
 
 	mapfile -t members < <(zstd -dc "$archive" | tar tv | awk '$1 ~ /^-/ { print $NF }')
 	first=${members[1]:-${members[0]}}
@@ -77,7 +76,8 @@ bench_store() { # LABEL STORE RUN STEM
 	t0=$(now); zstd -dc "$archive" | tar x -C "$ex"; t1=$(now)
 	base=$(elapsed "$t0" "$t1")
 	big=$(cd "$ex" && find . -type f -printf '%s %P\n' | sort -n | tail -1 | cut -d' ' -f2-)
-	printf '%-34s %9s s\n' "zstd -dc | tar x (baseline)" "$base"
+	printf '%-34s %9s s   (%s MB, %s files)\n' "zstd -dc | tar x (baseline)" "$base" \
+		"$(du -sm "$ex" | cut -f1)" "$(find "$ex" -type f | wc -l)"
 
 	local m cold
 	for m in "$first" "$mid" "$last"; do
@@ -95,7 +95,7 @@ bench_store() { # LABEL STORE RUN STEM
 	cat "$mnt/$run/browse/$stem/$big" >/dev/null
 	find "$mnt/$run/browse/$stem" -type f -exec cat {} + >/dev/null
 	cat "$ex/$big" >/dev/null
-	local size reps=10 tm tl
+	local size reps=30 tm tl
 	size=$(stat -c %s "$ex/$big")
 	t0=$(now); for _ in $(seq $reps); do cat "$mnt/$run/browse/$stem/$big" >/dev/null; done; t1=$(now)
 	tm=$(elapsed "$t0" "$t1")

@@ -53,7 +53,7 @@ B=$R/tarballs/therock-dist-linux-gfx94X-dcgpu-$VER
 echo "ingesting (reading every artifact once through browse/) ..."
 find "$R/browse" -type f -exec cat {} + >/dev/null
 du -sh "$R/dist/gfx110X-all" 2>/dev/null | awk '{ print "dist/gfx110X-all: " $1 }'
-tar -xf "$A.tar" -C "$work" --one-top-level=extracted
+mkdir -p "$work/extracted" && tar -xf "$A.tar" -C "$work/extracted"
 
 base_zst=$(timeit sh -c "cd '$work/extracted' && tar -cf - . | zstd -3 -T0 -q > '$work/base.tar.zst'")
 rock_zst=$(timeit sh -c "cat '$A.tar.zst' > /dev/null")
