@@ -527,6 +527,21 @@ int rk_cache_get_file(struct rk_cache *c, const char *rel, size_t max, char **da
 	return 0;
 }
 
+int rk_cache_open_file(struct rk_cache *c, const char *rel, int *out)
+{
+	struct timespec now;
+	struct stat st;
+	int fd = openat(c->dirfd, rel, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (!fstat(fd, &st) && st.st_mtim.tv_sec + TOUCH_INTERVAL < now.tv_sec)
+		futimens(fd, NULL); /* LRU use stamp, as for blobs */
+	*out = fd;
+	return 0;
+}
+
 int rk_cache_remove_file(struct rk_cache *c, const char *rel)
 {
 	return unlinkat(c->dirfd, rel, 0) ? -errno : 0;
@@ -563,17 +578,21 @@ struct blob_ent {
 	char path[80];
 };
 
-/* Call fn for each blob file; stops at the first non-zero return. */
-static int walk_blobs(struct rk_cache *c, int (*fn)(void *ctx, const char *path, struct stat *st),
-		      void *ctx)
+/* Call fn for each blob file (and with pieces, each compressed tarball piece); stops
+ * at the first non-zero return. */
+static int walk_blobs(struct rk_cache *c, int pieces,
+		      int (*fn)(void *ctx, const char *path, struct stat *st), void *ctx)
 {
-	for (int i = 0; i < 256; i++) {
+	for (int i = 0; i < 256 + pieces; i++) {
 		char sub[16];
 		struct dirent *de;
 		DIR *d;
 		int fd, rc = 0;
 
-		snprintf(sub, sizeof(sub), "blobs/%02x", i);
+		if (i < 256)
+			snprintf(sub, sizeof(sub), "blobs/%02x", i);
+		else
+			snprintf(sub, sizeof(sub), "pieces");
 		fd = openat(c->dirfd, sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
@@ -618,7 +637,7 @@ int rk_cache_stats(struct rk_cache *c, struct rk_cache_stats *st, struct rk_err 
 
 	(void)err;
 	memset(st, 0, sizeof(*st));
-	walk_blobs(c, count_blob, st);
+	walk_blobs(c, 1, count_blob, st);
 	fd = openat(c->dirfd, "index", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0 && (d = fdopendir(fd))) {
 		while ((de = readdir(d))) {
@@ -682,7 +701,7 @@ static int gc(struct rk_cache *c, uint64_t target, const char *keep, struct rk_c
 
 	memset(st, 0, sizeof(*st));
 	pthread_mutex_lock(&c->gc_lock);
-	rc = walk_blobs(c, collect_blob, &l);
+	rc = walk_blobs(c, 1, collect_blob, &l);
 	if (rc) {
 		pthread_mutex_unlock(&c->gc_lock);
 		free(l.v);
@@ -763,5 +782,5 @@ int rk_cache_verify(struct rk_cache *c, struct rk_cache_stats *st, struct rk_err
 
 	(void)err;
 	memset(st, 0, sizeof(*st));
-	return walk_blobs(c, verify_blob, &v);
+	return walk_blobs(c, 0, verify_blob, &v);
 }

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <libdeflate.h>
 #include <zstd.h>
@@ -16,6 +18,7 @@
 #define DATA_CHUNK (4u << 20) /* file data longer than this is cut into such chunks */
 #define SEEKABLE_MAGIC 0x8F92EAB1u
 #define SKIPPABLE_MAGIC 0x184D2A5Eu
+#define TRAILER 16 /* after a piece's compressed bytes: "RKPC", crc32, u64 size */
 
 static int add_piece(struct rk_tarz *z, size_t *cap, uint64_t uoff, uint64_t ulen)
 {
@@ -131,13 +134,21 @@ void rk_tarz_free(struct rk_tarz *z)
 	free(z);
 }
 
+static void put32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+	p[2] = (unsigned char)(v >> 16);
+	p[3] = (unsigned char)(v >> 24);
+}
+
 /* Compress piece p (reading the .tar through read) into a blob. */
 static int compress_piece(struct rk_tarz *z, struct rk_tarz_piece *p, struct rk_cache *c,
 			  rk_tar_read_fn read, void *ctx, struct rk_err *err)
 {
 	size_t bound = z->codec == RK_CODEC_ZSTD ? ZSTD_compressBound((size_t)p->ulen)
 						 : (size_t)p->ulen + p->ulen / 8 + 1024;
-	char *in = malloc((size_t)p->ulen), *out = malloc(bound), meta[100], rel[100];
+	char *in = malloc((size_t)p->ulen), *out = malloc(bound + TRAILER), rel[100];
 	size_t got = 0, n = 0;
 	int rc = 0;
 
@@ -164,36 +175,56 @@ static int compress_piece(struct rk_tarz *z, struct rk_tarz_piece *p, struct rk_
 			rc = rk_err_set(err, -EIO, "gzip: output larger than its bound");
 		libdeflate_free_compressor(d);
 	}
-	if (!rc)
-		rc = rk_blob_put(c, out, n, p->blob, err);
 	if (!rc) {
+		/* trailer: "RKPC", CRC32 and size of the compressed bytes, little-endian */
+		unsigned char *t = (unsigned char *)out + n;
+
 		p->clen = n;
-		snprintf(meta, sizeof(meta), "%s %zu\n", p->blob, n);
+		p->crc = (uint32_t)libdeflate_crc32(0, out, n);
+		memcpy(t, "RKPC", 4);
+		put32(t + 4, p->crc);
+		put32(t + 8, (uint32_t)n);
+		put32(t + 12, (uint32_t)((uint64_t)n >> 32));
 		snprintf(rel, sizeof(rel), "pieces/%s", p->key);
-		rc = rk_cache_put_file(c, rel, meta, strlen(meta), err);
+		rc = rk_cache_put_file(c, rel, out, n + TRAILER, err);
+		if (!rc)
+			rk_cache_added(c, n + TRAILER);
 	}
 	free(in);
 	free(out);
 	return rc;
 }
 
-/* A piece compressed before (by any archive, any process): its blob and size. */
+static uint32_t get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The trailer of the piece file behind fd: compressed size and CRC32. 0 or -EBADMSG. */
+static int read_trailer(int fd, uint64_t *clen, uint32_t *crc)
+{
+	unsigned char t[TRAILER];
+	struct stat st;
+
+	if (fstat(fd, &st) || st.st_size < TRAILER ||
+	    pread(fd, t, TRAILER, st.st_size - TRAILER) != TRAILER || memcmp(t, "RKPC", 4))
+		return -EBADMSG;
+	*crc = get32(t + 4);
+	*clen = get32(t + 8) | (uint64_t)get32(t + 12) << 32;
+	return *clen + TRAILER == (uint64_t)st.st_size ? 0 : -EBADMSG;
+}
+
+/* A piece compressed before (by any archive, any process): its size and CRC32. */
 static int find_piece(struct rk_tarz_piece *p, struct rk_cache *c)
 {
-	char rel[100], *data, blob[RK_SHA256_HEX];
-	unsigned long long n;
-	size_t len;
-	int ok;
+	char rel[100];
+	int fd, ok;
 
 	snprintf(rel, sizeof(rel), "pieces/%s", p->key);
-	if (rk_cache_get_file(c, rel, 256, &data, &len, NULL))
+	if (rk_cache_open_file(c, rel, &fd))
 		return 0;
-	ok = sscanf(data, "%64s %llu", blob, &n) == 2 && rk_is_sha256_hex(blob);
-	free(data);
-	if (ok) {
-		memcpy(p->blob, blob, RK_SHA256_HEX);
-		p->clen = n;
-	}
+	ok = !read_trailer(fd, &p->clen, &p->crc);
+	close(fd);
 	return ok;
 }
 
@@ -235,14 +266,6 @@ static void *worker(void *arg)
 		}
 	}
 	return NULL;
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)v;
-	p[1] = (unsigned char)(v >> 8);
-	p[2] = (unsigned char)(v >> 16);
-	p[3] = (unsigned char)(v >> 24);
 }
 
 /* The zstd seekable format's seek table: a skippable frame listing every frame. */
@@ -312,17 +335,63 @@ int rk_tarz_compute(struct rk_tarz *z, struct rk_cache *c, rk_tar_read_fn read, 
 	return rc;
 }
 
-int rk_tarz_repair(struct rk_tarz *z, size_t i, struct rk_cache *c, rk_tar_read_fn read, void *ctx,
-		   int *fd, struct rk_err *err)
+/* Open piece p and check its bytes against its CRC32. */
+static int open_checked(struct rk_tarz_piece *p, struct rk_cache *c, int *out)
+{
+	enum { CHUNK = 1 << 20 };
+	unsigned char *buf = NULL;
+	uint32_t crc = 0, want = 0;
+	uint64_t clen = 0, off = 0;
+	char rel[100];
+	int fd, rc;
+
+	snprintf(rel, sizeof(rel), "pieces/%s", p->key);
+	if ((rc = rk_cache_open_file(c, rel, &fd)))
+		return rc;
+	rc = read_trailer(fd, &clen, &want);
+	if (!rc && (clen != p->clen || want != p->crc))
+		rc = -EBADMSG;
+	if (!rc && !(buf = malloc(CHUNK)))
+		rc = -ENOMEM;
+	while (!rc && off < clen) {
+		size_t want_n = clen - off < CHUNK ? (size_t)(clen - off) : CHUNK;
+		ssize_t n = pread(fd, buf, want_n, (off_t)off);
+
+		if (n <= 0) {
+			rc = -EBADMSG;
+		} else {
+			crc = (uint32_t)libdeflate_crc32(crc, buf, (size_t)n);
+			off += (uint64_t)n;
+		}
+	}
+	if (!rc && crc != want)
+		rc = -EBADMSG;
+	free(buf);
+	if (rc) {
+		close(fd);
+		if (rc == -EBADMSG) {
+			rk_warn("cache: tarball piece %.12s failed its check; discarded", p->key);
+			rk_cache_remove_file(c, rel);
+		}
+		return rc;
+	}
+	*out = fd;
+	return 0;
+}
+
+int rk_tarz_open_piece(struct rk_tarz *z, size_t i, struct rk_cache *c, rk_tar_read_fn read,
+		       void *ctx, int *fd, struct rk_err *err)
 {
 	struct rk_tarz_piece p = z->pieces[i];
-	int rc = compress_piece(z, &p, c, read, ctx, err);
+	int rc = open_checked(&z->pieces[i], c, fd);
 
-	if (rc)
+	if (rc != -ENOENT && rc != -EBADMSG)
 		return rc;
-	if (p.clen != z->pieces[i].clen || strcmp(p.blob, z->pieces[i].blob))
+	if ((rc = compress_piece(z, &p, c, read, ctx, err)))
+		return rc;
+	if (p.clen != z->pieces[i].clen || p.crc != z->pieces[i].crc)
 		return rk_err_set(err, -EIO, "piece %zu compressed differently this time", i);
-	return rk_blob_open(c, p.blob, p.clen, fd, err);
+	return open_checked(&z->pieces[i], c, fd);
 }
 
 size_t rk_tarz_find(const struct rk_tarz *z, uint64_t off)

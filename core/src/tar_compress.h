@@ -7,9 +7,12 @@
  * that decompresses to exactly the .tar; the .tar.zst ends with a zstd seekable-format
  * seek table. A compressed piece is cached by a key made of the codec and what the
  * piece holds (header bytes, blob ids and ranges), so an archive that shares files with
- * one already built costs almost nothing. The compressed size is known only once every
- * piece is compressed or found: rk_tarz_compute does that, using several threads.
- * After compute, a struct rk_tarz is immutable and may be read from many threads. */
+ * one already built costs almost nothing. The key names the content, so a piece file
+ * is checked with a CRC32 trailer (libdeflate, > 10 GB/s) rather than a SHA-256 name. The
+ * piece file carries a CRC32 trailer (the key already names its content, so no SHA-256
+ * name is needed). The compressed size is known only once every piece is compressed or found:
+ * rk_tarz_compute does that, using several threads. After compute, a struct rk_tarz is immutable
+ * and may be read from many threads. */
 #ifndef RK_TAR_COMPRESS_H
 #define RK_TAR_COMPRESS_H
 
@@ -28,8 +31,8 @@ typedef ssize_t (*rk_tar_read_fn)(void *ctx, void *buf, size_t n, uint64_t off);
 
 struct rk_tarz_piece {
 	uint64_t uoff, ulen; /* range of the .tar */
-	char key[RK_SHA256_HEX]; /* cache key */
-	char blob[RK_SHA256_HEX]; /* compressed bytes (after compute) */
+	char key[RK_SHA256_HEX]; /* cache key: pieces/<key> holds the compressed bytes */
+	uint32_t crc; /* CRC32 of the compressed bytes (after compute) */
 	uint64_t coff, clen; /* range of the compressed file (after compute) */
 };
 
@@ -54,9 +57,10 @@ void rk_tarz_free(struct rk_tarz *z);
 int rk_tarz_compute(struct rk_tarz *z, struct rk_cache *c, rk_tar_read_fn read, void *ctx,
 		    unsigned threads, struct rk_err *err);
 
-/* Make piece i's blob again (it was evicted) and return a descriptor on it. */
-int rk_tarz_repair(struct rk_tarz *z, size_t i, struct rk_cache *c, rk_tar_read_fn read, void *ctx,
-		   int *fd, struct rk_err *err);
+/* A descriptor on piece i's compressed bytes, checked against its CRC32; a missing or
+ * damaged piece is compressed again (through read). */
+int rk_tarz_open_piece(struct rk_tarz *z, size_t i, struct rk_cache *c, rk_tar_read_fn read,
+		       void *ctx, int *fd, struct rk_err *err);
 
 /* The piece holding compressed offset off, or npieces for the trailer. */
 size_t rk_tarz_find(const struct rk_tarz *z, uint64_t off);

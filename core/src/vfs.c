@@ -1215,18 +1215,16 @@ static ssize_t tarz_pread(struct rk_file *f, char *buf, size_t n, uint64_t off, 
 			continue;
 		}
 		pthread_mutex_lock(&f->lock);
-		if (f->blob_fd < 0 || strcmp(f->blob, z->pieces[i].blob)) {
+		if (f->blob_fd < 0 || strcmp(f->blob, z->pieces[i].key)) {
 			struct tar_source src = {f->v, f->tar};
 
 			if (f->blob_fd >= 0)
 				close(f->blob_fd);
 			f->blob_fd = -1;
-			rc = rk_blob_open(f->v->cache, z->pieces[i].blob, len, &f->blob_fd, err);
-			if (rc == -ENOENT || rc == -EBADMSG)
-				rc = rk_tarz_repair(f->tarz, i, f->v->cache, tar_source_read, &src,
-						    &f->blob_fd, err);
+			rc = rk_tarz_open_piece(f->tarz, i, f->v->cache, tar_source_read, &src,
+						&f->blob_fd, err);
 			if (!rc)
-				memcpy(f->blob, z->pieces[i].blob, RK_SHA256_HEX);
+				memcpy(f->blob, z->pieces[i].key, RK_SHA256_HEX);
 		}
 		if (!rc)
 			rc = pread_full(f->blob_fd, buf + done, chunk, within);

@@ -144,5 +144,18 @@ diff -r --no-dereference "$T/export-dist" "$M/24205988455-linux/dist/multiarch" 
 "$ROCKPACK" -q --cache "$T/cache3" export "$STORE" 24205988455-linux dist/multiarch -o "$T/export-dist" 2>"$T/err" &&
 	fail "rockpack export over an existing tree should refuse"
 [ "$(wc -l <"$T/err")" = 1 ] || fail "rockpack export: want one line on stderr, got: $(cat "$T/err")"
+# a damaged compressed piece in the cache is noticed (CRC32), recompressed, never served
+it_umount second
+p=$(ls "$T/cache2/pieces" | head -1)
+[ -n "$p" ] || fail "no tarball pieces in the cache"
+printf 'X' | dd of="$T/cache2/pieces/$p" bs=1 seek=7 conv=notrunc status=none
+it_mount third "$STORE" "$T/mnt3" "$T/cache2"
+for f in $(grep '\.tar\.zst$' "$T/names"); do
+	zstd -q -dc "$T/mnt3/$f" | cmp -s - "$T/mnt3/${f%.zst}" || fail "$f: wrong after a piece was damaged"
+done
+for f in $(grep '\.tar\.gz$' "$T/names"); do
+	gzip -dc "$T/mnt3/$f" | cmp -s - "$T/mnt3/${f%.gz}" || fail "$f: wrong after a piece was damaged"
+done
+grep -q "tarball piece .* failed its check" "${IT_LOG[third]}" || fail "the damaged piece was not reported"
 it_quiet_log fs
 it_finish

@@ -3,6 +3,8 @@
  * Layout under the cache directory (docs/internals/cache.md):
  *   VERSION               "rockfs-cache 1"
  *   blobs/<xx>/<sha256>   immutable file contents, named by their SHA-256, mode 0444
+ *   pieces/<key>          compressed tarball pieces with a CRC32 trailer (tar_compress.c);
+ *                         counted and evicted with the blobs
  *   index/<key>.rkix      persistent member index of one archive (rk/index.h)
  *   locks/<key>           flock()ed while one process ingests that archive
  *   tmp/                  files being written; renamed into place when complete
@@ -67,6 +69,8 @@ int rk_cache_put_file(struct rk_cache *c, const char *rel, const void *data, siz
 int rk_cache_get_file(struct rk_cache *c, const char *rel, size_t max, char **data, size_t *len,
 		      struct rk_err *err);
 int rk_cache_remove_file(struct rk_cache *c, const char *rel);
+/* Open a metadata file for reading (refreshing its use stamp). 0 or -errno. */
+int rk_cache_open_file(struct rk_cache *c, const char *rel, int *fd);
 
 /* Exclusive inter-process lock named key (blocks). Returns a descriptor for unlock. */
 int rk_cache_lock(struct rk_cache *c, const char *key, int *fd, struct rk_err *err);
@@ -76,7 +80,7 @@ void rk_cache_unlock(int fd);
 void rk_cache_added(struct rk_cache *c, uint64_t bytes);
 
 int rk_cache_stats(struct rk_cache *c, struct rk_cache_stats *st, struct rk_err *err);
-/* Evict least recently used blobs until at most target bytes remain. */
+/* Evict least recently used blobs and pieces until at most target bytes remain. */
 int rk_cache_gc(struct rk_cache *c, uint64_t target, struct rk_cache_stats *st, struct rk_err *err);
 /* Re-hash every blob; delete the ones that fail. st->bad counts them. */
 int rk_cache_verify(struct rk_cache *c, struct rk_cache_stats *st, struct rk_err *err);
