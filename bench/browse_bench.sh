@@ -19,21 +19,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
 gib=${2:-1}
 rockfs=$build/fs/rockfs
-work=$(mktemp -d /var/tmp/rockfs-bench.XXXXXX)
-mnt=$work/mnt
-pid=
-mkdir -p "$mnt"
-
-cleanup() {
-	if mountpoint -q "$mnt"; then fusermount3 -u -z "$mnt" || true; fi
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+. "$top/bench/lib.sh"
+bench_init bench
 
 can_drop=0
 if [ -w /proc/sys/vm/drop_caches ] && sync && echo 3 >/proc/sys/vm/drop_caches 2>/dev/null; then

@@ -16,21 +16,8 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
 gib=${2:-2}
-work=$(mktemp -d /var/tmp/rockfs-tbench.XXXXXX)
-mnt=$work/mnt
-pid=
-mkdir -p "$mnt"
-cleanup() {
-	if mountpoint -q "$mnt"; then fusermount3 -u -z "$mnt" || true; fi
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-timeit() { local t0 t1; t0=$(now); "$@"; t1=$(now); elapsed "$t0" "$t1"; }
-
+. "$top/bench/lib.sh"
+bench_init tbench
 echo "generating the store in $work ..."
 python3 "$top/tests/demo/mkdemo.py" "$work/demo" --runs legacy >/dev/null
 run=$work/store/24205988454-linux

@@ -58,6 +58,8 @@ static const char readme_text[] =
 	"                         per GPU family or target X, and multiarch for kpack-split\n"
 	"                         runs; paths two artifacts wrote differently are listed in\n"
 	"                         <run>/dist/.rockfs/<X>.conflicts\n"
+	"  <run>/tarballs/        TheRock's release tarballs, .tar/.tar.gz/.tar.zst, made\n"
+	"                         on read (the first look at a .gz/.zst compresses it)\n"
 	"\n"
 	"Nothing is downloaded or decompressed until you read inside browse/.\n"
 	"A corrupt archive makes its browse directory fail with EIO (see the daemon log);\n"

@@ -5,7 +5,7 @@
  * families and multiarch), two archives:
  *   therock-dist-<platform>-X-<version>.tar        the dist tree without the test
  *                                                  component and fftw3
- *   therock-dist-<platform>-X-tests-<version>.tar  everything, like dist/X
+ *   therock-dist-<platform>-X-tests-<version>.tar  everything: dist/X itself
  * <version> is the manifest's rocm_package_version ("unversioned" without one).
  * The bytes are those of GNU tar (tar_layout.h) over the flattened tree, members sorted
  * by name, owner and group 0, every mtime the newest mtime in the tree. Listing the
@@ -134,6 +134,27 @@ static void collect_release(struct collect *c)
 	free(c->v);
 }
 
+/* RUN/dist/<x>, populated. */
+static int dist_tree(struct rk_vfs *v, struct run *r, const char *x, struct node **out,
+		     struct rk_err *err)
+{
+	struct node *dist, *d = NULL;
+	int rc;
+
+	pthread_rwlock_rdlock(&v->tree);
+	dist = vfs_dent_find(r->dir, "dist");
+	pthread_rwlock_unlock(&v->tree);
+	if (!dist || (rc = vfs_populate(v, dist, err)))
+		return dist ? rc : -ENOENT;
+	pthread_rwlock_rdlock(&v->tree);
+	d = vfs_dent_find(dist, x);
+	pthread_rwlock_unlock(&v->tree);
+	if (!d || (rc = vfs_populate(v, d, err)))
+		return d ? rc : rk_err_set(err, -ENOENT, "no dist tree '%s'", x);
+	*out = d;
+	return 0;
+}
+
 /* Build one archive node named file from the flatten of x. */
 static int make_tarball(struct rk_vfs *v, struct node *dir, struct run *r, const char *x, int tests,
 			const char *file, struct rk_err *err)
@@ -142,19 +163,21 @@ static int make_tarball(struct rk_vfs *v, struct node *dir, struct run *r, const
 	struct collect c = {0};
 	struct rk_tar_layout *l = calloc(1, sizeof(*l));
 	struct rk_tar_member top = {0};
-	struct node *root, *n;
+	struct node *root = NULL, *n;
 	int rc;
 
 	if (!l)
 		return -ENOMEM;
-	pthread_rwlock_wrlock(&v->tree);
-	root = vfs_node_new(v, dir, file, S_IFDIR | 0755, 0); /* never linked: the content */
-	pthread_rwlock_unlock(&v->tree);
-	if (!root) {
-		free(l);
-		return -ENOMEM;
+	if (tests) {
+		/* everything: that is dist/<x> itself, built once for both */
+		rc = dist_tree(v, r, x, &root, err);
+	} else {
+		pthread_rwlock_wrlock(&v->tree);
+		root = vfs_node_new(v, dir, file, S_IFDIR | 0755, 0); /* never linked */
+		pthread_rwlock_unlock(&v->tree);
+		rc = root ? vfs_flatten(v, r, x, 1, root, NULL, NULL, err) : -ENOMEM;
 	}
-	if ((rc = vfs_flatten(v, r, x, !tests, root, NULL, NULL, err))) {
+	if (rc) {
 		free(l);
 		return rc;
 	}
