@@ -22,6 +22,8 @@ run ls "$mnt/24205988454-linux"
 run ls "$mnt/24205988454-linux/artifacts"
 run ls "$mnt/24205988454-linux/browse"
 run ls -l "$mnt/24205988454-linux/browse/blas_lib_gfx110X-all/math-libs/BLAS/rocBLAS/stage/lib"
+run ls "$mnt/24205988455-linux/dist" "$mnt/24205988455-linux/dist/gfx110X-all"
+run ls -l "$mnt/24205988454-linux/tarballs"
 run head -c 300 "$mnt/24205988454-linux/browse/base_lib_generic/base/aux-overlay/stage/share/therock/therock_manifest.json"
 echo
 run build/tools/rockpack --cache "$top/build/demo-cache" ls build/demo-store 24205988455-linux
@@ -32,7 +34,9 @@ rockfs is serving the demo store on $mnt. Things to try:
   cat $mnt/README
   find $mnt/24205988455-linux/browse/rand_lib_generic
   readelf -S $mnt/24205988454-linux/browse/rand_lib_gfx94X-dcgpu/math-libs/rocRAND/stage/lib/librocrand.so.1.1
-  rsync -a $mnt/24205988454-linux/browse/core-hip_lib_generic/ /tmp/core-hip/
+  rsync -a $mnt/24205988455-linux/dist/gfx110X-all/ /tmp/rocm-gfx110X/
+  tar tzf $mnt/24205988454-linux/tarballs/therock-dist-linux-gfx94X-dcgpu-7.13.0.dev0+abc1234.tar.gz | head
+  cat $mnt/24205988455-linux/dist/.rockfs/multiarch.conflicts
   build/tools/rockpack --cache build/demo-cache cat build/demo-store 24205988454-linux base_lib_generic artifact_manifest.txt
 Unmount with: fusermount3 -u $mnt
 EOF2
