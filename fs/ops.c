@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "rk/log.h"
 #include "rkfs.h"
@@ -275,9 +276,10 @@ static void rkfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			 struct fuse_file_info *fi)
 {
 	struct rk_file *f = ((struct rkfs_handle *)(uintptr_t)fi->fh)->file;
-	uint64_t fsize = rk_file_size(f);
+	uint64_t fsize = rk_file_size(f), fd_off;
 	char *buf;
 	ssize_t n;
+	int fd;
 
 	(void)ino;
 	if (off < 0 || (uint64_t)off >= fsize) {
@@ -293,6 +295,17 @@ static void rkfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		bv.buf[0].fd = rk_file_fd(f);
 		bv.buf[0].pos = off;
 		fuse_reply_data(req, &bv, FUSE_BUF_SPLICE_MOVE);
+		return;
+	}
+	if (!rk_file_fd_range(f, (uint64_t)off, size, &fd, &fd_off)) {
+		/* a tarball range inside one cached file: splice it too */
+		struct fuse_bufvec bv = FUSE_BUFVEC_INIT(size);
+
+		bv.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+		bv.buf[0].fd = fd;
+		bv.buf[0].pos = (off_t)fd_off;
+		fuse_reply_data(req, &bv, FUSE_BUF_SPLICE_MOVE);
+		close(fd);
 		return;
 	}
 	if (!(buf = malloc(size))) {

@@ -542,6 +542,19 @@ int rk_cache_open_file(struct rk_cache *c, const char *rel, int *out)
 	return 0;
 }
 
+int rk_cache_checked(struct rk_cache *c, const char *id)
+{
+	return is_verified(c, id);
+}
+
+void rk_cache_set_checked(struct rk_cache *c, const char *id, int ok)
+{
+	if (ok)
+		mark_verified(c, id);
+	else
+		forget_verified(c, id);
+}
+
 int rk_cache_remove_file(struct rk_cache *c, const char *rel)
 {
 	return unlinkat(c->dirfd, rel, 0) ? -errno : 0;

@@ -187,8 +187,10 @@ static int compress_piece(struct rk_tarz *z, struct rk_tarz_piece *p, struct rk_
 		put32(t + 12, (uint32_t)((uint64_t)n >> 32));
 		snprintf(rel, sizeof(rel), "pieces/%s", p->key);
 		rc = rk_cache_put_file(c, rel, out, n + TRAILER, err);
-		if (!rc)
+		if (!rc) {
 			rk_cache_added(c, n + TRAILER);
+			rk_cache_set_checked(c, p->key, 1); /* written just now */
+		}
 	}
 	free(in);
 	free(out);
@@ -351,6 +353,10 @@ static int open_checked(struct rk_tarz_piece *p, struct rk_cache *c, int *out)
 	rc = read_trailer(fd, &clen, &want);
 	if (!rc && (clen != p->clen || want != p->crc))
 		rc = -EBADMSG;
+	if (!rc && rk_cache_checked(c, p->key)) { /* written or checked by this process */
+		*out = fd;
+		return 0;
+	}
 	if (!rc && !(buf = malloc(CHUNK)))
 		rc = -ENOMEM;
 	while (!rc && off < clen) {
@@ -367,6 +373,7 @@ static int open_checked(struct rk_tarz_piece *p, struct rk_cache *c, int *out)
 	if (!rc && crc != want)
 		rc = -EBADMSG;
 	free(buf);
+	rk_cache_set_checked(c, p->key, !rc);
 	if (rc) {
 		close(fd);
 		if (rc == -EBADMSG) {

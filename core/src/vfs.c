@@ -1155,6 +1155,41 @@ static int pread_full(int fd, char *buf, size_t n, uint64_t off)
 	return 0;
 }
 
+/* Make f->blob_fd read tar segment s (a blob range). Caller holds f->lock. */
+static int seg_fd_locked(struct rk_file *f, const struct rk_tar_seg *s, struct rk_err *err)
+{
+	int rc;
+
+	if (f->blob_fd >= 0 && !strcmp(f->blob, s->u.blob))
+		return 0;
+	if (f->blob_fd >= 0)
+		close(f->blob_fd);
+	f->blob_fd = -1;
+	rc = rk_blob_open(f->v->cache, s->u.blob, s->len, &f->blob_fd, err);
+	if ((rc == -ENOENT || rc == -EBADMSG) && s->origin)
+		rc = vfs_arch_refill(f->v, s->origin, s->u.blob, s->len, &f->blob_fd, err);
+	if (!rc)
+		memcpy(f->blob, s->u.blob, RK_SHA256_HEX);
+	return rc;
+}
+
+/* Make f->blob_fd read compressed piece i. Caller holds f->lock. */
+static int piece_fd_locked(struct rk_file *f, size_t i, struct rk_err *err)
+{
+	struct tar_source src = {f->v, f->tar};
+	int rc;
+
+	if (f->blob_fd >= 0 && !strcmp(f->blob, f->tarz->pieces[i].key))
+		return 0;
+	if (f->blob_fd >= 0)
+		close(f->blob_fd);
+	f->blob_fd = -1;
+	rc = rk_tarz_open_piece(f->tarz, i, f->v->cache, tar_source_read, &src, &f->blob_fd, err);
+	if (!rc)
+		memcpy(f->blob, f->tarz->pieces[i].key, RK_SHA256_HEX);
+	return rc;
+}
+
 /* Read from a synthesized archive: header bytes, zeros and blob ranges. */
 static ssize_t tar_pread(struct rk_file *f, char *buf, size_t n, uint64_t off, struct rk_err *err)
 {
@@ -1172,17 +1207,7 @@ static ssize_t tar_pread(struct rk_file *f, char *buf, size_t n, uint64_t off, s
 			memset(buf + done, 0, chunk);
 		} else {
 			pthread_mutex_lock(&f->lock);
-			if (f->blob_fd < 0 || strcmp(f->blob, s->u.blob)) {
-				if (f->blob_fd >= 0)
-					close(f->blob_fd);
-				f->blob_fd = -1;
-				rc = rk_blob_open(f->v->cache, s->u.blob, s->len, &f->blob_fd, err);
-				if ((rc == -ENOENT || rc == -EBADMSG) && s->origin)
-					rc = vfs_arch_refill(f->v, s->origin, s->u.blob, s->len,
-							     &f->blob_fd, err);
-				if (!rc)
-					memcpy(f->blob, s->u.blob, RK_SHA256_HEX);
-			}
+			rc = seg_fd_locked(f, s, err);
 			if (!rc)
 				rc = pread_full(f->blob_fd, buf + done, chunk, within);
 			pthread_mutex_unlock(&f->lock);
@@ -1217,17 +1242,7 @@ static ssize_t tarz_pread(struct rk_file *f, char *buf, size_t n, uint64_t off, 
 			continue;
 		}
 		pthread_mutex_lock(&f->lock);
-		if (f->blob_fd < 0 || strcmp(f->blob, z->pieces[i].key)) {
-			struct tar_source src = {f->v, f->tar};
-
-			if (f->blob_fd >= 0)
-				close(f->blob_fd);
-			f->blob_fd = -1;
-			rc = rk_tarz_open_piece(f->tarz, i, f->v->cache, tar_source_read, &src,
-						&f->blob_fd, err);
-			if (!rc)
-				memcpy(f->blob, z->pieces[i].key, RK_SHA256_HEX);
-		}
+		rc = piece_fd_locked(f, i, err);
 		if (!rc)
 			rc = pread_full(f->blob_fd, buf + done, chunk, within);
 		pthread_mutex_unlock(&f->lock);
@@ -1239,6 +1254,36 @@ static ssize_t tarz_pread(struct rk_file *f, char *buf, size_t n, uint64_t off, 
 		return -EIO;
 	}
 	return (ssize_t)n;
+}
+
+int rk_file_fd_range(struct rk_file *f, uint64_t off, size_t n, int *fd, uint64_t *fd_off)
+{
+	uint64_t start, len;
+	int rc = -EAGAIN;
+
+	if (!f->tar || off >= f->size || n > f->size - off)
+		return -EAGAIN;
+	pthread_mutex_lock(&f->lock);
+	if (f->tarz) {
+		size_t i = rk_tarz_find(f->tarz, off);
+
+		if (i < f->tarz->npieces) {
+			start = f->tarz->pieces[i].coff;
+			len = f->tarz->pieces[i].clen;
+			if (off + n <= start + len && !(rc = piece_fd_locked(f, i, NULL)))
+				*fd_off = off - start;
+		}
+	} else {
+		const struct rk_tar_seg *s = rk_tar_layout_find(f->tar, off);
+
+		if (s->kind == RK_SEG_BLOB && off + n <= s->off + s->len &&
+		    !(rc = seg_fd_locked(f, s, NULL)))
+			*fd_off = off - s->off;
+	}
+	if (!rc && (*fd = fcntl(f->blob_fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		rc = -errno;
+	pthread_mutex_unlock(&f->lock);
+	return rc;
 }
 
 ssize_t rk_file_pread(struct rk_file *f, void *buf, size_t n, uint64_t off, struct rk_err *err)

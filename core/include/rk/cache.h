@@ -69,6 +69,11 @@ int rk_cache_put_file(struct rk_cache *c, const char *rel, const void *data, siz
 int rk_cache_get_file(struct rk_cache *c, const char *rel, size_t max, char **data, size_t *len,
 		      struct rk_err *err);
 int rk_cache_remove_file(struct rk_cache *c, const char *rel);
+/* This process's memory of ids (blob ids, or other 64-hex names such as tarball piece
+ * keys) whose files it has written or checked: they need no second check. */
+int rk_cache_checked(struct rk_cache *c, const char *id);
+void rk_cache_set_checked(struct rk_cache *c, const char *id, int ok);
+
 /* Open a metadata file for reading (refreshing its use stamp). 0 or -errno. */
 int rk_cache_open_file(struct rk_cache *c, const char *rel, int *fd);
 

@@ -78,6 +78,10 @@ uint64_t rk_file_size(const struct rk_file *f);
 /* A descriptor holding the file's bytes from offset 0 (for splice), or -1. */
 int rk_file_fd(const struct rk_file *f);
 ssize_t rk_file_pread(struct rk_file *f, void *buf, size_t n, uint64_t off, struct rk_err *err);
+/* For a synthesized archive whose range [off, off+n) lies in one cached file: a new
+ * descriptor on that file (caller closes) and the offset there, for splicing. -EAGAIN
+ * when the range is not one piece (read it with rk_file_pread). */
+int rk_file_fd_range(struct rk_file *f, uint64_t off, size_t n, int *fd, uint64_t *fd_off);
 void rk_file_close(struct rk_file *f); /* NULL ok */
 
 /* The run directory for a run name (or "" / any name when the store is a single run):
