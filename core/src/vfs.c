@@ -882,14 +882,15 @@ static ssize_t tar_source_read(void *ctx, void *buf, size_t n, uint64_t off)
 }
 
 /* A compressed tarball's size is known once its pieces are: compute them now, on both
- * cores (the first stat pays; a wrong size is never reported). No lock held. */
+ * cores (the first stat pays; a wrong size is never reported). n must be SRC_TARZ (its
+ * src and tarz never change). No lock held. */
 static int ensure_size(struct rk_vfs *v, struct node *n, struct rk_err *err)
 {
 	struct tar_source src = {v, n->tar};
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int rc;
 
-	if (n->src != SRC_TARZ || n->tarz->ready)
+	if (n->tarz->ready) /* n is SRC_TARZ (the caller saw it under the tree lock) */
 		return 0;
 	rc = rk_tarz_compute(n->tarz, v->cache, tar_source_read, &src,
 			     ncpu > 0 ? (unsigned)ncpu : 1, err);
@@ -1053,7 +1054,7 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 	struct node *n;
 	char id[RK_SHA256_HEX] = "";
 	unsigned refills = 0;
-	int rc = 0, src, state;
+	int rc = 0, src, state, tarz = 0;
 	uint64_t gen;
 
 	pthread_rwlock_rdlock(&v->tree);
@@ -1064,6 +1065,8 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 		rc = -EISDIR;
 	else if (!S_ISREG(n->mode))
 		rc = -EINVAL;
+	else
+		tarz = n->src == SRC_TARZ;
 	pthread_rwlock_unlock(&v->tree);
 	if (rc)
 		return rc;
@@ -1072,7 +1075,7 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 		if (state == ARCH_FAILED)
 			return arch_eio(n->arch, err);
 	}
-	if ((rc = ensure_size(v, n, err)))
+	if (tarz && (rc = ensure_size(v, n, err)))
 		return rc;
 	if (n->arch || n->origin) {
 		struct arch *a = n->arch ? n->arch : n->origin;
