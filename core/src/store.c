@@ -10,7 +10,7 @@ int rk_store_open(const char *location, struct rk_store **out, struct rk_err *er
 	if (!strncmp(location, "s3://", 5) || !strncmp(location, "http://", 7) ||
 	    !strncmp(location, "https://", 8))
 		return rk_err_set(err, -EPROTONOSUPPORT,
-				  "'%s': remote stores are not supported by this build", location);
+				  "'%s': remote stores are not supported yet", location);
 	return rk_store_dir_open(location, out, err);
 }
 

@@ -1,12 +1,16 @@
 /* vfs.c: the inode tree behind every view, lazy population, and archive states.
  *
  * Locks, in the order they may be taken:
+ *   rk_tarz lock       one computation of a compressed tarball's pieces (tar_compress.c)
+ *   rk_file lock       one open archive file's cached blob descriptor
  *   arch->refill       one re-ingest of an archive at a time
  *   v->tree (rwlock)   protects: v->inodes, every node's fields below "mutable"
  *   v->wait_lock       protects: node pop_state/pop_rc, arch state/rc/gen, v->active,
  *                      v->runs; v->wait_cond is broadcast on every change
- * No lock is held across store or cache I/O, except that populate functions run
- * with none held and take v->tree for writing only to insert nodes. */
+ * v->tree and v->wait_lock are never held across store or cache I/O (populate
+ * functions run with none held and take v->tree for writing only to insert nodes).
+ * The three locks above them serialize work on one object and are held across its
+ * I/O: readers of other files never wait for them. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -40,7 +40,7 @@ struct rk_ingest_opts {
 };
 
 /* c may be NULL: members are then parsed and checked but no blob is written (the
- * fuzz target and `rockpack` dry runs use this; blob ids stay ""). */
+ * fuzz target uses this; blob ids stay ""). */
 int rk_ingest(struct rk_cache *c, struct rk_object *obj, const struct rk_ingest_opts *o,
 	      struct rk_index *idx, struct rk_err *err);
 

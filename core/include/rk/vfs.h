@@ -4,7 +4,10 @@
  *   /README                      what this mount is
  *   /<run>/artifacts/<file>      the run's stored files, passed through
  *   /<run>/browse/<stem>/...     archive contents, prefixes kept
- * A store that is itself a run shows the run's directories at the root.
+ *   /<run>/dist/<X>/...          TheRock's flatten per family/target (view_dist.c)
+ *   /<run>/tarballs/<name>.tar{,.gz,.zst}   release tarballs (view_tarball.c)
+ * A store that is itself a run shows the run's directories at the root. The rules of
+ * each view are in docs/views.md.
  *
  * Everything is computed lazily: listing a run reads one store listing; the first
  * lookup inside browse/<stem> ingests that archive in a background thread (or loads
