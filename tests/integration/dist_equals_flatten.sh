@@ -13,22 +13,10 @@ command -v rsync >/dev/null || skip "rsync is not installed"
 M=$T/mnt
 it_mount fs "$STORE" "$M" "$T/cache"
 
-# The demo's families (therock-formats.md section 4), written out here on purpose.
-declare -A FAMILY=([gfx110X-all]="gfx1100 gfx1101 gfx1102 gfx1103" [gfx94X-dcgpu]="gfx942")
 declare -A WANT_NAMES=(
 	[24205988454-linux]="gfx110X-all gfx94X-dcgpu"
 	[24205988455-linux]="gfx1100 gfx1101 gfx1102 gfx1103 gfx110X-all gfx942 gfx94X-dcgpu multiarch"
 )
-
-# selected X TARGET: TheRock's fetch filter (base arch before ':' compared)
-selected() {
-	local x=$1 t=${2%%:*} m
-	[ "$2" = generic ] || [ "$x" = multiarch ] || [ "$t" = "${x%%:*}" ] && return 0
-	for m in ${FAMILY[$x]:-}; do
-		[ "$m" = "$t" ] && return 0
-	done
-	return 1
-}
 
 # tree fingerprint without mtimes (TheRock's extraction does not keep them)
 meta() { (cd "$1" && find . -mindepth 1 \( -type d -printf '%p %m %y\n' \) -o -printf '%p %m %y %l %s\n') | sort; }
@@ -37,17 +25,8 @@ for run in 24205988454-linux 24205988455-linux; do
 	R=$STORE/$run
 	got=$(ls "$M/$run/dist" | tr '\n' ' ')
 	[ "$got" = "${WANT_NAMES[$run]} " ] || fail "$run: dist/ shows '$got', want '${WANT_NAMES[$run]}'"
-	it_artifacts "$R" >"$T/$run.arts"
 	for x in $(ls "$M/$run/dist"); do
-		files=()
-		for pass in generic other; do
-			while read -r stem file; do
-				t=${stem##*_}
-				if [ $pass = generic ] && [ "$t" != generic ]; then continue; fi
-				if [ $pass = other ] && [ "$t" = generic ]; then continue; fi
-				selected "$x" "$t" && files+=("$R/$file")
-			done <"$T/$run.arts"
-		done
+		mapfile -t files < <(it_flatten_inputs "$R" "$x")
 		want=$T/flat/$run/$x
 		python3 "$FLATTEN" "$want" "${files[@]}"
 		got=$M/$run/dist/$x

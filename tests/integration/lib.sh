@@ -266,6 +266,40 @@ it_artifacts() {
 	done | sort
 }
 
+# The demo's families (therock-formats.md section 4), written out here on purpose: the
+# tests check rockfs's table, they do not share it.
+declare -A IT_FAMILY=([gfx110X-all]="gfx1100 gfx1101 gfx1102 gfx1103" [gfx94X-dcgpu]="gfx942")
+
+# it_selected X TARGET: TheRock's fetch filter (base arch before ':' compared).
+it_selected() {
+	local x=$1 t=${2%%:*} m
+	[ "$2" = generic ] || [ "$x" = multiarch ] || [ "$t" = "${x%%:*}" ] && return 0
+	for m in ${IT_FAMILY[$x]:-}; do
+		[ "$m" = "$t" ] && return 0
+	done
+	return 1
+}
+
+# it_flatten_inputs RUNDIR X [release]: the archives that make dist/X, one path a line,
+# in rockfs's documented order (generic artifacts first, then the others, each by
+# name); with "release", without the test component and fftw3 (build_tarballs.py).
+it_flatten_inputs() {
+	local stem file t c pass
+	for pass in generic other; do
+		while read -r stem file; do
+			t=${stem##*_}
+			c=${stem#*_}
+			c=${c%%_*}
+			if [ "${3:-}" = release ] && { [ "$c" = test ] || [ "${stem%%_*}" = fftw3 ]; }; then
+				continue
+			fi
+			if [ $pass = generic ] && [ "$t" != generic ]; then continue; fi
+			if [ $pass = other ] && [ "$t" = generic ]; then continue; fi
+			if it_selected "$2" "$t"; then printf '%s\n' "$1/$file"; fi
+		done < <(it_artifacts "$1")
+	done
+}
+
 # it_extract ARCHIVE DEST: `tar -x` of a stored artifact archive into DEST.
 it_extract() {
 	mkdir -p "$2"

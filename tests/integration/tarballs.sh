@@ -16,21 +16,13 @@ command -v bsdtar >/dev/null || skip "bsdtar is not installed"
 M=$T/mnt
 it_mount fs "$STORE" "$M" "$T/cache"
 VER=7.13.0.dev0+abc1234
-declare -A FAMILY=([gfx110X-all]="gfx1100 gfx1101 gfx1102 gfx1103" [gfx94X-dcgpu]="gfx942")
 declare -A WANT=(
 	[24205988454-linux]="gfx110X-all gfx94X-dcgpu"
 	[24205988455-linux]="gfx110X-all gfx94X-dcgpu multiarch"
 )
-selected() {
-	local x=$1 t=${2%%:*} m
-	[ "$2" = generic ] || [ "$x" = multiarch ] || [ "$t" = "${x%%:*}" ] && return 0
-	for m in ${FAMILY[$x]:-}; do [ "$m" = "$t" ] && return 0; done
-	return 1
-}
 
 for run in 24205988454-linux 24205988455-linux; do
 	R=$STORE/$run
-	it_artifacts "$R" >"$T/$run.arts"
 	want=""
 	for x in ${WANT[$run]}; do
 		want+="therock-dist-linux-$x-$VER.tar therock-dist-linux-$x-tests-$VER.tar "
@@ -64,17 +56,7 @@ for run in 24205988454-linux 24205988455-linux; do
 					--numeric-owner --mtime="$mt UTC" -cf - .) >"$T/gnu.tar"
 				cmp -s "$T/gnu.tar" "$tb" || fail "$name: not byte-identical to GNU tar of dist/$x"
 			else
-				files=()
-				for pass in generic other; do
-					while read -r stem file; do
-						t=${stem##*_} n=${stem%%_*} c=${stem#*_}
-						c=${c%%_*}
-						[ "$c" = test ] || [ "$n" = fftw3 ] && continue
-						if [ $pass = generic ] && [ "$t" != generic ]; then continue; fi
-						if [ $pass = other ] && [ "$t" = generic ]; then continue; fi
-						selected "$x" "$t" && files+=("$R/$file")
-					done <"$T/$run.arts"
-				done
+				mapfile -t files < <(it_flatten_inputs "$R" "$x" release)
 				python3 "$FLATTEN" "$ex/flat" "${files[@]}"
 				diff -r --no-dereference "$ex/flat" "$ex/gnu" >"$T/diff" 2>&1 ||
 					{ fail "$name: not the flatten without test/fftw3"; head "$T/diff" >&2; }
