@@ -1,0 +1,81 @@
+/* rk/kpack.h: .kpack archives, the .rocm_kpack_ref marker and the runtime's lookup
+ * (kpack-format.md sections 1, 3.1 and 6).
+ *
+ * Writing: rk_kpack_build lays an archive out as a splice (rk/splice.h). With scheme
+ * "none" the code objects are ranges of their sources, so nothing is copied; with
+ * "zstd-per-kernel" each one is read through the callback and compressed into the
+ * splice's arena. The TOC is written with msgpack-c in the reference writer's key order.
+ *
+ * Reading: rk_kpack_open parses an archive held in memory (or mapped), with every size
+ * and count checked against the buffer. */
+#ifndef RK_KPACK_H
+#define RK_KPACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rk/err.h"
+#include "rk/splice.h"
+#include "rk/target.h"
+
+enum rk_kpack_scheme { RK_KPACK_NONE = 0, RK_KPACK_ZSTD = 1 };
+
+/* One code object to store. */
+struct rk_kpack_kernel {
+	const char *key; /* binary key: "<kernel_name>#<co_index>" */
+	const char *arch; /* arch key, exactly as in the bundle entry id */
+	const char *target; /* metadata.target: the full bundle entry id (may be NULL) */
+	const char *source_prefix; /* metadata.source_prefix (may be NULL) */
+	uint32_t src; /* bytes: source src, [off, off+size) */
+	uint64_t off, size;
+};
+
+/* Lay out an archive holding k[0..n) (ordinals in that order). group is group_name;
+ * arches lists gfx_arches (gfx_arch_family = arches[0]). read is used only for
+ * RK_KPACK_ZSTD (level 3, frames with content size). */
+int rk_kpack_build(const char *group, const char *const *arches, size_t narches,
+		   const struct rk_kpack_kernel *k, size_t n, int scheme, rk_splice_read_fn read,
+		   void *ctx, struct rk_splice *out, struct rk_err *err);
+
+struct rk_kpack;
+
+/* Parse an archive p[0..n); p must outlive the handle. */
+int rk_kpack_open(const void *p, size_t n, struct rk_kpack **out, struct rk_err *err);
+void rk_kpack_close(struct rk_kpack *k);
+size_t rk_kpack_arch_count(const struct rk_kpack *k);
+const char *rk_kpack_arch(const struct rk_kpack *k, size_t i); /* gfx_arches[i] */
+const char *rk_kpack_group(const struct rk_kpack *k);
+int rk_kpack_scheme(const struct rk_kpack *k);
+size_t rk_kpack_binary_count(const struct rk_kpack *k);
+const char *rk_kpack_binary(const struct rk_kpack *k, size_t i); /* sorted keys */
+/* The code object for (key, arch): a malloc'd copy in *data. -ENOENT when absent. */
+int rk_kpack_get(const struct rk_kpack *k, const char *key, const char *arch, void **data,
+		 size_t *size, struct rk_err *err);
+
+/* The marker: one msgpack map {"kpack_search_paths": [...], "kernel_name": "..."}. */
+int rk_kpack_marker_encode(const char *const *paths, size_t npaths, const char *kernel_name,
+			   void **out, size_t *len, struct rk_err *err);
+struct rk_kpack_marker {
+	char **paths;
+	size_t npaths;
+	char *kernel_name;
+};
+/* Parse one msgpack object from p[0..n) (n is clamped to 64 KiB, as the runtime does). */
+int rk_kpack_marker_decode(const void *p, size_t n, struct rk_kpack_marker *out,
+			   struct rk_err *err);
+void rk_kpack_marker_release(struct rk_kpack_marker *m);
+
+/* The search pattern the splitter embeds for a binary at relpath (relative to its prefix
+ * root): "../" per directory, then ".kpack/<group>_@GFXARCH@.kpack". */
+int rk_kpack_search_pattern(const char *relpath, const char *group, char **out);
+
+/* What the runtime's kpack_load_code_object does (section 6, newer "try every
+ * candidate" semantics), over real files: resolve the marker's search paths against
+ * binary_path's directory, expand @GFXARCH@ for each device arch in archs[0..n) and its
+ * compatible targets, and return the code object for "<kernel_name>#<co_index>".
+ * -ENOENT with a message when no archive or no arch matched. */
+int rk_kpack_load(const struct rk_kpack_marker *m, const char *binary_path, unsigned co_index,
+		  const char *const *archs, size_t narchs, void **data, size_t *size,
+		  struct rk_err *err);
+
+#endif

@@ -1,0 +1,2 @@
+/* bundle.c: see rk/bundle.h. */
+#include "rk/bundle.h"

@@ -1,0 +1,2 @@
+/* kpack_archive.c: see rk/kpack.h. */
+#include "rk/kpack.h"

@@ -1,0 +1,2 @@
+/* kpack_elf.c: see rk/kpack_elf.h. */
+#include "rk/kpack_elf.h"

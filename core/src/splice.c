@@ -1,0 +1,2 @@
+/* splice.c: see rk/splice.h. */
+#include "rk/splice.h"

@@ -1,0 +1,2 @@
+/* target.c: see rk/target.h. */
+#include "rk/target.h"
