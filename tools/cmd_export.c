@@ -187,41 +187,18 @@ static int export_entry(struct exporter *e, const char *name, const struct rk_at
 	return rc;
 }
 
-int cmd_export(const struct rp_opts *o, int argc, char **argv)
+int rp_export(struct rk_vfs *v, const struct rp_opts *o, const char *path, const char *shown,
+	      const char *out)
 {
-	struct exporter e = {0};
-	struct rk_buf path = RK_BUF_INIT, rel = RK_BUF_INIT;
-	const struct rk_run *r;
-	const char *out = NULL;
+	struct exporter e = {.v = v};
+	struct rk_buf rel = RK_BUF_INIT;
 	struct rk_attr a;
 	int rc, ret = 1, root = -1;
-	char *args[3];
-	int nargs = 0;
 
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "-o") && i + 1 < argc)
-			out = argv[++i];
-		else if (nargs < 3)
-			args[nargs++] = argv[i];
-		else
-			nargs = 4;
-	}
-	if (nargs != 3 || !out)
-		return rp_fail("usage: rockpack export STORE RUN PATH -o DIR");
-	if (rp_open(o, args[0], &e.v))
-		return 1;
-	rc = rk_vfs_run(e.v, strcmp(args[1], ".") ? args[1] : "", &r, &e.err);
-	if (rc) {
-		rp_fail("%s", rk_err_str(&e.err, rc));
-		goto done;
-	}
-	if (rk_buf_addf(&path, "%s%s%s", r->path, r->path[0] ? "/" : "", args[2]) ||
-	    !(e.buf = malloc(1 << 20))) {
-		rp_fail("out of memory");
-		goto done;
-	}
-	if ((rc = rk_vfs_resolve(e.v, path.buf, &a, &e.err))) {
-		rp_fail("%s: %s", args[2], rc == -ENOENT ? strerror(-rc) : rk_err_str(&e.err, rc));
+	if (!(e.buf = malloc(1 << 20)))
+		return rp_fail("out of memory");
+	if ((rc = rk_vfs_resolve(v, path, &a, &e.err))) {
+		rp_fail("%s: %s", shown, rc == -ENOENT ? strerror(-rc) : rk_err_str(&e.err, rc));
 		goto done;
 	}
 	if (mkdir(out, 0755) && errno != EEXIST) {
@@ -236,7 +213,7 @@ int cmd_export(const struct rp_opts *o, int argc, char **argv)
 	if (S_ISDIR(a.mode)) {
 		ret = export_dir(&e, a.ino, root, &rel) ? 1 : 0;
 	} else {
-		const char *base = strrchr(args[2], '/') ? strrchr(args[2], '/') + 1 : args[2];
+		const char *base = strrchr(shown, '/') ? strrchr(shown, '/') + 1 : shown;
 
 		ret = export_entry(&e, base, &a, root, &rel) ? 1 : 0;
 	}
@@ -251,8 +228,41 @@ done:
 	if (root >= 0)
 		close(root);
 	free(e.buf);
-	rk_buf_release(&path);
 	rk_buf_release(&rel);
-	rk_vfs_close(e.v);
+	return ret;
+}
+
+int cmd_export(const struct rp_opts *o, int argc, char **argv)
+{
+	struct rk_err err = RK_ERR_INIT;
+	struct rk_buf path = RK_BUF_INIT;
+	const struct rk_run *r;
+	struct rk_vfs *v;
+	const char *out = NULL;
+	int rc, ret = 1;
+	char *args[3];
+	int nargs = 0;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			out = argv[++i];
+		else if (nargs < 3)
+			args[nargs++] = argv[i];
+		else
+			nargs = 4;
+	}
+	if (nargs != 3 || !out)
+		return rp_fail("usage: rockpack export STORE RUN PATH -o DIR");
+	if (rp_open(o, args[0], &v))
+		return 1;
+	rc = rk_vfs_run(v, strcmp(args[1], ".") ? args[1] : "", &r, &err);
+	if (rc)
+		rp_fail("%s", rk_err_str(&err, rc));
+	else if (rk_buf_addf(&path, "%s%s%s", r->path, r->path[0] ? "/" : "", args[2]))
+		rp_fail("out of memory");
+	else
+		ret = rp_export(v, o, path.buf, args[2], out);
+	rk_buf_release(&path);
+	rk_vfs_close(v);
 	return ret;
 }

@@ -80,6 +80,14 @@ static void usage(FILE *f)
 		"  prefetch STORE RUN             decompress every artifact of RUN into the cache\n"
 		"  export STORE RUN PATH -o DIR   write a view (dist/X, tarballs/F, browse/A) as\n"
 		"                                 real files into DIR\n"
+		"  split STORE RUN [ARTIFACT...] -o DIR [--targets T,...]\n"
+		"                                 the run's artifacts split per GPU arch\n"
+		"                                 (rocm-kpack's split_artifacts)\n"
+		"  recombine SHARDS --config CFG -o DIR [--component C]\n"
+		"                                 merge split shards into arch groups\n"
+		"  verify DIR                     check split artifacts in DIR\n"
+		"  kpack show FILE | extract FILE KEY ARCH -o OUT | resolve BIN --arch A,...\n"
+		"                                 look inside .kpack archives and split binaries\n"
 		"  cache stats|gc|verify          inspect, shrink (--cache-size) or check the "
 		"cache\n"
 		"\n"
@@ -190,6 +198,14 @@ int main(int argc, char **argv)
 		return cmd_prefetch(&o, argc, argv);
 	if (!strcmp(cmd, "export"))
 		return cmd_export(&o, argc, argv);
+	if (!strcmp(cmd, "split"))
+		return cmd_split(&o, argc, argv);
+	if (!strcmp(cmd, "recombine"))
+		return cmd_recombine(&o, argc, argv);
+	if (!strcmp(cmd, "verify"))
+		return cmd_verify(&o, argc, argv);
+	if (!strcmp(cmd, "kpack"))
+		return cmd_kpack(&o, argc, argv);
 	usage(stderr);
 	return rp_fail("'%s': unknown command", cmd) + 1;
 }

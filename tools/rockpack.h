@@ -21,10 +21,19 @@ int rp_write_all(int fd, const char *p, size_t n);
 /* Open the views of store, or print why not and return non-zero. */
 int rp_open(const struct rp_opts *o, const char *store, struct rk_vfs **out);
 
+/* Write the view at path (a directory's contents, or a file) into directory out
+ * (created if missing); shown names it in messages. 0, or 1 after printing why. */
+int rp_export(struct rk_vfs *v, const struct rp_opts *o, const char *path, const char *shown,
+	      const char *out);
+
 int cmd_ls(const struct rp_opts *o, int argc, char **argv);
 int cmd_cat(const struct rp_opts *o, int argc, char **argv);
 int cmd_cache(const struct rp_opts *o, int argc, char **argv);
 int cmd_prefetch(const struct rp_opts *o, int argc, char **argv);
 int cmd_export(const struct rp_opts *o, int argc, char **argv);
+int cmd_split(const struct rp_opts *o, int argc, char **argv);
+int cmd_recombine(const struct rp_opts *o, int argc, char **argv);
+int cmd_verify(const struct rp_opts *o, int argc, char **argv);
+int cmd_kpack(const struct rp_opts *o, int argc, char **argv);
 
 #endif

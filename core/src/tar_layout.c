@@ -47,8 +47,11 @@ static int add_seg(struct builder *b, int kind, uint64_t len, size_t bytes, cons
 	s->kind = (uint8_t)kind;
 	if (kind == RK_SEG_BYTES)
 		s->u.bytes = bytes;
-	else if (kind == RK_SEG_BLOB)
+	else if (kind == RK_SEG_BLOB) {
 		memcpy(s->u.blob, blob, RK_SHA256_HEX);
+		s->boff = 0;
+		s->bsize = len;
+	}
 	s->origin = origin;
 	l->size += len;
 	return 0;
@@ -191,6 +194,27 @@ void rk_tar_layout_release(struct rk_tar_layout *l)
 	free(l->segs);
 	free(l->arena);
 	memset(l, 0, sizeof(*l));
+}
+
+int rk_tar_layout_copy(const struct rk_tar_layout *l, struct rk_tar_layout **out)
+{
+	struct rk_tar_layout *c = calloc(1, sizeof(*c));
+
+	if (!c || !(c->segs = malloc((l->nsegs ? l->nsegs : 1) * sizeof(*c->segs))) ||
+	    !(c->arena = malloc(l->arena_len ? l->arena_len : 1))) {
+		if (c)
+			free(c->segs);
+		free(c);
+		return -ENOMEM;
+	}
+	memcpy(c->segs, l->segs, l->nsegs * sizeof(*c->segs));
+	if (l->arena_len)
+		memcpy(c->arena, l->arena, l->arena_len);
+	c->nsegs = l->nsegs;
+	c->arena_len = l->arena_len;
+	c->size = l->size;
+	*out = c;
+	return 0;
 }
 
 const struct rk_tar_seg *rk_tar_layout_find(const struct rk_tar_layout *l, uint64_t off)

@@ -31,10 +31,13 @@ struct rk_tar_member {
 
 enum rk_seg_kind { RK_SEG_BYTES, RK_SEG_BLOB, RK_SEG_ZERO };
 
+/* The segment list also describes other synthesized files (the kpack views' rewritten
+ * host binaries and .kpack archives): their blob segments are ranges of larger blobs. */
 struct rk_tar_seg {
 	uint64_t off; /* offset in the archive */
 	uint64_t len;
 	uint8_t kind;
+	uint64_t boff, bsize; /* RK_SEG_BLOB: the range starts at boff of a bsize-byte blob */
 	void *origin; /* RK_SEG_BLOB: the member's origin */
 	union {
 		size_t bytes; /* RK_SEG_BYTES: offset into the layout's header arena */
@@ -54,6 +57,8 @@ struct rk_tar_layout {
 int rk_tar_layout_build(const struct rk_tar_member *members, size_t n, int64_t mtime,
 			struct rk_tar_layout *out);
 void rk_tar_layout_release(struct rk_tar_layout *l);
+/* A deep copy of l (malloc'd). 0 or -ENOMEM. */
+int rk_tar_layout_copy(const struct rk_tar_layout *l, struct rk_tar_layout **out);
 /* The segment holding offset off (off < l->size). */
 const struct rk_tar_seg *rk_tar_layout_find(const struct rk_tar_layout *l, uint64_t off);
 

@@ -62,6 +62,9 @@ static const char readme_text[] =
 	"                         per GPU family or target X, and multiarch for kpack-split\n"
 	"                         runs; paths two artifacts wrote differently are listed in\n"
 	"                         <run>/dist/.rockfs/<X>.conflicts\n"
+	"  <run>/kpack/           the run's artifacts split per GPU arch (rocm-kpack's\n"
+	"                         split_artifacts): <name>_<comp>_generic with host code,\n"
+	"                         <name>_<comp>_<arch> with .kpack archives and databases\n"
 	"  <run>/tarballs/        TheRock's release tarballs, .tar/.tar.gz/.tar.zst, made\n"
 	"                         on read (the first look at a .gz/.zst compresses it)\n"
 	"\n"
@@ -596,6 +599,8 @@ static int arch_refill(struct rk_vfs *v, struct arch *a, unsigned seen, const ch
 	struct rk_index idx = {0};
 	int rc = 0;
 
+	if (a->source)
+		a = a->source; /* a split output: its files come from the artifact */
 	pthread_mutex_lock(&a->refill);
 	if (a->refills == seen) {
 		rk_info("'%s': cached contents incomplete; decompressing again", a->art->file);
@@ -620,6 +625,8 @@ int vfs_arch_refill(struct rk_vfs *v, struct arch *a, const char *want, uint64_t
 {
 	unsigned seen;
 
+	if (a->source)
+		a = a->source;
 	pthread_mutex_lock(&a->refill);
 	seen = a->refills;
 	pthread_mutex_unlock(&a->refill);
@@ -679,6 +686,7 @@ static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	rc = arts && browse ? 0 : -ENOMEM;
 	if (!rc && cat->narts &&
 	    (!vfs_lazy_dir(v, dir, "dist", POP_DISTS, dir->mtime) ||
+	     !vfs_lazy_dir(v, dir, "kpack", POP_KPACK, dir->mtime) ||
 	     !vfs_lazy_dir(v, dir, "tarballs", POP_TARBALLS, dir->mtime)))
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < cat->files.n; i++) {
@@ -704,6 +712,7 @@ static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		a->run = r;
 		a->art = &cat->arts[i];
 		pthread_mutex_init(&a->refill, NULL);
+		pthread_mutex_init(&a->split_lock, NULL);
 		a->root = vfs_lazy_dir(v, browse, cat->arts[i].stem, POP_ARCH,
 				       cat->arts[i].mtime_ns / 1000000000);
 		if (!a->root) {
@@ -799,6 +808,9 @@ int vfs_populate(struct rk_vfs *v, struct node *n, struct rk_err *err)
 		break;
 	case POP_TARBALLS:
 		rc = vfs_pop_tarballs(v, n, err);
+		break;
+	case POP_KPACK:
+		rc = vfs_pop_kpack(v, n, err);
 		break;
 	default:
 		rc = 0;
@@ -1084,6 +1096,8 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 	if (n->arch || n->origin) {
 		struct arch *a = n->arch ? n->arch : n->origin;
 
+		if (a->source)
+			a = a->source;
 		pthread_mutex_lock(&a->refill);
 		refills = a->refills;
 		pthread_mutex_unlock(&a->refill);
@@ -1172,9 +1186,9 @@ static int seg_fd_locked(struct rk_file *f, const struct rk_tar_seg *s, struct r
 	if (f->blob_fd >= 0)
 		close(f->blob_fd);
 	f->blob_fd = -1;
-	rc = rk_blob_open(f->v->cache, s->u.blob, s->len, &f->blob_fd, err);
+	rc = rk_blob_open(f->v->cache, s->u.blob, s->bsize, &f->blob_fd, err);
 	if ((rc == -ENOENT || rc == -EBADMSG) && s->origin)
-		rc = vfs_arch_refill(f->v, s->origin, s->u.blob, s->len, &f->blob_fd, err);
+		rc = vfs_arch_refill(f->v, s->origin, s->u.blob, s->bsize, &f->blob_fd, err);
 	if (!rc)
 		memcpy(f->blob, s->u.blob, RK_SHA256_HEX);
 	return rc;
@@ -1216,7 +1230,7 @@ static ssize_t tar_pread(struct rk_file *f, char *buf, size_t n, uint64_t off, s
 			pthread_mutex_lock(&f->lock);
 			rc = seg_fd_locked(f, s, err);
 			if (!rc)
-				rc = pread_full(f->blob_fd, buf + done, chunk, within);
+				rc = pread_full(f->blob_fd, buf + done, chunk, s->boff + within);
 			pthread_mutex_unlock(&f->lock);
 		}
 		done += chunk;
@@ -1285,7 +1299,7 @@ int rk_file_fd_range(struct rk_file *f, uint64_t off, size_t n, int *fd, uint64_
 
 		if (s->kind == RK_SEG_BLOB && off + n <= s->off + s->len &&
 		    !(rc = seg_fd_locked(f, s, NULL)))
-			*fd_off = off - s->off;
+			*fd_off = s->boff + off - s->off;
 	}
 	if (!rc && (*fd = fcntl(f->blob_fd, F_DUPFD_CLOEXEC, 0)) < 0)
 		rc = -errno;
@@ -1620,6 +1634,8 @@ void rk_vfs_close(struct rk_vfs *v)
 				free(r->archs[i].prefixes[j]);
 			free(r->archs[i].prefixes);
 			pthread_mutex_destroy(&r->archs[i].refill);
+			vfs_kpack_free(&r->archs[i]);
+			pthread_mutex_destroy(&r->archs[i].split_lock);
 		}
 		free(r->archs);
 		rk_run_free(r->cat);

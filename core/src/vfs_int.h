@@ -26,7 +26,8 @@ enum pop_kind {
 	POP_DISTS,
 	POP_DIST,
 	POP_DIST_NOTES,
-	POP_TARBALLS
+	POP_TARBALLS,
+	POP_KPACK
 };
 enum pop_state { PS_TODO, PS_RUNNING, PS_DONE };
 enum arch_state { ARCH_IDLE, ARCH_RUNNING, ARCH_DONE, ARCH_FAILED };
@@ -62,6 +63,10 @@ struct arch {
 	int started; /* thread is valid; v->wait_lock */
 	char **prefixes; /* artifact_manifest.txt lines, set before state DONE */
 	size_t nprefixes;
+	/* kpack (view_kpack.c): */
+	struct arch *source; /* a split output: the artifact it was split from, else NULL */
+	pthread_mutex_t split_lock; /* serializes the split of this artifact */
+	struct kpack_split *split; /* its outputs, once computed; split_lock */
 };
 
 struct node {
@@ -140,6 +145,22 @@ int vfs_flatten(struct rk_vfs *v, struct run *r, const char *x, int release, str
 int vfs_pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err);
 int vfs_pop_dist(struct rk_vfs *v, struct node *dir, struct rk_err *err);
 int vfs_pop_dist_notes(struct rk_vfs *v, struct node *dir, struct rk_err *err);
+/* Whether run r is kpack-split (manifest flag, else guessed from its names). */
+int vfs_run_is_split(struct rk_vfs *v, struct run *r);
+/* The directory node at '/'-separated path below root, or NULL. */
+struct node *vfs_find_dir(struct node *root, const char *path);
+/* The index of the first prefix of a containing path (TheRock assigns members that way),
+ * or a->nprefixes. */
+size_t vfs_owning_prefix(const struct arch *a, const char *path);
+
+/* view_kpack.c: RUN/kpack and the split artifacts of legacy runs. */
+int vfs_pop_kpack(struct rk_vfs *v, struct node *dir, struct rk_err *err);
+/* Split legacy artifact a (ingesting it) once; *outs receives its outputs (generic first,
+ * then one per architecture), owned by a. */
+int vfs_kpack_split(struct rk_vfs *v, struct arch *a, struct arch ***outs, size_t *nouts,
+		    struct rk_err *err);
+void vfs_kpack_free(struct arch *a);
+
 /* view_tarball.c: populate RUN/tarballs. */
 int vfs_pop_tarballs(struct rk_vfs *v, struct node *dir, struct rk_err *err);
 /* Re-create a's blobs after want went missing, and open want (see vfs.c). */

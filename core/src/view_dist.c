@@ -24,6 +24,7 @@
 #include "rk/gpu.h"
 #include "rk/log.h"
 #include "rk/manifest.h"
+#include "tar_layout.h"
 #include "vfs_int.h"
 
 #define MULTIARCH "multiarch"
@@ -36,7 +37,7 @@ static int is_generic(const struct arch *a)
 
 /* A kpack-split run, from its manifest; without one, from its names: split runs have only
  * single gfx targets, never families, as artifact targets. */
-static int run_is_split(struct rk_vfs *v, struct run *r)
+int vfs_run_is_split(struct rk_vfs *v, struct run *r)
 {
 	struct rk_manifest m;
 	int split = 1;
@@ -76,9 +77,22 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Every gfx target of family f (of a legacy run). */
+static int add_family_targets(char ***names, size_t *n, const char *f)
+{
+	size_t count;
+	const struct rk_gpu_target *t = rk_gpu_targets(&count);
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < count; i++)
+		if (rk_gpu_family_has(f, t[i].name))
+			rc = add_name(names, n, t[i].name);
+	return rc;
+}
+
 int vfs_dist_names(struct rk_vfs *v, struct run *r, int release, char ***out, size_t *count)
 {
-	int split = run_is_split(v, r), rc = 0;
+	int split = vfs_run_is_split(v, r), rc = 0;
 	char **names = NULL, base[64];
 	size_t n = 0;
 
@@ -90,6 +104,9 @@ int vfs_dist_names(struct rk_vfs *v, struct run *r, int release, char ***out, si
 		/* release tarballs of a split run are per family (build_tarballs.py) */
 		if (!(release && split))
 			rc = add_name(&names, &n, base);
+		/* a legacy run's families also split per target (view_kpack.c) */
+		if (!split && !release)
+			rc = add_family_targets(&names, &n, t);
 		for (const char *const *f = rk_gpu_release_families(); split && !rc && *f; f++)
 			if (rk_gpu_family_has(*f, t))
 				rc = add_name(&names, &n, *f);
@@ -144,6 +161,78 @@ static int selected(const struct arch *a, const char *x)
 	return is_generic(a) || !strcmp(x, MULTIARCH) || rk_gpu_family_has(x, a->art->an.target);
 }
 
+/* dist/<x> of a legacy run where x is a gfx target, not one of the run's families: the
+ * family artifacts that hold x are split (view_kpack.c). */
+static int is_split_target(struct rk_vfs *v, struct run *r, const char *x)
+{
+	if (!rk_gpu_target_find(x) || vfs_run_is_split(v, r))
+		return 0;
+	for (size_t i = 0; i < r->cat->ntargets; i++)
+		if (!strcmp(r->cat->targets[i], x))
+			return 0;
+	return 1;
+}
+
+/* The generic artifacts first, then the others, each by name (the flatten order). */
+static int cmp_flatten_order(const void *x, const void *y)
+{
+	const struct arch *a = *(struct arch *const *)x, *b = *(struct arch *const *)y;
+
+	if (is_generic(a) != is_generic(b))
+		return is_generic(b) - is_generic(a);
+	return strcmp(a->art->stem, b->art->stem);
+}
+
+/* Replace the family artifacts in as[0..*n) by the outputs of their split that belong
+ * in dist/<x>: the generic output and the outputs whose base arch is x. Each <name>_
+ * <component> is taken from its first family only. */
+static int add_split_outputs(struct rk_vfs *v, struct arch ***as, size_t *n, const char *x,
+			     struct rk_err *err)
+{
+	size_t m = *n, cap = *n;
+	struct arch **v2 = NULL;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < m; i++) {
+		struct arch *a = (*as)[i], **outs;
+		size_t nouts;
+		char base[64];
+
+		if (is_generic(a))
+			continue;
+		for (size_t j = 0; j < i; j++)
+			if (!is_generic((*as)[j]) &&
+			    !strcmp((*as)[j]->art->an.name, a->art->an.name) &&
+			    !strcmp((*as)[j]->art->an.component, a->art->an.component))
+				goto next; /* an earlier family has this one */
+		if ((rc = vfs_kpack_split(v, a, &outs, &nouts, err)))
+			return rk_err_wrap(err, rc, "'%s'", a->art->stem);
+		for (size_t j = 0; !rc && j < nouts; j++) {
+			if (!is_generic(outs[j]) &&
+			    (rk_gpu_base_arch(outs[j]->art->an.target, base, sizeof(base)) < 0 ||
+			     strcmp(base, x)))
+				continue;
+			if (*n == cap) {
+				cap = cap * 2 + 8;
+				if (!(v2 = realloc(*as, cap * sizeof(**as))))
+					return -ENOMEM;
+				*as = v2;
+			}
+			(*as)[(*n)++] = outs[j];
+		}
+	next:;
+	}
+	/* drop the family artifacts themselves */
+	size_t k = 0;
+
+	for (size_t i = 0; i < *n; i++)
+		if (i >= m || is_generic((*as)[i]))
+			(*as)[k++] = (*as)[i];
+	*n = k;
+	qsort(*as, *n, sizeof(**as), cmp_flatten_order);
+	return rc;
+}
+
 /* Browse node -> dist node, for hardlinks within one artifact. */
 struct linkmap {
 	const struct node *from;
@@ -170,8 +259,7 @@ static int conflict(struct flatten *f, const char *path, const struct node *old,
 			   what);
 }
 
-/* The first prefix of a that contains path (TheRock assigns members that way). */
-static size_t owning_prefix(const struct arch *a, const char *path)
+size_t vfs_owning_prefix(const struct arch *a, const char *path)
 {
 	for (size_t i = 0; i < a->nprefixes; i++) {
 		size_t n = strlen(a->prefixes[i]);
@@ -238,6 +326,8 @@ static int place(struct flatten *f, struct node *parent, const char *name, const
 		n->origin = f->a;
 		if (b->data && !(n->data = strdup(b->data)))
 			return -ENOMEM;
+		if (b->src == SRC_TAR && rk_tar_layout_copy(b->tar, &n->tar))
+			return -ENOMEM; /* a rewritten host binary or a .kpack (view_kpack.c) */
 		if (b->nlink > 1) {
 			if (!(lm = calloc(1, sizeof(*lm))))
 				return -ENOMEM;
@@ -276,7 +366,7 @@ static int walk(struct flatten *f, const struct node *b, struct node *d, struct 
 		if ((rc = rk_buf_addf(mpath, "/%s", name)) ||
 		    (rc = rk_buf_addf(rel, "%s%s", rel->len ? "/" : "", name)))
 			break;
-		if (owning_prefix(f->a, mpath->buf) != f->prefix_index) {
+		if (vfs_owning_prefix(f->a, mpath->buf) != f->prefix_index) {
 			/* claimed by an earlier prefix of the manifest */
 		} else if (S_ISDIR(c->mode)) {
 			struct node *sub = dist_dir(f, d, name, rel->buf, c->mtime);
@@ -293,8 +383,7 @@ static int walk(struct flatten *f, const struct node *b, struct node *d, struct 
 	return rc;
 }
 
-/* The browse node at a prefix path, or NULL (an empty prefix has no directory). */
-static const struct node *find_path(struct node *root, const char *path)
+struct node *vfs_find_dir(struct node *root, const char *path)
 {
 	char comp[256];
 	struct node *n = root;
@@ -320,7 +409,7 @@ static int flatten_arch(struct flatten *f, struct arch *a)
 
 	f->a = a;
 	for (size_t i = 0; !rc && i < a->nprefixes; i++) {
-		const struct node *p = find_path(a->root, a->prefixes[i]);
+		const struct node *p = vfs_find_dir(a->root, a->prefixes[i]);
 
 		if (!p)
 			continue;
@@ -344,6 +433,7 @@ int vfs_flatten(struct rk_vfs *v, struct run *r, const char *x, int release, str
 {
 	struct flatten f = {v, root, NULL, NULL, 0, RK_BUF_INIT, 0, NULL};
 	struct arch **as = calloc(r->cat->narts + 1, sizeof(*as));
+	int split_target = !release && is_split_target(v, r, x);
 	size_t n = 0;
 	int rc;
 
@@ -357,10 +447,14 @@ int vfs_flatten(struct rk_vfs *v, struct run *r, const char *x, int release, str
 			if (release && (!strcmp(a->art->an.component, "test") ||
 					!strcmp(a->art->an.name, "fftw3")))
 				continue;
-			if (is_generic(a) == generic && selected(a, x))
+			if (is_generic(a) == generic &&
+			    (split_target ? is_generic(a) || rk_gpu_family_has(a->art->an.target, x)
+					  : selected(a, x)))
 				as[n++] = a;
 		}
 	rc = vfs_archs_wait(v, as, n, err);
+	if (!rc && split_target)
+		rc = add_split_outputs(v, &as, &n, x, err);
 	if (rc) {
 		free(as);
 		return rk_err_wrap(err, rc, "'%s'", x);

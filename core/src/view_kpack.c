@@ -1,0 +1,810 @@
+/* view_kpack.c: rocm-kpack's split_artifacts, computed on read (kpack-format.md
+ * section 4.2).
+ *
+ * A legacy artifact <P>_<family> (fat host binaries) splits into outputs that are
+ * artifacts of their own, "struct arch" objects with a tree but no archive:
+ *   <P>_generic  every file except database files; each fat host binary rewritten
+ *                (rk/kpack_elf.h) to point at its .kpack archives;
+ *   <P>_<arch>   <first sorted prefix with kernels>/.kpack/<P>_<arch>.kpack holding the
+ *                code objects of that exact arch (scheme "none"), plus the database files
+ *                of base arch <arch> (rk/kpack_db.h).
+ * Nothing is copied: unchanged files share the artifact's blobs, a rewritten binary and a
+ * .kpack archive are segment lists over those blobs (compressed bundles are decompressed
+ * once into a blob of their own). A file that cannot be split (broken bundle, mismatching
+ * code object, unsafe ELF) stays in the generic output unchanged, with one log line.
+ *
+ * RUN/kpack/ shows, for a legacy run, the outputs of every non-generic artifact, the
+ * generic output of each <P> taken from its first family in name order (the primary
+ * shard of recombine_artifacts) and each arch from the first family that has it; for a
+ * kpack-split run, the stored split artifacts (links into browse/). dist/<target> of a
+ * legacy run flattens the generic artifacts with the outputs of the family artifacts
+ * for that target (view_dist.c). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rk/artifact.h"
+#include "rk/buf.h"
+#include "rk/bundle.h"
+#include "rk/cache.h"
+#include "rk/gpu.h"
+#include "rk/kpack.h"
+#include "rk/kpack_db.h"
+#include "rk/kpack_elf.h"
+#include "rk/log.h"
+#include "rk/splice.h"
+#include "rk/target.h"
+#include "tar_layout.h"
+#include "vfs_int.h"
+
+/* One output of a split: a synthesized artifact. */
+struct out {
+	struct arch a; /* a.art = &art, a.root, a.prefixes; state DONE */
+	struct rk_artifact art;
+	char key[RK_TARGET_MAX]; /* "" for generic, else the arch */
+	int has_kpack;
+};
+
+struct kpack_split {
+	int rc;
+	char why[256];
+	struct arch **outs; /* struct out's first member */
+	size_t nouts;
+};
+
+/* A file or directory of the artifact being split, read under the tree lock. */
+struct entry {
+	char *path; /* member path: "<prefix>/<rel>" */
+	size_t rel; /* offset of rel in path */
+	size_t prefix; /* index into a->prefixes */
+	uint32_t mode;
+	uint64_t size;
+	int64_t mtime;
+	uint8_t src;
+	char *data; /* blob id or symlink target */
+	char db[RK_TARGET_MAX]; /* database file of this base arch, else "" */
+};
+
+struct kernel {
+	char *key; /* "<prefix>/<rel>#<i>" */
+	char arch[RK_TARGET_MAX];
+	char *id; /* bundle entry id */
+	const char *prefix;
+	size_t prefix_index;
+	size_t src; /* index into the split's sources */
+	uint64_t off, size;
+};
+
+struct source {
+	char id[RK_SHA256_HEX];
+	uint64_t size;
+};
+
+struct split {
+	struct rk_vfs *v;
+	struct arch *a;
+	char group[2 * RK_ARTIFACT_FIELD + 2]; /* "<name>_<component>" */
+	struct entry *e;
+	size_t ne;
+	struct kernel *k;
+	size_t nk;
+	struct source *src;
+	size_t nsrc;
+	struct rk_tar_layout **layouts; /* per entry: the rewritten binary, or NULL */
+	struct out **outs;
+	size_t nouts;
+};
+
+/* Arrays grow to powers of two from 16: make room for element n. */
+static int grow(void **v, size_t n, size_t size)
+{
+	void *nv;
+
+	if (n >= 16 ? n & (n - 1) : n)
+		return 0;
+	nv = realloc(*v, (n ? n * 2 : 16) * size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	return 0;
+}
+
+/* ---- collecting the artifact's files ---- */
+
+static int collect(struct split *s, const struct node *dir, struct rk_buf *path, size_t prefix,
+		   size_t rel)
+{
+	size_t len = path->len;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < dir->nents; i++) {
+		const struct node *c = dir->order[i]->node;
+		struct entry *e;
+
+		if ((rc = rk_buf_addf(path, "/%s", dir->order[i]->name)))
+			break;
+		if (vfs_owning_prefix(s->a, path->buf) == prefix) {
+			if ((rc = grow((void **)&s->e, s->ne, sizeof(*s->e))))
+				break;
+			e = &s->e[s->ne];
+			memset(e, 0, sizeof(*e));
+			e->path = strdup(path->buf);
+			e->data = c->data ? strdup(c->data) : NULL;
+			if (!e->path || (c->data && !e->data)) {
+				free(e->path);
+				free(e->data);
+				rc = -ENOMEM;
+				break;
+			}
+			s->ne++;
+			e->rel = rel;
+			e->prefix = prefix;
+			e->mode = c->mode;
+			e->size = c->size;
+			e->mtime = c->mtime;
+			e->src = c->src;
+			if (S_ISDIR(c->mode))
+				rc = collect(s, c, path, prefix, rel);
+		}
+		path->len = len;
+		path->buf[len] = '\0';
+	}
+	return rc;
+}
+
+/* ---- splitting one fat binary ---- */
+
+static int add_source(struct split *s, const char *id, uint64_t size, size_t *idx)
+{
+	for (size_t i = 0; i < s->nsrc; i++)
+		if (!strcmp(s->src[i].id, id)) {
+			*idx = i;
+			return 0;
+		}
+	if (grow((void **)&s->src, s->nsrc, sizeof(*s->src)))
+		return -ENOMEM;
+	memcpy(s->src[s->nsrc].id, id, RK_SHA256_HEX);
+	s->src[s->nsrc].size = size;
+	*idx = s->nsrc++;
+	return 0;
+}
+
+/* The splice of a rewritten binary (source 0 = blob) as a segment list. Also used for
+ * .kpack archives, whose sources are s->src. */
+static int to_layout(const struct rk_splice *sp, const struct source *srcs, struct arch *origin,
+		     struct rk_tar_layout **out)
+{
+	struct rk_tar_layout *l = calloc(1, sizeof(*l));
+
+	if (!l || !(l->segs = calloc(sp->n ? sp->n : 1, sizeof(*l->segs))) ||
+	    (sp->arena_len && !(l->arena = malloc(sp->arena_len)))) {
+		if (l)
+			free(l->segs);
+		free(l);
+		return -ENOMEM;
+	}
+	if (sp->arena_len)
+		memcpy(l->arena, sp->arena, sp->arena_len);
+	l->arena_len = sp->arena_len;
+	for (size_t i = 0; i < sp->n; i++) {
+		const struct rk_piece *p = &sp->v[i];
+		struct rk_tar_seg *g = &l->segs[i];
+
+		g->off = p->off;
+		g->len = p->len;
+		if (p->kind == RK_PIECE_BYTES) {
+			g->kind = RK_SEG_BYTES;
+			g->u.bytes = (size_t)p->at;
+		} else if (p->kind == RK_PIECE_ZERO) {
+			g->kind = RK_SEG_ZERO;
+		} else {
+			g->kind = RK_SEG_BLOB;
+			memcpy(g->u.blob, srcs[p->src].id, RK_SHA256_HEX);
+			g->boff = p->at;
+			g->bsize = srcs[p->src].size;
+			g->origin = origin;
+		}
+	}
+	l->nsegs = sp->n;
+	l->size = sp->size;
+	*out = l;
+	return 0;
+}
+
+static void free_layout(struct rk_tar_layout *l)
+{
+	if (l) {
+		rk_tar_layout_release(l);
+		free(l);
+	}
+}
+
+/* Count of code objects already seen for arch in this binary (the TU index). */
+static unsigned next_index(const struct split *s, size_t first, const char *arch)
+{
+	unsigned n = 0;
+
+	for (size_t i = first; i < s->nk; i++)
+		n += !strcmp(s->k[i].arch, arch);
+	return n;
+}
+
+static int add_kernels(struct split *s, struct entry *e, const struct rk_fat_elf *fe,
+		       const unsigned char *img, struct rk_err *err)
+{
+	const unsigned char *sec = img + fe->fatbin_off;
+	struct rk_fatbin fb = {0};
+	size_t first = s->nk, host;
+	char(*payload)[RK_SHA256_HEX] = NULL;
+	int rc;
+
+	rc = rk_fatbin_parse(sec, fe->fatbin_size, 0, &fb, err);
+	if (rc)
+		return rk_err_wrap(err, rc, ".hip_fatbin");
+	if (!fb.nentries) {
+		rk_fatbin_release(&fb);
+		return rk_err_set(err, -EBADMSG, ".hip_fatbin holds no device code");
+	}
+	if ((rc = add_source(s, e->data, e->size, &host)))
+		goto out;
+	if (!(payload = calloc(fb.nbundles, sizeof(*payload)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < fb.nentries; i++) {
+		const struct rk_bundle_entry *be = &fb.entries[i];
+		const struct rk_bundle *b = &fb.bundles[be->bundle];
+		const unsigned char *data = rk_fatbin_data(&fb, be, sec);
+		char got[RK_TARGET_MAX], want[RK_TARGET_MAX];
+		struct kernel *k;
+
+		if ((rc = rk_codeobj_target(data, be->size, got, err))) {
+			rk_err_wrap(err, rc, "bundle entry '%s'", be->id);
+			goto out;
+		}
+		if (rk_target_canon(be->arch, want) || strcmp(got, want)) {
+			rc = rk_err_set(err, -EBADMSG,
+					"bundle entry '%s' holds a code object for '%s'", be->id,
+					got);
+			goto out;
+		}
+		if ((rc = grow((void **)&s->k, s->nk, sizeof(*s->k))))
+			goto out;
+		k = &s->k[s->nk];
+		memset(k, 0, sizeof(*k));
+		snprintf(k->arch, sizeof(k->arch), "%s", be->arch);
+		k->id = strdup(be->id);
+		if (!k->id ||
+		    asprintf(&k->key, "%s#%u", e->path, next_index(s, first, be->arch)) < 0) {
+			free(k->id);
+			rc = -ENOMEM;
+			goto out;
+		}
+		s->nk++;
+		k->prefix = s->a->prefixes[e->prefix];
+		k->prefix_index = e->prefix;
+		k->size = be->size;
+		if (b->format == RK_BUNDLE_CCOB) {
+			if (!payload[be->bundle][0] &&
+			    (rc = rk_blob_put(s->v->cache, b->payload, b->usize,
+					      payload[be->bundle], err)))
+				goto out;
+			if ((rc = add_source(s, payload[be->bundle], b->usize, &k->src)))
+				goto out;
+			k->off = be->off;
+		} else {
+			k->src = host;
+			k->off = fe->fatbin_off + be->off;
+		}
+	}
+	/* wrapper i belongs to the i-th code object of each arch (section 5.3) */
+	for (size_t i = first; i < s->nk; i++)
+		if (next_index(s, first, s->k[i].arch) != fe->nwrappers) {
+			rc = rk_err_set(err, -EBADMSG, "%zu wrappers but %u code objects for '%s'",
+					fe->nwrappers, next_index(s, first, s->k[i].arch),
+					s->k[i].arch);
+			goto out;
+		}
+out:
+	if (rc)
+		while (s->nk > first) {
+			s->nk--;
+			free(s->k[s->nk].key);
+			free(s->k[s->nk].id);
+		}
+	free(payload);
+	rk_fatbin_release(&fb);
+	return rc;
+}
+
+/* Split fat binary e (index i): its kernels join s->k, its rewrite s->layouts[i]. */
+static int split_binary(struct split *s, size_t i, const unsigned char *img,
+			const struct rk_fat_elf *fe, struct rk_err *err)
+{
+	struct entry *e = &s->e[i];
+	struct rk_splice sp = RK_SPLICE_INIT;
+	struct source self;
+	size_t first = s->nk;
+	char *pattern = NULL;
+	void *marker = NULL;
+	size_t mlen = 0;
+	const char *kname = e->path;
+	int rc;
+
+	if ((rc = add_kernels(s, e, fe, img, err)))
+		return rc;
+	rc = rk_kpack_search_pattern(e->path + e->rel, s->group, &pattern);
+	if (!rc)
+		rc = rk_kpack_marker_encode((const char *const *)&pattern, 1, kname, &marker, &mlen,
+					    err);
+	if (!rc)
+		rc = rk_kpack_elf_transform(img, e->size, marker, mlen, &sp, err);
+	memcpy(self.id, e->data, RK_SHA256_HEX);
+	self.size = e->size;
+	if (!rc)
+		rc = to_layout(&sp, &self, s->a, &s->layouts[i]);
+	if (rc)
+		while (s->nk > first) {
+			s->nk--;
+			free(s->k[s->nk].key);
+			free(s->k[s->nk].id);
+		}
+	rk_splice_release(&sp);
+	free(marker);
+	free(pattern);
+	return rc;
+}
+
+/* Look at regular file i: database file, fat binary, or neither. */
+static int classify(struct split *s, size_t i, struct rk_err *err)
+{
+	struct entry *e = &s->e[i];
+	struct rk_fat_elf fe;
+	unsigned char *img = MAP_FAILED;
+	int fd = -1, rc;
+
+	if (rk_kpack_db_classify(e->path, e->db))
+		return 0; /* database handlers come first (newer rocm-kpack) */
+	e->db[0] = '\0';
+	if (e->src != SRC_BLOB || e->size < 64)
+		return 0;
+	rc = rk_blob_open(s->v->cache, e->data, e->size, &fd, err);
+	if (rc == -ENOENT || rc == -EBADMSG)
+		rc = vfs_arch_refill(s->v, s->a, e->data, e->size, &fd, err);
+	if (rc)
+		return rc;
+	img = mmap(NULL, e->size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (img == MAP_FAILED)
+		return rk_err_set(err, -errno, "mmap: %s", strerror(errno));
+	if (memcmp(img, "\177ELF", 4))
+		rc = 0;
+	else if ((rc = rk_kpack_elf_inspect(img, e->size, &fe, err)) == 1)
+		rc = fe.fatbin_nobits ? 0 : split_binary(s, i, img, &fe, err);
+	munmap(img, e->size);
+	return rc;
+}
+
+/* ---- building the outputs ---- */
+
+static struct out *get_out(struct split *s, const char *key)
+{
+	struct out *o;
+	char name[RK_ARTIFACT_FIELD];
+	char stem[3 * RK_ARTIFACT_FIELD + 3];
+
+	for (size_t i = 0; i < s->nouts; i++)
+		if (!strcmp(s->outs[i]->key, key))
+			return s->outs[i];
+	if (grow((void **)&s->outs, s->nouts, sizeof(*s->outs)) || !(o = calloc(1, sizeof(*o))))
+		return NULL;
+	snprintf(o->key, sizeof(o->key), "%s", key);
+	snprintf(name, sizeof(name), "%s", *key ? key : "generic");
+	snprintf(stem, sizeof(stem), "%s_%s", s->group, name);
+	o->art.an = s->a->art->an;
+	snprintf(o->art.an.target, sizeof(o->art.an.target), "%s", name);
+	o->art.stem = strdup(stem);
+	o->art.mtime_ns = s->a->art->mtime_ns;
+	o->a.v = s->v;
+	o->a.run = s->a->run;
+	o->a.art = &o->art;
+	o->a.state = ARCH_DONE;
+	o->a.source = s->a;
+	pthread_mutex_init(&o->a.refill, NULL);
+	pthread_mutex_init(&o->a.split_lock, NULL);
+	s->outs[s->nouts++] = o;
+	if (!o->art.stem)
+		return NULL;
+	return o;
+}
+
+/* The directory for path's parent in o's tree (created as needed), given the run's
+ * kpack directory kd as the parent of o's root. Tree lock held. */
+static struct node *out_dir(struct split *s, struct out *o, struct node *kd, const char *path,
+			    const char **base)
+{
+	struct node *d = o->a.root;
+	const char *p = path;
+	char comp[256];
+
+	if (!d) {
+		char hidden[3 * RK_ARTIFACT_FIELD + 8];
+
+		/* hidden from kd's listing: named per source so that every family's outputs
+		 * have their own stable inode numbers; pop_kpack links the visible ones */
+		snprintf(hidden, sizeof(hidden), "%s/%s", s->a->art->stem, o->art.stem);
+		if (!(d = vfs_node_new(s->v, kd, hidden, S_IFDIR | 0755, kd->mtime)))
+			return NULL;
+		o->a.root = d;
+	}
+	for (;;) {
+		size_t len = strcspn(p, "/");
+		struct node *c;
+
+		if (!p[len]) {
+			*base = p;
+			return d;
+		}
+		if (len >= sizeof(comp))
+			return NULL;
+		memcpy(comp, p, len);
+		comp[len] = '\0';
+		c = vfs_dent_find(d, comp);
+		if (!c) {
+			c = vfs_node_add(s->v, d, comp, S_IFDIR | 0755, d->mtime);
+			if (!c)
+				return NULL;
+		}
+		if (!S_ISDIR(c->mode))
+			return NULL;
+		d = c;
+		p += len + 1;
+	}
+}
+
+/* Add a node for entry e (or a synthesized file when e is NULL) at path in o. */
+static struct node *out_add(struct split *s, struct out *o, struct node *kd, const char *path,
+			    uint32_t mode, int64_t mtime)
+{
+	const char *base;
+	struct node *d = out_dir(s, o, kd, path, &base), *n;
+
+	if (!d)
+		return NULL;
+	if ((n = vfs_dent_find(d, base)))
+		return S_ISDIR(n->mode) && S_ISDIR(mode) ? n : NULL;
+	return vfs_node_add(s->v, d, base, mode, mtime);
+}
+
+static int add_entry(struct split *s, struct out *o, struct node *kd, size_t i)
+{
+	struct entry *e = &s->e[i];
+	struct node *n;
+
+	/* directories come with their files, as split_artifacts copies files only */
+	if (S_ISDIR(e->mode))
+		return 0;
+	if (!(n = out_add(s, o, kd, e->path, e->mode, e->mtime)))
+		return -ENOMEM;
+	n->size = e->size;
+	n->src = e->src;
+	n->origin = s->a;
+	if (s->layouts[i]) {
+		n->src = SRC_TAR;
+		n->tar = s->layouts[i];
+		n->size = n->tar->size;
+		s->layouts[i] = NULL;
+	} else if (e->data && !(n->data = strdup(e->data))) {
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int cmp_prefix(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* o's artifact_manifest.txt: the prefixes it has content under (all, for generic; sorted
+ * for an arch output, as split_artifacts writes them). */
+static int out_manifest(struct split *s, struct out *o, struct node *kd)
+{
+	struct rk_buf b = RK_BUF_INIT;
+	char **p = calloc(s->a->nprefixes + 1, sizeof(*p));
+	size_t n = 0;
+	struct node *f;
+	int rc = 0;
+
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->a->nprefixes; i++)
+		if (!*o->key || (o->a.root && vfs_find_dir(o->a.root, s->a->prefixes[i])))
+			p[n++] = s->a->prefixes[i];
+	if (*o->key)
+		qsort(p, n, sizeof(*p), cmp_prefix);
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = rk_buf_addf(&b, "%s\n", p[i]);
+	if (!rc && !(o->a.prefixes = calloc(n + 1, sizeof(char *))))
+		rc = -ENOMEM;
+	for (size_t i = 0; !rc && i < n; i++)
+		if (!(o->a.prefixes[o->a.nprefixes++] = strdup(p[i])))
+			rc = -ENOMEM;
+	free(p);
+	if (!rc && !(f = out_add(s, o, kd, "artifact_manifest.txt", S_IFREG | 0644,
+				 o->a.root ? o->a.root->mtime : kd->mtime)))
+		rc = -ENOMEM;
+	if (!rc) {
+		f->src = SRC_BYTES;
+		f->size = b.len;
+		if (!(f->data = rk_buf_detach(&b, NULL)))
+			rc = -ENOMEM;
+	}
+	rk_buf_release(&b);
+	return rc;
+}
+
+/* The .kpack archive of arch key into o. */
+static int add_kpack(struct split *s, struct out *o, struct node *kd, struct rk_err *err)
+{
+	struct rk_kpack_kernel *kk = calloc(s->nk + 1, sizeof(*kk));
+	const char *arches[1] = {o->key}, *prefix = NULL;
+	struct rk_splice sp = RK_SPLICE_INIT;
+	struct rk_tar_layout *l = NULL;
+	struct rk_buf path = RK_BUF_INIT;
+	size_t n = 0;
+	struct node *f;
+	int rc;
+
+	if (!kk)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nk; i++) {
+		const struct kernel *k = &s->k[i];
+
+		if (strcmp(k->arch, o->key))
+			continue;
+		kk[n++] = (struct rk_kpack_kernel){.key = k->key,
+						   .arch = k->arch,
+						   .target = k->id,
+						   .source_prefix = k->prefix,
+						   .src = (uint32_t)k->src,
+						   .off = k->off,
+						   .size = k->size};
+		if (!prefix || strcmp(k->prefix, prefix) < 0)
+			prefix = k->prefix;
+	}
+	rc = rk_kpack_build(s->group, arches, 1, kk, n, RK_KPACK_NONE, NULL, NULL, &sp, err);
+	if (!rc)
+		rc = to_layout(&sp, s->src, s->a, &l);
+	if (!rc)
+		rc = rk_buf_addf(&path, "%s/.kpack/%s_%s.kpack", prefix, s->group, o->key);
+	if (!rc && !(f = out_add(s, o, kd, path.buf, S_IFREG | 0644, kd->mtime)))
+		rc = -ENOMEM;
+	if (!rc) {
+		f->src = SRC_TAR;
+		f->tar = l;
+		f->size = l->size;
+		f->origin = s->a;
+		l = NULL;
+		o->has_kpack = 1;
+	}
+	free_layout(l);
+	rk_buf_release(&path);
+	rk_splice_release(&sp);
+	free(kk);
+	return rc;
+}
+
+static int build_outputs(struct split *s, struct node *kd, struct rk_err *err)
+{
+	struct out *g = get_out(s, "");
+	int rc = g ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !rc && i < s->ne; i++) {
+		struct entry *e = &s->e[i];
+		struct out *o = e->db[0] ? get_out(s, e->db) : g;
+
+		rc = o ? add_entry(s, o, kd, i) : -ENOMEM;
+	}
+	for (size_t i = 0; !rc && i < s->nk; i++) {
+		struct out *o = get_out(s, s->k[i].arch);
+
+		if (!o)
+			rc = -ENOMEM;
+		else if (!o->has_kpack)
+			rc = add_kpack(s, o, kd, err);
+	}
+	for (size_t i = 0; !rc && i < s->nouts; i++)
+		rc = out_manifest(s, s->outs[i], kd);
+	return rc;
+}
+
+static int cmp_out(const void *x, const void *y)
+{
+	const struct out *a = *(struct out *const *)x, *b = *(struct out *const *)y;
+
+	return strcmp(a->key, b->key); /* "" (generic) first */
+}
+
+static void free_out(struct out *o)
+{
+	for (size_t i = 0; i < o->a.nprefixes; i++)
+		free(o->a.prefixes[i]);
+	free(o->a.prefixes);
+	free(o->art.stem);
+	pthread_mutex_destroy(&o->a.refill);
+	pthread_mutex_destroy(&o->a.split_lock);
+	free(o);
+}
+
+static void split_release(struct split *s)
+{
+	for (size_t i = 0; i < s->ne; i++) {
+		free(s->e[i].path);
+		free(s->e[i].data);
+		if (s->layouts)
+			free_layout(s->layouts[i]);
+	}
+	for (size_t i = 0; i < s->nk; i++) {
+		free(s->k[i].key);
+		free(s->k[i].id);
+	}
+	free(s->e);
+	free(s->k);
+	free(s->src);
+	free(s->layouts);
+}
+
+static struct node *kpack_dir(struct rk_vfs *v, struct run *r)
+{
+	struct node *kd;
+
+	pthread_rwlock_rdlock(&v->tree);
+	kd = vfs_dent_find(r->dir, "kpack");
+	pthread_rwlock_unlock(&v->tree);
+	return kd;
+}
+
+static int do_split(struct rk_vfs *v, struct arch *a, struct kpack_split *ks, struct rk_err *err)
+{
+	struct split s = {.v = v, .a = a};
+	struct node *kd = kpack_dir(v, a->run);
+	struct rk_buf path = RK_BUF_INIT;
+	int rc;
+
+	if (!kd)
+		return rk_err_set(err, -EIO, "run has no kpack directory");
+	snprintf(s.group, sizeof(s.group), "%s_%s", a->art->an.name, a->art->an.component);
+	if ((rc = vfs_archs_wait(v, &a, 1, err)))
+		return rc;
+	pthread_rwlock_rdlock(&v->tree);
+	for (size_t i = 0; !rc && i < a->nprefixes; i++) {
+		const struct node *p = vfs_find_dir(a->root, a->prefixes[i]);
+
+		path.len = 0;
+		if (p && !(rc = rk_buf_adds(&path, a->prefixes[i])))
+			rc = collect(&s, p, &path, i, path.len + 1);
+	}
+	pthread_rwlock_unlock(&v->tree);
+	rk_buf_release(&path);
+	if (!rc && !(s.layouts = calloc(s.ne + 1, sizeof(*s.layouts))))
+		rc = -ENOMEM;
+	for (size_t i = 0; !rc && i < s.ne; i++) {
+		struct rk_err e = RK_ERR_INIT;
+		int r;
+
+		if (!S_ISREG(s.e[i].mode))
+			continue;
+		r = classify(&s, i, &e);
+		if (r == -ENOMEM)
+			rc = r;
+		else if (r)
+			rk_warn("'%s': '%s': %s; kept unsplit in %s_generic", a->art->stem,
+				s.e[i].path, rk_err_str(&e, r), s.group);
+	}
+	if (!rc) {
+		pthread_rwlock_wrlock(&v->tree);
+		rc = build_outputs(&s, kd, err);
+		pthread_rwlock_unlock(&v->tree);
+	}
+	if (s.nouts)
+		qsort(s.outs, s.nouts, sizeof(*s.outs), cmp_out);
+	/* outputs stay even on failure: their nodes are in the inode table */
+	ks->outs = (struct arch **)s.outs;
+	ks->nouts = s.nouts;
+	if (!rc)
+		rk_info("'%s': split into %zu outputs (%zu code objects)", a->art->stem, s.nouts,
+			s.nk);
+	split_release(&s);
+	return rc;
+}
+
+int vfs_kpack_split(struct rk_vfs *v, struct arch *a, struct arch ***outs, size_t *nouts,
+		    struct rk_err *err)
+{
+	int rc;
+
+	pthread_mutex_lock(&a->split_lock);
+	if (!a->split) {
+		struct kpack_split *ks = calloc(1, sizeof(*ks));
+
+		if (!ks) {
+			pthread_mutex_unlock(&a->split_lock);
+			return -ENOMEM;
+		}
+		ks->rc = do_split(v, a, ks, err);
+		if (ks->rc)
+			snprintf(ks->why, sizeof(ks->why), "%s", rk_err_str(err, ks->rc));
+		a->split = ks;
+	} else if (a->split->rc) {
+		rk_err_set(err, a->split->rc, "%s", a->split->why);
+	}
+	rc = a->split->rc;
+	*outs = a->split->outs;
+	*nouts = a->split->nouts;
+	pthread_mutex_unlock(&a->split_lock);
+	return rc;
+}
+
+void vfs_kpack_free(struct arch *a)
+{
+	if (!a->split)
+		return;
+	for (size_t i = 0; i < a->split->nouts; i++)
+		free_out((struct out *)a->split->outs[i]);
+	free(a->split->outs);
+	free(a->split);
+	a->split = NULL;
+}
+
+/* ---- RUN/kpack ---- */
+
+static int link_out(struct node *kd, struct arch *o)
+{
+	if (vfs_dent_find(kd, o->art->stem))
+		return 0; /* an earlier family has it */
+	return vfs_dent_add(kd, o->art->stem, o->root);
+}
+
+int vfs_pop_kpack(struct rk_vfs *v, struct node *kd, struct rk_err *err)
+{
+	struct run *r = kd->parent->run;
+	int rc = 0;
+
+	if (vfs_run_is_split(v, r)) {
+		/* the stored split artifacts */
+		pthread_rwlock_wrlock(&v->tree);
+		for (size_t i = 0; !rc && i < r->cat->narts; i++) {
+			struct node *n = vfs_node_add(v, kd, r->cat->arts[i].stem, S_IFLNK | 0777,
+						      kd->mtime);
+
+			if (!n || asprintf(&n->data, "../browse/%s", r->cat->arts[i].stem) < 0)
+				rc = -ENOMEM;
+			else
+				n->size = strlen(n->data);
+		}
+		pthread_rwlock_unlock(&v->tree);
+		return rc;
+	}
+	for (size_t i = 0; rc != -ENOMEM && i < r->cat->narts; i++) {
+		struct arch *a = &r->archs[i], **outs;
+		size_t n;
+		struct rk_err e = RK_ERR_INIT;
+
+		if (!strcmp(a->art->an.target, "generic"))
+			continue;
+		if ((rc = vfs_kpack_split(v, a, &outs, &n, &e))) {
+			rk_err_log("'%s': cannot split: %s", a->art->stem, rk_err_str(&e, rc));
+			continue; /* the other artifacts still split */
+		}
+		pthread_rwlock_wrlock(&v->tree);
+		for (size_t j = 0; !rc && j < n; j++)
+			rc = link_out(kd, outs[j]);
+		pthread_rwlock_unlock(&v->tree);
+	}
+	(void)err;
+	return rc == -ENOMEM ? rc : 0;
+}

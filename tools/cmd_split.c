@@ -1,0 +1,152 @@
+/* cmd_split.c: rockpack split STORE RUN [ARTIFACT...] -o DIR [--targets T,...]
+ *
+ * Writes the run's split artifacts (RUN/kpack/<name>_<component>_<generic|arch>) as real
+ * directories DIR/<artifact>, the layout rocm-kpack's split_artifacts writes. For a
+ * legacy run they are computed by the core's split; for a kpack-split run they are the
+ * stored artifacts. ARTIFACT narrows to the artifacts of those <name>_<component>
+ * groups (an artifact stem such as blas_lib_gfx110X-all names its group); --targets
+ * keeps only the arch artifacts whose base arch is listed (generic ones always). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "rk/buf.h"
+#include "rk/gpu.h"
+#include "rockpack.h"
+
+struct listing {
+	char **names;
+	uint32_t *modes;
+	size_t n;
+};
+
+static int collect(void *ctx, const char *name, const struct rk_attr *a, uint64_t next)
+{
+	struct listing *l = ctx;
+	char **nv;
+	uint32_t *mv;
+
+	(void)next;
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return 0;
+	nv = realloc(l->names, (l->n + 1) * sizeof(*nv));
+	if (nv)
+		l->names = nv;
+	mv = realloc(l->modes, (l->n + 1) * sizeof(*mv));
+	if (mv)
+		l->modes = mv;
+	if (!nv || !mv || !(l->names[l->n] = strdup(name)))
+		return -ENOMEM;
+	l->modes[l->n++] = a->mode;
+	return 0;
+}
+
+/* The length of the <name>_<component> group of an artifact stem, or 0. */
+static size_t group_len(const char *stem)
+{
+	const char *u = strchr(stem, '_');
+
+	if (!u || !(u = strchr(u + 1, '_')))
+		return strlen(stem); /* already a group */
+	return (size_t)(u - stem);
+}
+
+static int in_list(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, word, n) && (p[n] == ',' || !p[n]))
+			return 1;
+	return 0;
+}
+
+static int wanted(const char *out, char **groups, int ngroups, const char *targets)
+{
+	size_t g = group_len(out);
+	const char *x = out[g] ? out + g + 1 : "";
+	char base[64];
+	int ok = !ngroups;
+
+	for (int i = 0; i < ngroups && !ok; i++)
+		ok = group_len(groups[i]) == g && !strncmp(groups[i], out, g);
+	if (!ok || !targets || !strcmp(x, "generic"))
+		return ok;
+	return rk_gpu_base_arch(x, base, sizeof(base)) >= 0 && in_list(targets, base);
+}
+
+int cmd_split(const struct rp_opts *o, int argc, char **argv)
+{
+	struct rk_err err = RK_ERR_INIT;
+	struct rk_buf path = RK_BUF_INIT, dest = RK_BUF_INIT;
+	struct listing l = {0};
+	const struct rk_run *r;
+	struct rk_attr a;
+	struct rk_vfs *v;
+	const char *out = NULL, *targets = NULL;
+	char **args = calloc((size_t)argc + 1, sizeof(*args));
+	int nargs = 0, rc, ret = 1, written = 0;
+
+	if (!args)
+		return rp_fail("out of memory");
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			out = argv[++i];
+		else if (!strcmp(argv[i], "--targets") && i + 1 < argc)
+			targets = argv[++i];
+		else
+			args[nargs++] = argv[i];
+	}
+	if (nargs < 2 || !out) {
+		free(args);
+		return rp_fail("usage: rockpack split STORE RUN [ARTIFACT...] -o DIR "
+			       "[--targets T,...]");
+	}
+	if (rp_open(o, args[0], &v)) {
+		free(args);
+		return 1;
+	}
+	rc = rk_vfs_run(v, strcmp(args[1], ".") ? args[1] : "", &r, &err);
+	if (!rc && rk_buf_addf(&path, "%s%skpack", r->path, r->path[0] ? "/" : ""))
+		rc = -ENOMEM;
+	if (!rc)
+		rc = rk_vfs_resolve(v, path.buf, &a, &err);
+	if (!rc)
+		rc = rk_vfs_readdir(v, a.ino, 0, collect, &l, &err);
+	if (rc) {
+		rp_fail("%s: %s", args[1], rk_err_str(&err, rc));
+		goto done;
+	}
+	if (mkdir(out, 0755) && errno != EEXIST) {
+		rp_fail("%s: %s", out, strerror(errno));
+		goto done;
+	}
+	ret = 0;
+	for (size_t i = 0; !ret && i < l.n; i++) {
+		if (!wanted(l.names[i], args + 2, nargs - 2, targets))
+			continue;
+		path.len = dest.len = 0;
+		/* a kpack-split run lists its stored artifacts as links into browse/ */
+		if (rk_buf_addf(&path, "%s%s%s/%s", r->path, r->path[0] ? "/" : "",
+				S_ISLNK(l.modes[i]) ? "browse" : "kpack", l.names[i]) ||
+		    rk_buf_addf(&dest, "%s/%s", out, l.names[i]))
+			ret = rp_fail("out of memory");
+		else
+			ret = rp_export(v, o, path.buf, l.names[i], dest.buf);
+		written++;
+	}
+	if (!ret && !written)
+		ret = rp_fail("%s: nothing to split matches", args[1]);
+done:
+	for (size_t i = 0; i < l.n; i++)
+		free(l.names[i]);
+	free(l.names);
+	free(l.modes);
+	free(args);
+	rk_buf_release(&path);
+	rk_buf_release(&dest);
+	rk_vfs_close(v);
+	return ret;
+}
