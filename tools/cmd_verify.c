@@ -6,7 +6,8 @@
  *  - every artifact has a manifest;
  *  - in generic artifacts, every host binary with a .hip_fatbin is split: NOBITS
  *    .hip_fatbin, a .rocm_kpack_ref marker that decodes, a structurally valid ELF;
- *  - in arch artifacts, every gfx token in a file name names the artifact's base arch;
+ *  - in the artifact of one gfx target, every gfx token in a file name names that
+ *    target (an artifact of an architecture group, from recombine, is not checked);
  *  - every .kpack archive parses, and each of its code objects decodes and is an AMDGPU
  *    code object for the arch it is filed under;
  * and the check the loader makes: each split binary's search path, resolved inside the
@@ -247,6 +248,7 @@ struct walk {
 	struct verify *vf;
 	const char *group, *x; /* x: "generic" or the arch */
 	char base[RK_TARGET_MAX];
+	int single; /* x is one gfx target (not a group of them) */
 };
 
 static void walk(struct walk *w, struct rk_buf *path, size_t root)
@@ -276,7 +278,7 @@ static void walk(struct walk *w, struct rk_buf *path, size_t root)
 		}
 		if (!S_ISREG(st.st_mode))
 			continue;
-		if (strcmp(w->x, "generic") && !tokens_match(de->d_name, w->base))
+		if (w->single && !tokens_match(de->d_name, w->base))
 			problem(w->vf, "%s: names another arch than '%s'", path->buf, w->base);
 		if (strstr(rel, ".kpack/") && strlen(de->d_name) > 6 &&
 		    !strcmp(de->d_name + strlen(de->d_name) - 6, ".kpack"))
@@ -294,7 +296,7 @@ static void check_artifact(struct verify *vf, const char *dir, const char *name)
 	struct rk_buf path = RK_BUF_INIT;
 	char *manifest = NULL, *save = NULL, group[256];
 	const char *u = strchr(name, '_');
-	struct walk w = {vf, group, NULL, ""};
+	struct walk w = {vf, group, NULL, "", 0};
 	size_t len;
 
 	if (!u || !(u = strchr(u + 1, '_'))) {
@@ -306,6 +308,7 @@ static void check_artifact(struct verify *vf, const char *dir, const char *name)
 	if (strcmp(w.x, "generic")) {
 		vf->arch_artifacts++;
 		rk_gpu_base_arch(w.x, w.base, sizeof(w.base));
+		w.single = rk_gpu_target_find(w.base) != NULL;
 	}
 	if (rk_buf_addf(&path, "%s/%s/artifact_manifest.txt", dir, name) ||
 	    read_file(path.buf, 1 << 20, &manifest, &len)) {

@@ -473,6 +473,11 @@ int rk_kpack_build(const char *group, const char *const *arches, size_t narches,
 
 	if (scheme != RK_KPACK_NONE && scheme != RK_KPACK_ZSTD)
 		return rk_err_set(err, -EINVAL, "unknown compression scheme %d", scheme);
+	if (!group || (narches && !arches))
+		return rk_err_set(err, -EINVAL, "no group name or arch list");
+	for (size_t i = 0; i < narches; i++)
+		if (!arches[i])
+			return rk_err_set(err, -EINVAL, "arch %zu is NULL", i);
 	if (n > UINT32_MAX)
 		return rk_err_set(err, -EFBIG, "%zu kernels: ordinals are u32", n);
 	rc = group_kernels(k, n, &idx, &g, &ng, err);
@@ -906,7 +911,7 @@ const char *rk_kpack_arch(const struct rk_kpack *k, size_t i)
 
 const char *rk_kpack_group(const struct rk_kpack *k)
 {
-	return k->group;
+	return k->group ? k->group : ""; /* group_name is optional */
 }
 
 int rk_kpack_scheme(const struct rk_kpack *k)
@@ -1087,11 +1092,18 @@ int rk_kpack_marker_decode(const void *p, size_t n, struct rk_kpack_marker *out,
 int rk_kpack_search_pattern(const char *relpath, const char *group, char **out)
 {
 	struct rk_buf b = RK_BUF_INIT;
+	size_t parts = 0;
 	int rc = 0;
 
-	for (const char *s = relpath; *s && !rc; s++)
-		if (*s == '/')
-			rc = rk_buf_adds(&b, "../");
+	/* depth = len(PurePath(relpath).parts) - 1: empty and "." components do not count */
+	for (const char *s = relpath; *s;) {
+		size_t n = strcspn(s, "/");
+
+		parts += n && !(n == 1 && s[0] == '.');
+		s += n + (s[n] == '/');
+	}
+	for (size_t i = 1; i < parts && !rc; i++)
+		rc = rk_buf_adds(&b, "../");
 	if (rc || rk_buf_addf(&b, ".kpack/%s_" GFXARCH ".kpack", group)) {
 		rk_buf_release(&b);
 		return -ENOMEM;
@@ -1309,7 +1321,7 @@ static int open_archives(struct lookup *l)
 		return -ENOMEM;
 	for (size_t i = 0; i < l->npaths; i++) {
 		struct loaded x = {0};
-		size_t len;
+		size_t len = 0;
 		int dup = 0;
 
 		if (!(x.path = realpath(l->paths[i], NULL)))

@@ -48,7 +48,7 @@ static void check_fatbin(const uint8_t *data, size_t size)
 			abort();
 		b = &f.bundles[e->bundle];
 		lim = b->format == RK_BUNDLE_CCOB ? b->usize : size;
-		if (e->size > lim || e->off > lim - e->size || !e->size)
+		if (e->size > lim || e->off > lim - e->size)
 			abort();
 		p = rk_fatbin_data(&f, e, data);
 		for (uint64_t k = 0; k < e->size; k++)

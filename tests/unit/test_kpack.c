@@ -626,6 +626,10 @@ RK_TEST(search_pattern)
 	RK_ASSERT_EQ_INT(0, rk_kpack_search_pattern("x", "g", &s));
 	RK_ASSERT_EQ_STR(".kpack/g_@GFXARCH@.kpack", s);
 	free(s);
+	/* pathlib's parts: repeated slashes and "." do not add levels */
+	RK_ASSERT_EQ_INT(0, rk_kpack_search_pattern("./lib//x", "g", &s));
+	RK_ASSERT_EQ_STR("../.kpack/g_@GFXARCH@.kpack", s);
+	free(s);
 }
 
 /* Runtime lookup --------------------------------------------------------------------- */

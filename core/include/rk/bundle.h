@@ -43,7 +43,14 @@ struct rk_fatbin {
 };
 
 /* Parse the .hip_fatbin section sec[0..n). Limits: a CCOB may not claim more than
- * max_usize uncompressed bytes (0: 4 GiB). */
+ * max_usize uncompressed bytes (0: 4 GiB). A plain bundle ends at the end of its header
+ * or of its furthest entry, a CCOB v2/v3 at its total size, a v1 where its compressed
+ * stream ends; the next bundle is searched for from there. Plain bundles are not
+ * copied: entries point into sec, which must outlive *out. Returns 0 and fills *out, or
+ * -EBADMSG (no bundle, a bad header, entries outside their bundle or overlapping each
+ * other, a duplicate or malformed id, bad compressed data, an uncompressed size or MD5
+ * that does not match), -ENOMEM, or -EIO (no MD5 in libcrypto); *out is untouched on
+ * failure. Thread-safe. */
 int rk_fatbin_parse(const void *sec, size_t n, uint64_t max_usize, struct rk_fatbin *out,
 		    struct rk_err *err);
 void rk_fatbin_release(struct rk_fatbin *f);

@@ -7,7 +7,13 @@
  * splice's arena. The TOC is written with msgpack-c in the reference writer's key order.
  *
  * Reading: rk_kpack_open parses an archive held in memory (or mapped), with every size
- * and count checked against the buffer. */
+ * and count checked against the buffer. Any malformed part is -EBADMSG with a message
+ * naming it. It is stricter than the runtime where only a broken writer could differ:
+ * nothing may follow the TOC (the runtime ignores trailing bytes), compression_scheme must
+ * be "none" or "zstd-per-kernel" (the runtime falls back to "none"), blobs and the zstd
+ * region lie between the header and the TOC, the region ends with its last frame, and a
+ * binary key or (key, arch) pair appears once. Limits as the runtime: zstd_size <= 4 GiB,
+ * num_kernels <= 1,048,576; original_size is required with zstd and must match. */
 #ifndef RK_KPACK_H
 #define RK_KPACK_H
 
@@ -32,7 +38,10 @@ struct rk_kpack_kernel {
 
 /* Lay out an archive holding k[0..n) (ordinals in that order). group is group_name;
  * arches lists gfx_arches (gfx_arch_family = arches[0]). read is used only for
- * RK_KPACK_ZSTD (level 3, frames with content size). */
+ * RK_KPACK_ZSTD (level 3, frames with content size and no checksum, as "zstd -3
+ * --no-check"). The TOC groups kernels by key in first-appearance order, as the reference
+ * writer's dict does; metadata is written when target or source_prefix is set. -EINVAL
+ * for a (key, arch) pair given twice. */
 int rk_kpack_build(const char *group, const char *const *arches, size_t narches,
 		   const struct rk_kpack_kernel *k, size_t n, int scheme, rk_splice_read_fn read,
 		   void *ctx, struct rk_splice *out, struct rk_err *err);
@@ -44,7 +53,7 @@ int rk_kpack_open(const void *p, size_t n, struct rk_kpack **out, struct rk_err 
 void rk_kpack_close(struct rk_kpack *k);
 size_t rk_kpack_arch_count(const struct rk_kpack *k);
 const char *rk_kpack_arch(const struct rk_kpack *k, size_t i); /* gfx_arches[i] */
-const char *rk_kpack_group(const struct rk_kpack *k);
+const char *rk_kpack_group(const struct rk_kpack *k); /* "" when absent */
 int rk_kpack_scheme(const struct rk_kpack *k);
 size_t rk_kpack_binary_count(const struct rk_kpack *k);
 const char *rk_kpack_binary(const struct rk_kpack *k, size_t i); /* sorted keys */
@@ -73,7 +82,10 @@ int rk_kpack_search_pattern(const char *relpath, const char *group, char **out);
  * candidate" semantics), over real files: resolve the marker's search paths against
  * binary_path's directory, expand @GFXARCH@ for each device arch in archs[0..n) and its
  * compatible targets, and return the code object for "<kernel_name>#<co_index>".
- * -ENOENT with a message when no archive or no arch matched. */
+ * Archives are read with normal file I/O on every call (no cache). -ENOENT with a message
+ * when no archive or no arch matched (or the last error of the matching candidates, e.g.
+ * -ENOENT for a missing key, -EBADMSG for a damaged entry); -ENOTSUP when
+ * ROCM_KPACK_DISABLE is set. */
 int rk_kpack_load(const struct rk_kpack_marker *m, const char *binary_path, unsigned co_index,
 		  const char *const *archs, size_t narchs, void **data, size_t *size,
 		  struct rk_err *err);
