@@ -22,6 +22,7 @@ struct options {
 	char *cache;
 	char *cache_size;
 	unsigned jobs;
+	char *kpack_compression;
 	int help, version;
 };
 
@@ -30,10 +31,11 @@ struct options {
 		t, offsetof(struct options, p), 1 \
 	}
 static const struct fuse_opt option_spec[] = {
-	OPT("cache=%s", cache),	   OPT("cache_size=%s", cache_size),
-	OPT("jobs=%u", jobs),	   OPT("-h", help),
-	OPT("--help", help),	   OPT("-V", version),
-	OPT("--version", version), FUSE_OPT_END,
+	OPT("cache=%s", cache), OPT("cache_size=%s", cache_size),
+	OPT("jobs=%u", jobs),	OPT("kpack_compression=%s", kpack_compression),
+	OPT("-h", help),	OPT("--help", help),
+	OPT("-V", version),	OPT("--version", version),
+	FUSE_OPT_END,
 };
 
 static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
@@ -59,6 +61,9 @@ static void usage(const char *prog)
 	       "                           ~/.cache/rockfs)\n"
 	       "    -o cache_size=SIZE     evict least recently used data above SIZE (e.g. 20G)\n"
 	       "    -o jobs=N              archives decompressed at once (default: CPUs)\n"
+	       "    -o kpack_compression=none|zstd\n"
+	       "                           scheme of the .kpack archives in kpack/ and\n"
+	       "                           dist/<target> (default none: no copy, no CPU)\n"
 	       "    -o max_threads=N       FUSE worker threads (rockfs raises libfuse's default\n"
 	       "                           of 10 to 64: lookups may wait for an archive)\n"
 	       "    -f                     stay in the foreground, log to stderr\n"
@@ -128,6 +133,12 @@ int main(int argc, char *argv[])
 	vo.store = o.store;
 	vo.cache_dir = o.cache;
 	vo.ingest_jobs = o.jobs;
+	if (o.kpack_compression && strcmp(o.kpack_compression, "none") &&
+	    !(vo.kpack_zstd = !strcmp(o.kpack_compression, "zstd"))) {
+		fprintf(stderr, "rockfs: kpack_compression '%s': want none or zstd\n",
+			o.kpack_compression);
+		goto out;
+	}
 	if (o.cache_size && rk_size_parse(o.cache_size, &vo.cache_limit)) {
 		fprintf(stderr, "rockfs: cache_size '%s': not a size (e.g. 20G)\n", o.cache_size);
 		goto out;

@@ -5,7 +5,9 @@
  * legacy run they are computed by the core's split; for a kpack-split run they are the
  * stored artifacts. ARTIFACT narrows to the artifacts of those <name>_<component>
  * groups (an artifact stem such as blas_lib_gfx110X-all names its group); --targets
- * keeps only the arch artifacts whose base arch is listed (generic ones always). */
+ * keeps only the arch artifacts whose base arch is listed (generic ones always).
+ * The .kpack archives are "zstd-per-kernel", as rocm-kpack writes them now, unless
+ * --compression none (then they are the mount's default archives, byte for byte). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +87,8 @@ int cmd_split(const struct rp_opts *o, int argc, char **argv)
 	const struct rk_run *r;
 	struct rk_attr a;
 	struct rk_vfs *v;
-	const char *out = NULL, *targets = NULL;
+	const char *out = NULL, *targets = NULL, *comp = "zstd";
+	struct rp_opts so = *o;
 	char **args = calloc((size_t)argc + 1, sizeof(*args));
 	int nargs = 0, rc, ret = 1, written = 0;
 
@@ -96,15 +99,22 @@ int cmd_split(const struct rp_opts *o, int argc, char **argv)
 			out = argv[++i];
 		else if (!strcmp(argv[i], "--targets") && i + 1 < argc)
 			targets = argv[++i];
+		else if (!strcmp(argv[i], "--compression") && i + 1 < argc)
+			comp = argv[++i];
 		else
 			args[nargs++] = argv[i];
 	}
 	if (nargs < 2 || !out) {
 		free(args);
 		return rp_fail("usage: rockpack split STORE RUN [ARTIFACT...] -o DIR "
-			       "[--targets T,...]");
+			       "[--targets T,...] [--compression zstd|none]");
 	}
-	if (rp_open(o, args[0], &v)) {
+	if (strcmp(comp, "zstd") && strcmp(comp, "none")) {
+		free(args);
+		return rp_fail("--compression '%s': want zstd or none", comp);
+	}
+	so.kpack_zstd = !strcmp(comp, "zstd");
+	if (rp_open(&so, args[0], &v)) {
 		free(args);
 		return 1;
 	}

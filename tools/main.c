@@ -62,6 +62,7 @@ int rp_open(const struct rp_opts *o, const char *store, struct rk_vfs **out)
 		.cache_dir = o->cache_dir,
 		.cache_limit = o->cache_limit,
 		.ingest_jobs = o->jobs,
+		.kpack_zstd = o->kpack_zstd,
 	};
 	struct rk_err err = RK_ERR_INIT;
 	int rc = rk_vfs_open(&vo, out, &err);
@@ -80,9 +81,11 @@ static void usage(FILE *f)
 		"  prefetch STORE RUN             decompress every artifact of RUN into the cache\n"
 		"  export STORE RUN PATH -o DIR   write a view (dist/X, tarballs/F, browse/A) as\n"
 		"                                 real files into DIR\n"
-		"  split STORE RUN [ARTIFACT...] -o DIR [--targets T,...]\n"
+		"  split STORE RUN [ARTIFACT...] -o DIR [--targets T,...] [--compression "
+		"zstd|none]\n"
 		"                                 the run's artifacts split per GPU arch\n"
-		"                                 (rocm-kpack's split_artifacts)\n"
+		"                                 (rocm-kpack's split_artifacts; .kpack archives\n"
+		"                                 zstd-per-kernel unless --compression none)\n"
 		"  recombine SHARDS --config CFG -o DIR [--component C]\n"
 		"                                 merge split shards into arch groups\n"
 		"  verify DIR                     check split artifacts in DIR\n"

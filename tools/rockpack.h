@@ -12,6 +12,7 @@ struct rp_opts {
 	unsigned jobs; /* --jobs */
 	int json; /* --json */
 	int quiet; /* -q */
+	int kpack_zstd; /* split: .kpack archives compressed per kernel */
 };
 
 /* Print "rockpack: <msg>" on stderr and return 1 (the exit code of a failed command). */

@@ -1589,6 +1589,7 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 	pthread_rwlock_init(&v->tree, NULL);
 	pthread_mutex_init(&v->wait_lock, NULL);
 	pthread_cond_init(&v->wait_cond, NULL);
+	v->kpack_zstd = o->kpack_zstd;
 	sem_init(&v->jobs, 0, o->ingest_jobs ? o->ingest_jobs : (unsigned)(ncpu > 0 ? ncpu : 1));
 	v->mount_time = time(NULL);
 	if ((rc = rk_store_open(o->store, &v->store, err)))

@@ -106,6 +106,7 @@ struct rk_vfs {
 	unsigned active; /* ingest threads alive */
 	sem_t jobs;
 	_Atomic int cancel;
+	int kpack_zstd; /* rk_vfs_opts.kpack_zstd */
 	_Atomic uint64_t n_nodes, n_ingests, n_index_loads, n_failures;
 	int64_t mount_time;
 };

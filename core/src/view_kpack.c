@@ -6,7 +6,8 @@
  *   <P>_generic  every file except database files; each fat host binary rewritten
  *                (rk/kpack_elf.h) to point at its .kpack archives;
  *   <P>_<arch>   <first sorted prefix with kernels>/.kpack/<P>_<arch>.kpack holding the
- *                code objects of that exact arch (scheme "none"), plus the database files
+ *                code objects of that exact arch (scheme "none", or "zstd-per-kernel"
+ *                when the mount asks for it), plus the database files
  *                of base arch <arch> (rk/kpack_db.h).
  * Nothing is copied: unchanged files share the artifact's blobs, a rewritten binary and a
  * .kpack archive are segment lists over those blobs (compressed bundles are decompressed
@@ -547,6 +548,30 @@ static int out_manifest(struct split *s, struct out *o, struct node *kd)
 	return rc;
 }
 
+/* Reads kernel bytes for the zstd scheme: the sources are blobs, opened as needed. */
+struct src_reader {
+	struct split *s;
+	int *fd;
+};
+
+static ssize_t read_source(void *ctx, uint32_t src, void *buf, size_t n, uint64_t off)
+{
+	struct src_reader *r = ctx;
+	struct source *so = &r->s->src[src];
+	ssize_t got;
+
+	if (r->fd[src] < 0) {
+		int rc = rk_blob_open(r->s->v->cache, so->id, so->size, &r->fd[src], NULL);
+
+		if (rc == -ENOENT || rc == -EBADMSG)
+			rc = vfs_arch_refill(r->s->v, r->s->a, so->id, so->size, &r->fd[src], NULL);
+		if (rc)
+			return rc;
+	}
+	got = pread(r->fd[src], buf, n, (off_t)off);
+	return got < 0 ? -errno : got;
+}
+
 /* The .kpack archive of arch key into o. */
 static int add_kpack(struct split *s, struct out *o, struct node *kd, struct rk_err *err)
 {
@@ -576,7 +601,25 @@ static int add_kpack(struct split *s, struct out *o, struct node *kd, struct rk_
 		if (!prefix || strcmp(k->prefix, prefix) < 0)
 			prefix = k->prefix;
 	}
-	rc = rk_kpack_build(s->group, arches, 1, kk, n, RK_KPACK_NONE, NULL, NULL, &sp, err);
+	if (s->v->kpack_zstd) {
+		struct src_reader r = {s, malloc((s->nsrc + 1) * sizeof(int))};
+
+		if (!r.fd) {
+			free(kk);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < s->nsrc; i++)
+			r.fd[i] = -1;
+		rc = rk_kpack_build(s->group, arches, 1, kk, n, RK_KPACK_ZSTD, read_source, &r, &sp,
+				    err);
+		for (size_t i = 0; i < s->nsrc; i++)
+			if (r.fd[i] >= 0)
+				close(r.fd[i]);
+		free(r.fd);
+	} else {
+		rc = rk_kpack_build(s->group, arches, 1, kk, n, RK_KPACK_NONE, NULL, NULL, &sp,
+				    err);
+	}
 	if (!rc)
 		rc = to_layout(&sp, s->src, s->a, &l);
 	if (!rc)

@@ -13,7 +13,8 @@
 #    every wrapper and device arch in dist/<target>;
 #  - dist/<target> of the legacy run is the flatten of the generic artifacts and the
 #    family's split outputs;
-#  - rockpack split writes the mount's trees, verify passes (and fails on damage),
+#  - rockpack split writes the mount's trees (--compression none) or the split run's
+#    zstd archives byte for byte (default), verify passes (and fails on damage),
 #    recombine groups shards; a kpack-split run's kpack/ links its stored artifacts;
 #  - a fat binary with a broken bundle is kept unsplit, with one log line.
 . "$(dirname "$0")/lib.sh"
@@ -141,9 +142,19 @@ diff -r --no-dereference "$T/flat" "$LM/dist/gfx1101" >"$T/diff" 2>&1 ||
 	{ fail "dist/gfx1101 is not the flatten of its split artifacts"; head -20 "$T/diff" >&2; }
 
 # ---- rockpack split, verify, recombine ----
-"$ROCKPACK" --cache "$T/rpcache" -q split "$STORE" "$L" -o "$T/split" || fail "rockpack split"
+"$ROCKPACK" --cache "$T/rpcache" -q split "$STORE" "$L" -o "$T/split" --compression none || fail "rockpack split"
 diff -r --no-dereference "$T/split" "$LM/kpack" >"$T/diff" 2>&1 ||
-	{ fail "rockpack split differs from the mount's kpack/"; head "$T/diff" >&2; }
+	{ fail "rockpack split --compression none differs from the mount's kpack/"; head "$T/diff" >&2; }
+# by default the archives are zstd-per-kernel, byte for byte what the split run stores
+"$ROCKPACK" --cache "$T/rpcache" -q split "$STORE" "$L" -o "$T/split-z" || fail "rockpack split (zstd)"
+n=0
+while IFS= read -r -d '' k; do
+	rel=${k#"$T/split-z/"}
+	cmp "$k" "$M/$S/browse/$rel" || fail "$rel: not the split run's archive"
+	n=$((n + 1))
+done < <(find "$T/split-z" -type f -name '*.kpack' -print0)
+[ "$n" = 11 ] || fail "rockpack split wrote $n archives, want 11"
+"$ROCKPACK" -q verify "$T/split-z" >"$T/verify.out" || { fail "verify of the zstd split"; cat "$T/verify.out" >&2; }
 "$ROCKPACK" -q verify "$T/split" >"$T/verify.out" || { fail "verify of rockpack split output"; cat "$T/verify.out" >&2; }
 "$ROCKPACK" --cache "$T/rpcache" -q split "$STORE" "$S" -o "$T/split-s" || fail "rockpack split (split run)"
 "$ROCKPACK" -q verify "$T/split-s" >"$T/verify.out" || { fail "verify of the split run"; cat "$T/verify.out" >&2; }

@@ -37,6 +37,7 @@ struct rk_vfs_opts {
 	const char *cache_dir; /* NULL: rk_cache_default_dir() */
 	uint64_t cache_limit; /* bytes; 0: no limit */
 	unsigned ingest_jobs; /* concurrent archive ingests; 0: online CPUs */
+	int kpack_zstd; /* split .kpack archives: "zstd-per-kernel" instead of "none" */
 };
 
 struct rk_attr {
