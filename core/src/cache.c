@@ -397,7 +397,7 @@ int rk_blob_writer_fd(const struct rk_blob_writer *w)
 int rk_blob_put(struct rk_cache *c, const void *data, size_t len, char id[RK_SHA256_HEX],
 		struct rk_err *err)
 {
-	struct rk_blob_writer *w;
+	struct rk_blob_writer *w = NULL;
 	int rc = rk_blob_create(c, 1, &w, err);
 
 	if (rc)
@@ -407,6 +407,17 @@ int rk_blob_put(struct rk_cache *c, const void *data, size_t len, char id[RK_SHA
 		return rc;
 	}
 	return rk_blob_commit(w, id, err);
+}
+
+int rk_blob_exists(struct rk_cache *c, const char *id, uint64_t size)
+{
+	char path[128];
+	struct stat st;
+
+	if (!rk_is_sha256_hex(id))
+		return 0;
+	blob_path(id, path, sizeof(path));
+	return !fstatat(c->dirfd, path, &st, 0) && (uint64_t)st.st_size == size;
 }
 
 int rk_blob_open(struct rk_cache *c, const char *id, uint64_t size, int *out, struct rk_err *err)

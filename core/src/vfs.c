@@ -613,6 +613,8 @@ static int arch_refill(struct rk_vfs *v, struct arch *a, unsigned seen, const ch
 	pthread_mutex_unlock(&a->refill);
 	if (!rc && r.fd < 0)
 		rc = rk_blob_open(v->cache, want, size, &r.fd, err);
+	if (rc == -ENOENT) /* not one of the archive's files: a split's decompressed bundle? */
+		rc = vfs_kpack_restore(v, a, want, size, &r.fd, err);
 	if (rc && r.fd >= 0)
 		close(r.fd);
 	else if (!rc)

@@ -161,6 +161,9 @@ int vfs_pop_kpack(struct rk_vfs *v, struct node *dir, struct rk_err *err);
 int vfs_kpack_split(struct rk_vfs *v, struct arch *a, struct arch ***outs, size_t *nouts,
 		    struct rk_err *err);
 void vfs_kpack_free(struct arch *a);
+/* Re-create a decompressed bundle of a's split that went missing, and open it. */
+int vfs_kpack_restore(struct rk_vfs *v, struct arch *a, const char *want, uint64_t size, int *fd,
+		      struct rk_err *err);
 
 /* view_tarball.c: populate RUN/tarballs. */
 int vfs_pop_tarballs(struct rk_vfs *v, struct node *dir, struct rk_err *err);

@@ -50,11 +50,19 @@ struct out {
 	int has_kpack;
 };
 
+/* A decompressed bundle kept as a blob, and the binary it comes from. */
+struct payload {
+	char id[RK_SHA256_HEX], host[RK_SHA256_HEX];
+	uint64_t size, host_size;
+};
+
 struct kpack_split {
 	int rc;
 	char why[256];
 	struct arch **outs; /* struct out's first member */
 	size_t nouts;
+	struct payload *pay; /* for vfs_kpack_restore */
+	size_t npay;
 };
 
 /* A file or directory of the artifact being split, read under the tree lock. */
@@ -95,6 +103,8 @@ struct split {
 	size_t nk;
 	struct source *src;
 	size_t nsrc;
+	struct payload *pay;
+	size_t npay;
 	struct rk_tar_layout **layouts; /* per entry: the rewritten binary, or NULL */
 	struct out **outs;
 	size_t nouts;
@@ -234,6 +244,127 @@ static unsigned next_index(const struct split *s, size_t first, const char *arch
 	return n;
 }
 
+static void drop_kernels(struct split *s, size_t first)
+{
+	while (s->nk > first) {
+		s->nk--;
+		free(s->k[s->nk].key);
+		free(s->k[s->nk].id);
+	}
+}
+
+/* Append a code object of binary e (whose code objects start at s->k[first]). */
+static int push_kernel(struct split *s, const struct entry *e, size_t first, const char *arch,
+		       const char *id, size_t src, uint64_t off, uint64_t size)
+{
+	struct kernel *k;
+
+	if (grow((void **)&s->k, s->nk, sizeof(*s->k)))
+		return -ENOMEM;
+	k = &s->k[s->nk];
+	memset(k, 0, sizeof(*k));
+	snprintf(k->arch, sizeof(k->arch), "%s", arch);
+	k->id = strdup(id);
+	if (!k->id || asprintf(&k->key, "%s#%u", e->path, next_index(s, first, arch)) < 0) {
+		free(k->id);
+		return -ENOMEM;
+	}
+	s->nk++;
+	k->prefix = s->a->prefixes[e->prefix];
+	k->prefix_index = e->prefix;
+	k->src = src;
+	k->off = off;
+	k->size = size;
+	return 0;
+}
+
+/* Remember that payload blob id (a decompressed bundle) comes from host blob e. */
+static int add_payload(struct split *s, const char *id, uint64_t size, const struct entry *e)
+{
+	struct payload *p;
+
+	for (size_t i = 0; i < s->npay; i++)
+		if (!strcmp(s->pay[i].id, id))
+			return 0;
+	if (grow((void **)&s->pay, s->npay, sizeof(*s->pay)))
+		return -ENOMEM;
+	p = &s->pay[s->npay++];
+	memcpy(p->id, id, RK_SHA256_HEX);
+	p->size = size;
+	memcpy(p->host, e->data, RK_SHA256_HEX);
+	p->host_size = e->size;
+	return 0;
+}
+
+/* The split of one binary's device code, cached as kpack/<binary blob id>.1: one line
+ * per code object in bundle order,
+ *   <arch> TAB <payload blob id, or "-" for the binary itself> TAB <its size> TAB
+ *   <offset> TAB <size> TAB <bundle entry id>
+ * so that a later mount neither decompresses compressed bundles again nor hashes their
+ * payloads. A record whose payload blobs are gone is ignored. */
+#define RECORD_DIR "kpack"
+#define RECORD_VERSION 1
+
+static int load_record(struct split *s, const struct entry *e, size_t host, size_t nwrappers)
+{
+	char rel[128], *data = NULL, *save = NULL;
+	size_t len, first = s->nk, count = 0;
+	int rc;
+
+	snprintf(rel, sizeof(rel), RECORD_DIR "/%s.%d", e->data, RECORD_VERSION);
+	if (rk_cache_get_file(s->v->cache, rel, 16 << 20, &data, &len, NULL))
+		return -ENOENT;
+	rc = 0;
+	for (char *line = strtok_r(data, "\n", &save); !rc && line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char arch[RK_TARGET_MAX], src[RK_SHA256_HEX], id[512];
+		unsigned long long ssize, off, size;
+		size_t idx = host;
+
+		if (sscanf(line, "%63[^\t]\t%64[^\t]\t%llu\t%llu\t%llu\t%511[^\n]", arch, src,
+			   &ssize, &off, &size, id) != 6 ||
+		    off > ssize || size > ssize - off) {
+			rc = -ENOENT;
+		} else if (strcmp(src, "-")) {
+			if (!rk_blob_exists(s->v->cache, src, ssize))
+				rc = -ENOENT;
+			else if (!(rc = add_source(s, src, ssize, &idx)))
+				rc = add_payload(s, src, ssize, e);
+		} else if (ssize != e->size) {
+			rc = -ENOENT;
+		}
+		if (!rc)
+			rc = push_kernel(s, e, first, arch, id, idx, off, size);
+		count++;
+	}
+	free(data);
+	if (!rc && (!count || count % nwrappers))
+		rc = -ENOENT;
+	if (rc)
+		drop_kernels(s, first);
+	return rc;
+}
+
+static void save_record(struct split *s, const struct entry *e, size_t first, size_t host)
+{
+	struct rk_buf b = RK_BUF_INIT;
+	char rel[128];
+	int rc = 0;
+
+	for (size_t i = first; !rc && i < s->nk; i++) {
+		const struct kernel *k = &s->k[i];
+
+		rc = rk_buf_addf(&b, "%s\t%s\t%llu\t%llu\t%llu\t%s\n", k->arch,
+				 k->src == host ? "-" : s->src[k->src].id,
+				 (unsigned long long)s->src[k->src].size,
+				 (unsigned long long)k->off, (unsigned long long)k->size, k->id);
+	}
+	snprintf(rel, sizeof(rel), RECORD_DIR "/%s.%d", e->data, RECORD_VERSION);
+	if (!rc)
+		rk_cache_put_file(s->v->cache, rel, b.buf, b.len, NULL); /* best effort */
+	rk_buf_release(&b);
+}
+
 static int add_kernels(struct split *s, struct entry *e, const struct rk_fat_elf *fe,
 		       const unsigned char *img, struct rk_err *err)
 {
@@ -243,6 +374,10 @@ static int add_kernels(struct split *s, struct entry *e, const struct rk_fat_elf
 	char(*payload)[RK_SHA256_HEX] = NULL;
 	int rc;
 
+	if ((rc = add_source(s, e->data, e->size, &host)))
+		return rc;
+	if (fe->nwrappers && !load_record(s, e, host, fe->nwrappers))
+		return 0;
 	rc = rk_fatbin_parse(sec, fe->fatbin_size, 0, &fb, err);
 	if (rc)
 		return rk_err_wrap(err, rc, ".hip_fatbin");
@@ -250,8 +385,6 @@ static int add_kernels(struct split *s, struct entry *e, const struct rk_fat_elf
 		rk_fatbin_release(&fb);
 		return rk_err_set(err, -EBADMSG, ".hip_fatbin holds no device code");
 	}
-	if ((rc = add_source(s, e->data, e->size, &host)))
-		goto out;
 	if (!(payload = calloc(fb.nbundles, sizeof(*payload)))) {
 		rc = -ENOMEM;
 		goto out;
@@ -261,7 +394,8 @@ static int add_kernels(struct split *s, struct entry *e, const struct rk_fat_elf
 		const struct rk_bundle *b = &fb.bundles[be->bundle];
 		const unsigned char *data = rk_fatbin_data(&fb, be, sec);
 		char got[RK_TARGET_MAX], want[RK_TARGET_MAX];
-		struct kernel *k;
+		size_t src = host;
+		uint64_t off = fe->fatbin_off + be->off;
 
 		if ((rc = rk_codeobj_target(data, be->size, got, err))) {
 			rk_err_wrap(err, rc, "bundle entry '%s'", be->id);
@@ -273,34 +407,18 @@ static int add_kernels(struct split *s, struct entry *e, const struct rk_fat_elf
 					got);
 			goto out;
 		}
-		if ((rc = grow((void **)&s->k, s->nk, sizeof(*s->k))))
-			goto out;
-		k = &s->k[s->nk];
-		memset(k, 0, sizeof(*k));
-		snprintf(k->arch, sizeof(k->arch), "%s", be->arch);
-		k->id = strdup(be->id);
-		if (!k->id ||
-		    asprintf(&k->key, "%s#%u", e->path, next_index(s, first, be->arch)) < 0) {
-			free(k->id);
-			rc = -ENOMEM;
-			goto out;
-		}
-		s->nk++;
-		k->prefix = s->a->prefixes[e->prefix];
-		k->prefix_index = e->prefix;
-		k->size = be->size;
 		if (b->format == RK_BUNDLE_CCOB) {
 			if (!payload[be->bundle][0] &&
 			    (rc = rk_blob_put(s->v->cache, b->payload, b->usize,
 					      payload[be->bundle], err)))
 				goto out;
-			if ((rc = add_source(s, payload[be->bundle], b->usize, &k->src)))
+			if ((rc = add_source(s, payload[be->bundle], b->usize, &src)) ||
+			    (rc = add_payload(s, payload[be->bundle], b->usize, e)))
 				goto out;
-			k->off = be->off;
-		} else {
-			k->src = host;
-			k->off = fe->fatbin_off + be->off;
+			off = be->off;
 		}
+		if ((rc = push_kernel(s, e, first, be->arch, be->id, src, off, be->size)))
+			goto out;
 	}
 	/* wrapper i belongs to the i-th code object of each arch (section 5.3) */
 	for (size_t i = first; i < s->nk; i++)
@@ -310,13 +428,10 @@ static int add_kernels(struct split *s, struct entry *e, const struct rk_fat_elf
 					s->k[i].arch);
 			goto out;
 		}
+	save_record(s, e, first, host);
 out:
 	if (rc)
-		while (s->nk > first) {
-			s->nk--;
-			free(s->k[s->nk].key);
-			free(s->k[s->nk].id);
-		}
+		drop_kernels(s, first);
 	free(payload);
 	rk_fatbin_release(&fb);
 	return rc;
@@ -349,11 +464,7 @@ static int split_binary(struct split *s, size_t i, const unsigned char *img,
 	if (!rc)
 		rc = to_layout(&sp, &self, s->a, &s->layouts[i]);
 	if (rc)
-		while (s->nk > first) {
-			s->nk--;
-			free(s->k[s->nk].key);
-			free(s->k[s->nk].id);
-		}
+		drop_kernels(s, first);
 	rk_splice_release(&sp);
 	free(marker);
 	free(pattern);
@@ -698,6 +809,7 @@ static void split_release(struct split *s)
 	free(s->e);
 	free(s->k);
 	free(s->src);
+	free(s->pay);
 	free(s->layouts);
 }
 
@@ -758,6 +870,9 @@ static int do_split(struct rk_vfs *v, struct arch *a, struct kpack_split *ks, st
 	/* outputs stay even on failure: their nodes are in the inode table */
 	ks->outs = (struct arch **)s.outs;
 	ks->nouts = s.nouts;
+	ks->pay = s.pay;
+	ks->npay = s.npay;
+	s.pay = NULL;
 	if (!rc)
 		rk_info("'%s': split into %zu outputs (%zu code objects)", a->art->stem, s.nouts,
 			s.nk);
@@ -799,8 +914,52 @@ void vfs_kpack_free(struct arch *a)
 	for (size_t i = 0; i < a->split->nouts; i++)
 		free_out((struct out *)a->split->outs[i]);
 	free(a->split->outs);
+	free(a->split->pay);
 	free(a->split);
 	a->split = NULL;
+}
+
+/* Re-create payload blob want (evicted from the cache) from the binary it came from. */
+int vfs_kpack_restore(struct rk_vfs *v, struct arch *a, const char *want, uint64_t size, int *fd,
+		      struct rk_err *err)
+{
+	struct payload p = {0};
+	struct rk_fat_elf fe;
+	struct rk_fatbin fb = {0};
+	unsigned char *img;
+	int hfd = -1, rc = -ENOENT;
+
+	pthread_mutex_lock(&a->split_lock);
+	for (size_t i = 0; a->split && i < a->split->npay; i++)
+		if (!strcmp(a->split->pay[i].id, want))
+			p = a->split->pay[i];
+	pthread_mutex_unlock(&a->split_lock);
+	if (!p.id[0])
+		return rk_err_set(err, -ENOENT, "blob %.12s: not in the cache", want);
+	rc = rk_blob_open(v->cache, p.host, p.host_size, &hfd, err);
+	if (rc == -ENOENT || rc == -EBADMSG)
+		rc = vfs_arch_refill(v, a, p.host, p.host_size, &hfd, err);
+	if (rc)
+		return rc;
+	img = mmap(NULL, p.host_size, PROT_READ, MAP_SHARED, hfd, 0);
+	close(hfd);
+	if (img == MAP_FAILED)
+		return rk_err_set(err, -errno, "mmap: %s", strerror(errno));
+	rc = rk_kpack_elf_inspect(img, p.host_size, &fe, err);
+	if (rc == 1)
+		rc = rk_fatbin_parse(img + fe.fatbin_off, fe.fatbin_size, 0, &fb, err);
+	else if (!rc)
+		rc = rk_err_set(err, -EIO, "blob %.12s: no longer a fat binary", p.host);
+	for (size_t i = 0; !rc && i < fb.nbundles; i++) {
+		char id[RK_SHA256_HEX];
+
+		if (fb.bundles[i].payload)
+			rc = rk_blob_put(v->cache, fb.bundles[i].payload, fb.bundles[i].usize, id,
+					 err);
+	}
+	rk_fatbin_release(&fb);
+	munmap(img, p.host_size);
+	return rc ? rc : rk_blob_open(v->cache, want, size, fd, err);
 }
 
 /* ---- RUN/kpack ---- */

@@ -190,6 +190,16 @@ EOF
 [ "$(find "$T/combined/rand_lib_gfx94X" -type f -name '*.kpack' | wc -l)" = 2 ] || fail "rand_lib_gfx94X lacks its two archives"
 [ "$(find "$T/combined/blas_lib_gfx110X" -type f -name '*.kpack' | wc -l)" = 4 ] || fail "blas_lib_gfx110X lacks its four archives"
 "$ROCKPACK" -q verify "$T/combined" >"$T/verify.out" || { fail "verify of the recombined tree"; cat "$T/verify.out" >&2; }
+# ---- decompressed bundles evicted under the running mount come back ----
+find "$LM/kpack" -type f -name '*.kpack' -print0 | sort -z | xargs -0 sha256sum >"$T/kpack.sums"
+if [ -w /proc/sys/vm/drop_caches ]; then
+	rm -f "$T"/cache/blobs/*/*
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	sha256sum -c --quiet "$T/kpack.sums" || fail "archives changed after their blobs were evicted"
+	grep -q "rand_lib_gfx94X-dcgpu.tar.zst': cached contents incomplete" "${IT_LOG[fs]}" ||
+		fail "the evicted blobs were not re-created"
+fi
 it_quiet_log fs
 it_umount fs
 

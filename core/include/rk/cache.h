@@ -62,6 +62,9 @@ int rk_blob_put(struct rk_cache *c, const void *data, size_t len, char id[RK_SHA
  * -ENOENT: not in the cache (evicted); -EBADMSG: failed its hash and was deleted. */
 int rk_blob_open(struct rk_cache *c, const char *id, uint64_t size, int *fd, struct rk_err *err);
 
+/* 1 when blob id is in the cache with that size (a stat, no hash check), else 0. */
+int rk_blob_exists(struct rk_cache *c, const char *id, uint64_t size);
+
 /* Small metadata files (indexes and the like), by path relative to the cache dir.
  * put is atomic; get returns -ENOENT when absent, malloc'd data otherwise. */
 int rk_cache_put_file(struct rk_cache *c, const char *rel, const void *data, size_t len,
