@@ -198,10 +198,16 @@ def split_elf(fat, split):
         assert dummy & 0xFFFFFFFF == i, f"wrapper {i} index {dummy}"
         info, addend = relas[seg["addr"] + 24 * i + 8]
         assert info & 0xFFFFFFFF == 8 and addend == m["addr"], f"wrapper {i} relocation"
-    # Bytes before .hip_fatbin: only the headers and wrappers may differ.
+    # Bytes before .hip_fatbin: only the headers, the wrappers and their relocations
+    # may differ.
     (phoff,) = struct.unpack_from("<Q", a, 0x20)
     phnum = struct.unpack_from("<H", a, 0x38)[0]
     fixed = set(range(0, 64)) | set(range(phoff, phoff + 56 * (phnum + 16)))
+    ptrs = {seg["addr"] + 24 * i + 8 for i in range(seg["size"] // 24)}
+    ra = sections(a)[".rela.dyn"]
+    for i in range(ra["size"] // 24):
+        if struct.unpack_from("<Q", a, ra["off"] + 24 * i)[0] in ptrs:
+            fixed |= set(range(ra["off"] + 24 * i, ra["off"] + 24 * i + 24))
     for i in range(fa["off"]):
         if a[i] != b[i] and i not in fixed:
             raise AssertionError(f"byte {i:#x} changed")

@@ -65,7 +65,7 @@ for a in $(ls "$LM/kpack"); do
 		if head -c 4 "$f" | cmp -s - <(printf '\177ELF') && readelf -S -W "$src/$rel" 2>/dev/null | grep -q ' \.hip_fatbin '; then
 			nbin=$((nbin + 1))
 			readelf -a -W "$f" >"$T/readelf.out" 2>&1 || fail "$a/$rel: readelf -a failed"
-			grep -iE 'warning|error' "$T/readelf.out" >&2 && fail "$a/$rel: readelf -a complains"
+			grep -E '^readelf: (Warning|Error)' "$T/readelf.out" >&2 && fail "$a/$rel: readelf -a complains"
 			python3 "$ORACLE" split-elf "$src/$rel" "$f" >/dev/null || fail "$a/$rel: not the split form of $src/$rel"
 			python3 -c 'import ctypes, sys; ctypes.CDLL(sys.argv[1])' "$f" || fail "$a/$rel: dlopen failed"
 		else
