@@ -5,6 +5,11 @@
  *   kpack resolve BINARY --arch A[,A...]  what the HIP runtime would load for each
  *                                         wrapper of a split host binary: index,
  *                                         sha256, size and target of the code object
+ *   kpack split FAT -o DIR [--group G] [--path REL] [--compression zstd|none]
+ *                                         split one fat binary file: DIR/REL (default
+ *                                         its name) is the host binary in split form,
+ *                                         DIR/.kpack/<G>_<arch>.kpack its device code
+ *                                         (kernel name REL, group G, default "kpack")
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,9 +21,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rk/bundle.h"
 #include "rk/hash.h"
 #include "rk/kpack.h"
 #include "rk/kpack_elf.h"
+#include "rk/splice.h"
 #include "rk/target.h"
 #include "rockpack.h"
 
@@ -167,6 +174,238 @@ static int resolve(const char *binary, const char *arch_list)
 	return ret;
 }
 
+/* ---- split one file ---- */
+
+struct fat {
+	int fd; /* source 0 */
+	const struct rk_fatbin *fb; /* source 1 + i: the payload of bundle i */
+};
+
+static ssize_t fat_read(void *ctx, uint32_t src, void *buf, size_t n, uint64_t off)
+{
+	const struct fat *f = ctx;
+	const struct rk_bundle *b;
+	ssize_t r;
+
+	if (src == 0)
+		return (r = pread(f->fd, buf, n, (off_t)off)) < 0 ? -errno : r;
+	b = &f->fb->bundles[src - 1];
+	if (off >= b->usize)
+		return 0;
+	if (n > b->usize - off)
+		n = (size_t)(b->usize - off);
+	memcpy(buf, b->payload + off, n);
+	return (ssize_t)n;
+}
+
+/* Write splice sp to a new file path: source 0 ranges with copy_file_range (no copy
+ * through user space), the rest from memory. */
+static int write_splice(const struct rk_splice *sp, const struct fat *f, const char *path,
+			mode_t mode)
+{
+	static const char zeros[65536];
+	int out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode), rc = 0;
+
+	if (out < 0)
+		return rp_fail("%s: %s", path, strerror(errno));
+	for (size_t i = 0; !rc && i < sp->n; i++) {
+		const struct rk_piece *p = &sp->v[i];
+		uint64_t done = 0;
+
+		while (!rc && done < p->len) {
+			size_t chunk =
+				p->len - done > (1 << 30) ? 1 << 30 : (size_t)(p->len - done);
+			ssize_t w;
+
+			if (p->kind == RK_PIECE_SRC && p->src == 0) {
+				loff_t in = (loff_t)(p->at + done);
+
+				w = copy_file_range(f->fd, &in, out, NULL, chunk, 0);
+			} else if (p->kind == RK_PIECE_ZERO) {
+				w = write(out, zeros,
+					  chunk < sizeof(zeros) ? chunk : sizeof(zeros));
+			} else if (p->kind == RK_PIECE_BYTES) {
+				w = write(out, sp->arena + p->at + done, chunk);
+			} else {
+				const struct rk_bundle *b = &f->fb->bundles[p->src - 1];
+
+				w = write(out, b->payload + p->at + done, chunk);
+			}
+			if (w <= 0)
+				rc = rp_fail("%s: write: %s", path,
+					     w < 0 ? strerror(errno) : "no progress");
+			else
+				done += (uint64_t)w;
+		}
+	}
+	if (close(out) && !rc)
+		rc = rp_fail("%s: %s", path, strerror(errno));
+	return rc;
+}
+
+static int split_file(const char *fat, const char *dir, const char *group, const char *rel,
+		      int scheme)
+{
+	struct rk_err err = RK_ERR_INIT;
+	struct rk_fat_elf fe;
+	struct rk_fatbin fb = {0};
+	struct rk_splice host = RK_SPLICE_INIT;
+	struct rk_kpack_kernel *k = NULL;
+	char **keys = NULL, *pattern = NULL, path[4096];
+	void *marker = NULL;
+	size_t mlen, nk = 0;
+	struct mapped m;
+	struct stat st;
+	struct fat f = {-1, &fb};
+	int rc, ret = 1;
+
+	if (map_file(fat, &m))
+		return 1;
+	if ((f.fd = open(fat, O_RDONLY | O_CLOEXEC)) < 0 || fstat(f.fd, &st)) {
+		rp_fail("%s: %s", fat, strerror(errno));
+		goto out;
+	}
+	rc = rk_kpack_elf_inspect(m.p, m.n, &fe, &err);
+	if (rc <= 0 || fe.fatbin_nobits) {
+		rp_fail("%s: %s", fat,
+			rc < 0	  ? rk_err_str(&err, rc)
+			: rc == 0 ? "not a fat binary (no .hip_fatbin)"
+				  : "already split");
+		goto out;
+	}
+	if ((rc = rk_fatbin_parse((const char *)m.p + fe.fatbin_off, fe.fatbin_size, 0, &fb,
+				  &err))) {
+		rp_fail("%s: .hip_fatbin: %s", fat, rk_err_str(&err, rc));
+		goto out;
+	}
+	k = calloc(fb.nentries + 1, sizeof(*k));
+	keys = calloc(fb.nentries + 1, sizeof(*keys));
+	if (!k || !keys) {
+		rp_fail("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < fb.nentries; i++) {
+		const struct rk_bundle_entry *e = &fb.entries[i];
+		const struct rk_bundle *b = &fb.bundles[e->bundle];
+		char got[RK_TARGET_MAX], want[RK_TARGET_MAX];
+		unsigned idx = 0;
+
+		rc = rk_codeobj_target(rk_fatbin_data(&fb, e, (const char *)m.p + fe.fatbin_off),
+				       e->size, got, &err);
+		if (rc || rk_target_canon(e->arch, want) || strcmp(got, want)) {
+			rp_fail("%s: bundle entry '%s': %s", fat, e->id,
+				rc ? rk_err_str(&err, rc) : "code object for another target");
+			goto out;
+		}
+		for (size_t j = 0; j < nk; j++)
+			idx += !strcmp(k[j].arch, e->arch);
+		if (asprintf(&keys[nk], "%s#%u", rel, idx) < 0) {
+			rp_fail("out of memory");
+			goto out;
+		}
+		k[nk] = (struct rk_kpack_kernel){
+			.key = keys[nk],
+			.arch = e->arch,
+			.target = e->id,
+			.src = b->payload ? (uint32_t)(e->bundle + 1) : 0,
+			.off = b->payload ? e->off : fe.fatbin_off + e->off,
+			.size = e->size,
+		};
+		nk++;
+	}
+	rc = rk_kpack_search_pattern(rel, group, &pattern);
+	if (!rc)
+		rc = rk_kpack_marker_encode((const char *const *)&pattern, 1, rel, &marker, &mlen,
+					    &err);
+	if (!rc)
+		rc = rk_kpack_elf_transform(m.p, m.n, marker, mlen, &host, &err);
+	if (rc) {
+		rp_fail("%s: %s", fat, rk_err_str(&err, rc));
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/.kpack", dir);
+	if ((mkdir(dir, 0755) && errno != EEXIST) || (mkdir(path, 0755) && errno != EEXIST)) {
+		rp_fail("%s: %s", path, strerror(errno));
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	if (strchr(rel, '/') || write_splice(&host, &f, path, st.st_mode & 07777)) {
+		if (strchr(rel, '/'))
+			rp_fail("--path '%s': directories are not created here", rel);
+		goto out;
+	}
+	ret = 0;
+	for (size_t i = 0; !ret && i < nk; i++) {
+		struct rk_kpack_kernel *sel = calloc(nk, sizeof(*sel));
+		struct rk_splice sp = RK_SPLICE_INIT;
+		const char *arches[1] = {k[i].arch};
+		size_t n = 0;
+		int first = 1;
+
+		for (size_t j = 0; j < i; j++)
+			first &= strcmp(k[j].arch, k[i].arch) != 0;
+		if (!first) {
+			free(sel);
+			continue; /* that arch is written */
+		}
+		if (!sel) {
+			ret = rp_fail("out of memory");
+			break;
+		}
+		for (size_t j = i; j < nk; j++)
+			if (!strcmp(k[j].arch, k[i].arch))
+				sel[n++] = k[j];
+		rc = rk_kpack_build(group, arches, 1, sel, n, scheme, fat_read, &f, &sp, &err);
+		snprintf(path, sizeof(path), "%s/.kpack/%s_%s.kpack", dir, group, k[i].arch);
+		if (rc)
+			ret = rp_fail("%s: %s", path, rk_err_str(&err, rc));
+		else
+			ret = write_splice(&sp, &f, path, 0644);
+		rk_splice_release(&sp);
+		free(sel);
+	}
+out:
+	for (size_t i = 0; keys && i < nk; i++)
+		free(keys[i]);
+	free(keys);
+	free(k);
+	free(marker);
+	free(pattern);
+	rk_splice_release(&host);
+	rk_fatbin_release(&fb);
+	if (f.fd >= 0)
+		close(f.fd);
+	munmap(m.p, m.n);
+	return ret;
+}
+
+static int split_cmd(int argc, char **argv)
+{
+	const char *fat = NULL, *dir = NULL, *group = "kpack", *rel = NULL, *comp = "zstd";
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			dir = argv[++i];
+		else if (!strcmp(argv[i], "--group") && i + 1 < argc)
+			group = argv[++i];
+		else if (!strcmp(argv[i], "--path") && i + 1 < argc)
+			rel = argv[++i];
+		else if (!strcmp(argv[i], "--compression") && i + 1 < argc)
+			comp = argv[++i];
+		else if (!fat)
+			fat = argv[i];
+		else
+			fat = NULL, dir = NULL;
+	}
+	if (!fat || !dir || (strcmp(comp, "zstd") && strcmp(comp, "none")))
+		return rp_fail("usage: rockpack kpack split FAT -o DIR [--group G] [--path NAME] "
+			       "[--compression zstd|none]");
+	if (!rel)
+		rel = strrchr(fat, '/') ? strrchr(fat, '/') + 1 : fat;
+	return split_file(fat, dir, group, rel,
+			  strcmp(comp, "zstd") ? RK_KPACK_NONE : RK_KPACK_ZSTD);
+}
+
 int cmd_kpack(const struct rp_opts *o, int argc, char **argv)
 {
 	(void)o;
@@ -176,6 +415,8 @@ int cmd_kpack(const struct rp_opts *o, int argc, char **argv)
 		return extract(argv[1], argv[2], argv[3], argv[5]);
 	if (argc == 4 && !strcmp(argv[0], "resolve") && !strcmp(argv[2], "--arch"))
 		return resolve(argv[1], argv[3]);
+	if (argc >= 1 && !strcmp(argv[0], "split"))
+		return split_cmd(argc - 1, argv + 1);
 	return rp_fail("usage: rockpack kpack show FILE | extract FILE KEY ARCH -o OUT | "
-		       "resolve BINARY --arch A[,A...]");
+		       "resolve BINARY --arch A[,A...] | split FAT -o DIR [...]");
 }

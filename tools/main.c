@@ -91,6 +91,8 @@ static void usage(FILE *f)
 		"  verify DIR                     check split artifacts in DIR\n"
 		"  kpack show FILE | extract FILE KEY ARCH -o OUT | resolve BIN --arch A,...\n"
 		"                                 look inside .kpack archives and split binaries\n"
+		"  kpack split FAT -o DIR [--group G] [--path NAME] [--compression zstd|none]\n"
+		"                                 split one fat binary file\n"
 		"  cache stats|gc|verify          inspect, shrink (--cache-size) or check the "
 		"cache\n"
 		"\n"

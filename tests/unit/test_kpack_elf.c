@@ -463,6 +463,46 @@ RK_TEST(phdr_table_moved)
 	split_release(&r);
 }
 
+/* A table with room to grow is rewritten where it is: a split tiny binary (its
+ * .hip_fatbin stays PROGBITS) whose marker is renamed looks unsplit, and its relocated
+ * table has spare slots. */
+RK_TEST(phdr_table_in_place)
+{
+	struct split r;
+	struct parsed po;
+	GElf_Shdr ss;
+	unsigned char *c;
+	unsigned char *name;
+
+	build("libre.so", LIB, 1, 100);
+	split_and_check("libre.so", &r);
+	po = parse(&r.out);
+	RK_ASSERT(section(&po, ".shstrtab", &ss));
+	c = malloc(r.out.n);
+	RK_ASSERT(c);
+	memcpy(c, r.out.p, r.out.n);
+	name = memmem(c + ss.sh_offset, ss.sh_size, ".rocm_kpack_ref", 16);
+	RK_ASSERT(name);
+	name[14] = 'X';
+	fx_write("libre2.so", c, r.out.n);
+	free(c);
+	elf_end(po.elf);
+	split_release(&r);
+
+	split_and_check("libre2.so", &r);
+	{
+		struct parsed pi = parse(&r.in);
+
+		po = parse(&r.out);
+		RK_ASSERT_EQ_INT(pi.eh.e_phoff, po.eh.e_phoff);
+		RK_ASSERT_EQ_INT(pi.eh.e_phnum + 1, po.eh.e_phnum);
+		elf_end(pi.elf);
+		elf_end(po.elf);
+	}
+	check_dlopen("libre2.so.split");
+	split_release(&r);
+}
+
 static void run_exe(enum kind k, const char *name)
 {
 	struct split r;
@@ -585,6 +625,31 @@ RK_TEST(verify_rejects_corrupt)
 	free(c);
 	elf_end(po.elf);
 	split_release(&r);
+}
+
+/* Step 5: a second pointer into .hip_fatbin (not a wrapper) makes the split unsafe. */
+RK_TEST(stray_fatbin_pointer_rejected)
+{
+	struct rk_splice s = RK_SPLICE_INIT;
+	struct rk_err err = RK_ERR_INIT;
+	unsigned char m[256];
+	size_t mlen = marker(m);
+	struct image im;
+
+	need_cc();
+	fx_writes("stray.c",
+		  "static const unsigned char __hip_fatbin[8192]\n"
+		  "    __attribute__((section(\".hip_fatbin\"), aligned(4096), used)) = {1};\n"
+		  "static struct { unsigned magic, version; const void *binary; void *dummy1; }\n"
+		  "    w __attribute__((section(\".hipFatBinSegment\"), aligned(8), used))\n"
+		  "    = {0x48495046u, 1u, __hip_fatbin, 0};\n"
+		  "const void *kp_stray = __hip_fatbin + 16;\n");
+	RK_ASSERT_EQ_INT(0, system("cc -shared -fPIC -o libstray.so stray.c"));
+	im = map_file("libstray.so");
+	RK_ASSERT_EQ_INT(-EBADMSG, rk_kpack_elf_transform(im.p, im.n, m, mlen, &s, &err));
+	RK_ASSERT(strstr(err.msg, "still points into '.hip_fatbin'"));
+	RK_ASSERT_EQ_INT(0, s.n);
+	unmap(&im);
 }
 
 /* Hostile inputs: every case gives a clean error with a message, or 0 for "not fat". */

@@ -34,7 +34,10 @@ int rk_kpack_elf_inspect(const void *img, size_t n, struct rk_fat_elf *out, stru
 
 /* The split form of the fat binary img[0..n) with marker bytes m[0..mlen), as a splice
  * whose source 0 is img. -EBADMSG/-EINVAL with a message when the binary cannot be
- * transformed safely (the caller then passes it through unsplit). */
+ * transformed safely (the caller then passes it through unsplit): -EINVAL when it is not
+ * a fat x86-64 ELF64 LE binary, -EALREADY when it is already split (.rocm_kpack_ref
+ * exists). *out is empty on failure. An executable may come out larger than its input:
+ * normalize_phdr_vaddr can pad it up to its highest address (a zero piece). */
 int rk_kpack_elf_transform(const void *img, size_t n, const void *m, size_t mlen,
 			   struct rk_splice *out, struct rk_err *err);
 
