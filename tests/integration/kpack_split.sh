@@ -30,6 +30,15 @@ it_mount fs "$STORE" "$M" "$T/cache"
 L=24205988454-linux S=24205988455-linux
 LM=$M/$L
 
+# ---- first access from several readers at once (the split runs once per artifact) ----
+for d in kpack dist/gfx942 kpack/rand_lib_gfx942 dist/gfx1101 dist/gfx1100; do
+	it_bg sh -c "find '$LM/$d' -type f -exec cat {} + >/dev/null"
+done
+for p in "${IT_BG[@]}"; do wait "$p" || fail "a concurrent reader failed"; done
+for a in blas_lib_gfx110X-all blas_lib_gfx94X-dcgpu rand_lib_gfx110X-all rand_lib_gfx94X-dcgpu; do
+	[ "$(grep -c "'$a': split into" "${IT_LOG[fs]}")" = 1 ] || fail "$a was not split exactly once"
+done
+
 # ---- names and trees ----
 groups="blas_dev blas_lib blas_test rand_dev rand_lib"
 want=$(ls "$M/$S/browse" | while read -r a; do
