@@ -18,7 +18,7 @@ grep -q 'rockfs mount' "$M/README" || fail "README does not describe the mount"
 
 for run in $RUNS; do
 	R=$STORE/$run
-	[ "$(ls "$M/$run")" = "$(printf 'artifacts\nbrowse\ndist\ntarballs')" ] || fail "$run: want artifacts/, browse/, dist/ and tarballs/"
+	[ "$(ls "$M/$run")" = "$(printf 'artifacts\nbrowse\ndist\nkpack\ntarballs')" ] || fail "$run: want artifacts/, browse/, dist/, kpack/ and tarballs/"
 
 	# browse/ lists exactly the artifacts, once each
 	it_artifacts "$R" >"$T/$run.arts"

@@ -239,10 +239,11 @@ RK_TEST(run_directory_layout)
 	make_store();
 	v = open_vfs("store");
 	list(v, "100-linux", &l);
-	RK_ASSERT_EQ_INT(4, l.n);
+	RK_ASSERT_EQ_INT(5, l.n);
 	RK_ASSERT(has(&l, "artifacts"));
 	RK_ASSERT(has(&l, "browse"));
 	RK_ASSERT(has(&l, "dist"));
+	RK_ASSERT(has(&l, "kpack"));
 	RK_ASSERT(has(&l, "tarballs"));
 	list(v, "100-linux/browse", &l);
 	RK_ASSERT_EQ_INT(4, l.n); /* one per artifact, the corrupt one included */
@@ -547,11 +548,12 @@ RK_TEST(single_run_store_at_root)
 	make_store();
 	v = open_vfs("store/200-linux");
 	list(v, "", &l);
-	RK_ASSERT_EQ_INT(5, l.n);
+	RK_ASSERT_EQ_INT(6, l.n);
 	RK_ASSERT(has(&l, "README"));
 	RK_ASSERT(has(&l, "artifacts"));
 	RK_ASSERT(has(&l, "browse"));
 	RK_ASSERT(has(&l, "dist"));
+	RK_ASSERT(has(&l, "kpack"));
 	RK_ASSERT(has(&l, "tarballs"));
 	text = read_all(v, "browse/small_lib_generic/s/stage/hello.txt", NULL);
 	RK_ASSERT_EQ_STR("hello\n", text);
