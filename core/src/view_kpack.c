@@ -493,6 +493,7 @@ static int classify(struct split *s, size_t i, struct rk_err *err)
 	close(fd);
 	if (img == MAP_FAILED)
 		return rk_err_set(err, -errno, "mmap: %s", strerror(errno));
+	madvise(img, e->size, MADV_RANDOM); /* headers only: no fault-around, no readahead */
 	if (memcmp(img, "\177ELF", 4))
 		rc = 0;
 	else if ((rc = rk_kpack_elf_inspect(img, e->size, &fe, err)) == 1)
