@@ -105,7 +105,7 @@ int vfs_dist_names(struct rk_vfs *v, struct run *r, int release, char ***out, si
 		if (!(release && split))
 			rc = add_name(&names, &n, base);
 		/* a legacy run's families also split per target (view_kpack.c) */
-		if (!split && !release)
+		if (!rc && !split && !release)
 			rc = add_family_targets(&names, &n, t);
 		for (const char *const *f = rk_gpu_release_families(); split && !rc && *f; f++)
 			if (rk_gpu_family_has(*f, t))

@@ -83,7 +83,6 @@ struct kernel {
 	char arch[RK_TARGET_MAX];
 	char *id; /* bundle entry id */
 	const char *prefix;
-	size_t prefix_index;
 	size_t src; /* index into the split's sources */
 	uint64_t off, size;
 };
@@ -271,7 +270,6 @@ static int push_kernel(struct split *s, const struct entry *e, size_t first, con
 	}
 	s->nk++;
 	k->prefix = s->a->prefixes[e->prefix];
-	k->prefix_index = e->prefix;
 	k->src = src;
 	k->off = off;
 	k->size = size;
@@ -579,7 +577,8 @@ static struct node *out_dir(struct split *s, struct out *o, struct node *kd, con
 	}
 }
 
-/* Add a node for entry e (or a synthesized file when e is NULL) at path in o. */
+/* A new node at path in o (directories on the way created); NULL on ENOMEM, or when
+ * something else is in the way (a source tree never has that). */
 static struct node *out_add(struct split *s, struct out *o, struct node *kd, const char *path,
 			    uint32_t mode, int64_t mtime)
 {
