@@ -23,6 +23,10 @@ run ls "$mnt/24205988454-linux/artifacts"
 run ls "$mnt/24205988454-linux/browse"
 run ls -l "$mnt/24205988454-linux/browse/blas_lib_gfx110X-all/math-libs/BLAS/rocBLAS/stage/lib"
 run ls "$mnt/24205988455-linux/dist" "$mnt/24205988455-linux/dist/gfx110X-all"
+run ls "$mnt/24205988454-linux/kpack"
+run ls -l "$mnt/24205988454-linux/kpack/rand_lib_gfx942:xnack+/math-libs/rocRAND/stage/.kpack"
+run sh -c "readelf -SW '$mnt/24205988454-linux/dist/gfx942/lib/librocrand.so.1.1' | grep -E 'hip|kpack'"
+run build/tools/rockpack kpack resolve "$mnt/24205988454-linux/dist/gfx942/lib/librocrand.so.1.1" --arch gfx942:sramecc+:xnack+
 run ls -l "$mnt/24205988454-linux/tarballs"
 run head -c 300 "$mnt/24205988454-linux/browse/base_lib_generic/base/aux-overlay/stage/share/therock/therock_manifest.json"
 echo
@@ -35,6 +39,8 @@ rockfs is serving the demo store on $mnt. Things to try:
   find $mnt/24205988455-linux/browse/rand_lib_generic
   readelf -S $mnt/24205988454-linux/browse/rand_lib_gfx94X-dcgpu/math-libs/rocRAND/stage/lib/librocrand.so.1.1
   rsync -a $mnt/24205988455-linux/dist/gfx110X-all/ /tmp/rocm-gfx110X/
+  rsync -a $mnt/24205988454-linux/dist/gfx1100/ /tmp/rocm-gfx1100/      # fat run, split for one GPU
+  build/tools/rockpack kpack show $mnt/24205988454-linux/kpack/blas_lib_gfx1100/math-libs/BLAS/hipBLASLt/stage/.kpack/blas_lib_gfx1100.kpack
   tar tzf $mnt/24205988454-linux/tarballs/therock-dist-linux-gfx94X-dcgpu-7.13.0.dev0+abc1234.tar.gz | head
   cat $mnt/24205988455-linux/dist/.rockfs/multiarch.conflicts
   build/tools/rockpack --cache build/demo-cache cat build/demo-store 24205988454-linux base_lib_generic artifact_manifest.txt
