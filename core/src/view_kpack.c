@@ -32,6 +32,7 @@
 #include "rk/buf.h"
 #include "rk/bundle.h"
 #include "rk/cache.h"
+#include "rk/hash.h"
 #include "rk/gpu.h"
 #include "rk/kpack.h"
 #include "rk/kpack_db.h"
@@ -47,7 +48,25 @@ struct out {
 	struct arch a; /* a.art = &art, a.root, a.prefixes; state DONE */
 	struct rk_artifact art;
 	char key[RK_TARGET_MAX]; /* "" for generic, else the arch */
-	int has_kpack;
+};
+
+/* A zstd-per-kernel .kpack archive: what it holds, and its blob once made. */
+struct zarchive {
+	char *group, *arch;
+	struct rk_kpack_kernel *k; /* strings owned; k[i].arch is arch */
+	size_t n;
+	struct source *src;
+	size_t nsrc;
+	char id[RK_SHA256_HEX];
+	uint64_t size;
+};
+
+/* The .kpack archive of one arch, between prepare_archives and build_outputs. */
+struct archive {
+	char arch[RK_TARGET_MAX];
+	const char *prefix; /* the first prefix (sorted) with code objects for it */
+	struct rk_tar_layout *layout; /* scheme none */
+	struct zarchive z; /* zstd */
 };
 
 /* A decompressed bundle kept as a blob, and the binary it comes from. */
@@ -63,6 +82,8 @@ struct kpack_split {
 	size_t nouts;
 	struct payload *pay; /* for vfs_kpack_restore */
 	size_t npay;
+	struct zarchive *z; /* zstd archives, for vfs_kpack_restore */
+	size_t nz;
 };
 
 /* A file or directory of the artifact being split, read under the tree lock. */
@@ -105,6 +126,8 @@ struct split {
 	struct payload *pay;
 	size_t npay;
 	struct rk_tar_layout **layouts; /* per entry: the rewritten binary, or NULL */
+	struct archive *ar;
+	size_t nar;
 	struct out **outs;
 	size_t nouts;
 };
@@ -659,23 +682,25 @@ static int out_manifest(struct split *s, struct out *o, struct node *kd)
 	return rc;
 }
 
-/* Reads kernel bytes for the zstd scheme: the sources are blobs, opened as needed. */
+/* Reads code objects for the zstd scheme from their blobs, opened as needed. */
 struct src_reader {
-	struct split *s;
+	struct rk_vfs *v;
+	struct arch *a; /* the artifact: refills */
+	const struct source *src;
 	int *fd;
 };
 
 static ssize_t read_source(void *ctx, uint32_t src, void *buf, size_t n, uint64_t off)
 {
 	struct src_reader *r = ctx;
-	struct source *so = &r->s->src[src];
+	const struct source *so = &r->src[src];
 	ssize_t got;
 
 	if (r->fd[src] < 0) {
-		int rc = rk_blob_open(r->s->v->cache, so->id, so->size, &r->fd[src], NULL);
+		int rc = rk_blob_open(r->v->cache, so->id, so->size, &r->fd[src], NULL);
 
 		if (rc == -ENOENT || rc == -EBADMSG)
-			rc = vfs_arch_refill(r->s->v, r->s->a, so->id, so->size, &r->fd[src], NULL);
+			rc = vfs_arch_refill(r->v, r->a, so->id, so->size, &r->fd[src], NULL);
 		if (rc)
 			return rc;
 	}
@@ -683,76 +708,204 @@ static ssize_t read_source(void *ctx, uint32_t src, void *buf, size_t n, uint64_
 	return got < 0 ? -errno : got;
 }
 
-/* The .kpack archive of arch key into o. */
-static int add_kpack(struct split *s, struct out *o, struct node *kd, struct rk_err *err)
+/* A zstd-per-kernel archive lives in the cache as a blob, found again through the record
+ * kpack/<key>.zst ("<blob id> <size>"), key = SHA-256 of what it holds. */
+static int zarchive_key(const struct zarchive *z, char key[RK_SHA256_HEX])
 {
-	struct rk_kpack_kernel *kk = calloc(s->nk + 1, sizeof(*kk));
-	const char *arches[1] = {o->key}, *prefix = NULL;
+	struct rk_sha256 h;
+	char num[64];
+
+	if (rk_sha256_init(&h))
+		return -ENOMEM;
+	rk_sha256_update(&h, "zstd-per-kernel 1", 18);
+	rk_sha256_update(&h, z->group, strlen(z->group) + 1);
+	rk_sha256_update(&h, z->arch, strlen(z->arch) + 1);
+	for (size_t i = 0; i < z->n; i++) {
+		const struct rk_kpack_kernel *k = &z->k[i];
+
+		rk_sha256_update(&h, k->key, strlen(k->key) + 1);
+		rk_sha256_update(&h, k->target, strlen(k->target) + 1);
+		rk_sha256_update(&h, k->source_prefix, strlen(k->source_prefix) + 1);
+		rk_sha256_update(&h, z->src[k->src].id, RK_SHA256_HEX);
+		snprintf(num, sizeof(num), "%llu %llu", (unsigned long long)k->off,
+			 (unsigned long long)k->size);
+		rk_sha256_update(&h, num, strlen(num) + 1);
+	}
+	rk_sha256_final(&h, key);
+	return 0;
+}
+
+/* Find or build archive z's blob (z->id, z->size). */
+static int zarchive_make(struct rk_vfs *v, struct arch *a, struct zarchive *z, struct rk_err *err)
+{
 	struct rk_splice sp = RK_SPLICE_INIT;
-	struct rk_tar_layout *l = NULL;
-	struct rk_buf path = RK_BUF_INIT;
-	size_t n = 0;
-	struct node *f;
+	struct rk_blob_writer *w = NULL;
+	struct src_reader r = {v, a, z->src, calloc(z->nsrc + 1, sizeof(int))};
+	const char *arches[1] = {z->arch};
+	char key[RK_SHA256_HEX], rel[128], *rec = NULL;
+	unsigned long long size;
+	size_t len;
 	int rc;
 
-	if (!kk)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->nk; i++) {
-		const struct kernel *k = &s->k[i];
-
-		if (strcmp(k->arch, o->key))
-			continue;
-		kk[n++] = (struct rk_kpack_kernel){.key = k->key,
-						   .arch = k->arch,
-						   .target = k->id,
-						   .source_prefix = k->prefix,
-						   .src = (uint32_t)k->src,
-						   .off = k->off,
-						   .size = k->size};
-		if (!prefix || strcmp(k->prefix, prefix) < 0)
-			prefix = k->prefix;
-	}
-	if (s->v->kpack_zstd) {
-		struct src_reader r = {s, malloc((s->nsrc + 1) * sizeof(int))};
-
-		if (!r.fd) {
-			free(kk);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < s->nsrc; i++)
-			r.fd[i] = -1;
-		rc = rk_kpack_build(s->group, arches, 1, kk, n, RK_KPACK_ZSTD, read_source, &r, &sp,
-				    err);
-		for (size_t i = 0; i < s->nsrc; i++)
-			if (r.fd[i] >= 0)
-				close(r.fd[i]);
+	if (!r.fd || (rc = zarchive_key(z, key))) {
 		free(r.fd);
-	} else {
-		rc = rk_kpack_build(s->group, arches, 1, kk, n, RK_KPACK_NONE, NULL, NULL, &sp,
-				    err);
+		return -ENOMEM;
 	}
+	snprintf(rel, sizeof(rel), RECORD_DIR "/%s.zst", key);
+	if (!rk_cache_get_file(v->cache, rel, 256, &rec, &len, NULL) &&
+	    sscanf(rec, "%64s %llu", z->id, &size) == 2 && rk_blob_exists(v->cache, z->id, size)) {
+		z->size = size;
+		free(rec);
+		free(r.fd);
+		return 0;
+	}
+	free(rec);
+	for (size_t i = 0; i < z->nsrc; i++)
+		r.fd[i] = -1;
+	rc = rk_kpack_build(z->group, arches, 1, z->k, z->n, RK_KPACK_ZSTD, read_source, &r, &sp,
+			    err);
+	for (size_t i = 0; i < z->nsrc; i++)
+		if (r.fd[i] >= 0)
+			close(r.fd[i]);
+	free(r.fd);
 	if (!rc)
-		rc = to_layout(&sp, s->src, s->a, &l);
-	if (!rc)
-		rc = rk_buf_addf(&path, "%s/.kpack/%s_%s.kpack", prefix, s->group, o->key);
-	if (!rc && !(f = out_add(s, o, kd, path.buf, S_IFREG | 0644, kd->mtime)))
-		rc = -ENOMEM;
+		rc = rk_blob_create(v->cache, 1, &w, err);
+	for (size_t i = 0; !rc && i < sp.n; i++) /* the zstd scheme's pieces are all bytes */
+		rc = sp.v[i].kind == RK_PIECE_BYTES
+			     ? rk_blob_write(w, sp.arena + sp.v[i].at, sp.v[i].len, err)
+			     : rk_err_set(err, -EINVAL, "zstd archive with a source piece");
 	if (!rc) {
-		f->src = SRC_TAR;
-		f->tar = l;
-		f->size = l->size;
-		f->origin = s->a;
-		l = NULL;
-		o->has_kpack = 1;
+		rc = rk_blob_commit(w, z->id, err);
+		w = NULL;
 	}
-	free_layout(l);
-	rk_buf_release(&path);
+	rk_blob_abort(w);
+	z->size = sp.size;
 	rk_splice_release(&sp);
-	free(kk);
+	if (!rc) {
+		char line[100];
+
+		snprintf(line, sizeof(line), "%s %llu\n", z->id, (unsigned long long)z->size);
+		rk_cache_put_file(v->cache, rel, line, strlen(line), NULL); /* best effort */
+	}
 	return rc;
 }
 
-static int build_outputs(struct split *s, struct node *kd, struct rk_err *err)
+static void zarchive_release(struct zarchive *z)
+{
+	for (size_t i = 0; i < z->n; i++) {
+		free((char *)z->k[i].key);
+		free((char *)z->k[i].target);
+		free((char *)z->k[i].source_prefix);
+	}
+	free(z->k);
+	free(z->src);
+	free(z->group);
+	free(z->arch);
+	memset(z, 0, sizeof(*z));
+}
+
+/* The .kpack archive of each arch, made before the tree is locked: a segment list over
+ * the sources (scheme "none") or a blob (zstd). */
+static int prepare_archives(struct split *s, struct rk_err *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < s->nk; i++) {
+		struct archive *ar;
+		struct rk_kpack_kernel *kk;
+		size_t n = 0, j;
+
+		for (j = 0; j < s->nar && strcmp(s->ar[j].arch, s->k[i].arch); j++)
+			;
+		if (j < s->nar)
+			continue; /* that arch is done */
+		if (grow((void **)&s->ar, s->nar, sizeof(*s->ar)) ||
+		    !(kk = calloc(s->nk, sizeof(*kk))))
+			return -ENOMEM;
+		ar = &s->ar[s->nar++];
+		memset(ar, 0, sizeof(*ar));
+		snprintf(ar->arch, sizeof(ar->arch), "%s", s->k[i].arch);
+		for (j = i; j < s->nk; j++) {
+			const struct kernel *k = &s->k[j];
+
+			if (strcmp(k->arch, ar->arch))
+				continue;
+			kk[n++] = (struct rk_kpack_kernel){.key = k->key,
+							   .arch = k->arch,
+							   .target = k->id,
+							   .source_prefix = k->prefix,
+							   .src = (uint32_t)k->src,
+							   .off = k->off,
+							   .size = k->size};
+			if (!ar->prefix || strcmp(k->prefix, ar->prefix) < 0)
+				ar->prefix = k->prefix;
+		}
+		if (!s->v->kpack_zstd) {
+			const char *arches[1] = {ar->arch};
+			struct rk_splice sp = RK_SPLICE_INIT;
+
+			rc = rk_kpack_build(s->group, arches, 1, kk, n, RK_KPACK_NONE, NULL, NULL,
+					    &sp, err);
+			if (!rc)
+				rc = to_layout(&sp, s->src, s->a, &ar->layout);
+			rk_splice_release(&sp);
+			free(kk);
+			continue;
+		}
+		/* zstd: an owned copy of the list, kept for rebuilding after eviction */
+		ar->z.k = kk;
+		ar->z.n = n;
+		ar->z.group = strdup(s->group);
+		ar->z.arch = strdup(ar->arch);
+		ar->z.src = malloc((s->nsrc + 1) * sizeof(*s->src));
+		if (!ar->z.group || !ar->z.arch || !ar->z.src)
+			return -ENOMEM;
+		memcpy(ar->z.src, s->src, s->nsrc * sizeof(*s->src));
+		ar->z.nsrc = s->nsrc;
+		for (j = 0; j < n; j++) {
+			kk[j].arch = ar->z.arch;
+			kk[j].key = strdup(kk[j].key);
+			kk[j].target = strdup(kk[j].target);
+			kk[j].source_prefix = strdup(kk[j].source_prefix);
+			if (!kk[j].key || !kk[j].target || !kk[j].source_prefix)
+				return -ENOMEM;
+		}
+		rc = zarchive_make(s->v, s->a, &ar->z, err);
+	}
+	return rc;
+}
+
+/* Place archive ar into its output (tree lock held). */
+static int add_kpack(struct split *s, struct archive *ar, struct node *kd)
+{
+	struct out *o = get_out(s, ar->arch);
+	struct rk_buf path = RK_BUF_INIT;
+	struct node *f = NULL;
+	int rc = o ? 0 : -ENOMEM;
+
+	if (!rc)
+		rc = rk_buf_addf(&path, "%s/.kpack/%s_%s.kpack", ar->prefix, s->group, ar->arch);
+	if (!rc && !(f = out_add(s, o, kd, path.buf, S_IFREG | 0644, kd->mtime)))
+		rc = -ENOMEM;
+	if (!rc) {
+		f->origin = s->a;
+		if (ar->layout) {
+			f->src = SRC_TAR;
+			f->tar = ar->layout;
+			f->size = ar->layout->size;
+			ar->layout = NULL;
+		} else {
+			f->src = SRC_BLOB;
+			f->size = ar->z.size;
+			if (!(f->data = strdup(ar->z.id)))
+				rc = -ENOMEM;
+		}
+	}
+	rk_buf_release(&path);
+	return rc;
+}
+
+static int build_outputs(struct split *s, struct node *kd)
 {
 	struct out *g = get_out(s, "");
 	int rc = g ? 0 : -ENOMEM;
@@ -763,14 +916,8 @@ static int build_outputs(struct split *s, struct node *kd, struct rk_err *err)
 
 		rc = o ? add_entry(s, o, kd, i) : -ENOMEM;
 	}
-	for (size_t i = 0; !rc && i < s->nk; i++) {
-		struct out *o = get_out(s, s->k[i].arch);
-
-		if (!o)
-			rc = -ENOMEM;
-		else if (!o->has_kpack)
-			rc = add_kpack(s, o, kd, err);
-	}
+	for (size_t i = 0; !rc && i < s->nar; i++)
+		rc = add_kpack(s, &s->ar[i], kd);
 	for (size_t i = 0; !rc && i < s->nouts; i++)
 		rc = out_manifest(s, s->outs[i], kd);
 	return rc;
@@ -806,6 +953,11 @@ static void split_release(struct split *s)
 		free(s->k[i].key);
 		free(s->k[i].id);
 	}
+	for (size_t i = 0; i < s->nar; i++) {
+		free_layout(s->ar[i].layout);
+		zarchive_release(&s->ar[i].z);
+	}
+	free(s->ar);
 	free(s->e);
 	free(s->k);
 	free(s->src);
@@ -860,9 +1012,11 @@ static int do_split(struct rk_vfs *v, struct arch *a, struct kpack_split *ks, st
 			rk_warn("'%s': '%s': %s; kept unsplit in %s_generic", a->art->stem,
 				s.e[i].path, rk_err_str(&e, r), s.group);
 	}
+	if (!rc)
+		rc = prepare_archives(&s, err);
 	if (!rc) {
 		pthread_rwlock_wrlock(&v->tree);
-		rc = build_outputs(&s, kd, err);
+		rc = build_outputs(&s, kd);
 		pthread_rwlock_unlock(&v->tree);
 	}
 	if (s.nouts)
@@ -873,6 +1027,13 @@ static int do_split(struct rk_vfs *v, struct arch *a, struct kpack_split *ks, st
 	ks->pay = s.pay;
 	ks->npay = s.npay;
 	s.pay = NULL;
+	/* zstd archives stay described, to be made again if evicted */
+	if (s.nar && s.ar[0].z.k && (ks->z = calloc(s.nar, sizeof(*ks->z)))) {
+		for (size_t i = 0; i < s.nar; i++) {
+			ks->z[ks->nz++] = s.ar[i].z;
+			memset(&s.ar[i].z, 0, sizeof(s.ar[i].z));
+		}
+	}
 	if (!rc)
 		rk_info("'%s': split into %zu outputs (%zu code objects)", a->art->stem, s.nouts,
 			s.nk);
@@ -915,11 +1076,15 @@ void vfs_kpack_free(struct arch *a)
 		free_out((struct out *)a->split->outs[i]);
 	free(a->split->outs);
 	free(a->split->pay);
+	for (size_t i = 0; i < a->split->nz; i++)
+		zarchive_release(&a->split->z[i]);
+	free(a->split->z);
 	free(a->split);
 	a->split = NULL;
 }
 
-/* Re-create payload blob want (evicted from the cache) from the binary it came from. */
+/* Re-create blob want (evicted from the cache): a decompressed bundle, from the binary
+ * it came from, or a zstd archive, compressed again. */
 int vfs_kpack_restore(struct rk_vfs *v, struct arch *a, const char *want, uint64_t size, int *fd,
 		      struct rk_err *err)
 {
@@ -929,11 +1094,21 @@ int vfs_kpack_restore(struct rk_vfs *v, struct arch *a, const char *want, uint64
 	unsigned char *img;
 	int hfd = -1, rc = -ENOENT;
 
+	struct zarchive z = {0};
+
 	pthread_mutex_lock(&a->split_lock);
 	for (size_t i = 0; a->split && i < a->split->npay; i++)
 		if (!strcmp(a->split->pay[i].id, want))
 			p = a->split->pay[i];
+	for (size_t i = 0; a->split && i < a->split->nz; i++)
+		if (!strcmp(a->split->z[i].id, want))
+			z = a->split->z[i]; /* a shallow copy: the lists are immutable */
 	pthread_mutex_unlock(&a->split_lock);
+	if (z.k) {
+		/* a zstd archive: compress it again (the same bytes, so the same id) */
+		rc = zarchive_make(v, a, &z, err);
+		return rc ? rc : rk_blob_open(v->cache, want, size, fd, err);
+	}
 	if (!p.id[0])
 		return rk_err_set(err, -ENOENT, "blob %.12s: not in the cache", want);
 	rc = rk_blob_open(v->cache, p.host, p.host_size, &hfd, err);

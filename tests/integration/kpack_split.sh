@@ -13,6 +13,8 @@
 #    every wrapper and device arch in dist/<target>;
 #  - dist/<target> of the legacy run is the flatten of the generic artifacts and the
 #    family's split outputs;
+#  - -o kpack_compression=zstd serves the split run's archives byte for byte, also after
+#    their blobs are evicted and after a remount;
 #  - rockpack split writes the mount's trees (--compression none) or the split run's
 #    zstd archives byte for byte (default), verify passes (and fails on damage),
 #    recombine groups shards; a kpack-split run's kpack/ links its stored artifacts;
@@ -211,6 +213,29 @@ if [ -w /proc/sys/vm/drop_caches ]; then
 fi
 it_quiet_log fs
 it_umount fs
+
+# ---- -o kpack_compression=zstd: the split run's archives, also after eviction ----
+it_mount z "$STORE" "$T/mntz" "$T/cachez" -o kpack_compression=zstd
+check_zstd() {
+	local n=0 k rel
+	while IFS= read -r -d '' k; do
+		rel=${k#"$T/mntz/$L/kpack/"}
+		cmp "$k" "$T/mntz/$S/browse/$rel" || fail "zstd mount ($1): $rel is not the split run's archive"
+		n=$((n + 1))
+	done < <(find "$T/mntz/$L/kpack/" -type f -name '*.kpack' -print0)
+	[ "$n" = 11 ] || fail "zstd mount ($1): $n archives, want 11"
+}
+check_zstd first
+if [ -w /proc/sys/vm/drop_caches ]; then
+	rm -f "$T"/cachez/blobs/*/*
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	check_zstd "after eviction"
+fi
+it_umount z
+it_mount z2 "$STORE" "$T/mntz" "$T/cachez" -o kpack_compression=zstd
+check_zstd remount
+it_umount z2
 
 # ---- a broken bundle: kept unsplit, logged, the rest still served ----
 B=$T/badstore/24205988999-linux
