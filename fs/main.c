@@ -201,6 +201,7 @@ out:
 	free(o.store);
 	free(o.cache);
 	free(o.cache_size);
+	free(o.kpack_compression);
 	fuse_opt_free_args(&args);
 	return ret;
 }
