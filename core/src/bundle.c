@@ -23,6 +23,7 @@
 #include <zstd.h>
 
 #include "rk/bundle.h"
+#include "le.h"
 
 #define PLAIN_MAGIC "__CLANG_OFFLOAD_BUNDLE__"
 #define PLAIN_MAGIC_LEN 24
@@ -55,21 +56,6 @@ struct hent {
 	size_t arch; /* offset of the arch in id */
 	int host;
 };
-
-static uint16_t get16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const unsigned char *p)
-{
-	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
-}
 
 /* The offset of the first plain or CCOB magic at or after pos, or n. The gap after a
  * bundle is zero padding up to the next page, so the zeros are skipped first and the
@@ -224,7 +210,7 @@ static int parse_plain(struct parse *ps, const unsigned char *p, uint64_t avail,
 				  ctx, avail);
 	if (memcmp(p, PLAIN_MAGIC, PLAIN_MAGIC_LEN))
 		return rk_err_set(ps->err, -EBADMSG, "%s: no '%s' magic", ctx, PLAIN_MAGIC);
-	num = get64(p + PLAIN_MAGIC_LEN);
+	num = rk_le64(p + PLAIN_MAGIC_LEN);
 	if (num > (avail - PLAIN_HDR) / ENTRY_HDR)
 		return rk_err_set(ps->err, -EBADMSG,
 				  "%s: %" PRIu64 " entries do not fit in 0x%" PRIx64 " bytes", ctx,
@@ -242,9 +228,9 @@ static int parse_plain(struct parse *ps, const unsigned char *p, uint64_t avail,
 					ctx, i, pos, avail);
 			goto out;
 		}
-		e->off = get64(p + pos);
-		e->size = get64(p + pos + 8);
-		idlen = get64(p + pos + 16);
+		e->off = rk_le64(p + pos);
+		e->size = rk_le64(p + pos + 8);
+		idlen = rk_le64(p + pos + 16);
 		e->idx = i;
 		pos += ENTRY_HDR;
 		if (idlen > avail - pos) {
@@ -485,8 +471,8 @@ static int parse_ccob(struct parse *ps, size_t pos, size_t *next)
 		return rk_err_set(ps->err, -EBADMSG, "%s: truncated header (%zu bytes)", ctx, rem);
 	b.format = RK_BUNDLE_CCOB;
 	b.off = pos;
-	b.version = get16(p + 4);
-	b.method = get16(p + 6);
+	b.version = rk_le16(p + 4);
+	b.method = rk_le16(p + 6);
 	switch (b.version) {
 	case 1:
 		hs = 20;
@@ -504,15 +490,15 @@ static int parse_ccob(struct parse *ps, size_t pos, size_t *next)
 		return rk_err_set(ps->err, -EBADMSG, "%s: truncated v%u header (%zu of %zu bytes)",
 				  ctx, b.version, rem, hs);
 	if (b.version == 1) {
-		usize = get32(p + 8);
+		usize = rk_le32(p + 8);
 		hash = p + 12;
 	} else if (b.version == 2) {
-		total = get32(p + 8);
-		usize = get32(p + 12);
+		total = rk_le32(p + 8);
+		usize = rk_le32(p + 12);
 		hash = p + 16;
 	} else {
-		total = get64(p + 8);
-		usize = get64(p + 16);
+		total = rk_le64(p + 8);
+		usize = rk_le64(p + 16);
 		hash = p + 24;
 	}
 	if (b.version >= 2 && (total < hs || total > rem))
@@ -544,7 +530,7 @@ static int parse_ccob(struct parse *ps, size_t pos, size_t *next)
 	if (memcmp(md, hash, 8)) {
 		rc = rk_err_set(ps->err, -EBADMSG,
 				"%s: hash %016" PRIx64 " does not match the payload's %016" PRIx64,
-				ctx, get64(hash), get64(md));
+				ctx, rk_le64(hash), rk_le64(md));
 		goto fail;
 	}
 	b.len = b.version == 1 ? hs + consumed : total;

@@ -18,6 +18,7 @@
 
 #include "rk/buf.h"
 #include "rk/kpack.h"
+#include "le.h"
 
 #define KPACK_MAGIC "KPAK"
 #define KPACK_VERSION 1u
@@ -30,28 +31,6 @@
 #define SCHEME_NONE "none"
 #define SCHEME_ZSTD "zstd-per-kernel"
 #define GFXARCH "@GFXARCH@"
-
-static uint32_t get_u32(const unsigned char *b)
-{
-	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
-
-static uint64_t get_u64(const unsigned char *b)
-{
-	return (uint64_t)get_u32(b) | (uint64_t)get_u32(b + 4) << 32;
-}
-
-static void put_u32(unsigned char *b, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		b[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put_u64(unsigned char *b, uint64_t v)
-{
-	put_u32(b, (uint32_t)v);
-	put_u32(b + 4, (uint32_t)(v >> 32));
-}
 
 /* msgpack writing ---------------------------------------------------------------------- */
 
@@ -416,7 +395,7 @@ static int add_frame(struct rk_splice *s, const struct rk_kpack_kernel *e, ZSTD_
 		rc = rk_err_set(err, -EFBIG, "zstd region: over 4 GiB at kernel '%s'", e->key);
 		goto out;
 	}
-	put_u32(len, (uint32_t)z);
+	rk_put_le32(len, (uint32_t)z);
 	if (rk_splice_bytes(s, len, 4) || rk_splice_bytes(s, out, z)) {
 		rc = rk_err_set(err, -ENOMEM, "out of memory");
 		goto out;
@@ -449,7 +428,7 @@ static int build_zstd(struct rk_splice *s, const struct rk_kpack_kernel *k, size
 		ZSTD_freeCCtx(cctx);
 		return rk_err_set(err, -EIO, "zstd: cannot set parameters");
 	}
-	put_u32(count, (uint32_t)n);
+	rk_put_le32(count, (uint32_t)n);
 	if (rk_splice_bytes(s, count, 4))
 		rc = rk_err_set(err, -ENOMEM, "out of memory");
 	*region = 4;
@@ -485,7 +464,7 @@ int rk_kpack_build(const char *group, const char *const *arches, size_t narches,
 		return rc;
 	mp_init(&o);
 	memcpy(header, KPACK_MAGIC, 4);
-	put_u32(header + 4, KPACK_VERSION);
+	rk_put_le32(header + 4, KPACK_VERSION);
 	if (scheme == RK_KPACK_NONE) {
 		/* the TOC is known before any byte is laid out */
 		if (!(blob_off = malloc((n ? n : 1) * sizeof(*blob_off)))) {
@@ -501,7 +480,7 @@ int rk_kpack_build(const char *group, const char *const *arches, size_t narches,
 			}
 			pos += k[i].size;
 		}
-		put_u64(header + 8, pos);
+		rk_put_le64(header + 8, pos);
 		if ((rc = rk_splice_bytes(&s, header, sizeof(header))) != 0)
 			goto nomem;
 		for (size_t i = 0; i < n; i++)
@@ -512,7 +491,7 @@ int rk_kpack_build(const char *group, const char *const *arches, size_t narches,
 			goto nomem;
 		if ((rc = build_zstd(&s, k, n, read, ctx, &region, err)) != 0)
 			goto out;
-		put_u64(header + 8, KPACK_BLOB_START + region);
+		rk_put_le64(header + 8, KPACK_BLOB_START + region);
 		if ((rc = rk_splice_write(&s, 8, header + 8, 8)) != 0)
 			goto nomem;
 	}
@@ -749,7 +728,7 @@ static int parse_zstd(struct rk_kpack *k, const msgpack_object *toc, uint64_t to
 			"toc at %llu",
 			(unsigned long long)off, (unsigned long long)size,
 			(unsigned long long)toc_off);
-	count = get_u32(k->p + off);
+	count = rk_le32(k->p + off);
 	if (count > ZSTD_MAX_KERNELS)
 		return rk_err_set(err, -EBADMSG, "zstd region: num_kernels %u is over %u", count,
 				  ZSTD_MAX_KERNELS);
@@ -769,7 +748,7 @@ static int parse_zstd(struct rk_kpack *k, const msgpack_object *toc, uint64_t to
 			return rk_err_set(err, -EBADMSG,
 					  "zstd region: frame %u size at %llu is past its end", i,
 					  (unsigned long long)pos);
-		len = get_u32(k->p + pos);
+		len = rk_le32(k->p + pos);
 		pos += 4;
 		if (len > end - pos)
 			return rk_err_set(
@@ -861,9 +840,9 @@ int rk_kpack_open(const void *p, size_t n, struct rk_kpack **out, struct rk_err 
 		return rk_err_set(err, -EBADMSG, "header: %zu bytes, too short", n);
 	if (memcmp(b, KPACK_MAGIC, 4))
 		return rk_err_set(err, -EBADMSG, "header: bad magic (not 'KPAK')");
-	if ((version = get_u32(b + 4)) != KPACK_VERSION)
+	if ((version = rk_le32(b + 4)) != KPACK_VERSION)
 		return rk_err_set(err, -EBADMSG, "header: unsupported version %u", version);
-	toc_off = get_u64(b + 8);
+	toc_off = rk_le64(b + 8);
 	if (toc_off < KPACK_HEADER || toc_off >= n)
 		return rk_err_set(err, -EBADMSG, "header: toc_offset %llu outside [16, %zu)",
 				  (unsigned long long)toc_off, n);

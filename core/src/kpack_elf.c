@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "rk/kpack_elf.h"
+#include "le.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "kpack_elf.c reads ELF64 LE headers in place and needs a little-endian host"
@@ -47,34 +48,6 @@ static uint64_t round_up(uint64_t v)
 static uint64_t round_down(uint64_t v)
 {
 	return v & ~(uint64_t)(PAGE - 1);
-}
-
-static uint32_t ld32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t ld64(const unsigned char *p)
-{
-	return (uint64_t)ld32(p) | (uint64_t)ld32(p + 4) << 32;
-}
-
-static void st16(unsigned char *p, uint16_t v)
-{
-	p[0] = (unsigned char)v;
-	p[1] = (unsigned char)(v >> 8);
-}
-
-static void st32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void st64(unsigned char *p, uint64_t v)
-{
-	st32(p, (uint32_t)v);
-	st32(p + 4, (uint32_t)(v >> 32));
 }
 
 /* [off, off+len) inside [0, size) without overflow. */
@@ -160,11 +133,11 @@ static int elf_in_parse(const void *img, size_t n, struct elf_in *in, struct rk_
 					  (unsigned long long)in->eh.e_shoff);
 		s0 = p + in->eh.e_shoff;
 		if (shn == 0)
-			shn = ld64(s0 + 32) > SIZE_MAX ? SIZE_MAX : (size_t)ld64(s0 + 32);
+			shn = rk_le64(s0 + 32) > SIZE_MAX ? SIZE_MAX : (size_t)rk_le64(s0 + 32);
 		if (phn == PN_XNUM)
-			phn = ld32(s0 + 44);
+			phn = rk_le32(s0 + 44);
 		if (strndx == SHN_XINDEX)
-			strndx = ld32(s0 + 40);
+			strndx = rk_le32(s0 + 40);
 	} else if (!in->eh.e_shoff) {
 		shn = 0;
 	}
@@ -544,28 +517,28 @@ static int put(struct tx *t, uint64_t off, const void *p, size_t len)
 
 static void phdr_bytes(const GElf_Phdr *p, unsigned char *b)
 {
-	st32(b, p->p_type);
-	st32(b + 4, p->p_flags);
-	st64(b + 8, p->p_offset);
-	st64(b + 16, p->p_vaddr);
-	st64(b + 24, p->p_paddr);
-	st64(b + 32, p->p_filesz);
-	st64(b + 40, p->p_memsz);
-	st64(b + 48, p->p_align);
+	rk_put_le32(b, p->p_type);
+	rk_put_le32(b + 4, p->p_flags);
+	rk_put_le64(b + 8, p->p_offset);
+	rk_put_le64(b + 16, p->p_vaddr);
+	rk_put_le64(b + 24, p->p_paddr);
+	rk_put_le64(b + 32, p->p_filesz);
+	rk_put_le64(b + 40, p->p_memsz);
+	rk_put_le64(b + 48, p->p_align);
 }
 
 static void shdr_bytes(const GElf_Shdr *s, unsigned char *b)
 {
-	st32(b, s->sh_name);
-	st32(b + 4, s->sh_type);
-	st64(b + 8, s->sh_flags);
-	st64(b + 16, s->sh_addr);
-	st64(b + 24, s->sh_offset);
-	st64(b + 32, s->sh_size);
-	st32(b + 40, s->sh_link);
-	st32(b + 44, s->sh_info);
-	st64(b + 48, s->sh_addralign);
-	st64(b + 56, s->sh_entsize);
+	rk_put_le32(b, s->sh_name);
+	rk_put_le32(b + 4, s->sh_type);
+	rk_put_le64(b + 8, s->sh_flags);
+	rk_put_le64(b + 16, s->sh_addr);
+	rk_put_le64(b + 24, s->sh_offset);
+	rk_put_le64(b + 32, s->sh_size);
+	rk_put_le32(b + 40, s->sh_link);
+	rk_put_le32(b + 44, s->sh_info);
+	rk_put_le64(b + 48, s->sh_addralign);
+	rk_put_le64(b + 56, s->sh_entsize);
 }
 
 /* The program header table entries as bytes, padded with zeros to slots entries. */
@@ -780,14 +753,14 @@ static int redirect(struct tx *t, uint64_t mvaddr)
 	memcpy(w, in->img + segoff, seg->sh_size);
 	for (uint64_t i = 0; i < nw; i++) {
 		unsigned char *p = w + i * WRAPPER_SIZE;
-		uint32_t magic = ld32(p);
+		uint32_t magic = rk_le32(p);
 
 		/* Step 3 writes the marker address at +8 (through the PT_LOAD holding it). Step
 		 * 4 of the reference tool then writes 0 there, leaving the target only in the
 		 * RELA addend; we keep the real address instead, which is also right for ET_EXEC
 		 * and for binaries whose relocations are RELR or missing (kpack-format.md 3.3
 		 * step 4, 8.3; the COFF path of the reference tool does the same). */
-		st64(p + 8, mvaddr);
+		rk_put_le64(p + 8, mvaddr);
 		if (magic == HIPK_MAGIC)
 			continue; /* already converted: the reference tool skips it */
 		if (magic != HIPF_MAGIC) {
@@ -797,12 +770,12 @@ static int redirect(struct tx *t, uint64_t mvaddr)
 					(unsigned long long)(segoff + i * WRAPPER_SIZE), magic);
 			goto out;
 		}
-		st32(p, HIPK_MAGIC);
+		rk_put_le32(p, HIPK_MAGIC);
 		if (i > UINT32_MAX) {
 			rc = rk_err_set(t->err, -EBADMSG, "too many wrappers");
 			goto out;
 		}
-		st32(p + 16, (uint32_t)i);
+		rk_put_le32(p + 16, (uint32_t)i);
 	}
 	if ((rc = put(t, segoff, w, seg->sh_size)))
 		goto out;
@@ -824,7 +797,7 @@ relocs:
 		cnt = r->sh_size / RELA_SIZE;
 		for (uint64_t k = 0; k < cnt; k++) {
 			const unsigned char *e = in->img + r->sh_offset + k * RELA_SIZE;
-			uint64_t ro = ld64(e), info = ld64(e + 8), add = ld64(e + 16), i;
+			uint64_t ro = rk_le64(e), info = rk_le64(e + 8), add = rk_le64(e + 16), i;
 
 			/* Step 3 (ET_DYN): the first RELA entry at each wrapper pointer. */
 			if (in->eh.e_type == ET_DYN && nw && ro >= seg->sh_addr &&
@@ -834,9 +807,9 @@ relocs:
 				unsigned char ne[RELA_SIZE];
 
 				done[i] = 1;
-				st64(ne, ro);
-				st64(ne + 8, R_RELATIVE);
-				st64(ne + 16, mvaddr);
+				rk_put_le64(ne, ro);
+				rk_put_le64(ne + 8, R_RELATIVE);
+				rk_put_le64(ne + 16, mvaddr);
 				if ((rc = put(t, r->sh_offset + k * RELA_SIZE, ne, RELA_SIZE)))
 					goto out;
 				continue;
@@ -1044,10 +1017,10 @@ static int emit(struct tx *t, struct rk_splice *out)
 	if (rc)
 		return rc;
 	memcpy(eh, t->in->img, EHDR_SIZE);
-	st64(eh + 32, t->eh.e_phoff);
-	st64(eh + 40, t->eh.e_shoff);
-	st16(eh + 56, t->eh.e_phnum);
-	st16(eh + 60, t->eh.e_shnum);
+	rk_put_le64(eh + 32, t->eh.e_phoff);
+	rk_put_le64(eh + 40, t->eh.e_shoff);
+	rk_put_le16(eh + 56, t->eh.e_phnum);
+	rk_put_le16(eh + 60, t->eh.e_shnum);
 	if ((rc = put(t, 0, eh, EHDR_SIZE)))
 		return rc;
 
@@ -1367,7 +1340,7 @@ static int verify_split(const struct elf_in *in, struct rk_err *err)
 		for (uint64_t i = 0; i < seg->sh_size / WRAPPER_SIZE; i++) {
 			const unsigned char *w = in->img + so + i * WRAPPER_SIZE;
 
-			if (ld32(w) != HIPK_MAGIC)
+			if (rk_le32(w) != HIPK_MAGIC)
 				return rk_err_set(err, -EBADMSG, "wrapper %llu is not HIPK",
 						  (unsigned long long)i);
 		}

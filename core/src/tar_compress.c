@@ -12,6 +12,7 @@
 
 #include "rk/log.h"
 #include "tar_compress.h"
+#include "le.h"
 
 #define PIECE_MIN (1u << 20) /* cut at a member header once a piece has this much */
 #define PIECE_SMALL (64u << 10) /* ... or at a content-chosen header past this much */
@@ -197,11 +198,6 @@ static int compress_piece(struct rk_tarz *z, struct rk_tarz_piece *p, struct rk_
 	return rc;
 }
 
-static uint32_t get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* The trailer of the piece file behind fd: compressed size and CRC32. 0 or -EBADMSG. */
 static int read_trailer(int fd, uint64_t *clen, uint32_t *crc)
 {
@@ -211,8 +207,8 @@ static int read_trailer(int fd, uint64_t *clen, uint32_t *crc)
 	if (fstat(fd, &st) || st.st_size < TRAILER ||
 	    pread(fd, t, TRAILER, st.st_size - TRAILER) != TRAILER || memcmp(t, "RKPC", 4))
 		return -EBADMSG;
-	*crc = get32(t + 4);
-	*clen = get32(t + 8) | (uint64_t)get32(t + 12) << 32;
+	*crc = rk_le32(t + 4);
+	*clen = rk_le32(t + 8) | (uint64_t)rk_le32(t + 12) << 32;
 	return *clen + TRAILER == (uint64_t)st.st_size ? 0 : -EBADMSG;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rk/target.h"
+#include "le.h"
 
 #define TRIPLE_PREFIX "amdgcn-amd-amdhsa--"
 #define MAX_FEATURES 8 /* a target ID names at most this many features */
@@ -238,7 +239,7 @@ int rk_codeobj_target(const void *p, size_t n, char out[RK_TARGET_MAX], struct r
 		return rk_err_set(err, -EINVAL,
 				  "code object: not ELF64 little-endian (class %u, data %u)", b[4],
 				  b[5]);
-	machine = (unsigned)b[18] | (unsigned)b[19] << 8;
+	machine = rk_le16(b + 18);
 	if (machine != EM_AMDGPU)
 		return rk_err_set(err, -EINVAL, "code object: e_machine %u is not AMDGPU", machine);
 	if (b[7] != ELFOSABI_AMDGPU_HSA)
@@ -246,8 +247,7 @@ int rk_codeobj_target(const void *p, size_t n, char out[RK_TARGET_MAX], struct r
 	abi = b[8];
 	if (abi > 4)
 		return rk_err_set(err, -EINVAL, "code object: unsupported ABI version %u", abi);
-	flags = (uint32_t)b[48] | (uint32_t)b[49] << 8 | (uint32_t)b[50] << 16 |
-		(uint32_t)b[51] << 24;
+	flags = rk_le32(b + 48);
 	mach = (uint8_t)(flags & 0xFF);
 	for (size_t i = 0; i < RK_ARRAY_SIZE(machs); i++)
 		if (machs[i].mach == mach)
