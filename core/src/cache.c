@@ -12,8 +12,11 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <libdeflate.h>
 
 #include "rk/cache.h"
 #include "rk/log.h"
@@ -46,7 +49,15 @@ struct rk_blob_writer {
 	uint64_t size;
 	int hashing; /* hash while writing (else at commit, from the file) */
 	struct rk_sha256 h;
+	uint32_t crc; /* CRC32 of what was written, while hashing */
 };
+
+/* A blob's CRC32, recorded in this extended attribute when the blob is written: the first
+ * open in a process checks it (libdeflate, > 10 GB/s) instead of the SHA-256 (2.6 s/GiB
+ * without SHA instructions). It catches what the SHA-256 check is for (truncation, bytes
+ * changed on disk or by hand); `rockpack cache verify` still checks the SHA-256. Blobs
+ * without it (file systems without user xattrs, older caches) get the SHA-256 check. */
+#define CRC_XATTR "user.rockfs.crc32"
 
 static int mkdir_at(int dirfd, const char *name)
 {
@@ -265,8 +276,8 @@ static void forget_verified(struct rk_cache *c, const char *id)
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* Hash the whole file behind fd. */
-static int hash_fd(int fd, char hex[RK_SHA256_HEX])
+/* Hash the whole file behind fd: its SHA-256 into hex (if not NULL) and its CRC32. */
+static int hash_fd(int fd, char hex[RK_SHA256_HEX], uint32_t *crc)
 {
 	enum { CHUNK = 1 << 20 };
 	struct rk_sha256 h;
@@ -276,10 +287,11 @@ static int hash_fd(int fd, char hex[RK_SHA256_HEX])
 
 	if (!buf)
 		return -ENOMEM;
-	if ((rc = rk_sha256_init(&h))) {
+	if (hex && (rc = rk_sha256_init(&h))) {
 		free(buf);
 		return rc;
 	}
+	*crc = 0;
 	for (;;) {
 		ssize_t n = pread(fd, buf, CHUNK, off);
 
@@ -287,18 +299,36 @@ static int hash_fd(int fd, char hex[RK_SHA256_HEX])
 			continue;
 		if (n < 0) {
 			rc = -errno;
-			rk_sha256_release(&h);
+			if (hex)
+				rk_sha256_release(&h);
 			free(buf);
 			return rc;
 		}
 		if (n == 0)
 			break;
-		rk_sha256_update(&h, buf, (size_t)n);
+		if (hex)
+			rk_sha256_update(&h, buf, (size_t)n);
+		*crc = libdeflate_crc32(*crc, buf, (size_t)n);
 		off += n;
 	}
-	rk_sha256_final(&h, hex);
+	if (hex)
+		rk_sha256_final(&h, hex);
 	free(buf);
 	return 0;
+}
+
+/* The CRC32 recorded for the blob behind fd: 0 and *crc, or -ENODATA. */
+static int recorded_crc(int fd, uint32_t *crc)
+{
+	char v[16];
+	ssize_t n = fgetxattr(fd, CRC_XATTR, v, sizeof(v) - 1);
+	char *end;
+
+	if (n <= 0)
+		return -ENODATA;
+	v[n] = '\0';
+	*crc = (uint32_t)strtoul(v, &end, 16);
+	return *end ? -ENODATA : 0;
 }
 
 int rk_blob_create(struct rk_cache *c, int hash_now, struct rk_blob_writer **out,
@@ -335,8 +365,10 @@ int rk_blob_write(struct rk_blob_writer *w, const void *data, size_t len, struct
 
 	if (rc)
 		return rk_err_set(err, rc, "cache '%s': write: %s", w->c->dir, strerror(-rc));
-	if (w->hashing)
+	if (w->hashing) {
 		rk_sha256_update(&w->h, data, len);
+		w->crc = libdeflate_crc32(w->crc, data, len);
+	}
 	w->size += len;
 	return 0;
 }
@@ -353,9 +385,15 @@ int rk_blob_commit(struct rk_blob_writer *w, char id[RK_SHA256_HEX], struct rk_e
 	if (w->hashing) {
 		rk_sha256_final(&w->h, id);
 		w->hashing = 0;
-	} else if ((rc = hash_fd(w->fd, id))) {
+	} else if ((rc = hash_fd(w->fd, id, &w->crc))) {
 		rk_blob_abort(w);
 		return rk_err_set(err, rc, "cache '%s': hashing: %s", c->dir, strerror(-rc));
+	}
+	{
+		char v[16];
+
+		snprintf(v, sizeof(v), "%08x", w->crc);
+		fsetxattr(w->fd, CRC_XATTR, v, 8, 0); /* best effort: else SHA-256 on open */
 	}
 	fchmod(w->fd, 0444);
 	if (close(w->fd))
@@ -446,12 +484,16 @@ int rk_blob_open(struct rk_cache *c, const char *id, uint64_t size, int *out, st
 		goto bad;
 	}
 	if (!is_verified(c, id)) {
-		if ((rc = hash_fd(fd, hex))) {
+		uint32_t want, got;
+		int has_crc = !recorded_crc(fd, &want);
+
+		if ((rc = hash_fd(fd, has_crc ? NULL : hex, &got))) {
 			close(fd);
 			return rk_err_set(err, rc, "blob %.12s: %s", id, strerror(-rc));
 		}
-		if (strcmp(hex, id)) {
-			rc = rk_err_set(&local, -EBADMSG, "blob %.12s: content hash mismatch", id);
+		if (has_crc ? got != want : strcmp(hex, id) != 0) {
+			rc = rk_err_set(&local, -EBADMSG, "blob %.12s: content hash mismatch (%s)",
+					id, has_crc ? "CRC32" : "SHA-256");
 			goto bad;
 		}
 		mark_verified(c, id);
@@ -781,6 +823,7 @@ static int verify_blob(void *ctx, const char *path, struct stat *st)
 {
 	struct verify_ctx *v = ctx;
 	char hex[RK_SHA256_HEX];
+	uint32_t crc;
 	int fd = openat(v->c->dirfd, path, O_RDONLY | O_CLOEXEC);
 	const char *id = strrchr(path, '/') + 1;
 
@@ -788,7 +831,7 @@ static int verify_blob(void *ctx, const char *path, struct stat *st)
 		return 0;
 	v->st->blobs++;
 	v->st->blob_bytes += (uint64_t)st->st_size;
-	if (hash_fd(fd, hex) || strcmp(hex, id)) {
+	if (hash_fd(fd, hex, &crc) || strcmp(hex, id)) {
 		unlinkat(v->c->dirfd, path, 0);
 		forget_verified(v->c, id);
 		v->st->bad++;

@@ -238,7 +238,7 @@ extra=$(cd "$T" && ls -A | grep -vxE 'cache|cache2|mnt|fs\.log|expect|.*\.(want|
 [ -z "$extra" ] || fail "unexpected files in the test directory: $extra"
 [ -z "$(ls -A "$M")" ] || fail "the mountpoint is not empty after unmount"
 for c in "$C" "$T/cache2"; do
-	[ "$(ls -A "$c" | tr '\n' ' ')" = "VERSION blobs index locks pieces tmp " ] ||
+	[ "$(ls -A "$c" | tr '\n' ' ')" = "VERSION blobs index kpack locks pieces tmp " ] ||
 		fail "$c holds more than the cache layout: $(ls -A "$c" | tr '\n' ' ')"
 done
 

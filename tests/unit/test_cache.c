@@ -7,6 +7,7 @@
 #include <time.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -294,6 +295,40 @@ RK_TEST(blob_corrupted_on_disk_rejected_by_fresh_handle)
 	RK_ASSERT_EQ_INT(-ENOENT, rk_blob_open(b, id, 5, &fd, NULL));
 	/* putting the content again repairs it */
 	RK_ASSERT_EQ_INT(0, rk_blob_put(b, "hello", 5, id, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_open(b, id, 5, &fd, NULL));
+	read_fd(fd, "hello", 5);
+	close(fd);
+	rk_cache_close(b);
+}
+
+RK_TEST(blob_checked_by_crc_or_sha256)
+{
+	struct rk_cache *a = open_cache("cache", 0), *b;
+	struct rk_err err = RK_ERR_INIT;
+	char id[RK_SHA256_HEX], v[16];
+	int fd = -1;
+
+	RK_ASSERT_EQ_INT(0, rk_blob_put(a, "hello", 5, id, NULL));
+	rk_cache_close(a);
+	if (getxattr(blob_file("cache", id), "user.rockfs.crc32", v, sizeof(v)) != 8)
+		RK_SKIP("no user xattrs on this file system");
+	RK_ASSERT_EQ_MEM("3610a686", v, 8); /* CRC32 of "hello" */
+	corrupt(blob_file("cache", id), "jello");
+	b = open_cache("cache", 0);
+	RK_ASSERT_EQ_INT(-EBADMSG, rk_blob_open(b, id, 5, &fd, &err));
+	RK_ASSERT(strstr(err.msg, "CRC32") != NULL);
+	/* without the record (an older cache), the SHA-256 is checked */
+	RK_ASSERT_EQ_INT(0, rk_blob_put(b, "hello", 5, id, NULL));
+	rk_cache_close(b);
+	chmod(blob_file("cache", id), 0644);
+	RK_ASSERT_EQ_INT(0, removexattr(blob_file("cache", id), "user.rockfs.crc32"));
+	corrupt(blob_file("cache", id), "jello");
+	b = open_cache("cache", 0);
+	RK_ASSERT_EQ_INT(-EBADMSG, rk_blob_open(b, id, 5, &fd, &err));
+	RK_ASSERT(strstr(err.msg, "SHA-256") != NULL);
+	RK_ASSERT_EQ_INT(0, rk_blob_put(b, "hello", 5, id, NULL));
+	rk_cache_close(b);
+	b = open_cache("cache", 0);
 	RK_ASSERT_EQ_INT(0, rk_blob_open(b, id, 5, &fd, NULL));
 	read_fd(fd, "hello", 5);
 	close(fd);
