@@ -1,4 +1,4 @@
-/* kpack_archive.c: .kpack archives (writer as a splice, reader), the .rocm_kpack_ref
+/* kpack.c: .kpack archives (writer as a splice, reader), the .rocm_kpack_ref
  * marker and an emulation of the runtime's lookup (kpack-format.md sections 1, 3.1, 6).
  *
  * The reader is stricter than the runtime where a stricter check only rejects files no
