@@ -12,6 +12,7 @@ struct rp_opts {
 	unsigned jobs; /* --jobs */
 	int json; /* --json */
 	int quiet; /* -q */
+	struct rk_store_opts remote; /* --endpoint, --region, --offline, ... */
 };
 
 /* Print "rockpack: <msg>" on stderr and return 1 (the exit code of a failed command). */

@@ -1565,6 +1565,7 @@ int vfs_run_manifest(struct rk_vfs *v, struct node *dir, struct rk_manifest *out
 int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err *err)
 {
 	char dir[4096];
+	struct rk_store_opts ro;
 	struct rk_vfs *v = calloc(1, sizeof(*v));
 	struct node *root;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -1577,11 +1578,13 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 	pthread_cond_init(&v->wait_cond, NULL);
 	sem_init(&v->jobs, 0, o->ingest_jobs ? o->ingest_jobs : (unsigned)(ncpu > 0 ? ncpu : 1));
 	v->mount_time = time(NULL);
-	if ((rc = rk_store_open(o->store, &v->store, err)))
-		goto fail;
 	if (!o->cache_dir && (rc = rk_cache_default_dir(dir, sizeof(dir))))
 		goto fail;
 	if ((rc = rk_cache_open(o->cache_dir ? o->cache_dir : dir, o->cache_limit, &v->cache, err)))
+		goto fail;
+	ro = o->remote;
+	ro.cache = v->cache;
+	if ((rc = rk_store_open_opts(o->store, &ro, &v->store, err)))
 		goto fail;
 	root = vfs_lazy_dir(v, NULL, "", POP_ROOT, v->mount_time);
 	if (!root) {
@@ -1625,8 +1628,8 @@ void rk_vfs_close(struct rk_vfs *v)
 		rk_run_free(r->cat);
 		free(r);
 	}
+	rk_store_close(v->store); /* it uses the cache */
 	rk_cache_close(v->cache);
-	rk_store_close(v->store);
 	sem_destroy(&v->jobs);
 	pthread_cond_destroy(&v->wait_cond);
 	pthread_mutex_destroy(&v->wait_lock);
