@@ -395,8 +395,8 @@ int rk_http_get(struct rk_http *h, const struct rk_http_target *t, int head, uin
 		if (attempt >= h->retries || now_ms() >= deadline) {
 			rk_warn("'%s': giving up after %u attempts in %.1f s: %s", t->url,
 				attempt + 1, (double)(now_ms() - start) / 1000, what);
-			return rk_err_set(err, -EIO, "'%s': %s (after %u attempts)", t->url, what,
-					  attempt + 1);
+			return rk_err_set(err, -ETIMEDOUT, "'%s': %s (after %u attempts)", t->url,
+					  what, attempt + 1);
 		}
 		rk_info("'%s': %s; retrying", t->url, what);
 	}
@@ -623,8 +623,8 @@ ssize_t rk_http_stream_read(struct rk_http_stream *s, void *buf, size_t n, struc
 			stream_stop(s);
 			rk_warn("'%s': no data for %u ms at byte %" PRIu64 "; giving up", s->t.url,
 				s->h->timeout_ms, s->pos);
-			return rk_err_set(err, -EIO, "'%s': timed out at byte %" PRIu64, s->t.url,
-					  s->pos);
+			return rk_err_set(err, -ETIMEDOUT, "'%s': timed out at byte %" PRIu64,
+					  s->t.url, s->pos);
 		}
 		if (s->e)
 			curl_multi_poll(s->m, NULL, 0, 200, NULL);

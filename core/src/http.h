@@ -8,7 +8,8 @@
  * Every operation has a deadline (timeout_ms from its start): transient failures (5xx,
  * 429, resets, refused connections, stalls, timeouts, truncated bodies) are retried with
  * exponential backoff until retries or the deadline run out, then the operation fails
- * with -EIO and one warning in the log. 404 is -ENOENT, 401/403 -EACCES, anything else
+ * with -ETIMEDOUT (transient: the vfs tries again on a later access, and answers EIO)
+ * and one warning in the log. 404 is -ENOENT, 401/403 -EACCES, anything else
  * unexpected -EIO, without retries. All functions are thread-safe. */
 #ifndef RK_HTTP_H
 #define RK_HTTP_H

@@ -305,7 +305,7 @@ static int load_listing(struct remote_store *r, const char *path, struct rk_stor
 		rc = load_tree(r, path, out, err);
 	else
 		rc = r->rops->list(r, path, out, err);
-	if (rc == -EIO && !immutable && !disk_listing(r, path, out)) {
+	if ((rc == -EIO || rc == -ETIMEDOUT) && !immutable && !disk_listing(r, path, out)) {
 		rk_warn("'%s': %s; serving the cached listing", path[0] ? path : "/",
 			rk_err_str(err, rc));
 		rk_err_clear(err);

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# remote_s3: the demo store served by s3rver (an S3-compatible server from the npm
+# registry) on loopback, mounted as s3:// with a path-style endpoint:
+#  - every view (README, artifacts/, browse/, dist/, tarballs/) equals the local-directory
+#    mount of the same store byte for byte, with the same names, types and sizes;
+#  - listing uses one ListObjectsV2 sequence per run (counted in the server log) and a
+#    second process on the same cache lists nothing and downloads nothing again;
+#  - `rockpack ls s3://... --json` equals the local answer; `rockpack prefetch` over S3;
+#  - offline mounts serve the cache; `rockpack cache refresh RUN` and -o refresh list
+#    the run again.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../remote/remote.sh"
+it_init "$@"
+rt_need_s3rver
+
+B=therock-ci-artifacts
+rt_s3rver s3 "$STORE" $B
+EP=http://127.0.0.1:$RT_PORT
+S3LOG=$T/s3.log
+LIST='^REQ GET /'$B'\?.*list-type=2'
+
+it_mount local "$STORE" "$T/local" "$T/cache-local"
+it_mount s3 "s3://$B" "$T/s3" "$T/cache" -o "endpoint=$EP"
+
+rt_tree "$T/local" >"$T/local.tree"
+rt_tree "$T/s3" >"$T/s3.tree"
+it_same "names, types and sizes of every view (s3 vs local)" "$T/local.tree" "$T/s3.tree"
+it_sums "$T/local" >"$T/local.sums"
+it_sums "$T/s3" >"$T/s3.sums"
+it_same "sha256 of every file of every view (s3 vs local)" "$T/local.sums" "$T/s3.sums"
+[ "$(wc -l <"$T/s3.sums")" -gt 500 ] || fail "too few files compared ($(wc -l <"$T/s3.sums"))"
+
+nruns=$(find "$STORE" -mindepth 1 -maxdepth 1 -type d | wc -l)
+nlist=$(rt_count "$S3LOG" "$LIST")
+[ "$nlist" -eq $((nruns + 1)) ] ||
+	fail "$nlist ListObjectsV2 requests for the root and $nruns runs (want $((nruns + 1)))"
+for run in $(cd "$STORE" && ls); do
+	n=$(rt_count "$S3LOG" "$LIST.*prefix=$run%2F")
+	[ "$n" -eq 1 ] || fail "$run: listed with $n requests (want one sequence: 1 page)"
+done
+it_alive s3
+it_umount s3
+it_quiet_log s3
+
+# a second process on the same cache: no listing of a run, no archive download
+mark=$(wc -l <"$S3LOG")
+it_mount s3b "s3://$B" "$T/s3b" "$T/cache" -o "endpoint=$EP"
+it_sums "$T/s3b" | grep '/browse/' >"$T/s3b.sums"
+grep '/browse/' "$T/local.sums" >"$T/local.browse.sums"
+it_same "browse/ of a second mount on the warm cache" "$T/local.browse.sums" "$T/s3b.sums"
+tail -n +$((mark + 1)) "$S3LOG" >"$T/s3b.reqs"
+n=$(rt_count "$T/s3b.reqs" "$LIST.*prefix=[0-9]")
+[ "$n" -eq 0 ] || fail "second mount listed runs again ($n requests)"
+n=$(rt_count "$T/s3b.reqs" '\.tar\.(zst|xz) ')
+[ "$n" -eq 0 ] || fail "second mount downloaded $n archives again"
+it_umount s3b
+
+# offline: everything the cache holds (the listings, browse/, dist/, tarballs/: not the
+# archives themselves, which are not kept), no request at all
+mark=$(wc -l <"$S3LOG")
+it_mount off "s3://$B" "$T/off" "$T/cache" -o "endpoint=$EP,offline"
+rt_tree "$T/off" >"$T/off.tree"
+it_same "offline mount: names, types and sizes" "$T/local.tree" "$T/off.tree"
+for v in browse dist; do
+	for run in $(cd "$STORE" && ls); do
+		it_sums "$T/off/$run/$v" >"$T/off.$run.$v.sums" || fail "offline: reading $run/$v failed"
+		it_sums "$T/local/$run/$v" >"$T/local.$run.$v.sums"
+		it_same "offline mount: $run/$v" "$T/local.$run.$v.sums" "$T/off.$run.$v.sums"
+	done
+done
+if cat "$T/off/$(cd "$STORE" && ls | head -n1)"/artifacts/*.tar.zst >/dev/null 2>"$T/off.err"; then
+	fail "offline: an archive that is not in the cache was read"
+fi
+grep -q 'Input/output error' "$T/off.err" || fail "offline: uncached archive: $(head -n1 "$T/off.err")"
+it_alive off
+[ "$(wc -l <"$S3LOG")" -eq "$mark" ] || fail "an offline mount made requests"
+it_umount off
+
+# rockpack ls over S3, --json, equals the local store's answer
+RP=("$ROCKPACK" --cache "$T/cache" --endpoint "$EP")
+for run in $(cd "$STORE" && ls); do
+	"$ROCKPACK" --cache "$T/cache-local" ls "$STORE" "$run" --json >"$T/ls.local"
+	"${RP[@]}" ls "s3://$B" "$run" --json >"$T/ls.s3" || fail "rockpack ls s3://$B $run failed"
+	it_same "rockpack ls $run --json (s3 vs local)" "$T/ls.local" "$T/ls.s3"
+	"${RP[@]}" ls "s3://$B/$run" . --json >"$T/ls.s3run" ||
+		fail "rockpack ls s3://$B/$run failed"
+	grep -q '"artifacts"' "$T/ls.s3run" || fail "rockpack ls s3://$B/$run . --json: no artifacts"
+done
+
+# cache refresh: the run is listed again, once
+run=24205988455-linux
+"${RP[@]}" cache refresh $run >"$T/refresh.out" || fail "rockpack cache refresh failed"
+grep -q '^24205988455-linux: [1-9]' "$T/refresh.out" || fail "cache refresh forgot nothing: $(cat "$T/refresh.out")"
+mark=$(wc -l <"$S3LOG")
+"${RP[@]}" ls "s3://$B" $run >/dev/null || fail "rockpack ls after refresh failed"
+tail -n +$((mark + 1)) "$S3LOG" >"$T/refresh.reqs"
+[ "$(rt_count "$T/refresh.reqs" "$LIST.*prefix=$run%2F")" -eq 1 ] ||
+	fail "after cache refresh, $run was not listed exactly once"
+mark=$(wc -l <"$S3LOG")
+"${RP[@]}" --refresh ls "s3://$B" $run >/dev/null || fail "rockpack --refresh ls failed"
+tail -n +$((mark + 1)) "$S3LOG" >"$T/refresh2.reqs"
+[ "$(rt_count "$T/refresh2.reqs" "$LIST.*prefix=$run%2F")" -eq 1 ] ||
+	fail "--refresh did not list $run again"
+
+# prefetch over S3 into a cold cache, then an offline mount serves it all
+"$ROCKPACK" --cache "$T/cache2" --endpoint "$EP" -q prefetch "s3://$B" $run ||
+	fail "rockpack prefetch over s3 failed"
+it_mount off2 "s3://$B" "$T/off2" "$T/cache2" -o "endpoint=$EP,offline"
+it_sums "$T/off2/$run/browse" >"$T/off2.sums"
+it_sums "$T/local/$run/browse" >"$T/local2.sums"
+it_same "prefetched run, offline" "$T/local2.sums" "$T/off2.sums"
+it_umount off2
+
+it_umount local
+it_finish
