@@ -611,7 +611,7 @@ ssize_t rk_http_stream_read(struct rk_http_stream *s, void *buf, size_t n, struc
 			if (s->attempt > s->h->retries || now_ms() >= deadline) {
 				rk_warn("'%s': giving up after %u attempts: %s", s->t.url,
 					s->attempt, s->what);
-				return rk_err_set(err, -EIO, "'%s': %s (after %u attempts)",
+				return rk_err_set(err, -ETIMEDOUT, "'%s': %s (after %u attempts)",
 						  s->t.url, s->what, s->attempt);
 			}
 			rk_info("'%s': %s; resuming", s->t.url, s->what);
