@@ -73,3 +73,57 @@ rt_count() {
 rt_tree() {
 	(cd "$1" && find . -printf '%y %s %p\n' | LC_ALL=C sort -k3)
 }
+
+# rt_free_port: a TCP port nothing listens on now (for servers that cannot pick their own).
+rt_free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# rt_nginx NAME SERVER_BLOCKS: nginx in the foreground with the given server { } blocks
+# (ports chosen by the caller), its temp files, logs and cache under $T/NAME.
+rt_nginx() {
+	local name=$1 servers=$2 d=$T/$1 user="" i
+	command -v nginx >/dev/null || skip "nginx is not installed (packaging/install-deps.sh)"
+	mkdir -p "$d/tmp" "$d/cache"
+	[ "$(id -u)" = 0 ] && user="user root;"
+	cat >"$d/nginx.conf" <<EOC
+$user
+daemon off;
+worker_processes 1;
+pid $d/nginx.pid;
+error_log $d/error.log info;
+events { worker_connections 256; }
+http {
+	include /etc/nginx/mime.types;
+	default_type application/octet-stream;
+	log_format rt 'REQ \$request_method \$request_uri \$status \$upstream_cache_status';
+	access_log $d/access.log rt;
+	client_body_temp_path $d/tmp/body;
+	proxy_temp_path $d/tmp/proxy;
+	fastcgi_temp_path $d/tmp/fastcgi;
+	uwsgi_temp_path $d/tmp/uwsgi;
+	scgi_temp_path $d/tmp/scgi;
+	proxy_cache_path $d/cache levels=1:2 keys_zone=rt:10m max_size=1g inactive=1h use_temp_path=off;
+	sendfile on;
+	$servers
+}
+EOC
+	nginx -e "$d/error.log" -c "$d/nginx.conf" -p "$d" >"$d/stdout" 2>&1 &
+	IT_BG+=($!)
+	for ((i = 0; i < 300; i++)); do
+		[ -s "$d/nginx.pid" ] && return 0
+		pid_alive "${IT_BG[-1]}" || die "nginx did not start: $(cat "$d/error.log" "$d/stdout")"
+		sleep 0.1
+	done
+	die "nginx did not start within 30 s"
+}
+
+# rt_wait_http URL: until the server answers (30 s at most).
+rt_wait_http() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		curl -s -o /dev/null "$1" && return 0
+		sleep 0.1
+	done
+	die "'$1' does not answer"
+}
