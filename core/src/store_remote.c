@@ -616,7 +616,8 @@ static int load_small(struct remote_store *r, struct remote_object *o, struct rk
 		rk_buf_release(&rel);
 		return rk_err_set(err, -EIO, "'%s': offline, and not in the cache", o->path);
 	}
-	rc = rk_http_get(r->http, &t, 0, 0, 0, SMALL_MAX, &body, NULL, err);
+	/* a Range of exactly the listed size: a body cut short is noticed and asked again */
+	rc = rk_http_get(r->http, &t, 0, 0, o->base.size, SMALL_MAX, &body, NULL, err);
 	if (!rc && body.len != o->base.size)
 		rc = rk_err_set(err, -EIO, "'%s': %zu bytes, listed as %" PRIu64, o->path, body.len,
 				o->base.size);

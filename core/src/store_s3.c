@@ -128,7 +128,7 @@ static int s3_list_pages(struct remote_store *r, const char *path, int recursive
 {
 	struct s3_store *s = (struct s3_store *)r;
 	struct rk_buf prefix = RK_BUF_INIT, url = RK_BUF_INIT, body = RK_BUF_INIT;
-	struct rk_store_list l = {0};
+	struct rk_store_list l = {0}, page = {0};
 	char *token = NULL;
 	unsigned pages = 0;
 	int rc = key_of(s, path, &prefix);
@@ -152,11 +152,38 @@ static int s3_list_pages(struct remote_store *r, const char *path, int recursive
 			break;
 		}
 		t = (struct rk_http_target){url.buf, r->sign, r->sign_ctx};
-		if ((rc = rk_http_get(r->http, &t, 0, 0, 0, 64u << 20, &body, NULL, err)))
-			break;
-		rc = rk_s3_parse_list(body.buf, body.len, prefix.buf, recursive, &l, &next, err);
+		/* a page that does not parse may have been cut short on the way (a body that
+		 * ended early with a Content-Length to match): ask for it again, twice */
+		for (int tries = 0;; tries++) {
+			struct rk_store_entry *v;
+
+			body.len = 0;
+			if ((rc = rk_http_get(r->http, &t, 0, 0, 0, 64u << 20, &body, NULL, err)))
+				break;
+			rc = rk_s3_parse_list(body.buf, body.len, prefix.buf, recursive, &page,
+					      &next, err);
+			if (!rc && page.n) {
+				if (!(v = realloc(l.v, (l.n + page.n) * sizeof(*v)))) {
+					rc = -ENOMEM;
+				} else {
+					l.v = v;
+					memcpy(l.v + l.n, page.v, page.n * sizeof(*v));
+					l.n += page.n;
+					free(page.v);
+					page = (struct rk_store_list){0};
+				}
+			}
+			rk_store_list_release(&page);
+			if (!rc || rc == -ENOMEM || tries >= 2)
+				break;
+			rk_info("'s3://%s/%s': %s; asking again", s->bucket, prefix.buf,
+				rk_err_str(err, rc));
+			rk_err_clear(err);
+		}
 		if (rc) {
-			rk_err_wrap(err, rc, "'s3://%s/%s'", s->bucket, prefix.buf);
+			free(next);
+			if (rc == -EBADMSG)
+				rk_err_wrap(err, rc, "'s3://%s/%s'", s->bucket, prefix.buf);
 			break;
 		}
 		pages++;
