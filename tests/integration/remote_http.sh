@@ -29,7 +29,7 @@ for d, dirs, files in os.walk(sys.argv[1]):
 EOP
 
 P=$(rt_free_port)
-rt_nginx web "
+rt_nginx ngweb "
 	server {
 		listen 127.0.0.1:$P;
 		location /store/ { alias $STORE/; autoindex on; }

@@ -14,9 +14,9 @@ it_init "$@"
 rt_need_s3rver
 
 B=therock-ci-artifacts
-rt_s3rver s3 "$STORE" $B
+rt_s3rver srv "$STORE" $B
 EP=http://127.0.0.1:$RT_PORT
-S3LOG=$T/s3.log
+S3LOG=$T/srv.log
 LIST='^REQ GET /'$B'\?.*list-type=2'
 
 it_mount local "$STORE" "$T/local" "$T/cache-local"
@@ -45,14 +45,35 @@ it_quiet_log s3
 # a second process on the same cache: no listing of a run, no archive download
 mark=$(wc -l <"$S3LOG")
 it_mount s3b "s3://$B" "$T/s3b" "$T/cache" -o "endpoint=$EP"
-it_sums "$T/s3b" | grep '/browse/' >"$T/s3b.sums"
-grep '/browse/' "$T/local.sums" >"$T/local.browse.sums"
-it_same "browse/ of a second mount on the warm cache" "$T/local.browse.sums" "$T/s3b.sums"
+for run in $(cd "$STORE" && ls); do
+	it_sums "$T/s3b/$run/browse" >"$T/s3b.sums"
+	it_sums "$T/local/$run/browse" >"$T/local.browse.sums"
+	it_same "$run/browse/ of a second mount on the warm cache" "$T/local.browse.sums" "$T/s3b.sums"
+done
 tail -n +$((mark + 1)) "$S3LOG" >"$T/s3b.reqs"
 n=$(rt_count "$T/s3b.reqs" "$LIST.*prefix=[0-9]")
 [ "$n" -eq 0 ] || fail "second mount listed runs again ($n requests)"
 n=$(rt_count "$T/s3b.reqs" '\.tar\.(zst|xz) ')
 [ "$n" -eq 0 ] || fail "second mount downloaded $n archives again"
+[ "$(wc -l <"$T/s3b.reqs")" -le 1 ] || fail "second mount: requests besides the root listing: $(cat "$T/s3b.reqs")"
+# coalescing: 6 concurrent readers of one stored archive (artifacts/; larger than the
+# 64 KiB kept as small objects, smaller than one 1 MiB block) make one request
+run=24205988454-linux
+f=$(cd "$STORE/$run" && ls -S *.tar.zst | grep -v '[:+]' | head -n1)
+[ "$(stat -c %s "$STORE/$run/$f")" -gt 65536 ] || die "no archive larger than 64 KiB in $run"
+mark=$(wc -l <"$S3LOG")
+readers=()
+for i in 1 2 3 4 5 6; do
+	it_bg sh -c "cat '$T/s3b/$run/artifacts/$f' >'$T/co.$i'"
+	readers+=("${IT_BG[-1]}")
+done
+for pid in "${readers[@]}"; do wait "$pid" || fail "a concurrent reader failed"; done
+for i in 1 2 3 4 5 6; do
+	cmp -s "$STORE/$run/$f" "$T/co.$i" || fail "concurrent reader $i: wrong bytes"
+done
+tail -n +$((mark + 1)) "$S3LOG" >"$T/co.reqs"
+n=$(rt_count "$T/co.reqs" "/$run/$f ")
+[ "$n" -eq 1 ] || fail "6 concurrent readers of $f made $n requests (want 1)"
 it_umount s3b
 
 # offline: everything the cache holds (the listings, browse/, dist/, tarballs/: not the
