@@ -59,7 +59,7 @@ for i in $(seq -w 1 "$narts"); do
 	(cd "$store/$many" && sha256sum "n${i}_lib_generic.tar.zst" >"n${i}_lib_generic.tar.zst.sha256sum")
 done
 
-NODE_PATH=$npmdir/node_modules node "$top/tests/remote/s3rver_run.js" "$work/s3data" "$store" \
+NODE_OPTIONS=--openssl-legacy-provider NODE_PATH=$npmdir/node_modules node "$top/tests/remote/s3rver_run.js" "$work/s3data" "$store" \
 	bench "" "$work/s3.port" >"$work/s3.log" 2>&1 &
 bg+=($!)
 for _ in $(seq 600); do [ -s "$work/s3.port" ] && break; sleep 0.2; done

@@ -132,5 +132,26 @@ it_sums "$T/local/$run/browse" >"$T/local2.sums"
 it_same "prefetched run, offline" "$T/local2.sums" "$T/off2.sums"
 it_umount off2
 
+# pagination: a run of 600 artifacts (1200 keys, two ListObjectsV2 pages of 1000)
+P=$T/paged/90000000003-linux
+mkdir -p "$P"
+small=$(cd "$STORE/24205988455-linux" && ls -S *_generic.tar.zst | tail -n1)
+for i in $(seq -w 1 600); do
+	cp "$STORE/24205988455-linux/$small" "$P/n${i}_lib_generic.tar.zst"
+	cp "$STORE/24205988455-linux/$small.sha256sum" "$P/n${i}_lib_generic.tar.zst.sha256sum"
+done
+rt_s3rver srv2 "$T/paged" paged
+"$ROCKPACK" --cache "$T/cache3" --endpoint "http://127.0.0.1:$RT_PORT" ls s3://paged/90000000003-linux . --json \
+	>"$T/paged.json" || fail "rockpack ls of a paged run failed"
+n=$(grep -c '"file": "n[0-9]*_lib_generic.tar.zst"' "$T/paged.json" || true)
+[ "$n" -eq 600 ] || fail "paged run: rockpack ls shows $n artifacts (want 600)"
+[ "$(rt_count "$T/srv2.log" 'GET /paged\?list-type=2&prefix=90000000003-linux%2F ')" -eq 1 ] &&
+	[ "$(rt_count "$T/srv2.log" 'continuation-token=.*list-type=2&prefix=90000000003-linux%2F ')" -eq 1 ] ||
+	fail "paged run: want one sequence of two pages: $(grep -c REQ "$T/srv2.log") requests"
+it_mount paged s3://paged "$T/pm" "$T/cache4" -o "endpoint=http://127.0.0.1:$RT_PORT"
+[ "$(ls "$T/pm/90000000003-linux/browse" | wc -l)" -eq 600 ] || fail "paged run: browse/ does not have 600 artifacts"
+it_sums "$T/pm/90000000003-linux/browse/n599_lib_generic" >"$T/pm.sums" || fail "paged run: browse failed"
+it_umount paged
+
 it_umount local
 it_finish

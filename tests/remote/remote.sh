@@ -48,7 +48,8 @@ rt_wait_port() {
 rt_s3rver() {
 	local name=$1 dir=$2 bucket=$3
 	rm -f "$T/$name.port"
-	NODE_PATH=$RT_NPM/node_modules node "$RT_DIR/s3rver_run.js" "$T/$name.data" "$dir" \
+	# s3rver makes continuation tokens with DES, which OpenSSL 3 keeps in its legacy provider
+	NODE_OPTIONS=--openssl-legacy-provider NODE_PATH=$RT_NPM/node_modules node "$RT_DIR/s3rver_run.js" "$T/$name.data" "$dir" \
 		"$bucket" "" "$T/$name.port" >"$T/$name.log" 2>&1 &
 	IT_BG+=($!)
 	rt_wait_port "$T/$name.port" $!
