@@ -83,6 +83,7 @@ umount_s3() {
 	wait "$pid" || true
 	pid=
 }
+quiet() { "$@" >/dev/null; }
 lists() { grep -c 'list-type=2' "$work/s3.log" || true; }
 gets() { grep -cE '\.tar\.zst ' "$work/s3.log" || true; }
 
@@ -96,7 +97,7 @@ t_base=$(timeit sh -c "curl -s -o '$work/dl.tar.zst' '$ep/bench/$big/bigdata_lib
 rm -rf "$work/dl.tar.zst" "$work/x"
 drop
 mount_s3 "$work/cache1"
-t_rk=$(timeit cat "$mnt/$big/browse/bigdata_lib_generic/$last" >/dev/null)
+t_rk=$(timeit quiet cat "$mnt/$big/browse/bigdata_lib_generic/$last")
 umount_s3
 printf '%-52s %10s %10s %8s\n' measure baseline rockfs ratio
 printf '%-52s %9ss %9ss %7sx\n' "cold cat of the last member vs curl -o + zstd|tar" "$t_base" "$t_rk" "$(ratio "$t_rk" "$t_base")"
@@ -105,23 +106,23 @@ printf '%-52s %9ss %9ss %7sx\n' "cold cat of the last member vs curl -o + zstd|t
 echo
 echo "== $many: $narts artifacts ($((narts * 2)) objects)"
 l0=$(lists)
-t_local=$(timeit ls -lR "$store/$many" >/dev/null)
+t_local=$(timeit quiet ls -lR "$store/$many")
 mount_s3 "$work/cache2"
-t_cold=$(timeit ls -lR "$mnt/$many/artifacts" >/dev/null)
+t_cold=$(timeit quiet ls -lR "$mnt/$many/artifacts")
 l1=$(lists)
-t_warm=$(timeit ls -lR "$mnt/$many/artifacts" >/dev/null)
+t_warm=$(timeit quiet ls -lR "$mnt/$many/artifacts")
 printf '%-52s %9ss %9ss %7sx   (%s ListObjectsV2 requests)\n' "ls -lR artifacts/, cold (local dir vs s3)" "$t_local" "$t_cold" "$(ratio "$t_cold" "$t_local")" "$((l1 - l0))"
 printf '%-52s %9ss %9ss %7sx\n' "ls -lR artifacts/, again" "$t_local" "$t_warm" "$(ratio "$t_warm" "$t_local")"
 g0=$(gets)
-t_r1=$(timeit ls -R "$mnt/$many" >/dev/null)
+t_r1=$(timeit quiet ls -R "$mnt/$many")
 g1=$(gets)
-t_r2=$(timeit ls -R "$mnt/$many" >/dev/null)
+t_r2=$(timeit quiet ls -R "$mnt/$many")
 printf '%-52s %10s %9ss %8s   (%s archives fetched)\n' "ls -R of the whole run (ingests every archive)" "" "$t_r1" "" "$((g1 - g0))"
 printf '%-52s %10s %9ss\n' "ls -R of the whole run, again" "" "$t_r2"
 umount_s3
 mount_s3 "$work/cache2"
 l0=$(lists)
-t_re=$(timeit ls -lR "$mnt/$many/artifacts" >/dev/null)
+t_re=$(timeit quiet ls -lR "$mnt/$many/artifacts")
 l1=$(lists)
 printf '%-52s %10s %9ss %8s   (%s requests: the listing is cached)\n' "ls -lR artifacts/ after remount" "" "$t_re" "" "$((l1 - l0))"
 umount_s3
@@ -158,12 +159,12 @@ EOC
 	g0=$(gets)
 	drop
 	mount_s3 "$work/cache-a" http_proxy="http://127.0.0.1:$pp"
-	t_a=$(timeit cat "$mnt/$big/browse/bigdata_lib_generic/$last" >/dev/null)
+	t_a=$(timeit quiet cat "$mnt/$big/browse/bigdata_lib_generic/$last")
 	umount_s3
 	g1=$(gets)
 	drop
 	mount_s3 "$work/cache-b" http_proxy="http://127.0.0.1:$pp"
-	t_b=$(timeit cat "$mnt/$big/browse/bigdata_lib_generic/$last" >/dev/null)
+	t_b=$(timeit quiet cat "$mnt/$big/browse/bigdata_lib_generic/$last")
 	umount_s3
 	g2=$(gets)
 	printf '%-52s %10s %9ss %8s   (%s archive requests reached S3)\n' "first mount, cold cat through the proxy" "" "$t_a" "" "$((g1 - g0))"
