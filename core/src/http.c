@@ -139,6 +139,19 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* A per-thread xorshift: rand() is not thread-safe, and jitter needs no quality. */
+static uint64_t jitter(void)
+{
+	static _Thread_local uint64_t x;
+
+	if (!x)
+		x = now_ms() ^ (uint64_t)(uintptr_t)&x ^ 0x9e3779b97f4a7c15ull;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return x;
+}
+
 /* Sleep before attempt (1-based), never past the deadline: 100 ms doubling to 5 s, with
  * jitter so that many readers do not retry in step. */
 static void backoff(unsigned attempt, uint64_t deadline)
@@ -147,7 +160,7 @@ static void backoff(unsigned attempt, uint64_t deadline)
 
 	if (ms > 5000)
 		ms = 5000;
-	ms = ms / 2 + (uint64_t)(rand() % (int)(ms / 2 + 1)); /* NOLINT: jitter, not security */
+	ms = ms / 2 + jitter() % (ms / 2 + 1);
 	if (now + ms > deadline)
 		ms = deadline > now ? deadline - now : 0;
 	if (ms)

@@ -214,6 +214,8 @@ static int disk_listing(struct remote_store *r, const char *path, struct rk_stor
 	rc = rk_cache_get_file(r->cache, rel.buf, LISTING_MAX, &data, &len, NULL);
 	if (!rc) {
 		rc = listing_parse(data, len, out);
+		if (!rc)
+			rk_store_list_sort(out); /* lookups binary-search it */
 		if (rc == -EBADMSG) {
 			rk_warn("cache: '%s': malformed listing; removed", rel.buf);
 			rk_cache_remove_file(r->cache, rel.buf);
@@ -370,37 +372,73 @@ static int remote_list(struct rk_store *s, const char *path, struct rk_store_lis
 	return rc;
 }
 
+/* The entry name in the remembered listing of dir (r->lock held), or NULL. Listings are
+ * sorted, so this is a binary search: no copy of a 2000-entry listing per open. */
+static const struct rk_store_entry *find_entry_locked(struct remote_store *r, const char *dir,
+						      const char *name)
+{
+	const struct remote_list *e;
+	size_t lo = 0, hi;
+
+	for (e = r->lists; e; e = e->next)
+		if (e->state && !strcmp(e->path, dir))
+			break;
+	if (!e)
+		return NULL;
+	hi = e->l.n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(e->l.v[mid].name, name);
+
+		if (!c)
+			return &e->l.v[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 /* The listed entry for path (size, mtime), from the parent's listing. */
 static int stat_path(struct remote_store *r, const char *path, struct rk_store_entry *out,
 		     struct rk_err *err)
 {
 	const char *slash = strrchr(path, '/');
-	struct rk_store_list l = {0};
 	char *parent = strndup(path, slash ? (size_t)(slash - path) : 0);
 	const char *name = slash ? slash + 1 : path;
-	int rc;
+	const struct rk_store_entry *e;
+	int rc = 0;
 
 	if (!parent)
 		return -ENOMEM;
-	rc = remote_list(&r->base, parent, &l, err);
+	for (int pass = 0; pass < 2; pass++) {
+		pthread_mutex_lock(&r->lock);
+		e = find_entry_locked(r, parent, name);
+		if (e) {
+			*out = *e;
+			out->name = NULL;
+		}
+		pthread_mutex_unlock(&r->lock);
+		if (e || pass)
+			break;
+		{
+			struct rk_store_list l = {0};
+
+			/* not remembered yet: list the parent (which remembers it) */
+			if ((rc = remote_list(&r->base, parent, &l, err)))
+				break;
+			rk_store_list_release(&l);
+		}
+	}
 	free(parent);
 	if (rc)
 		return rc;
-	rc = rk_err_set(err, -ENOENT, "'%s': no such object", path);
-	for (size_t i = 0; i < l.n; i++)
-		if (!strcmp(l.v[i].name, name)) {
-			if (l.v[i].is_dir)
-				rc = rk_err_set(err, -EISDIR, "'%s': a directory", path);
-			else {
-				*out = l.v[i];
-				out->name = NULL;
-				rk_err_clear(err);
-				rc = 0;
-			}
-			break;
-		}
-	rk_store_list_release(&l);
-	return rc;
+	if (!e)
+		return rk_err_set(err, -ENOENT, "'%s': no such object", path);
+	if (out->is_dir)
+		return rk_err_set(err, -EISDIR, "'%s': a directory", path);
+	return 0;
 }
 
 /* ---- blocks: positional reads, coalesced ---- */

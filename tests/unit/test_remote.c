@@ -110,8 +110,7 @@ RK_TEST(s3_list_errors)
 	static const char *bad[] = {
 		"<Error><Code>AccessDenied</Code></Error>",
 		"<ListBucketResult><Contents><Key>a</Key>",
-		"<ListBucketResult><Contents><Key>a</Key><Size>-1</Size></Contents></"
-		"ListBucketResult>",
+		"<ListBucketResult><Contents><Key>a</Key><Size>-1</Size></Contents>",
 		"<ListBucketResult><Contents><Key>a&bogus;</Key></Contents></ListBucketResult>",
 		"<ListBucketResult><IsTruncated>true</IsTruncated></ListBucketResult>",
 	};
