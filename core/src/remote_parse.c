@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +169,8 @@ static int add_entry(struct rk_store_list *out, const char *name, int is_dir, ui
 		return -ENOMEM;
 	v->is_dir = is_dir;
 	v->size = is_dir ? 0 : size;
+	if (mtime < 0 || mtime > INT64_MAX / 1000000000)
+		mtime = 0; /* unknown rather than an overflow */
 	v->mtime = mtime;
 	v->mtime_ns = mtime * 1000000000;
 	out->n++;
@@ -228,6 +231,8 @@ static int valid_path(const char *s)
 {
 	char comp[1024];
 
+	if (!*s)
+		return 0;
 	while (*s) {
 		size_t n = strcspn(s, "/");
 
