@@ -108,6 +108,13 @@ for run in $(cd "$STORE" && ls); do
 	grep -q '"artifacts"' "$T/ls.s3run" || fail "rockpack ls s3://$B/$run . --json: no artifacts"
 done
 
+# virtual-host addressing: BUCKET.s3.localhost (curl resolves *.localhost to loopback)
+run=24205988455-linux
+"$ROCKPACK" --cache "$T/cache-vh" --endpoint "http://s3.localhost:${EP##*:}" --addressing virtual \
+	ls "s3://$B" $run --json >"$T/ls.vh" || fail "rockpack ls with virtual-host addressing failed"
+"$ROCKPACK" --cache "$T/cache-local" ls "$STORE" $run --json >"$T/ls.local"
+it_same "rockpack ls $run --json (virtual-host vs local)" "$T/ls.local" "$T/ls.vh"
+
 # cache refresh: the run is listed again, once
 run=24205988455-linux
 "${RP[@]}" cache refresh $run >"$T/refresh.out" || fail "rockpack cache refresh failed"

@@ -40,7 +40,10 @@ function put(port, key, file, size) {
 }
 
 (async () => {
+  // serviceEndpoint 'localhost': virtual-host requests to BUCKET.s3.localhost (curl resolves
+  // *.localhost to loopback itself) name their bucket in the host
   const server = new S3rver({ address: '127.0.0.1', port: 0, directory: dataDir, silent: true,
+    serviceEndpoint: 'localhost',
     configureBuckets: [{ name: bucket }] });
   let uploading = true;
   server.middleware.unshift(async (ctx, next) => {
