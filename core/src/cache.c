@@ -150,7 +150,7 @@ static void sweep_tmp(struct rk_cache *c)
 
 int rk_cache_open(const char *dir, uint64_t limit, struct rk_cache **out, struct rk_err *err)
 {
-	static const char *const subdirs[] = {"blobs", "index", "locks", "pieces", "remote", "tmp"};
+	static const char *const subdirs[] = {"blobs", "index", "locks", "pieces", "tmp"};
 	struct rk_cache *c;
 	struct rk_cache_stats st;
 	int rc;

@@ -196,6 +196,7 @@ struct xfer {
 	int too_big;
 	/* stream sink: skip bytes first (a server that ignored Range), then into ring */
 	uint64_t skip;
+	char etag[128]; /* of this response, "" when none */
 };
 
 static size_t header_cb(char *p, size_t size, size_t n, void *ctx)
@@ -219,11 +220,20 @@ static size_t header_cb(char *p, size_t size, size_t n, void *ctx)
 		       k + 1 < sizeof(x->meta.content_type))
 			x->meta.content_type[k++] = p[i++];
 		x->meta.content_type[k] = '\0';
+	} else if (len > 5 && !strncasecmp(p, "etag:", 5)) {
+		size_t i = 5, k = 0;
+
+		while (i < len && p[i] == ' ')
+			i++;
+		while (i < len && p[i] != '\r' && p[i] != '\n' && k + 1 < sizeof(x->etag))
+			x->etag[k++] = p[i++];
+		x->etag[k] = '\0';
 	} else if (len >= 5 && !strncmp(p, "HTTP/", 5)) {
 		/* a new response (redirect, 100-continue): forget the previous one's headers */
 		x->has_range = 0;
 		x->range_total = 0;
 		x->meta.content_type[0] = '\0';
+		x->etag[0] = '\0';
 	}
 	return len;
 }
@@ -427,6 +437,7 @@ struct rk_http_stream {
 	struct curl_slist *hdrs;
 	struct xfer x;
 	int status_checked, bad_status, paused;
+	char etag[128]; /* of the first response: a resume must get the same object */
 	char *ring; /* received, not yet read: ring[rstart, rstart+rlen) */
 	size_t rstart, rlen, rcap;
 	unsigned attempt;
@@ -446,6 +457,8 @@ static size_t stream_cb(char *p, size_t size, size_t n, void *ctx)
 		curl_easy_getinfo(s->e, CURLINFO_RESPONSE_CODE, &st);
 		s->x.meta.status = st;
 		s->status_checked = 1;
+		if (!s->etag[0] && s->x.etag[0] && strlen(s->x.etag) < sizeof(s->etag))
+			memcpy(s->etag, s->x.etag, strlen(s->x.etag) + 1);
 		if (st == 200 && s->pos)
 			s->x.skip = s->pos; /* Range ignored: drop what we have */
 		else if (st != 206 && !(st == 200 && !s->pos)) {
@@ -520,6 +533,14 @@ static int stream_start(struct rk_http_stream *s, struct rk_err *err)
 		if (!(n = curl_slist_append(s->hdrs, range)))
 			return -ENOMEM;
 		s->hdrs = n;
+		if (s->etag[0]) { /* the rest of the same object, or 412 */
+			char im[160];
+
+			snprintf(im, sizeof(im), "If-Match: %s", s->etag);
+			if (!(n = curl_slist_append(s->hdrs, im)))
+				return -ENOMEM;
+			s->hdrs = n;
+		}
 	}
 	if (!(s->e = easy_get(s->h)))
 		return -ENOMEM;
