@@ -1,5 +1,6 @@
 /* store_http.c: http(s):// stores whose directories have HTML index listings (TheRock's
- * generated index.html, nginx or Apache autoindex). A directory is GET <dir>/; the size
+ * generated index.html, nginx or Apache autoindex). A directory is GET <dir>/ (or
+ * <dir>/index.html when the server has no directory index, as S3 itself); the size
  * and mtime of each file come from HEAD requests, made in parallel, once per listing
  * (listings inside runs are then cached for good: store_remote.h). */
 #include <errno.h>
@@ -96,6 +97,18 @@ static int http_list(struct remote_store *r, const char *path, struct rk_store_l
 		struct rk_http_target t = {url.buf, r->sign, r->sign_ctx};
 
 		rc = rk_http_get(r->http, &t, 0, 0, 0, 64u << 20, &body, &m, err);
+		/* servers that map no index to a directory URL (S3 itself: TheRock uploads an
+		 * index.html into every directory) answer 404 or 403: ask for the file */
+		if ((rc == -ENOENT || rc == -EACCES) && !rk_buf_adds(&url, "index.html")) {
+			struct rk_err e2 = RK_ERR_INIT;
+
+			t.url = url.buf;
+			body.len = 0;
+			if (!rk_http_get(r->http, &t, 0, 0, 0, 64u << 20, &body, &m, &e2)) {
+				rc = 0;
+				rk_err_clear(err);
+			}
+		}
 	}
 	if (!rc && m.content_type[0] && strncmp(m.content_type, "text/html", 9))
 		rc = rk_err_set(err, -ENOTDIR, "'%s': not an HTML index (%s)", url.buf,

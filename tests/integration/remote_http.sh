@@ -34,6 +34,7 @@ rt_nginx ngweb "
 		listen 127.0.0.1:$P;
 		location /store/ { alias $STORE/; autoindex on; }
 		location /therock/ { root $T/www; index index.html; }
+		location /raw/ { alias $T/www/therock/; autoindex off; index none.html; }
 	}"
 rt_wait_http "http://127.0.0.1:$P/store/"
 
@@ -62,6 +63,15 @@ for v in browse dist tarballs; do
 done
 it_umount therock
 it_quiet_log therock
+# a server without directory indexes (403 for dir/, like S3 itself): dir/index.html
+it_mount raw "http://127.0.0.1:$P/raw/$RUN" "$T/raw" "$T/cache-raw"
+rt_tree "$T/raw" | grep -v '^f [0-9]* ./artifacts/index.html$' >"$T/raw.tree"
+it_same "no directory index (dir/index.html): names, types and sizes" "$T/local1.tree" "$T/raw.tree"
+it_sums "$T/raw/browse" >"$T/raw.browse.sums"
+it_same "no directory index: browse/" "$T/local1.browse.sums" "$T/raw.browse.sums"
+grep -q '^REQ GET /raw/.*/ 403 ' "$T/ngweb/access.log" ||
+	fail "the server without directory index never answered 403"
+it_umount raw
 it_umount local1
 
 # two mounts sharing a caching proxy in front of the S3 server
