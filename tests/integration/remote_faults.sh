@@ -8,7 +8,9 @@
 #  - a stalled transfer: the read fails with EIO within the operation timeout, the
 #    daemon stays up, and once the server answers again the same file reads right;
 #  - SigV4: the right key works (above); a wrong secret or no credentials are refused
-#    by the proxy and the mount answers EIO, without hanging.
+#    by the proxy and the mount answers EIO, without hanging;
+#  - a 19 MB archive's download broken several times resumes with Range requests and
+#    ingests right.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../remote/remote.sh"
 it_init "$@"
@@ -99,6 +101,24 @@ for mode in wrong none; do
 done
 [ "$(rt_count "$T/fp.log" ' sigv4:signature_mismatch ')" -gt 0 ] || fail "no request with a wrong signature reached the proxy"
 [ "$(rt_count "$T/fp.log" ' sigv4:no_SigV4')" -gt 0 ] || fail "no unsigned request reached the proxy"
+
+# 4. a 19 MB archive streamed into the ingest through resets, truncations and short
+# bodies: the download resumes with Range requests from where it broke, and the
+# archive's contents (checked against its .sha256sum by the ingest) are right
+python3 "$(dirname "$0")/../demo/mkdemo.py" "$T/large" --large-gib 0.02 >/dev/null
+LRUN=$(ls "$T/large")
+rt_s3rver s3big "$T/large" large
+rt_proxy fp2 "http://127.0.0.1:$RT_PORT" --sigv4 S3RVER:S3RVER:us-east-1
+echo "ok,ok,ok,reset,truncate,lie,ok,drop,503,reset,ok" >"$T/fp2.schedule"
+it_mount big s3://large "$T/big" "$T/cache-big" -o "endpoint=http://127.0.0.1:$RT_PORT,timeout=30,retries=10"
+it_extract "$T/large/$LRUN/bigdata_lib_generic.tar.zst" "$T/want-big"
+it_cmp_tree "19 MB archive through a faulty server" "$T/want-big" "$T/big/$LRUN/browse/bigdata_lib_generic"
+n=$(grep -c 'resuming' "${IT_LOG[big]}" || true)
+[ "$n" -ge 2 ] || fail "the big archive's download resumed $n times (want >= 2: the schedule breaks it)"
+[ "$(rt_count "$T/fp2.log" 'bigdata_lib_generic.tar.zst (reset|truncate|lie) ')" -ge 2 ] ||
+	fail "the proxy broke the big archive's download fewer than 2 times"
+it_alive big
+it_umount big
 
 it_umount local
 it_finish
