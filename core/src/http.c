@@ -184,6 +184,21 @@ int rk_http_escape(struct rk_buf *b, const char *s, int keep_slash)
 	return 0;
 }
 
+/* A retry asks caching proxies on the way for a fresh copy: the one they hold may be
+ * what failed (cvmfs does the same). */
+static int no_cache(struct curl_slist **hdrs)
+{
+	struct curl_slist *n = curl_slist_append(*hdrs, "Cache-Control: no-cache");
+
+	if (!n) {
+		curl_slist_free_all(*hdrs);
+		*hdrs = NULL;
+		return -ENOMEM;
+	}
+	*hdrs = n;
+	return 0;
+}
+
 /* ---- one request ---- */
 
 struct xfer {
@@ -340,7 +355,11 @@ int rk_http_get(struct rk_http *h, const struct rk_http_target *t, int head, uin
 		if (body->alloc)
 			body->buf[base] = '\0';
 		if (t->sign &&
-		    (rc = t->sign(t->sign_ctx, head ? "HEAD" : "GET", t->url, &hdrs, err)))
+		    (rc = t->sign(t->sign_ctx, head ? "HEAD" : "GET", t->url, &hdrs, err))) {
+			curl_slist_free_all(hdrs);
+			return rc;
+		}
+		if (attempt && (rc = no_cache(&hdrs)))
 			return rc;
 		if (len) {
 			snprintf(range, sizeof(range), "Range: bytes=%" PRIu64 "-%" PRIu64, off,
@@ -525,6 +544,8 @@ static int stream_start(struct rk_http_stream *s, struct rk_err *err)
 	s->status_checked = s->bad_status = s->paused = 0;
 	s->what[0] = '\0';
 	if (s->t.sign && (rc = s->t.sign(s->t.sign_ctx, "GET", s->t.url, &s->hdrs, err)))
+		return rc;
+	if (s->attempt && (rc = no_cache(&s->hdrs)))
 		return rc;
 	if (s->pos) {
 		struct curl_slist *n;
