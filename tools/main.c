@@ -89,7 +89,7 @@ static void usage(FILE *f)
 		"options:\n"
 		"  --cache DIR        cache directory (default ~/.cache/rockfs)\n"
 		"  --cache-size SIZE  size limit, e.g. 20G (gc shrinks to it)\n"
-		"  --jobs N           archives decompressed at once (default: CPUs)\n"
+		"  --jobs N           archives decompressed at once (default: CPUs; 8+ remote)\n"
 		"  --json             listings as JSON\n"
 		"  -q, --quiet        no progress output\n"
 		"  --endpoint URL     s3: custom endpoint, path-style (or $AWS_ENDPOINT_URL)\n"

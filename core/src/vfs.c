@@ -1610,6 +1610,7 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 	struct rk_vfs *v = calloc(1, sizeof(*v));
 	struct node *root;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned jobs;
 	int rc;
 
 	if (!v)
@@ -1617,7 +1618,11 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 	pthread_rwlock_init(&v->tree, NULL);
 	pthread_mutex_init(&v->wait_lock, NULL);
 	pthread_cond_init(&v->wait_cond, NULL);
-	sem_init(&v->jobs, 0, o->ingest_jobs ? o->ingest_jobs : (unsigned)(ncpu > 0 ? ncpu : 1));
+	jobs = o->ingest_jobs ? o->ingest_jobs : (unsigned)(ncpu > 0 ? ncpu : 1);
+	/* a remote archive's ingest also waits on the network: run more of them at once */
+	if (!o->ingest_jobs && rk_store_is_remote(o->store) && jobs < 8)
+		jobs = 8;
+	sem_init(&v->jobs, 0, jobs);
 	v->mount_time = time(NULL);
 	if (!o->cache_dir && (rc = rk_cache_default_dir(dir, sizeof(dir))))
 		goto fail;

@@ -38,7 +38,8 @@ struct rk_vfs_opts {
 	struct rk_store_opts remote; /* remote stores (rk/store.h); .cache is set by the vfs */
 	const char *cache_dir; /* NULL: rk_cache_default_dir() */
 	uint64_t cache_limit; /* bytes; 0: no limit */
-	unsigned ingest_jobs; /* concurrent archive ingests; 0: online CPUs */
+	unsigned ingest_jobs; /* concurrent archive ingests; 0: online CPUs (at least 8 for
+			       * a remote store: its ingests also wait on the network) */
 };
 
 struct rk_attr {
