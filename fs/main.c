@@ -23,6 +23,9 @@ struct options {
 	char *cache_size;
 	unsigned jobs;
 	char *kpack_compression;
+	char *endpoint, *region, *addressing;
+	unsigned timeout, retries;
+	int offline, refresh, no_sign;
 	int help, version;
 };
 
@@ -31,10 +34,22 @@ struct options {
 		t, offsetof(struct options, p), 1 \
 	}
 static const struct fuse_opt option_spec[] = {
-	OPT("cache=%s", cache), OPT("cache_size=%s", cache_size),
-	OPT("jobs=%u", jobs),	OPT("kpack_compression=%s", kpack_compression),
-	OPT("-h", help),	OPT("--help", help),
-	OPT("-V", version),	OPT("--version", version),
+	OPT("cache=%s", cache),
+	OPT("cache_size=%s", cache_size),
+	OPT("jobs=%u", jobs),
+	OPT("kpack_compression=%s", kpack_compression),
+	OPT("endpoint=%s", endpoint),
+	OPT("region=%s", region),
+	OPT("addressing=%s", addressing),
+	OPT("timeout=%u", timeout),
+	OPT("retries=%u", retries),
+	OPT("offline", offline),
+	OPT("refresh", refresh),
+	OPT("no_sign", no_sign),
+	OPT("-h", help),
+	OPT("--help", help),
+	OPT("-V", version),
+	OPT("--version", version),
 	FUSE_OPT_END,
 };
 
@@ -55,12 +70,26 @@ static void usage(const char *prog)
 	printf("usage: %s [options] STORE MOUNTPOINT\n"
 	       "\n"
 	       "Mount a TheRock artifact store (a directory of CI runs, or one run) read-only.\n"
+	       "STORE is a local directory, s3://bucket[/prefix] or an http(s):// URL with\n"
+	       "index.html listings (docs/remote-stores.md).\n"
 	       "\n"
 	       "rockfs options:\n"
 	       "    -o cache=DIR           cache directory (default $XDG_CACHE_HOME/rockfs or\n"
 	       "                           ~/.cache/rockfs)\n"
 	       "    -o cache_size=SIZE     evict least recently used data above SIZE (e.g. 20G)\n"
-	       "    -o jobs=N              archives decompressed at once (default: CPUs)\n"
+	       "    -o jobs=N              archives decompressed at once (default: CPUs,\n"
+	       "                           at least 8 for a remote store)\n"
+	       "    -o endpoint=URL        s3: a custom endpoint (path-style), e.g.\n"
+	       "                           http://127.0.0.1:9000 (or $AWS_ENDPOINT_URL)\n"
+	       "    -o region=R            s3: the bucket's region (or $AWS_REGION)\n"
+	       "    -o addressing=path|virtual   s3: URL style (default: path with an endpoint)\n"
+	       "    -o no_sign             s3: unsigned requests even when credentials are set\n"
+	       "    -o timeout=SEC         remote: give up on one operation after SEC seconds\n"
+	       "                           (EIO and a log line; default 60)\n"
+	       "    -o retries=N           remote: retries of a failed request (default 6)\n"
+	       "    -o offline             remote: no network; serve what the cache holds\n"
+	       "    -o refresh             remote: list runs again instead of using the cached\n"
+	       "                           listings (for runs still being uploaded)\n"
 	       "    -o kpack_compression=none|zstd\n"
 	       "                           scheme of the .kpack archives in kpack/ and\n"
 	       "                           dist/<target> (default none: no copy, no CPU)\n"
@@ -139,6 +168,20 @@ int main(int argc, char *argv[])
 			o.kpack_compression);
 		goto out;
 	}
+	vo.remote.endpoint = o.endpoint;
+	vo.remote.region = o.region;
+	vo.remote.offline = o.offline;
+	vo.remote.refresh = o.refresh;
+	vo.remote.no_sign = o.no_sign;
+	vo.remote.timeout_ms = o.timeout * 1000;
+	vo.remote.retries = o.retries;
+	if (o.addressing) {
+		if (strcmp(o.addressing, "path") && strcmp(o.addressing, "virtual")) {
+			fprintf(stderr, "rockfs: addressing '%s': path or virtual\n", o.addressing);
+			goto out;
+		}
+		vo.remote.addressing = o.addressing[0];
+	}
 	if (o.cache_size && rk_size_parse(o.cache_size, &vo.cache_limit)) {
 		fprintf(stderr, "rockfs: cache_size '%s': not a size (e.g. 20G)\n", o.cache_size);
 		goto out;
@@ -202,6 +245,9 @@ out:
 	free(o.cache);
 	free(o.cache_size);
 	free(o.kpack_compression);
+	free(o.endpoint);
+	free(o.region);
+	free(o.addressing);
 	fuse_opt_free_args(&args);
 	return ret;
 }

@@ -14,6 +14,9 @@ pkgs=(
 	clang libclang-rt-14-dev
 	# tests drive the mount with real tools
 	rsync libarchive-tools binutils file procps util-linux diffutils coreutils findutils tar gzip
+	# remote-store tests: nginx (autoindex, caching proxy), curl, node + npm (s3rver is
+	# installed from the npm registry at test time)
+	nginx-light curl nodejs npm
 	clang-tools-15
 )
 

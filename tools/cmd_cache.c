@@ -4,7 +4,34 @@
 
 #include "rk/cache.h"
 #include "rk/size.h"
+#include "rk/store.h"
 #include "rockpack.h"
+
+/* rockpack cache refresh RUN: the next listing of RUN (in any remote store) asks the
+ * server again. RUN may be given as org/run. */
+static int cache_refresh(const struct rp_opts *o, const char *run)
+{
+	struct rk_err err = RK_ERR_INIT;
+	const char *slash = strrchr(run, '/');
+	struct rk_cache *c;
+	char dir[4096];
+	int rc;
+
+	if (slash)
+		run = slash + 1;
+	if (!o->cache_dir && rk_cache_default_dir(dir, sizeof(dir)))
+		return rp_fail("cannot find a cache directory: set --cache");
+	rc = rk_cache_open(o->cache_dir ? o->cache_dir : dir, 0, &c, &err);
+	if (rc)
+		return rp_fail("%s", rk_err_str(&err, rc));
+	rc = rk_store_refresh_run(c, run, &err);
+	rk_cache_close(c);
+	if (rc < 0)
+		return rp_fail("cache refresh: %s", rk_err_str(&err, rc));
+	if (!o->quiet)
+		printf("%s: %d cached listing%s forgotten\n", run, rc, rc == 1 ? "" : "s");
+	return 0;
+}
 
 int cmd_cache(const struct rp_opts *o, int argc, char **argv)
 {
@@ -14,10 +41,12 @@ int cmd_cache(const struct rp_opts *o, int argc, char **argv)
 	char dir[4096], a[32], b[32];
 	int rc, ret = 0;
 
+	if (argc == 2 && !strcmp(argv[0], "refresh"))
+		return cache_refresh(o, argv[1]);
 	if (argc != 1 ||
 	    (strcmp(argv[0], "stats") && strcmp(argv[0], "gc") && strcmp(argv[0], "verify")))
 		return rp_fail("usage: rockpack [--cache DIR] [--cache-size SIZE] cache "
-			       "stats|gc|verify");
+			       "stats|gc|verify|refresh RUN");
 	if (!strcmp(argv[0], "gc") && !o->cache_limit)
 		return rp_fail("cache gc: give the size to shrink to with --cache-size");
 	if (!o->cache_dir && rk_cache_default_dir(dir, sizeof(dir)))

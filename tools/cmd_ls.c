@@ -34,7 +34,7 @@ static int ls_runs(const struct rp_opts *o, struct rk_vfs *v)
 	struct rk_buf b = RK_BUF_INIT;
 	char **names, sz[32];
 	size_t n;
-	int rc = rk_vfs_list_runs(v, &names, &n, &err);
+	int rc = rk_vfs_list_runs(v, &names, &n, &err), failed = 0, printed = 0;
 
 	if (rc)
 		return rp_fail("%s", rk_err_str(&err, rc));
@@ -46,11 +46,12 @@ static int ls_runs(const struct rp_opts *o, struct rk_vfs *v)
 		const struct rk_run *r;
 
 		if ((rc = rk_vfs_run(v, names[i], &r, &err))) {
-			rp_fail("'%s': %s", names[i], rk_err_str(&err, rc));
+			failed = rp_fail("'%s': %s", names[i], rk_err_str(&err, rc));
+			rc = 0; /* the other runs are still listed; the exit status says it */
 			continue;
 		}
 		if (o->json) {
-			rc = rk_buf_addf(&b, "%s\n {\"run\": ", i ? "," : "") ||
+			rc = rk_buf_addf(&b, "%s\n {\"run\": ", printed++ ? "," : "") ||
 			     rk_buf_add_json_str(&b, names[i]) ||
 			     rk_buf_addf(&b,
 					 ", \"artifacts\": %zu, \"bytes\": %llu, \"targets\": [",
@@ -72,7 +73,7 @@ static int ls_runs(const struct rp_opts *o, struct rk_vfs *v)
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
-	return print_buf(&b, rc ? -1 : 0);
+	return print_buf(&b, rc ? -1 : 0) || failed;
 }
 
 static int ls_run(const struct rp_opts *o, struct rk_vfs *v, const char *name)

@@ -63,6 +63,7 @@ int rp_open(const struct rp_opts *o, const char *store, struct rk_vfs **out)
 		.cache_limit = o->cache_limit,
 		.ingest_jobs = o->jobs,
 		.kpack_zstd = o->kpack_zstd,
+		.remote = o->remote,
 	};
 	struct rk_err err = RK_ERR_INIT;
 	int rc = rk_vfs_open(&vo, out, &err);
@@ -95,16 +96,26 @@ static void usage(FILE *f)
 		"                                 split one fat binary file\n"
 		"  cache stats|gc|verify          inspect, shrink (--cache-size) or check the "
 		"cache\n"
+		"  cache refresh RUN              forget the cached listings of RUN (remote "
+		"stores)\n"
 		"\n"
 		"options:\n"
 		"  --cache DIR        cache directory (default ~/.cache/rockfs)\n"
 		"  --cache-size SIZE  size limit, e.g. 20G (gc shrinks to it)\n"
-		"  --jobs N           archives decompressed at once (default: CPUs)\n"
+		"  --jobs N           archives decompressed at once (default: CPUs; 8+ remote)\n"
 		"  --json             listings as JSON\n"
 		"  -q, --quiet        no progress output\n"
+		"  --endpoint URL     s3: custom endpoint, path-style (or $AWS_ENDPOINT_URL)\n"
+		"  --region R         s3: the bucket's region (or $AWS_REGION)\n"
+		"  --addressing path|virtual   s3: URL style\n"
+		"  --no-sign          s3: unsigned requests even with credentials\n"
+		"  --timeout SEC      remote: one operation's time limit (default 60)\n"
+		"  --offline          remote: no network; use what the cache holds\n"
+		"  --refresh          remote: list runs again (ignore cached listings)\n"
 		"  -v, --verbose      log what the core does\n"
 		"  -h, --help         this text;  -V, --version\n"
 		"\n"
+		"STORE is a directory, s3://bucket[/prefix] or an http(s):// URL.\n"
 		"RUN is a run directory name such as 24205988455-linux (or ROCm-rocm-libraries/\n"
 		"<run> for other repositories); for a store that is itself one run, use '.'.\n");
 }
@@ -127,6 +138,13 @@ int main(int argc, char **argv)
 		{"cache-size", required_argument, NULL, 's'},
 		{"jobs", required_argument, NULL, 'j'},
 		{"json", no_argument, NULL, 'J'},
+		{"endpoint", required_argument, NULL, 'E'},
+		{"region", required_argument, NULL, 'R'},
+		{"addressing", required_argument, NULL, 'A'},
+		{"no-sign", no_argument, NULL, 'N'},
+		{"timeout", required_argument, NULL, 'T'},
+		{"offline", no_argument, NULL, 'O'},
+		{"refresh", no_argument, NULL, 'F'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
@@ -159,6 +177,35 @@ int main(int argc, char **argv)
 		}
 		case 'J':
 			o.json = 1;
+			break;
+		case 'E':
+			o.remote.endpoint = optarg;
+			break;
+		case 'R':
+			o.remote.region = optarg;
+			break;
+		case 'A':
+			if (strcmp(optarg, "path") && strcmp(optarg, "virtual"))
+				return rp_fail("--addressing '%s': path or virtual", optarg);
+			o.remote.addressing = optarg[0];
+			break;
+		case 'N':
+			o.remote.no_sign = 1;
+			break;
+		case 'T': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+
+			if (*end || n < 1 || n > 86400)
+				return rp_fail("--timeout '%s': want 1..86400 seconds", optarg);
+			o.remote.timeout_ms = (unsigned)n * 1000;
+			break;
+		}
+		case 'O':
+			o.remote.offline = 1;
+			break;
+		case 'F':
+			o.remote.refresh = 1;
 			break;
 		case 'q':
 			o.quiet = 1;

@@ -13,6 +13,7 @@ struct rp_opts {
 	int json; /* --json */
 	int quiet; /* -q */
 	int kpack_zstd; /* split: .kpack archives compressed per kernel */
+	struct rk_store_opts remote; /* --endpoint, --region, --offline, ... */
 };
 
 /* Print "rockpack: <msg>" on stderr and return 1 (the exit code of a failed command). */

@@ -5,13 +5,34 @@
 
 #include "store_int.h"
 
+int rk_store_is_remote(const char *location)
+{
+	return !strncmp(location, "s3://", 5) || !strncmp(location, "http://", 7) ||
+	       !strncmp(location, "https://", 8);
+}
+
+int rk_store_open_opts(const char *location, const struct rk_store_opts *o, struct rk_store **out,
+		       struct rk_err *err)
+{
+	static const struct rk_store_opts none;
+
+	if (!o)
+		o = &none;
+	if (!strncmp(location, "s3://", 5))
+		return rk_store_s3_open(location, o, out, err);
+	if (!strncmp(location, "http://", 7) || !strncmp(location, "https://", 8))
+		return rk_store_http_open(location, o, out, err);
+	return rk_store_dir_open(location, out, err);
+}
+
 int rk_store_open(const char *location, struct rk_store **out, struct rk_err *err)
 {
-	if (!strncmp(location, "s3://", 5) || !strncmp(location, "http://", 7) ||
-	    !strncmp(location, "https://", 8))
-		return rk_err_set(err, -EPROTONOSUPPORT,
-				  "'%s': remote stores are not supported yet", location);
-	return rk_store_dir_open(location, out, err);
+	return rk_store_open_opts(location, NULL, out, err);
+}
+
+uint64_t rk_store_requests(const struct rk_store *s)
+{
+	return s->ops->requests ? s->ops->requests(s) : 0;
 }
 
 void rk_store_close(struct rk_store *s)

@@ -10,6 +10,7 @@ struct rk_store_ops {
 	int (*open)(struct rk_store *s, const char *path, struct rk_object **out,
 		    struct rk_err *err);
 	void (*close)(struct rk_store *s);
+	uint64_t (*requests)(const struct rk_store *s); /* NULL: 0 */
 };
 
 struct rk_object_ops {
@@ -32,5 +33,9 @@ struct rk_object {
 };
 
 int rk_store_dir_open(const char *path, struct rk_store **out, struct rk_err *err);
+int rk_store_s3_open(const char *location, const struct rk_store_opts *o, struct rk_store **out,
+		     struct rk_err *err);
+int rk_store_http_open(const char *location, const struct rk_store_opts *o, struct rk_store **out,
+		       struct rk_err *err);
 
 #endif

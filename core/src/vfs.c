@@ -521,6 +521,7 @@ static void *arch_thread(void *p)
 	pthread_mutex_lock(&v->wait_lock);
 	a->state = rc ? ARCH_FAILED : ARCH_DONE;
 	a->rc = rc;
+	a->transient = rc == -ETIMEDOUT;
 	a->gen++;
 	v->active--;
 	pthread_cond_broadcast(&v->wait_cond);
@@ -534,7 +535,12 @@ int vfs_arch_start(struct rk_vfs *v, struct arch *a)
 	int rc = 0;
 
 	pthread_mutex_lock(&v->wait_lock);
-	if (a->state == ARCH_IDLE) {
+	if (a->state == ARCH_IDLE || (a->state == ARCH_FAILED && a->transient)) {
+		if (a->started) {
+			pthread_join(a->thread, NULL); /* it has finished: state is FAILED */
+			a->started = 0;
+		}
+		a->transient = 0;
 		a->state = ARCH_RUNNING;
 		v->active++;
 		rc = -pthread_create(&a->thread, NULL, arch_thread, a);
@@ -772,12 +778,15 @@ static int pop_dirs(struct rk_vfs *v, struct node *dir, const char *path, int to
 
 int vfs_populate(struct rk_vfs *v, struct node *n, struct rk_err *err)
 {
-	int rc;
+	int rc, waited = 0, transient;
 
 	pthread_mutex_lock(&v->wait_lock);
-	while (n->pop_state == PS_RUNNING)
+	while (n->pop_state == PS_RUNNING) {
 		pthread_cond_wait(&v->wait_cond, &v->wait_lock);
-	if (n->pop_state == PS_DONE) {
+		waited = 1;
+	}
+	/* a network failure is final only for those who waited for that attempt */
+	if (n->pop_state == PS_DONE && (!n->pop_transient || waited)) {
 		rc = n->pop_rc;
 		pthread_mutex_unlock(&v->wait_lock);
 		return rc == -EIO ? rk_err_set(err, rc, "'%s': unavailable (see log)", n->name)
@@ -817,6 +826,7 @@ int vfs_populate(struct rk_vfs *v, struct node *n, struct rk_err *err)
 	default:
 		rc = 0;
 	}
+	transient = rc == -ETIMEDOUT;
 	if (rc && rc != -ENOMEM) {
 		rk_err_log("'%s': %s", n->ctx ? n->ctx : n->name, rk_err_str(err, rc));
 		rc = -EIO;
@@ -824,9 +834,20 @@ int vfs_populate(struct rk_vfs *v, struct node *n, struct rk_err *err)
 	pthread_mutex_lock(&v->wait_lock);
 	n->pop_state = PS_DONE;
 	n->pop_rc = rc;
+	n->pop_transient = (uint8_t)transient;
 	pthread_cond_broadcast(&v->wait_cond);
 	pthread_mutex_unlock(&v->wait_lock);
 	return rc;
+}
+
+static int arch_transient(struct rk_vfs *v, struct arch *a)
+{
+	int t;
+
+	pthread_mutex_lock(&v->wait_lock);
+	t = a->state == ARCH_FAILED && a->transient;
+	pthread_mutex_unlock(&v->wait_lock);
+	return t;
 }
 
 /* Snapshot of an archive's state for waiters. */
@@ -940,9 +961,14 @@ int rk_vfs_lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk
 		pthread_rwlock_unlock(&v->tree);
 		return 0;
 	}
-	for (;;) {
+	for (int retried = 0;;) {
 		if (dir->arch)
 			arch_state(v, dir->arch, &state, &gen);
+		if (state == ARCH_FAILED && !retried && arch_transient(v, dir->arch)) {
+			retried = 1; /* a network failure: try this archive once more */
+			if (!vfs_arch_start(v, dir->arch))
+				continue;
+		}
 		if (state == ARCH_FAILED)
 			return arch_eio(dir->arch, err);
 		pthread_rwlock_rdlock(&v->tree);
@@ -1016,8 +1042,13 @@ int rk_vfs_readdir(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn 
 
 	if ((rc = get_dir(v, ino, &dir, err)))
 		return rc;
-	while (dir->arch) { /* a listing is only complete when the archive is */
+	for (int retried = 0; dir->arch;) { /* a listing is only complete when the archive is */
 		arch_state(v, dir->arch, &state, &gen);
+		if (state == ARCH_FAILED && !retried && arch_transient(v, dir->arch)) {
+			retried = 1;
+			if (!vfs_arch_start(v, dir->arch))
+				continue;
+		}
 		if (state == ARCH_FAILED)
 			return arch_eio(dir->arch, err);
 		if (state != ARCH_RUNNING)
@@ -1144,6 +1175,10 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 		rc = rk_store_object_open(v->store, n->data, &f->obj, err);
 		if (!rc)
 			f->fd = rk_object_fd(f->obj);
+		else if (rc == -ETIMEDOUT) {
+			rk_err_log("'%s': %s", n->name, rk_err_str(err, rc));
+			rc = -EIO;
+		}
 	}
 	if (rc) {
 		free(f);
@@ -1324,8 +1359,14 @@ ssize_t rk_file_pread(struct rk_file *f, void *buf, size_t n, uint64_t off, stru
 		memcpy(buf, f->bytes + off, n);
 		return (ssize_t)n;
 	}
-	if (f->obj && f->fd < 0)
-		return rk_object_pread(f->obj, buf, n, off, err);
+	if (f->obj && f->fd < 0) {
+		r = rk_object_pread(f->obj, buf, n, off, err);
+		if (r < 0 && r != -ENOMEM && r != -EIO) {
+			rk_err_log("read: %s", rk_err_str(err, (int)r));
+			r = -EIO; /* the network gave up, or the object changed */
+		}
+		return r;
+	}
 	if (f->fd < 0)
 		return 0;
 	do
@@ -1581,9 +1622,11 @@ int vfs_run_manifest(struct rk_vfs *v, struct node *dir, struct rk_manifest *out
 int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err *err)
 {
 	char dir[4096];
+	struct rk_store_opts ro;
 	struct rk_vfs *v = calloc(1, sizeof(*v));
 	struct node *root;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned jobs;
 	int rc;
 
 	if (!v)
@@ -1592,13 +1635,19 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 	pthread_mutex_init(&v->wait_lock, NULL);
 	pthread_cond_init(&v->wait_cond, NULL);
 	v->kpack_zstd = o->kpack_zstd;
-	sem_init(&v->jobs, 0, o->ingest_jobs ? o->ingest_jobs : (unsigned)(ncpu > 0 ? ncpu : 1));
+	jobs = o->ingest_jobs ? o->ingest_jobs : (unsigned)(ncpu > 0 ? ncpu : 1);
+	/* a remote archive's ingest also waits on the network: run more of them at once */
+	if (!o->ingest_jobs && rk_store_is_remote(o->store) && jobs < 8)
+		jobs = 8;
+	sem_init(&v->jobs, 0, jobs);
 	v->mount_time = time(NULL);
-	if ((rc = rk_store_open(o->store, &v->store, err)))
-		goto fail;
 	if (!o->cache_dir && (rc = rk_cache_default_dir(dir, sizeof(dir))))
 		goto fail;
 	if ((rc = rk_cache_open(o->cache_dir ? o->cache_dir : dir, o->cache_limit, &v->cache, err)))
+		goto fail;
+	ro = o->remote;
+	ro.cache = v->cache;
+	if ((rc = rk_store_open_opts(o->store, &ro, &v->store, err)))
 		goto fail;
 	root = vfs_lazy_dir(v, NULL, "", POP_ROOT, v->mount_time);
 	if (!root) {
@@ -1644,8 +1693,8 @@ void rk_vfs_close(struct rk_vfs *v)
 		rk_run_free(r->cat);
 		free(r);
 	}
+	rk_store_close(v->store); /* it uses the cache */
 	rk_cache_close(v->cache);
-	rk_store_close(v->store);
 	sem_destroy(&v->jobs);
 	pthread_cond_destroy(&v->wait_cond);
 	pthread_mutex_destroy(&v->wait_lock);

@@ -54,6 +54,7 @@ struct arch {
 	struct node *root; /* browse/<stem> */
 	int state; /* enum arch_state; v->wait_lock */
 	int rc;
+	int transient; /* failed on the network (-ETIMEDOUT): a later access tries again */
 	char why[256]; /* the failure, for every later EIO; written before state FAILED */
 	uint64_t gen; /* bumped on every published member; v->wait_lock */
 	_Atomic uint64_t progress;
@@ -76,6 +77,7 @@ struct node {
 	uint8_t pop; /* enum pop_kind; immutable */
 	uint8_t pop_state; /* enum pop_state; v->wait_lock */
 	int pop_rc;
+	uint8_t pop_transient; /* pop_rc is a network failure: a later access tries again */
 	char *ctx; /* POP_ORG/POP_RUN: store path */
 	struct run *run; /* run directories, once populated */
 	struct arch *arch; /* nodes inside browse/<stem> (and that root itself) */

@@ -48,10 +48,13 @@ RK_TEST(open_errors)
 	RK_ASSERT(err.msg[0]);
 	fx_writes("file", "x");
 	RK_ASSERT_EQ_INT(-ENOTDIR, rk_store_open("file", &s, NULL));
-	RK_ASSERT_EQ_INT(-EPROTONOSUPPORT, rk_store_open("s3://bucket/x", &s, NULL));
-	RK_ASSERT_EQ_INT(-EPROTONOSUPPORT, rk_store_open("https://h/x", &s, NULL));
-	RK_ASSERT_EQ_INT(-EPROTONOSUPPORT, rk_store_open("http://h/x", &s, NULL));
+	/* remote locations are checked for form here (test_remote.c), without any request */
+	RK_ASSERT_EQ_INT(-EINVAL, rk_store_open("s3://", &s, NULL));
+	RK_ASSERT_EQ_INT(-EINVAL, rk_store_open("https://h/x?q", &s, NULL));
 	RK_ASSERT(s == NULL);
+	RK_ASSERT_EQ_INT(0, rk_store_open("s3://bucket/x", &s, NULL));
+	RK_ASSERT_EQ_STR("s3://bucket/x", rk_store_id(s));
+	rk_store_close(s);
 }
 
 RK_TEST(list_sorted_with_sizes)

@@ -1,6 +1,7 @@
 /* rk/store.h: where artifacts live. A store lists directories and opens objects for
- * reading. Backends: "dir" (a local path) now; "http" and "s3" plug into the same
- * vtable (core/src/store_*.c).
+ * reading. Backends (core/src/store_*.c): "dir" (a local path), "s3" (s3://bucket/prefix,
+ * ListObjectsV2) and "http" (http(s)://... with index.html listings); the remote ones
+ * are described in docs/remote-stores.md.
  *
  * Paths given to a store are relative to its root, '/'-separated, without leading
  * or trailing '/' ("" is the root). A store is thread-safe; an object is used by
@@ -29,8 +30,35 @@ struct rk_store_list {
 	size_t n;
 };
 
-/* Open a store from a location: a local directory path (absolute or relative). */
+struct rk_cache;
+
+/* Options of the remote stores (ignored by "dir"). Zero means the default. */
+struct rk_store_opts {
+	const char *endpoint; /* s3: custom endpoint URL, e.g. http://127.0.0.1:9000 */
+	const char *region; /* s3: default $AWS_REGION, $AWS_DEFAULT_REGION, us-east-1 */
+	int addressing; /* s3: 0 auto (path-style with an endpoint), 'p' path, 'v' virtual */
+	int no_sign; /* s3: never sign, even with credentials */
+	struct rk_cache *cache; /* where listings and small objects are kept; NULL: memory */
+	int offline; /* no network: serve what the cache holds */
+	int refresh; /* fetch listings again, even of runs (which are cached for good) */
+	unsigned timeout_ms; /* per operation (a list, one read); 0: 60 s */
+	unsigned retries; /* after the first attempt; 0: 6 */
+};
+
+/* Open a store from a location: a local directory path (absolute or relative), an
+ * s3://bucket[/prefix] or an http(s):// URL. o may be NULL. */
 int rk_store_open(const char *location, struct rk_store **out, struct rk_err *err);
+int rk_store_open_opts(const char *location, const struct rk_store_opts *o, struct rk_store **out,
+		       struct rk_err *err);
+/* 1 for s3:// and http(s):// locations. */
+int rk_store_is_remote(const char *location);
+
+/* Forget the cached listings of run (a run directory name) of every remote store using
+ * cache, so that the next listing asks the server. Returns how many were removed. */
+int rk_store_refresh_run(struct rk_cache *cache, const char *run, struct rk_err *err);
+
+/* Network requests this store has made (attempts, retries included); 0 for "dir". */
+uint64_t rk_store_requests(const struct rk_store *s);
 void rk_store_close(struct rk_store *s); /* NULL ok */
 
 /* A stable identity for cache keys, e.g. "dir:/srv/therock-staging". */

@@ -26,6 +26,7 @@
 
 #include "rk/catalog.h"
 #include "rk/err.h"
+#include "rk/store.h"
 
 #define RK_ROOT_INO 1
 
@@ -33,10 +34,12 @@ struct rk_vfs;
 struct rk_file;
 
 struct rk_vfs_opts {
-	const char *store; /* a local directory */
+	const char *store; /* a local directory, s3://bucket[/prefix] or http(s):// URL */
+	struct rk_store_opts remote; /* remote stores (rk/store.h); .cache is set by the vfs */
 	const char *cache_dir; /* NULL: rk_cache_default_dir() */
 	uint64_t cache_limit; /* bytes; 0: no limit */
-	unsigned ingest_jobs; /* concurrent archive ingests; 0: online CPUs */
+	unsigned ingest_jobs; /* concurrent archive ingests; 0: online CPUs (at least 8 for
+			       * a remote store: its ingests also wait on the network) */
 	int kpack_zstd; /* split .kpack archives: "zstd-per-kernel" instead of "none" */
 };
 
