@@ -14,11 +14,15 @@ pkgs=(
 	clang libclang-rt-14-dev
 	# tests drive the mount with real tools
 	rsync libarchive-tools binutils file procps util-linux diffutils coreutils findutils tar gzip
-	# remote-store tests: nginx (autoindex, caching proxy), curl, node + npm (s3rver is
-	# installed from the npm registry at test time)
-	nginx-light curl nodejs npm
+	# remote-store tests: nginx (autoindex, caching proxy), curl
+	nginx-light curl
 	clang-tools-15
 )
+# and node + npm (s3rver is installed from the npm registry at test time): Debian's,
+# unless the machine has its own (e.g. NodeSource's nodejs, which ships npm and
+# conflicts with Debian's npm package)
+command -v node >/dev/null || pkgs+=(nodejs)
+command -v npm >/dev/null || pkgs+=(npm)
 
 sudo=""
 if [ "$(id -u)" != 0 ]; then sudo=sudo; fi
