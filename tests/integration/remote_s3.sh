@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # remote_s3: the demo store served by s3rver (an S3-compatible server from the npm
 # registry) on loopback, mounted as s3:// with a path-style endpoint:
-#  - every view (README, artifacts/, browse/, dist/, tarballs/) equals the local-directory
+#  - every view (README, artifacts/, browse/, dist/, kpack/, tarballs/) equals the local-directory
 #    mount of the same store byte for byte, with the same names, types and sizes;
 #  - listing uses one ListObjectsV2 sequence per run (counted in the server log) and a
 #    second process on the same cache lists nothing and downloads nothing again;
