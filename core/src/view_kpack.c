@@ -65,6 +65,7 @@ struct zarchive {
 struct archive {
 	char arch[RK_TARGET_MAX];
 	const char *prefix; /* the first prefix (sorted) with code objects for it */
+	int64_t mtime; /* the newest of the binaries it holds code objects of */
 	struct rk_tar_layout *layout; /* scheme none */
 	struct zarchive z; /* zstd */
 };
@@ -106,6 +107,7 @@ struct kernel {
 	const char *prefix;
 	size_t src; /* index into the split's sources */
 	uint64_t off, size;
+	int64_t mtime; /* of the binary it comes from */
 };
 
 struct source {
@@ -296,6 +298,7 @@ static int push_kernel(struct split *s, const struct entry *e, size_t first, con
 	k->src = src;
 	k->off = off;
 	k->size = size;
+	k->mtime = e->mtime;
 	return 0;
 }
 
@@ -839,6 +842,8 @@ static int prepare_archives(struct split *s, struct rk_err *err)
 							   .size = k->size};
 			if (!ar->prefix || strcmp(k->prefix, ar->prefix) < 0)
 				ar->prefix = k->prefix;
+			if (k->mtime > ar->mtime)
+				ar->mtime = k->mtime;
 		}
 		if (!s->v->kpack_zstd) {
 			const char *arches[1] = {ar->arch};
@@ -885,7 +890,7 @@ static int add_kpack(struct split *s, struct archive *ar, struct node *kd)
 
 	if (!rc)
 		rc = rk_buf_addf(&path, "%s/.kpack/%s_%s.kpack", ar->prefix, s->group, ar->arch);
-	if (!rc && !(f = out_add(s, o, kd, path.buf, S_IFREG | 0644, kd->mtime)))
+	if (!rc && !(f = out_add(s, o, kd, path.buf, S_IFREG | 0644, ar->mtime)))
 		rc = -ENOMEM;
 	if (!rc) {
 		f->origin = s->a;
