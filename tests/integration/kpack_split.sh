@@ -152,19 +152,25 @@ python3 "$FLATTEN" "$T/flat" "${inputs[@]}"
 diff -r --no-dereference "$T/flat" "$LM/dist/gfx1101" >"$T/diff" 2>&1 ||
 	{ fail "dist/gfx1101 is not the flatten of its split artifacts"; head -20 "$T/diff" >&2; }
 
+# same_archives DIR REF LABEL: the 11 .kpack archives below DIR are byte for byte the
+# split run's (its browse/ at REF) at the same paths
+same_archives() {
+	local n=0 k rel
+	while IFS= read -r -d '' k; do
+		rel=${k#"$1/"}
+		cmp "$k" "$2/$rel" || fail "$3: $rel is not the split run's archive"
+		n=$((n + 1))
+	done < <(find "$1" -type f -name '*.kpack' -print0)
+	[ "$n" = 11 ] || fail "$3: $n archives, want 11"
+}
+
 # ---- rockpack split, verify, recombine ----
 "$ROCKPACK" --cache "$T/rpcache" -q split "$STORE" "$L" -o "$T/split" --compression none || fail "rockpack split"
 diff -r --no-dereference "$T/split" "$LM/kpack" >"$T/diff" 2>&1 ||
 	{ fail "rockpack split --compression none differs from the mount's kpack/"; head "$T/diff" >&2; }
 # by default the archives are zstd-per-kernel, byte for byte what the split run stores
 "$ROCKPACK" --cache "$T/rpcache" -q split "$STORE" "$L" -o "$T/split-z" || fail "rockpack split (zstd)"
-n=0
-while IFS= read -r -d '' k; do
-	rel=${k#"$T/split-z/"}
-	cmp "$k" "$M/$S/browse/$rel" || fail "$rel: not the split run's archive"
-	n=$((n + 1))
-done < <(find "$T/split-z" -type f -name '*.kpack' -print0)
-[ "$n" = 11 ] || fail "rockpack split wrote $n archives, want 11"
+same_archives "$T/split-z" "$M/$S/browse" "rockpack split"
 "$ROCKPACK" -q verify "$T/split-z" >"$T/verify.out" || { fail "verify of the zstd split"; cat "$T/verify.out" >&2; }
 "$ROCKPACK" -q verify "$T/split" >"$T/verify.out" || { fail "verify of rockpack split output"; cat "$T/verify.out" >&2; }
 "$ROCKPACK" --cache "$T/rpcache" -q split "$STORE" "$S" -o "$T/split-s" || fail "rockpack split (split run)"
@@ -216,15 +222,7 @@ it_umount fs
 
 # ---- -o kpack_compression=zstd: the split run's archives, also after eviction ----
 it_mount z "$STORE" "$T/mntz" "$T/cachez" -o kpack_compression=zstd
-check_zstd() {
-	local n=0 k rel
-	while IFS= read -r -d '' k; do
-		rel=${k#"$T/mntz/$L/kpack/"}
-		cmp "$k" "$T/mntz/$S/browse/$rel" || fail "zstd mount ($1): $rel is not the split run's archive"
-		n=$((n + 1))
-	done < <(find "$T/mntz/$L/kpack/" -type f -name '*.kpack' -print0)
-	[ "$n" = 11 ] || fail "zstd mount ($1): $n archives, want 11"
-}
+check_zstd() { same_archives "$T/mntz/$L/kpack" "$T/mntz/$S/browse" "zstd mount ($1)"; }
 check_zstd first
 if [ -w /proc/sys/vm/drop_caches ]; then
 	rm -f "$T"/cachez/blobs/*/*
