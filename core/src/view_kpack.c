@@ -1171,6 +1171,18 @@ int vfs_pop_kpack(struct rk_vfs *v, struct node *kd, struct rk_err *err)
 		pthread_rwlock_unlock(&v->tree);
 		return rc;
 	}
+	/* ingest every artifact to split at once (in parallel, jobs at a time); a failed
+	 * one is reported by its split below */
+	struct arch **as = calloc(r->cat->narts + 1, sizeof(*as));
+	size_t nas = 0;
+
+	if (!as)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->cat->narts; i++)
+		if (strcmp(r->archs[i].art->an.target, "generic"))
+			as[nas++] = &r->archs[i];
+	vfs_archs_wait(v, as, nas, NULL);
+	free(as);
 	for (size_t i = 0; rc != -ENOMEM && i < r->cat->narts; i++) {
 		struct arch *a = &r->archs[i], **outs;
 		size_t n;
@@ -1179,7 +1191,8 @@ int vfs_pop_kpack(struct rk_vfs *v, struct node *kd, struct rk_err *err)
 		if (!strcmp(a->art->an.target, "generic"))
 			continue;
 		if ((rc = vfs_kpack_split(v, a, &outs, &n, &e))) {
-			rk_err_log("'%s': cannot split: %s", a->art->stem, rk_err_str(&e, rc));
+			/* (an archive that failed was logged by its ingest) */
+			rk_info("'%s': not split: %s", a->art->stem, rk_err_str(&e, rc));
 			continue; /* the other artifacts still split */
 		}
 		pthread_rwlock_wrlock(&v->tree);
