@@ -77,8 +77,6 @@ struct payload {
 };
 
 struct kpack_split {
-	int rc;
-	char why[256];
 	struct arch **outs; /* struct out's first member */
 	size_t nouts;
 	struct payload *pay; /* for vfs_kpack_restore */
@@ -1026,7 +1024,8 @@ static int do_split(struct rk_vfs *v, struct arch *a, struct kpack_split *ks, st
 	}
 	if (s.nouts)
 		qsort(s.outs, s.nouts, sizeof(*s.outs), cmp_out);
-	/* outputs stay even on failure: their nodes are in the inode table */
+	/* on failure the caller frees the outputs; their nodes stay in the inode table,
+	 * unreachable, until the mount ends */
 	ks->outs = (struct arch **)s.outs;
 	ks->nouts = s.nouts;
 	ks->pay = s.pay;
@@ -1046,45 +1045,48 @@ static int do_split(struct rk_vfs *v, struct arch *a, struct kpack_split *ks, st
 	return rc;
 }
 
+static void split_free(struct kpack_split *ks)
+{
+	for (size_t i = 0; i < ks->nouts; i++)
+		free_out((struct out *)ks->outs[i]);
+	free(ks->outs);
+	free(ks->pay);
+	for (size_t i = 0; i < ks->nz; i++)
+		zarchive_release(&ks->z[i]);
+	free(ks->z);
+	free(ks);
+}
+
 int vfs_kpack_split(struct rk_vfs *v, struct arch *a, struct arch ***outs, size_t *nouts,
 		    struct rk_err *err)
 {
-	int rc;
+	int rc = 0;
 
 	pthread_mutex_lock(&a->split_lock);
 	if (!a->split) {
 		struct kpack_split *ks = calloc(1, sizeof(*ks));
 
-		if (!ks) {
-			pthread_mutex_unlock(&a->split_lock);
-			return -ENOMEM;
-		}
-		ks->rc = do_split(v, a, ks, err);
-		if (ks->rc)
-			snprintf(ks->why, sizeof(ks->why), "%s", rk_err_str(err, ks->rc));
-		a->split = ks;
-	} else if (a->split->rc) {
-		rk_err_set(err, a->split->rc, "%s", a->split->why);
+		/* a failure is not kept: the next access tries again (the archive may have
+		 * failed for a network timeout; a corrupt one fails again at once) */
+		if (!ks)
+			rc = -ENOMEM;
+		else if ((rc = do_split(v, a, ks, err)))
+			split_free(ks);
+		else
+			a->split = ks;
 	}
-	rc = a->split->rc;
-	*outs = a->split->outs;
-	*nouts = a->split->nouts;
+	if (!rc) {
+		*outs = a->split->outs;
+		*nouts = a->split->nouts;
+	}
 	pthread_mutex_unlock(&a->split_lock);
 	return rc;
 }
 
 void vfs_kpack_free(struct arch *a)
 {
-	if (!a->split)
-		return;
-	for (size_t i = 0; i < a->split->nouts; i++)
-		free_out((struct out *)a->split->outs[i]);
-	free(a->split->outs);
-	free(a->split->pay);
-	for (size_t i = 0; i < a->split->nz; i++)
-		zarchive_release(&a->split->z[i]);
-	free(a->split->z);
-	free(a->split);
+	if (a->split)
+		split_free(a->split);
 	a->split = NULL;
 }
 
