@@ -9,7 +9,8 @@
 #  - rockpack wheels (with and without --index) writes what the mount shows;
 #  - a remount with the same cache takes the hashes from the cache (pyhash/), not the files;
 #  - a store with one truncated wheel: listed with its sha256, without metadata, one log
-#    line, and pip still installs the others; a run without python/ has no python/.
+#    line, and pip still installs the others; a run without python/ has no python/;
+#  - over an HTTP store (python/ listed from the stored flat index.html) the same index.
 . "$(dirname "$0")/lib.sh"
 it_init "$@"
 CHECK=$(dirname "$(realpath "$0")")/pyindex_check.py
@@ -152,5 +153,27 @@ python3 "$CHECK" "$T/mnt2/$SPLIT/python" ${PROJECTS[$SPLIT]} --corrupt "$BADW" |
 	--target "$T/bad-target" rocm-sdk-device-gfx1100 >"$T/pip.log" 2>&1 ||
 	{ fail "pip install next to a corrupt wheel"; tail -n 20 "$T/pip.log" >&2; }
 it_umount bad
+
+# ---- an HTTP store: python/ listed from TheRock's flat python/index.html ----
+# (python's http.server serves a directory's index.html when there is one, as S3 and
+# nginx with "index index.html" do)
+it_bg bash -c 'cd "$1" && exec python3 -u -m http.server 0 --bind 127.0.0.1' - "$STORE" \
+	>"$T/httpd.log" 2>&1
+for ((i = 0; i < 100; i++)); do
+	PORT=$(sed -n 's/.* port \([0-9]*\).*/\1/p' "$T/httpd.log" | head -n 1)
+	[ -n "$PORT" ] && break
+	sleep 0.1
+done
+[ -n "$PORT" ] || die "http.server did not start"
+it_mount http "http://127.0.0.1:$PORT/" "$T/mnt3" "$T/cache3"
+for run in $SPLIT $LEGACY; do
+	# shellcheck disable=SC2086
+	python3 "$CHECK" "$T/mnt3/$run/python" ${PROJECTS[$run]} || fail "http: $run: the index does not check out"
+done
+it_sums "$T/mnt3/$SPLIT/python/files" >"$T/http.sums"
+it_sums "$T/index-$SPLIT/files" >"$T/local.sums"
+it_same "http: files/ and the local store's" "$T/local.sums" "$T/http.sums"
+it_quiet_log http
+it_umount http
 
 it_finish
