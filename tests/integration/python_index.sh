@@ -25,7 +25,9 @@ declare -A PROJECTS=(
 	[$LEGACY]="rocm-sdk-core rocm-sdk-libraries-gfx110x-all"
 )
 PIP_OPTS=(--no-cache-dir --disable-pip-version-check --no-input)
-export PIP_NO_INDEX= PIP_CONFIG_FILE=/dev/null
+# only the mount: no pip configuration, no find-links or index from the environment
+for v in $(env | sed -n 's/^\(PIP_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
+export PIP_CONFIG_FILE=/dev/null
 
 M=$T/mnt
 it_mount fs "$STORE" "$M" "$T/cache"
@@ -123,6 +125,10 @@ r = json.load(open(sys.argv[1]))
 names = sorted(i["metadata"]["name"] for i in r["install"])
 sys.exit(names != ["rocm-sdk-core", "rocm-sdk-device-gfx1100", "rocm-sdk-libraries"])
 ' "$T/report.json" || fail "pip --report does not resolve core, libraries and device"
+# pip resolved from the .metadata files (PEP 658; pip 23.0 still downloads the chosen
+# wheels at the end of a dry run, so "no wheel read" is not checked)
+n=$(grep -c '^ *Obtaining dependency information for .* from file://.*\.whl\.metadata$' "$T/pip.log" || true)
+[ "$n" = 3 ] || fail "pip --dry-run: $n of 3 packages resolved from .metadata"
 it_quiet_log fs
 it_umount fs
 
