@@ -43,12 +43,19 @@ struct pyfile {
 	char *requires_python;
 	char *dup_of; /* a same-named file already served: its rel */
 	int meta_owned; /* meta belongs to the .metadata node */
+	int unreadable; /* the store could not give its bytes (logged) */
 };
 
 struct pyset {
 	struct pyfile *v;
 	size_t n, cap;
 };
+
+/* Whether f is listed (not a duplicate name, readable). */
+static int served(const struct pyfile *f)
+{
+	return !f->dup_of && !f->unreadable;
+}
 
 static void pyset_release(struct pyset *s)
 {
@@ -253,10 +260,12 @@ static const char html_head[] = "<!DOCTYPE html>\n<html>\n<head>\n"
 static int render_root(const struct pyset *s, struct rk_buf *b)
 {
 	int rc = rk_buf_addf(b, html_head, "Simple index");
+	const char *last = NULL;
 
 	for (size_t i = 0; !rc && i < s->n; i++) {
-		if (s->v[i].dup_of || (i && !strcmp(s->v[i].project, s->v[i - 1].project)))
+		if (!served(&s->v[i]) || (last && !strcmp(s->v[i].project, last)))
 			continue;
+		last = s->v[i].project;
 		if (!(rc = rk_buf_adds(b, "<a href=\"")) && !(rc = add_url(b, s->v[i].project)) &&
 		    !(rc = rk_buf_adds(b, "/\">")) && !(rc = rk_buf_add_html(b, s->v[i].project)))
 			rc = rk_buf_adds(b, "</a><br>\n");
@@ -274,7 +283,7 @@ static int render_project(const struct pyset *s, size_t lo, size_t hi, struct rk
 	for (size_t i = lo; !rc && i < hi; i++) {
 		const struct pyfile *f = &s->v[i];
 
-		if (f->dup_of)
+		if (!served(f))
 			continue;
 		if (!(rc = rk_buf_adds(b, "<a href=\"../../files/")) && !(rc = add_url(b, f->file)))
 			rc = rk_buf_addf(b, "#sha256=%s\"", f->sha);
@@ -341,7 +350,7 @@ static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
 		struct pyfile *f = &s->v[i];
 		struct node *n;
 
-		if (f->dup_of)
+		if (!served(f))
 			continue;
 		if (!(n = vfs_node_add(v, files, f->file, S_IFREG | 0444, f->mtime)) ||
 		    !(n->data = strdup(f->path))) {
@@ -375,9 +384,12 @@ static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
 		rc = add_bytes(v, simple, "index.html", &b, newest);
 	for (size_t lo = 0, hi; !rc && lo < s->n; lo = hi) {
 		struct node *d;
+		int any = 0;
 
-		for (hi = lo + 1; hi < s->n && !strcmp(s->v[hi].project, s->v[lo].project); hi++)
-			;
+		for (hi = lo; hi < s->n && !strcmp(s->v[hi].project, s->v[lo].project); hi++)
+			any |= served(&s->v[hi]);
+		if (!any)
+			continue;
 		b.len = 0;
 		if (!(d = vfs_node_add(v, simple, s->v[lo].project, S_IFDIR | 0555, newest)))
 			rc = -ENOMEM;
@@ -394,6 +406,9 @@ static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
 				rc = rk_buf_addf(&b,
 						 "%s\tnot served: same name as stored python/%s\n",
 						 f->rel, f->dup_of);
+			else if (f->unreadable)
+				rc = rk_buf_addf(&b, "%s\tnot served: unreadable (see the log)\n",
+						 f->rel);
 			else
 				rc = rk_buf_addf(&b, "%s\tstored python/%s\n", f->file, f->rel);
 		}
@@ -454,6 +469,15 @@ int vfs_pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		if (s.v[i].dup_of)
 			continue;
 		rc = file_sha256(v, &s.v[i], err);
+		if (rc && rc != -ENOMEM && rc != -ETIMEDOUT) {
+			/* gone or unreadable: leave it out, keep the rest (a timeout fails the
+			 * directory, so that a later access tries again) */
+			rk_warn("python: '%s': not served: %s", s.v[i].path, rk_err_str(err, rc));
+			rk_err_clear(err);
+			s.v[i].unreadable = 1;
+			rc = 0;
+			continue;
+		}
 		if (!rc && s.v[i].kind == RK_PYFILE_WHEEL)
 			read_metadata(v, &s.v[i]);
 	}
