@@ -71,7 +71,7 @@ static void pyset_release(struct pyset *s)
 }
 
 /* Add the package files of one store listing (dir: "python" or "python/<group>"). */
-static int pyset_scan(struct rk_store *st, const char *run_path, const char *sub, struct pyset *s,
+static int pyset_scan(const char *run_path, const char *sub, struct pyset *s,
 		      struct rk_store_list *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
@@ -106,7 +106,6 @@ static int pyset_scan(struct rk_store *st, const char *run_path, const char *sub
 		if (!f.file || !f.rel || !f.path)
 			return -ENOMEM;
 	}
-	(void)st;
 	return 0;
 }
 
@@ -253,13 +252,22 @@ static int add_url(struct rk_buf *b, const char *s)
 	return rc;
 }
 
-static const char html_head[] = "<!DOCTYPE html>\n<html>\n<head>\n"
-				"<meta name=\"pypi:repository-version\" content=\"1.0\">\n"
-				"<title>%s</title>\n</head>\n<body>\n";
+/* The page's start up to <body>, then h1 (when given), both HTML-escaped. */
+static int add_head(struct rk_buf *b, const char *title, const char *h1)
+{
+	int rc = rk_buf_adds(b, "<!DOCTYPE html>\n<html>\n<head>\n"
+				"<meta name=\"pypi:repository-version\" content=\"1.0\">\n<title>");
+
+	if (!rc && !(rc = rk_buf_add_html(b, title)))
+		rc = rk_buf_adds(b, "</title>\n</head>\n<body>\n");
+	if (!rc && h1 && !(rc = rk_buf_adds(b, "<h1>")) && !(rc = rk_buf_add_html(b, h1)))
+		rc = rk_buf_adds(b, "</h1>\n");
+	return rc;
+}
 
 static int render_root(const struct pyset *s, struct rk_buf *b)
 {
-	int rc = rk_buf_addf(b, html_head, "Simple index");
+	int rc = add_head(b, "Simple index", NULL);
 	const char *last = NULL;
 
 	for (size_t i = 0; !rc && i < s->n; i++) {
@@ -276,10 +284,11 @@ static int render_root(const struct pyset *s, struct rk_buf *b)
 /* The project page of s->v[lo..hi). */
 static int render_project(const struct pyset *s, size_t lo, size_t hi, struct rk_buf *b)
 {
-	int rc = rk_buf_addf(b, html_head, "Links for project");
+	char title[300];
+	int rc;
 
-	if (!rc)
-		rc = rk_buf_addf(b, "<h1>Links for %s</h1>\n", s->v[lo].project);
+	snprintf(title, sizeof(title), "Links for %s", s->v[lo].project);
+	rc = add_head(b, title, title);
 	for (size_t i = lo; !rc && i < hi; i++) {
 		const struct pyfile *f = &s->v[i];
 
@@ -436,7 +445,7 @@ int vfs_pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		free(path);
 		return rc;
 	}
-	rc = pyset_scan(v->store, r->cat->path, "", &s, &top);
+	rc = pyset_scan(r->cat->path, "", &s, &top);
 	for (size_t i = 0; !rc && i < top.n; i++) {
 		struct rk_store_list l;
 		char *sub = NULL;
@@ -448,7 +457,7 @@ int vfs_pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 			break;
 		}
 		if (!(rc = rk_store_list(v->store, sub, &l, err))) {
-			rc = pyset_scan(v->store, r->cat->path, top.v[i].name, &s, &l);
+			rc = pyset_scan(r->cat->path, top.v[i].name, &s, &l);
 			rk_store_list_release(&l);
 		}
 		free(sub);
