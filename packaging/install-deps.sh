@@ -16,6 +16,8 @@ pkgs=(
 	rsync libarchive-tools binutils file procps util-linux diffutils coreutils findutils tar gzip
 	# remote-store tests: nginx (autoindex, caching proxy), curl
 	nginx-light curl
+	# python index test: pip (Debian's) installs from the mount into a fresh venv
+	python3-venv python3-pip-whl python3-setuptools-whl
 	clang-tools-15
 )
 # and node + npm (s3rver is installed from the npm registry at test time): Debian's,

@@ -82,6 +82,10 @@ static void usage(FILE *f)
 		"  prefetch STORE RUN             decompress every artifact of RUN into the cache\n"
 		"  export STORE RUN PATH -o DIR   write a view (dist/X, tarballs/F, browse/A) as\n"
 		"                                 real files into DIR\n"
+		"  wheels STORE RUN -o DIR [--index]\n"
+		"                                 the run's wheels and sdists (python/files), or\n"
+		"                                 with --index files/ + simple/ for pip "
+		"--index-url\n"
 		"  split STORE RUN [ARTIFACT...] -o DIR [--targets T,...] [--compression "
 		"zstd|none]\n"
 		"                                 the run's artifacts split per GPU arch\n"
@@ -258,6 +262,8 @@ int main(int argc, char **argv)
 		return cmd_verify(&o, argc, argv);
 	if (!strcmp(cmd, "kpack"))
 		return cmd_kpack(&o, argc, argv);
+	if (!strcmp(cmd, "wheels"))
+		return cmd_wheels(&o, argc, argv);
 	usage(stderr);
 	return rp_fail("'%s': unknown command", cmd) + 1;
 }

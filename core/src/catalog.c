@@ -98,6 +98,8 @@ int rk_run_load(struct rk_store *s, const char *path, const char *name, struct r
 		if (f->is_dir) {
 			if (!strcmp(f->name, "manifests"))
 				r->has_manifest = 1;
+			if (!strcmp(f->name, "python"))
+				r->has_python = 1;
 			continue;
 		}
 		/* f stays valid: directories are removed from the listing only below */

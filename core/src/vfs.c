@@ -67,6 +67,8 @@ static const char readme_text[] =
 	"                         <name>_<comp>_<arch> with .kpack archives and databases\n"
 	"  <run>/tarballs/        TheRock's release tarballs, .tar/.tar.gz/.tar.zst, made\n"
 	"                         on read (the first look at a .gz/.zst compresses it)\n"
+	"  <run>/python/          runs with stored wheels: a pip index, use\n"
+	"                         pip install --index-url file://<run>/python/simple/ ...\n"
 	"\n"
 	"Nothing is downloaded or decompressed until you read inside browse/.\n"
 	"A corrupt archive makes its browse directory fail with EIO (see the daemon log);\n"
@@ -697,6 +699,8 @@ static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	     !vfs_lazy_dir(v, dir, "kpack", POP_KPACK, dir->mtime) ||
 	     !vfs_lazy_dir(v, dir, "tarballs", POP_TARBALLS, dir->mtime)))
 		rc = -ENOMEM;
+	if (!rc && cat->has_python && !vfs_lazy_dir(v, dir, "python", POP_PYTHON, dir->mtime))
+		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < cat->files.n; i++) {
 		const struct rk_store_entry *f = &cat->files.v[i];
 		struct node *n;
@@ -822,6 +826,9 @@ int vfs_populate(struct rk_vfs *v, struct node *n, struct rk_err *err)
 		break;
 	case POP_KPACK:
 		rc = vfs_pop_kpack(v, n, err);
+		break;
+	case POP_PYTHON:
+		rc = vfs_pop_python(v, n, err);
 		break;
 	default:
 		rc = 0;

@@ -27,7 +27,8 @@ enum pop_kind {
 	POP_DIST,
 	POP_DIST_NOTES,
 	POP_TARBALLS,
-	POP_KPACK
+	POP_KPACK,
+	POP_PYTHON
 };
 enum pop_state { PS_TODO, PS_RUNNING, PS_DONE };
 enum arch_state { ARCH_IDLE, ARCH_RUNNING, ARCH_DONE, ARCH_FAILED };
@@ -166,6 +167,9 @@ void vfs_kpack_free(struct arch *a);
 /* Re-create a decompressed bundle of a's split that went missing, and open it. */
 int vfs_kpack_restore(struct rk_vfs *v, struct arch *a, const char *want, uint64_t size, int *fd,
 		      struct rk_err *err);
+
+/* view_python.c: populate RUN/python (a pip simple index over the stored packages). */
+int vfs_pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err);
 
 /* view_tarball.c: populate RUN/tarballs. */
 int vfs_pop_tarballs(struct rk_vfs *v, struct node *dir, struct rk_err *err);

@@ -40,6 +40,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import zipfile
 import zlib
 
 # --------------------------------------------------------------------------
@@ -1053,6 +1054,100 @@ def split_run_artifacts(b):
     return arts
 
 
+# --------------------------------------------------------------------------
+# Python packages (therock-formats.md section 6): small valid wheels and an sdist
+# --------------------------------------------------------------------------
+
+ZIP_TIME = (2026, 1, 1, 0, 0, 0)
+WHEEL_TAG = "py3-none-linux_x86_64"
+
+
+def record_hash(data):
+    import base64
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def wheel_bytes(dist, version, files, requires=(), requires_python=">=3.9"):
+    """A deterministic PEP 427 wheel: files {relpath: bytes} plus dist-info."""
+    info = "%s-%s.dist-info" % (dist, version)
+    name = dist.replace("_", "-")
+    meta = ["Metadata-Version: 2.1", "Name: %s" % name, "Version: %s" % version,
+            "Summary: rockfs demo package %s" % name, "Requires-Python: %s" % requires_python]
+    meta += ["Requires-Dist: %s" % r for r in requires]
+    entries = dict(files)
+    entries[info + "/METADATA"] = ("\n".join(meta) + "\n").encode()
+    entries[info + "/WHEEL"] = ("Wheel-Version: 1.0\nGenerator: rockfs-mkdemo\n"
+                                "Root-Is-Purelib: false\nTag: %s\n" % WHEEL_TAG).encode()
+    entries[info + "/top_level.txt"] = ("\n".join(sorted({f.split("/")[0] for f in files}))
+                                        + "\n").encode()
+    rec = ["%s,%s,%d" % (n, record_hash(d), len(d)) for n, d in sorted(entries.items())]
+    rec.append(info + "/RECORD,,")
+    entries[info + "/RECORD"] = ("\n".join(rec) + "\n").encode()
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        order = sorted(n for n in entries if not n.startswith(info))
+        order += [info + "/" + n for n in ("METADATA", "WHEEL", "top_level.txt", "RECORD")]
+        for n in order:
+            zi = zipfile.ZipInfo(n, ZIP_TIME)
+            zi.compress_type = zipfile.ZIP_DEFLATED
+            zi.create_system = 3
+            zi.external_attr = 0o644 << 16
+            zf.writestr(zi, entries[n], compresslevel=6)
+    return "%s-%s-%s.whl" % (dist, version, WHEEL_TAG), buf.getvalue()
+
+
+def sdist_bytes(name, version, requires=()):
+    base = "%s-%s" % (name, version)
+    pkg = ["Metadata-Version: 2.1", "Name: %s" % name, "Version: %s" % version,
+           "Summary: rockfs demo meta package"] + ["Requires-Dist: %s" % r for r in requires]
+    files = {
+        base + "/PKG-INFO": ("\n".join(pkg) + "\n").encode(),
+        base + "/setup.py": ("from setuptools import setup\nsetup(name=%r, version=%r, "
+                             "install_requires=%r, packages=[])\n"
+                             % (name, version, list(requires))).encode(),
+    }
+    members = [(tarinfo(base, tarfile.DIRTYPE, 0o755), None)]
+    members += [(tarinfo(n, tarfile.REGTYPE, 0o644, len(d)), d) for n, d in sorted(files.items())]
+    return "%s.tar.gz" % base, gzip_bytes(tar_bytes(members))
+
+
+def flat_index(files):
+    rows = "".join('<a href="%s">%s</a><br>\n' % (f, f) for f in sorted(files))
+    return ("<!DOCTYPE html>\n<html><body>\n%s</body></html>\n" % rows).encode()
+
+
+def python_packages(split):
+    """{relpath below python/: bytes}. The split run is flat (multiarch); the legacy
+    run has one family directory (therock-formats.md 6.6)."""
+    v = ROCM_PACKAGE_VERSION
+    core = "rocm-sdk-core==" + v
+    out = []
+    out.append(wheel_bytes("rocm_sdk_core", v, {
+        "rocm_sdk_core/__init__.py": b"__version__ = %r\n" % v.encode(),
+        "_rocm_sdk_core/lib/README.txt": b"rockfs demo: core platform files\n"}))
+    if split:
+        out.append(wheel_bytes("rocm_sdk_libraries", v, {
+            "rocm_sdk_libraries/__init__.py": b"",
+            "_rocm_sdk_libraries/lib/README.txt": b"rockfs demo: host libraries\n"},
+            requires=[core]))
+        out.append(wheel_bytes("rocm_sdk_device_gfx1100", v, {
+            "_rocm_sdk_libraries/lib/gfx1100.txt": b"rockfs demo: gfx1100 device files\n"},
+            requires=["rocm-sdk-libraries==" + v]))
+        out.append(wheel_bytes("rocm_sdk_devel", v, {
+            "rocm_sdk_devel/__init__.py": b""}, requires=[core], requires_python=">=3.9, <4"))
+        out.append(sdist_bytes("rocm", v, requires=[core]))
+        group = ""
+    else:
+        out.append(wheel_bytes("rocm_sdk_libraries_gfx110X_all", v, {
+            "rocm_sdk_libraries/__init__.py": b"",
+            "_rocm_sdk_libraries_gfx110X_all/lib/README.txt": b"rockfs demo: gfx110X-all\n"},
+            requires=[core]))
+        group = "gfx110X-all/"
+    files = {group + n: d for n, d in out}
+    files[group + "index.html"] = flat_index(n for n, _ in out)
+    return files
+
+
 def write_standard_run(b, out, run_id, split):
     w = RunWriter(out, run_id)
     arts = generic_artifacts(b, run_id, split, ALL_TARGETS)
@@ -1064,6 +1159,8 @@ def write_standard_run(b, out, run_id, split):
     for a in arts:
         w.artifact(a)
     w.put("manifests/therock_manifest.json", therock_manifest(run_id, split).encode())
+    for rel, data in sorted(python_packages(split).items()):
+        w.put("python/" + rel, data)
     w.finish()
 
 

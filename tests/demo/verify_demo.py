@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import zipfile
 import zlib
 
 MTIME = 1767225600
@@ -350,7 +351,53 @@ def check_standard_run(run_dir, split):
     C.check(json.loads(top)["flags"]["KPACK_SPLIT_ARTIFACTS"] is split,
             "KPACK_SPLIT_ARTIFACTS flag")
     arts_files = {stem: {t.name: (t, d) for t, d in m} for stem, (_, m) in arts.items()}
+    check_python(run_dir, split)
     return arts, arts_files
+
+
+def check_python(run_dir, split):
+    """python/ (docs/demo-store.md section 2): valid wheels, RECORD, dependencies inside
+    the set, the flat index.html listing exactly the package files."""
+    import base64
+    top = os.path.join(run_dir, "python")
+    d = top if split else os.path.join(top, "gfx110X-all")
+    if not C.check(os.path.isdir(d), "%s: python packages in %s" % (run_dir, d)):
+        return
+    files = sorted(f for f in os.listdir(d) if f.endswith((".whl", ".tar.gz")))
+    names = set()
+    requires = []
+    for f in files:
+        path = os.path.join(d, f)
+        if f.endswith(".tar.gz"):
+            with tarfile.open(path) as tf:
+                base = f[:-len(".tar.gz")]
+                C.check("%s/PKG-INFO" % base in tf.getnames(), f + ": sdist has PKG-INFO")
+            names.add(base.rsplit("-", 1)[0])
+            continue
+        with zipfile.ZipFile(path) as z:
+            C.check(z.testzip() is None, f + ": zip CRCs")
+            dist, ver = f.split("-")[:2]
+            info = "%s-%s.dist-info" % (dist, ver)
+            for line in z.read(info + "/RECORD").decode().splitlines():
+                member, h, size = line.rsplit(",", 2)
+                if member == info + "/RECORD":
+                    continue
+                data = z.read(member)
+                want = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+                C.check(h == "sha256=" + want.decode() and int(size) == len(data),
+                        "%s: RECORD of %s" % (f, member))
+            meta = z.read(info + "/METADATA").decode()
+            C.check(re.search(r"^Name: %s$" % re.escape(dist.replace("_", "-")), meta, re.M)
+                    is not None, f + ": METADATA Name")
+            C.check("Requires-Python: " in meta, f + ": METADATA Requires-Python")
+            requires += re.findall(r"^Requires-Dist: ([a-z0-9-]+)==", meta, re.M)
+            names.add(dist.replace("_", "-"))
+    norm = {re.sub(r"[-_.]+", "-", n).lower() for n in names}
+    for r in requires:
+        C.check(r in norm, "%s: dependency %s is in the set" % (run_dir, r))
+    with open(os.path.join(d, "index.html")) as f:
+        hrefs = re.findall(r'href="([^"]+)"', f.read())
+    C.check(hrefs == files, "%s: index.html lists exactly the package files" % d)
 
 
 def load_libs(arts_files, tmp):

@@ -34,6 +34,7 @@ struct rk_run {
 	char **targets; /* distinct target fields ("generic", families, gfx targets), sorted */
 	size_t ntargets;
 	int has_manifest; /* manifests/therock_manifest.json exists in the store */
+	int has_python; /* the run has a python/ directory (therock-formats.md 6.6) */
 };
 
 /* True for "{digits}-{lowercase letters}", TheRock's run directory names. */

@@ -1,0 +1,52 @@
+/* rk/wheel.h: the little of Python packaging the python/ view needs: PEP 427 and sdist
+ * file names, PEP 503 name normalization, HTML escaping, and a wheel's METADATA read
+ * from its zip central directory (zip64 included). Every offset read from a zip is
+ * checked; a damaged or hostile archive yields -EBADMSG, never a crash. */
+#ifndef RK_WHEEL_H
+#define RK_WHEEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rk/buf.h"
+#include "rk/err.h"
+
+/* Largest METADATA we read, and largest central directory we hold in memory. */
+#define RK_WHEEL_MAX_METADATA (4u << 20)
+#define RK_WHEEL_MAX_CDIR (64u << 20)
+
+/* Positional read of n bytes at off into buf: bytes read, 0 at end, or -errno. */
+typedef ssize_t (*rk_pread_fn)(void *ctx, void *buf, size_t n, uint64_t off);
+
+/* The METADATA of a wheel of size bytes: the member "<dist_info>/METADATA" (dist_info
+ * e.g. "rocm_sdk_core-7.13.0.dist-info"; NULL: the first top-level *.dist-info/METADATA).
+ * *data is malloc'd and NUL-terminated. -ENOENT when the member is absent, -EBADMSG for
+ * a damaged zip, -EFBIG when METADATA is over RK_WHEEL_MAX_METADATA. */
+int rk_wheel_metadata(rk_pread_fn rd, void *ctx, uint64_t size, const char *dist_info, char **data,
+		      size_t *len, struct rk_err *err);
+/* The same for a zip in memory. */
+int rk_wheel_metadata_mem(const void *zip, size_t size, const char *dist_info, char **data,
+			  size_t *len, struct rk_err *err);
+
+/* The first value of header field name (case-insensitive) in a core metadata file
+ * (RFC 822 style; the header ends at the first empty line), malloc'd and trimmed, in *out.
+ * -ENOENT when absent. */
+int rk_metadata_field(const char *meta, size_t len, const char *name, char **out);
+
+/* Python package file kinds. */
+enum rk_pyfile { RK_PYFILE_NONE, RK_PYFILE_WHEEL, RK_PYFILE_SDIST };
+
+/* The kind of file name (a wheel "{name}-{ver}(-{build})?-{py}-{abi}-{plat}.whl" or an
+ * sdist "{name}-{ver}.tar.gz"); with a kind, its project name (PEP 503-normalized) in
+ * project[n] and, for wheels, its "{name}-{ver}.dist-info" in dist_info[n] (may be NULL). */
+int rk_pyfile_parse(const char *file, char *project, size_t n, char *dist_info, size_t dn);
+
+/* PEP 503: lowercase, every run of '-', '_', '.' becomes one '-'. -ENAMETOOLONG when the
+ * result does not fit in out[n]. */
+int rk_pep503_normalize(const char *name, char *out, size_t n);
+
+/* Append s HTML-escaped (& < > " ') to b. */
+int rk_buf_add_html(struct rk_buf *b, const char *s) RK_MUST_CHECK;
+
+#endif

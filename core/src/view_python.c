@@ -1,0 +1,500 @@
+/* view_python.c: RUN/python/, a pip "simple" index (PEP 503, 658, 714) over the wheels
+ * and sdists the run stores in python/ or python/<group>/ (therock-formats.md 6.6).
+ *
+ *   python/simple/index.html             one link per project (PEP 503-normalized)
+ *   python/simple/<project>/index.html   one link per file: #sha256=, data-requires-python,
+ *                                        data-core-metadata (and data-dist-info-metadata)
+ *   python/files/<file>                  the stored bytes (read from the store)
+ *   python/files/<wheel>.metadata        the wheel's METADATA
+ *   python/find-links/<file>             symlinks to ../files/<file>
+ *   python/PROVENANCE                    where each file came from
+ *
+ * Populating python/ hashes every stored file once; the hash is kept in the cache under
+ * pyhash/ keyed by the store, path, size and mtime, so a remount reads no file whole.
+ * When two groups store a file of the same name, the first (sorted) one is served and
+ * PROVENANCE says so. A wheel whose METADATA cannot be read is listed without
+ * data-core-metadata, with one log line. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "rk/buf.h"
+#include "rk/cache.h"
+#include "rk/hash.h"
+#include "rk/log.h"
+#include "rk/wheel.h"
+#include "vfs_int.h"
+
+struct pyfile {
+	char *file; /* e.g. "rocm_sdk_core-7.13.0-py3-none-linux_x86_64.whl" */
+	char *path; /* store path */
+	char *rel; /* below python/, e.g. "gfx110X-all/<file>" */
+	char project[256];
+	char dist_info[300];
+	int kind; /* enum rk_pyfile */
+	uint64_t size;
+	int64_t mtime, mtime_ns;
+	char sha[RK_SHA256_HEX];
+	char *meta; /* METADATA, or NULL */
+	size_t meta_len;
+	char meta_sha[RK_SHA256_HEX];
+	char *requires_python;
+	char *dup_of; /* a same-named file already served: its rel */
+	int meta_owned; /* meta belongs to the .metadata node */
+	int unreadable; /* the store could not give its bytes (logged) */
+};
+
+struct pyset {
+	struct pyfile *v;
+	size_t n, cap;
+};
+
+/* Whether f is listed (not a duplicate name, readable). */
+static int served(const struct pyfile *f)
+{
+	return !f->dup_of && !f->unreadable;
+}
+
+static void pyset_release(struct pyset *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->v[i].file);
+		free(s->v[i].path);
+		free(s->v[i].rel);
+		free(s->v[i].meta);
+		free(s->v[i].requires_python);
+		free(s->v[i].dup_of);
+	}
+	free(s->v);
+}
+
+/* Add the package files of one store listing (dir: "python" or "python/<group>"). */
+static int pyset_scan(const char *run_path, const char *sub, struct pyset *s,
+		      struct rk_store_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const struct rk_store_entry *e = &l->v[i];
+		struct pyfile f = {0};
+
+		if (e->is_dir)
+			continue;
+		f.kind = rk_pyfile_parse(e->name, f.project, sizeof(f.project), f.dist_info,
+					 sizeof(f.dist_info));
+		if (f.kind == RK_PYFILE_NONE)
+			continue;
+		if (s->n == s->cap) {
+			size_t ncap = s->cap ? s->cap * 2 : 16;
+			struct pyfile *v = realloc(s->v, ncap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			s->v = v;
+			s->cap = ncap;
+		}
+		f.size = e->size;
+		f.mtime = e->mtime;
+		f.mtime_ns = e->mtime_ns;
+		f.file = strdup(e->name);
+		if (asprintf(&f.rel, "%s%s%s", sub, sub[0] ? "/" : "", e->name) < 0)
+			f.rel = NULL;
+		if (f.rel &&
+		    asprintf(&f.path, "%s%spython/%s", run_path, run_path[0] ? "/" : "", f.rel) < 0)
+			f.path = NULL;
+		s->v[s->n++] = f;
+		if (!f.file || !f.rel || !f.path)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ---- hashes, once per stored file version, kept in the cache ---- */
+
+static int hash_key(struct rk_vfs *v, const struct pyfile *f, char rel[96])
+{
+	char *k = NULL, hex[RK_SHA256_HEX];
+	int len = asprintf(&k, "%s%c%s%c%llu%c%lld", rk_store_id(v->store), 0, f->path, 0,
+			   (unsigned long long)f->size, 0, (long long)f->mtime_ns);
+	int rc;
+
+	if (len < 0)
+		return -ENOMEM;
+	rc = rk_sha256_buf(k, (size_t)len, hex);
+	free(k);
+	if (!rc)
+		snprintf(rel, 96, "pyhash/%.64s", hex);
+	return rc;
+}
+
+static int hash_object(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
+{
+	struct rk_object *o;
+	struct rk_sha256 h;
+	uint64_t total = 0;
+	char *buf;
+	int rc;
+
+	if ((rc = rk_store_object_open(v->store, f->path, &o, err)))
+		return rc;
+	if (!(buf = malloc(1 << 20)) || (rc = rk_sha256_init(&h))) {
+		free(buf);
+		rk_object_close(o);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t r = rk_object_read(o, buf, 1 << 20, err);
+
+		if (r <= 0) {
+			rc = (int)r;
+			break;
+		}
+		rk_sha256_update(&h, buf, (size_t)r);
+		total += (uint64_t)r;
+	}
+	if (!rc && total != f->size)
+		rc = rk_err_set(err, -EIO, "'%s': read %llu bytes, listed %llu", f->path,
+				(unsigned long long)total, (unsigned long long)f->size);
+	if (rc)
+		rk_sha256_release(&h);
+	else
+		rk_sha256_final(&h, f->sha);
+	free(buf);
+	rk_object_close(o);
+	return rc;
+}
+
+static int file_sha256(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
+{
+	char rel[96], *data = NULL, dir[4096];
+	size_t len;
+	int rc;
+
+	if ((rc = hash_key(v, f, rel)))
+		return rc;
+	if (v->cache && !rk_cache_get_file(v->cache, rel, 4096, &data, &len, NULL)) {
+		int ok = len >= RK_SHA256_HEX - 1 && (data[RK_SHA256_HEX - 1] = '\0', 1) &&
+			 rk_is_sha256_hex(data);
+
+		if (ok)
+			memcpy(f->sha, data, RK_SHA256_HEX);
+		free(data);
+		if (ok)
+			return 0;
+	}
+	if ((rc = hash_object(v, f, err)))
+		return rc;
+	if (v->cache) {
+		char line[RK_SHA256_HEX + 1];
+
+		snprintf(dir, sizeof(dir), "%s/pyhash", rk_cache_dir(v->cache));
+		if (mkdir(dir, 0755) && errno != EEXIST)
+			rk_warn("cache '%s': %s", dir, strerror(errno));
+		snprintf(line, sizeof(line), "%s\n", f->sha);
+		if (rk_cache_put_file(v->cache, rel, line, strlen(line), NULL))
+			rk_warn("'%s': could not keep its hash in the cache", f->path);
+	}
+	return 0;
+}
+
+static ssize_t obj_pread(void *ctx, void *buf, size_t n, uint64_t off)
+{
+	return rk_object_pread(ctx, buf, n, off, NULL);
+}
+
+/* f's METADATA, or a log line saying why not. */
+static void read_metadata(struct rk_vfs *v, struct pyfile *f)
+{
+	struct rk_err err = RK_ERR_INIT;
+	struct rk_object *o;
+	int rc;
+
+	rc = rk_store_object_open(v->store, f->path, &o, &err);
+	if (!rc) {
+		rc = rk_wheel_metadata(obj_pread, o, rk_object_size(o), f->dist_info, &f->meta,
+				       &f->meta_len, &err);
+		rk_object_close(o);
+	}
+	if (!rc)
+		rc = rk_sha256_buf(f->meta, f->meta_len, f->meta_sha);
+	if (!rc) {
+		if (rk_metadata_field(f->meta, f->meta_len, "Requires-Python",
+				      &f->requires_python) == -ENOMEM)
+			rc = -ENOMEM;
+	}
+	if (rc) {
+		rk_warn("python: '%s': no METADATA served: %s", f->path, rk_err_str(&err, rc));
+		free(f->meta);
+		f->meta = NULL;
+	}
+}
+
+/* ---- rendering ---- */
+
+/* Percent-encode everything but RFC 3986 unreserved characters. */
+static int add_url(struct rk_buf *b, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	int rc = 0;
+
+	for (; !rc && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == '-' || c == '_' || c == '.' || c == '~') {
+			rc = rk_buf_add(b, s, 1);
+		} else {
+			char e[3] = {'%', hex[c >> 4], hex[c & 15]};
+
+			rc = rk_buf_add(b, e, 3);
+		}
+	}
+	return rc;
+}
+
+/* The page's start up to <body>, then h1 (when given), both HTML-escaped. */
+static int add_head(struct rk_buf *b, const char *title, const char *h1)
+{
+	int rc = rk_buf_adds(b, "<!DOCTYPE html>\n<html>\n<head>\n"
+				"<meta name=\"pypi:repository-version\" content=\"1.0\">\n<title>");
+
+	if (!rc && !(rc = rk_buf_add_html(b, title)))
+		rc = rk_buf_adds(b, "</title>\n</head>\n<body>\n");
+	if (!rc && h1 && !(rc = rk_buf_adds(b, "<h1>")) && !(rc = rk_buf_add_html(b, h1)))
+		rc = rk_buf_adds(b, "</h1>\n");
+	return rc;
+}
+
+static int render_root(const struct pyset *s, struct rk_buf *b)
+{
+	int rc = add_head(b, "Simple index", NULL);
+	const char *last = NULL;
+
+	for (size_t i = 0; !rc && i < s->n; i++) {
+		if (!served(&s->v[i]) || (last && !strcmp(s->v[i].project, last)))
+			continue;
+		last = s->v[i].project;
+		if (!(rc = rk_buf_adds(b, "<a href=\"")) && !(rc = add_url(b, s->v[i].project)) &&
+		    !(rc = rk_buf_adds(b, "/\">")) && !(rc = rk_buf_add_html(b, s->v[i].project)))
+			rc = rk_buf_adds(b, "</a><br>\n");
+	}
+	return rc ? rc : rk_buf_adds(b, "</body>\n</html>\n");
+}
+
+/* The project page of s->v[lo..hi). */
+static int render_project(const struct pyset *s, size_t lo, size_t hi, struct rk_buf *b)
+{
+	char title[300];
+	int rc;
+
+	snprintf(title, sizeof(title), "Links for %s", s->v[lo].project);
+	rc = add_head(b, title, title);
+	for (size_t i = lo; !rc && i < hi; i++) {
+		const struct pyfile *f = &s->v[i];
+
+		if (!served(f))
+			continue;
+		if (!(rc = rk_buf_adds(b, "<a href=\"../../files/")) && !(rc = add_url(b, f->file)))
+			rc = rk_buf_addf(b, "#sha256=%s\"", f->sha);
+		if (!rc && f->requires_python &&
+		    !(rc = rk_buf_adds(b, " data-requires-python=\"")) &&
+		    !(rc = rk_buf_add_html(b, f->requires_python)))
+			rc = rk_buf_adds(b, "\"");
+		if (!rc && f->meta)
+			rc = rk_buf_addf(b,
+					 " data-core-metadata=\"sha256=%s\""
+					 " data-dist-info-metadata=\"sha256=%s\"",
+					 f->meta_sha, f->meta_sha);
+		if (!rc && !(rc = rk_buf_adds(b, ">")) && !(rc = rk_buf_add_html(b, f->file)))
+			rc = rk_buf_adds(b, "</a><br>\n");
+	}
+	return rc ? rc : rk_buf_adds(b, "</body>\n</html>\n");
+}
+
+static int cmp_pyfile(const void *a, const void *b)
+{
+	const struct pyfile *x = a, *y = b;
+	int c = strcmp(x->project, y->project);
+
+	return c ? c : strcmp(x->file, y->file) ? strcmp(x->file, y->file) : strcmp(x->rel, y->rel);
+}
+
+/* A SRC_BYTES file taking b's buffer. Caller holds v->tree for writing. */
+static int add_bytes(struct rk_vfs *v, struct node *dir, const char *name, struct rk_buf *b,
+		     int64_t mtime)
+{
+	struct node *n = vfs_node_add(v, dir, name, S_IFREG | 0444, mtime);
+
+	if (!n)
+		return -ENOMEM;
+	n->src = SRC_BYTES;
+	n->size = b->len;
+	if (b->alloc) {
+		n->data = b->buf;
+		*b = (struct rk_buf)RK_BUF_INIT;
+	} else if (!(n->data = strdup(""))) {
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
+{
+	struct node *simple, *files, *links;
+	struct rk_buf b = RK_BUF_INIT;
+	int64_t newest = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].mtime > newest)
+			newest = s->v[i].mtime;
+	if (!newest)
+		newest = py->mtime;
+	simple = vfs_node_add(v, py, "simple", S_IFDIR | 0555, newest);
+	files = vfs_node_add(v, py, "files", S_IFDIR | 0555, newest);
+	links = vfs_node_add(v, py, "find-links", S_IFDIR | 0555, newest);
+	if (!simple || !files || !links)
+		return -ENOMEM;
+	for (size_t i = 0; !rc && i < s->n; i++) {
+		struct pyfile *f = &s->v[i];
+		struct node *n;
+
+		if (!served(f))
+			continue;
+		if (!(n = vfs_node_add(v, files, f->file, S_IFREG | 0444, f->mtime)) ||
+		    !(n->data = strdup(f->path))) {
+			rc = -ENOMEM;
+			break;
+		}
+		n->src = SRC_STORE;
+		n->size = f->size;
+		if (f->meta) {
+			char name[600];
+			struct node *m;
+
+			snprintf(name, sizeof(name), "%s.metadata", f->file);
+			if (!(m = vfs_node_add(v, files, name, S_IFREG | 0444, f->mtime))) {
+				rc = -ENOMEM;
+				break;
+			}
+			m->src = SRC_BYTES;
+			m->data = f->meta;
+			m->size = f->meta_len;
+			f->meta_owned = 1; /* still read for rendering */
+		}
+		if (!(n = vfs_node_add(v, links, f->file, S_IFLNK | 0777, f->mtime)) ||
+		    asprintf(&n->data, "../files/%s", f->file) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		n->size = strlen(n->data);
+	}
+	if (!rc && !(rc = render_root(s, &b)))
+		rc = add_bytes(v, simple, "index.html", &b, newest);
+	for (size_t lo = 0, hi; !rc && lo < s->n; lo = hi) {
+		struct node *d;
+		int any = 0;
+
+		for (hi = lo; hi < s->n && !strcmp(s->v[hi].project, s->v[lo].project); hi++)
+			any |= served(&s->v[hi]);
+		if (!any)
+			continue;
+		b.len = 0;
+		if (!(d = vfs_node_add(v, simple, s->v[lo].project, S_IFDIR | 0555, newest)))
+			rc = -ENOMEM;
+		else if (!(rc = render_project(s, lo, hi, &b)))
+			rc = add_bytes(v, d, "index.html", &b, newest);
+	}
+	if (!rc) {
+		b.len = 0;
+		rc = rk_buf_adds(&b, "# python/ of this run: where each file comes from\n");
+		for (size_t i = 0; !rc && i < s->n; i++) {
+			const struct pyfile *f = &s->v[i];
+
+			if (f->dup_of)
+				rc = rk_buf_addf(&b,
+						 "%s\tnot served: same name as stored python/%s\n",
+						 f->rel, f->dup_of);
+			else if (f->unreadable)
+				rc = rk_buf_addf(&b, "%s\tnot served: unreadable (see the log)\n",
+						 f->rel);
+			else
+				rc = rk_buf_addf(&b, "%s\tstored python/%s\n", f->file, f->rel);
+		}
+		if (!rc)
+			rc = add_bytes(v, py, "PROVENANCE", &b, newest);
+	}
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].meta_owned)
+			s->v[i].meta = NULL;
+	rk_buf_release(&b);
+	return rc;
+}
+
+int vfs_pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	struct run *r = dir->parent->run;
+	struct pyset s = {0};
+	struct rk_store_list top;
+	char *path = NULL;
+	int rc;
+
+	if (asprintf(&path, "%s%spython", r->cat->path, r->cat->path[0] ? "/" : "") < 0)
+		return -ENOMEM;
+	if ((rc = rk_store_list(v->store, path, &top, err))) {
+		free(path);
+		return rc;
+	}
+	rc = pyset_scan(r->cat->path, "", &s, &top);
+	for (size_t i = 0; !rc && i < top.n; i++) {
+		struct rk_store_list l;
+		char *sub = NULL;
+
+		if (!top.v[i].is_dir)
+			continue;
+		if (asprintf(&sub, "%s/%s", path, top.v[i].name) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		if (!(rc = rk_store_list(v->store, sub, &l, err))) {
+			rc = pyset_scan(r->cat->path, top.v[i].name, &s, &l);
+			rk_store_list_release(&l);
+		}
+		free(sub);
+	}
+	rk_store_list_release(&top);
+	free(path);
+	if (!rc && s.n)
+		qsort(s.v, s.n, sizeof(*s.v), cmp_pyfile);
+	/* same file name in two groups: the first (sorted by group) is served */
+	for (size_t i = 0; !rc && i < s.n; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!s.v[j].dup_of && !strcmp(s.v[i].file, s.v[j].file)) {
+				if (!(s.v[i].dup_of = strdup(s.v[j].rel)))
+					rc = -ENOMEM;
+				break;
+			}
+	for (size_t i = 0; !rc && i < s.n; i++) {
+		if (s.v[i].dup_of)
+			continue;
+		rc = file_sha256(v, &s.v[i], err);
+		if (rc && rc != -ENOMEM && rc != -ETIMEDOUT) {
+			/* gone or unreadable: leave it out, keep the rest (a timeout fails the
+			 * directory, so that a later access tries again) */
+			rk_warn("python: '%s': not served: %s", s.v[i].path, rk_err_str(err, rc));
+			rk_err_clear(err);
+			s.v[i].unreadable = 1;
+			rc = 0;
+			continue;
+		}
+		if (!rc && s.v[i].kind == RK_PYFILE_WHEEL)
+			read_metadata(v, &s.v[i]);
+	}
+	if (!rc) {
+		pthread_rwlock_wrlock(&v->tree);
+		rc = build_tree(v, dir, &s);
+		pthread_rwlock_unlock(&v->tree);
+	}
+	pyset_release(&s);
+	return rc;
+}

@@ -1,0 +1,86 @@
+/* cmd_wheels.c: rockpack wheels STORE RUN -o DIR [--index]: the run's Python packages
+ * (RUN/python/, view_python.c) as real files, byte-equal to the mount.
+ *
+ * Without --index DIR receives python/files/ itself (the wheels, sdists and the wheels'
+ * .metadata files): a directory for pip's --find-links. With --index DIR receives
+ * files/, simple/ and PROVENANCE, so that pip --index-url file://DIR/simple/ works. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "rk/buf.h"
+#include "rockpack.h"
+
+int cmd_wheels(const struct rp_opts *o, int argc, char **argv)
+{
+	static const char *const parts[] = {"files", "simple", "PROVENANCE"};
+	struct rk_err err = RK_ERR_INIT;
+	struct rk_buf path = RK_BUF_INIT, dst = RK_BUF_INIT;
+	const struct rk_run *r;
+	struct rk_attr a;
+	struct rk_vfs *v;
+	const char *out = NULL, *args[2];
+	int rc, ret = 1, index = 0, nargs = 0;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			out = argv[++i];
+		else if (!strcmp(argv[i], "--index"))
+			index = 1;
+		else if (nargs < 2)
+			args[nargs++] = argv[i];
+		else
+			nargs = 3;
+	}
+	if (nargs != 2 || !out)
+		return rp_fail("usage: rockpack wheels STORE RUN -o DIR [--index]");
+	if (rp_open(o, args[0], &v))
+		return 1;
+	rc = rk_vfs_run(v, strcmp(args[1], ".") ? args[1] : "", &r, &err);
+	if (rc) {
+		rp_fail("%s", rk_err_str(&err, rc));
+		goto done;
+	}
+	if (rk_buf_addf(&path, "%s%spython", r->path, r->path[0] ? "/" : "")) {
+		rp_fail("out of memory");
+		goto done;
+	}
+	if ((rc = rk_vfs_resolve(v, path.buf, &a, &err))) {
+		rp_fail("%s: %s", args[1],
+			rc == -ENOENT ? "the run stores no Python packages (no python/)"
+				      : rk_err_str(&err, rc));
+		goto done;
+	}
+	if (!index) {
+		if (!rk_buf_adds(&path, "/files"))
+			ret = rp_export(v, o, path.buf, "python/files", out);
+		else
+			rp_fail("out of memory");
+		goto done;
+	}
+	ret = 0;
+	for (size_t i = 0; !ret && i < sizeof(parts) / sizeof(parts[0]); i++) {
+		size_t len = path.len;
+		int dir = strcmp(parts[i], "PROVENANCE") != 0;
+
+		dst.len = 0;
+		if (rk_buf_addf(&path, "/%s", parts[i]) ||
+		    rk_buf_addf(&dst, "%s%s%s", out, dir ? "/" : "", dir ? parts[i] : "")) {
+			ret = rp_fail("out of memory");
+			break;
+		}
+		if (dir && mkdir(out, 0755) && errno != EEXIST) {
+			ret = rp_fail("%s: %s", out, strerror(errno));
+			break;
+		}
+		ret = rp_export(v, o, path.buf, parts[i], dst.buf);
+		path.len = len;
+		path.buf[len] = '\0';
+	}
+done:
+	rk_buf_release(&path);
+	rk_buf_release(&dst);
+	rk_vfs_close(v);
+	return ret;
+}
