@@ -15,6 +15,7 @@
 #include "store_remote.h"
 
 #define HEAD_THREADS 8
+#define GONE UINT64_MAX /* entry size: the file's HEAD said 404 */
 
 struct http_store {
 	struct remote_store r;
@@ -67,6 +68,12 @@ static void *head_worker(void *arg)
 			e->size = m.length;
 			e->mtime = m.mtime > 0 ? m.mtime : 0;
 			e->mtime_ns = e->mtime * 1000000000;
+		} else if (rc == -ENOENT) {
+			/* in the index but not on the server (a stale index.html): leave it out,
+			 * the rest of the directory is fine */
+			rk_warn("'%s': listed in the index but not found (404); left out", url.buf);
+			e->size = GONE;
+			rc = 0;
 		}
 		if (rc) {
 			pthread_mutex_lock(&h->lock);
@@ -81,6 +88,20 @@ static void *head_worker(void *arg)
 		rk_buf_release(&path);
 	}
 	return NULL;
+}
+
+/* Remove the entries head_worker found missing (sorted order is kept). */
+static void drop_gone(struct rk_store_list *l)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < l->n; i++) {
+		if (!l->v[i].is_dir && l->v[i].size == GONE)
+			free(l->v[i].name);
+		else
+			l->v[k++] = l->v[i];
+	}
+	l->n = k;
 }
 
 static int http_list(struct remote_store *r, const char *path, struct rk_store_list *out,
@@ -133,12 +154,9 @@ static int http_list(struct remote_store *r, const char *path, struct rk_store_l
 			for (unsigned i = 0; i < nth; i++)
 				pthread_join(th[i], NULL);
 			pthread_mutex_destroy(&h.lock);
-			if ((rc = atomic_load(&h.rc))) {
-				if (err)
-					*err = h.err;
-				if (rc == -ENOENT) /* listed but gone: the listing is stale */
-					rc = rk_err_set(err, -EIO, "%s", rk_err_str(&h.err, rc));
-			}
+			if ((rc = atomic_load(&h.rc)) && err)
+				*err = h.err;
+			drop_gone(&l);
 		}
 	}
 	if (rc) {

@@ -3,7 +3,8 @@
 #  - nginx autoindex serving the demo store: the mount equals the local-directory mount
 #    (names, types, sizes, every byte of every view);
 #  - a run with a TheRock-style generated index.html (generate_s3_index.py: url-quoted
-#    hrefs, name/index.html for subdirectories), autoindex off: the same;
+#    hrefs, name/index.html for subdirectories), autoindex off: the same; a stale
+#    index.html listing a file the server lacks: that file left out, one warning;
 #  - nginx as a caching proxy in front of s3rver, used by two mounts through http_proxy
 #    (libcurl's proxy environment): the second mount's cold reads are served by the proxy
 #    (no archive reaches the S3 server twice), and both mounts read the right bytes.
@@ -27,6 +28,11 @@ for d, dirs, files in os.walk(sys.argv[1]):
     with open(os.path.join(d, "index.html"), "w") as f:
         f.write("<html><body><table>\n%s\n</table></body></html>\n" % "\n".join(rows))
 EOP
+# the same with a stale index.html: it lists a file the server does not have
+mkdir -p "$T/www/stale"
+cp -r "$T/www/therock/$RUN" "$T/www/stale/"
+sed -i 's|</table>|<tr><td><a href="ghost_lib_generic.tar.zst">ghost_lib_generic.tar.zst</a></td><td>1</td></tr>\n</table>|' \
+	"$T/www/stale/$RUN/index.html"
 
 P=$(rt_free_port)
 rt_nginx ngweb "
@@ -35,6 +41,7 @@ rt_nginx ngweb "
 		location /store/ { alias $STORE/; autoindex on; }
 		location /therock/ { root $T/www; index index.html; }
 		location /raw/ { alias $T/www/therock/; autoindex off; index none.html; }
+		location /stale/ { root $T/www; index index.html; }
 	}"
 rt_wait_http "http://127.0.0.1:$P/store/"
 
@@ -72,6 +79,15 @@ it_same "no directory index: browse/" "$T/local1.browse.sums" "$T/raw.browse.sum
 grep -q '^REQ GET /raw/.*/ 403 ' "$T/ngweb/access.log" ||
 	fail "the server without directory index never answered 403"
 it_umount raw
+# the stale index: the missing file is left out with one warning, the rest is served
+it_mount stale "http://127.0.0.1:$P/stale/$RUN" "$T/stale" "$T/cache-stale"
+rt_tree "$T/stale" | grep -v '^f [0-9]* ./artifacts/index.html$' >"$T/stale.tree"
+it_same "stale index.html: names, types and sizes" "$T/local1.tree" "$T/stale.tree"
+it_sums "$T/stale/browse" >"$T/stale.browse.sums"
+it_same "stale index.html: browse/" "$T/local1.browse.sums" "$T/stale.browse.sums"
+[ "$(grep -c "ghost_lib_generic.tar.zst'.*(404)" "${IT_LOG[stale]}")" = 1 ] ||
+	fail "want one warning for the file the index lists but the server lacks"
+it_umount stale
 it_umount local1
 
 # two mounts sharing a caching proxy in front of the S3 server
