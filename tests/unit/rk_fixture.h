@@ -35,4 +35,10 @@ void fx_sidecar(const char *archive);
 /* Join dir and name into a static rotating buffer. */
 const char *fx_path(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* A small wheel as Python's zipfile writes it (deflate): pkg/__init__.py and
+ * pkg-1.0.dist-info/METADATA, whose bytes are fx_wheel_meta. */
+#define FX_WHEEL_ZIP_LEN 335
+extern const unsigned char fx_wheel_zip[FX_WHEEL_ZIP_LEN];
+extern const char fx_wheel_meta[];
+
 #endif
