@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,43 +28,27 @@
 #include "rk/target.h"
 #include "rockpack.h"
 
-struct mapped {
-	void *p;
-	size_t n;
-};
-
-static int map_file(const char *path, struct mapped *m)
+/* Map path, or print why not (1). */
+static int map_file(const char *path, struct rp_map *m)
 {
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int rc = rp_map(path, m);
 
-	if (fd < 0)
-		return rp_fail("%s: %s", path, strerror(errno));
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size == 0) {
-		close(fd);
+	if (rc == -EINVAL)
 		return rp_fail("%s: not a regular, non-empty file", path);
-	}
-	m->n = (size_t)st.st_size;
-	m->p = mmap(NULL, m->n, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m->p == MAP_FAILED)
-		return rp_fail("%s: mmap: %s", path, strerror(errno));
-	/* only headers are read through the map: no fault-around, no readahead */
-	madvise(m->p, m->n, MADV_RANDOM);
-	return 0;
+	return rc ? rp_fail("%s: %s", path, strerror(-rc)) : 0;
 }
 
 static int show(const char *file)
 {
 	struct rk_err err = RK_ERR_INIT;
 	struct rk_kpack *k;
-	struct mapped m;
+	struct rp_map m;
 	int rc, ret = 0;
 
 	if (map_file(file, &m))
 		return 1;
 	if ((rc = rk_kpack_open(m.p, m.n, &k, &err))) {
-		munmap(m.p, m.n);
+		rp_unmap(&m);
 		return rp_fail("%s: %s", file, rk_err_str(&err, rc));
 	}
 	printf("group\t%s\nscheme\t%s\narches\t", rk_kpack_group(k),
@@ -95,7 +78,7 @@ static int show(const char *file)
 			free(data);
 		}
 	rk_kpack_close(k);
-	munmap(m.p, m.n);
+	rp_unmap(&m);
 	return ret;
 }
 
@@ -103,7 +86,7 @@ static int extract(const char *file, const char *key, const char *arch, const ch
 {
 	struct rk_err err = RK_ERR_INIT;
 	struct rk_kpack *k;
-	struct mapped m;
+	struct rp_map m;
 	void *data = NULL;
 	size_t size;
 	int rc, fd, ret = 0;
@@ -115,7 +98,7 @@ static int extract(const char *file, const char *key, const char *arch, const ch
 		rc = rk_kpack_get(k, key, arch, &data, &size, &err);
 		rk_kpack_close(k);
 	}
-	munmap(m.p, m.n);
+	rp_unmap(&m);
 	if (rc)
 		return rp_fail("%s: %s", file, rk_err_str(&err, rc));
 	fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -132,7 +115,7 @@ static int resolve(const char *binary, const char *arch_list)
 	struct rk_err err = RK_ERR_INIT;
 	struct rk_kpack_marker mk = {0};
 	struct rk_fat_elf fe;
-	struct mapped m;
+	struct rp_map m;
 	const char *archs[16];
 	char *list = strdup(arch_list), *save = NULL, real[PATH_MAX];
 	size_t narchs = 0;
@@ -154,7 +137,7 @@ static int resolve(const char *binary, const char *arch_list)
 	else if ((rc = rk_kpack_marker_decode((const char *)m.p + fe.marker_off, fe.marker_size,
 					      &mk, &err)))
 		ret = rp_fail("%s: marker: %s", binary, rk_err_str(&err, rc));
-	munmap(m.p, m.n);
+	rp_unmap(&m);
 	for (unsigned i = 0; !ret && i < fe.nwrappers; i++) {
 		char target[RK_TARGET_MAX], sha[RK_SHA256_HEX];
 		void *data = NULL;
@@ -256,7 +239,7 @@ static int split_file(const char *fat, const char *dir, const char *group, const
 	char **keys = NULL, *pattern = NULL, path[4096];
 	void *marker = NULL;
 	size_t mlen, nk = 0;
-	struct mapped m;
+	struct rp_map m;
 	struct stat st;
 	struct fat f = {-1, &fb};
 	int rc, ret = 1;
@@ -377,7 +360,7 @@ out:
 	rk_fatbin_release(&fb);
 	if (f.fd >= 0)
 		close(f.fd);
-	munmap(m.p, m.n);
+	rp_unmap(&m);
 	return ret;
 }
 

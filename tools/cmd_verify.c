@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -116,25 +115,16 @@ static void check_archive(struct verify *vf, const char *file, const char *rel)
 	struct rk_err err = RK_ERR_INIT;
 	struct archive a = {0};
 	struct rk_kpack *k;
-	struct stat st;
-	void *p;
-	int fd = open(file, O_RDONLY | O_CLOEXEC), rc;
+	struct rp_map m;
+	int rc;
 
-	if (fd < 0 || fstat(fd, &st) || !st.st_size) {
-		problem(vf, "%s: cannot read", file);
-		if (fd >= 0)
-			close(fd);
+	if ((rc = rp_map(file, &m))) {
+		problem(vf, "%s: cannot read: %s", file, strerror(-rc));
 		return;
 	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED) {
-		problem(vf, "%s: mmap: %s", file, strerror(errno));
-		return;
-	}
-	if ((rc = rk_kpack_open(p, (size_t)st.st_size, &k, &err))) {
+	if ((rc = rk_kpack_open(m.p, m.n, &k, &err))) {
 		problem(vf, "%s: %s", file, rk_err_str(&err, rc));
-		munmap(p, (size_t)st.st_size);
+		rp_unmap(&m);
 		return;
 	}
 	vf->archives++;
@@ -174,7 +164,7 @@ static void check_archive(struct verify *vf, const char *file, const char *rel)
 			}
 		}
 	rk_kpack_close(k);
-	munmap(p, (size_t)st.st_size);
+	rp_unmap(&m);
 	struct archive *nv = realloc(vf->k, (vf->nk + 1) * sizeof(*nv));
 
 	if (nv) {
@@ -188,22 +178,16 @@ static void check_binary(struct verify *vf, const char *file, const char *rel, c
 {
 	struct rk_err err = RK_ERR_INIT;
 	struct rk_fat_elf fe;
-	struct stat st;
 	struct binary b = {0};
+	struct rp_map m;
 	unsigned char *p;
-	int fd = open(file, O_RDONLY | O_CLOEXEC), rc;
+	int rc;
 
-	if (fd < 0 || fstat(fd, &st) || st.st_size < 64) {
-		if (fd >= 0)
-			close(fd);
+	if (rp_map(file, &m))
 		return;
-	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return;
-	if (memcmp(p, "\177ELF", 4) ||
-	    (rc = rk_kpack_elf_inspect(p, (size_t)st.st_size, &fe, &err)) == 0)
+	p = m.p;
+	if (m.n < 64 || memcmp(p, "\177ELF", 4) ||
+	    (rc = rk_kpack_elf_inspect(p, m.n, &fe, &err)) == 0)
 		goto out;
 	if (rc < 0) {
 		problem(vf, "%s: %s", file, rk_err_str(&err, rc));
@@ -217,7 +201,7 @@ static void check_binary(struct verify *vf, const char *file, const char *rel, c
 			fe.has_marker ? "with" : "no");
 		goto out;
 	}
-	if ((rc = rk_kpack_elf_verify(p, (size_t)st.st_size, &err))) {
+	if ((rc = rk_kpack_elf_verify(p, m.n, &err))) {
 		problem(vf, "%s: %s", file, rk_err_str(&err, rc));
 		goto out;
 	}
@@ -241,7 +225,7 @@ static void check_binary(struct verify *vf, const char *file, const char *rel, c
 		rk_kpack_marker_release(&b.m);
 	}
 out:
-	munmap(p, (size_t)st.st_size);
+	rp_unmap(&m);
 }
 
 struct walk {

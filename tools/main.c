@@ -3,6 +3,9 @@
  *   rockpack [--cache DIR] [--cache-size SIZE] [--jobs N] [--json] [-q] COMMAND ARGS
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -53,6 +56,33 @@ int rp_write_all(int fd, const char *p, size_t n)
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+int rp_map(const char *path, struct rp_map *m)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st))
+		rc = -errno;
+	else if (!S_ISREG(st.st_mode) || st.st_size == 0)
+		rc = -EINVAL;
+	else if ((m->p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) ==
+		 MAP_FAILED)
+		rc = -errno;
+	close(fd);
+	if (rc)
+		return rc;
+	m->n = (size_t)st.st_size;
+	madvise(m->p, m->n, MADV_RANDOM);
+	return 0;
+}
+
+void rp_unmap(struct rp_map *m)
+{
+	munmap(m->p, m->n);
 }
 
 int rp_open(const struct rp_opts *o, const char *store, struct rk_vfs **out)

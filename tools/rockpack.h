@@ -20,6 +20,15 @@ struct rp_opts {
 int rp_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Write all of p to fd. 0 or -errno. */
 int rp_write_all(int fd, const char *p, size_t n);
+/* A read-only map of a whole regular, non-empty file (MADV_RANDOM: the kpack tools read
+ * headers through it, not every page). 0, or -errno (-EINVAL: not a regular, non-empty
+ * file); nothing printed. */
+struct rp_map {
+	void *p;
+	size_t n;
+};
+int rp_map(const char *path, struct rp_map *m);
+void rp_unmap(struct rp_map *m);
 /* Open the views of store, or print why not and return non-zero. */
 int rp_open(const struct rp_opts *o, const char *store, struct rk_vfs **out);
 
