@@ -699,7 +699,8 @@ static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	     !vfs_lazy_dir(v, dir, "kpack", POP_KPACK, dir->mtime) ||
 	     !vfs_lazy_dir(v, dir, "tarballs", POP_TARBALLS, dir->mtime)))
 		rc = -ENOMEM;
-	if (!rc && cat->has_python && !vfs_lazy_dir(v, dir, "python", POP_PYTHON, dir->mtime))
+	if (!rc && (cat->has_python || cat->narts) &&
+	    !vfs_lazy_dir(v, dir, "python", POP_PYTHON, dir->mtime))
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < cat->files.n; i++) {
 		const struct rk_store_entry *f = &cat->files.v[i];
@@ -902,15 +903,10 @@ static int get_dir(struct rk_vfs *v, uint64_t ino, struct node **out, struct rk_
 
 static ssize_t tar_pread(struct rk_file *f, char *buf, size_t n, uint64_t off, struct rk_err *err);
 
-struct tar_source {
-	struct rk_vfs *v;
-	const struct rk_tar_layout *tar;
-};
-
 /* rk_tar_read_fn over a layout: a private reader per call, so threads do not share one. */
-static ssize_t tar_source_read(void *ctx, void *buf, size_t n, uint64_t off)
+ssize_t vfs_layout_read(void *ctx, void *buf, size_t n, uint64_t off)
 {
-	struct tar_source *t = ctx;
+	struct vfs_layout_src *t = ctx;
 	struct rk_file f = {
 		.v = t->v, .size = t->tar->size, .fd = -1, .tar = t->tar, .blob_fd = -1};
 	ssize_t r;
@@ -932,13 +928,13 @@ static ssize_t tar_source_read(void *ctx, void *buf, size_t n, uint64_t off)
  * src and tarz never change). No lock held. */
 static int ensure_size(struct rk_vfs *v, struct node *n, struct rk_err *err)
 {
-	struct tar_source src = {v, n->tar};
+	struct vfs_layout_src src = {v, n->tar};
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int rc;
 
 	if (n->tarz->ready) /* n is SRC_TARZ (the caller saw it under the tree lock) */
 		return 0;
-	rc = rk_tarz_compute(n->tarz, v->cache, tar_source_read, &src,
+	rc = rk_tarz_compute(n->tarz, v->cache, vfs_layout_read, &src,
 			     ncpu > 0 ? (unsigned)ncpu : 1, err);
 	if (rc) {
 		rk_err_log("'%s': %s", n->name, rk_err_str(err, rc));
@@ -1241,7 +1237,7 @@ static int seg_fd_locked(struct rk_file *f, const struct rk_tar_seg *s, struct r
 /* Make f->blob_fd read compressed piece i. Caller holds f->lock. */
 static int piece_fd_locked(struct rk_file *f, size_t i, struct rk_err *err)
 {
-	struct tar_source src = {f->v, f->tar};
+	struct vfs_layout_src src = {f->v, f->tar};
 	int rc;
 
 	if (f->blob_fd >= 0 && !strcmp(f->blob, f->tarz->pieces[i].key))
@@ -1249,7 +1245,7 @@ static int piece_fd_locked(struct rk_file *f, size_t i, struct rk_err *err)
 	if (f->blob_fd >= 0)
 		close(f->blob_fd);
 	f->blob_fd = -1;
-	rc = rk_tarz_open_piece(f->tarz, i, f->v->cache, tar_source_read, &src, &f->blob_fd, err);
+	rc = rk_tarz_open_piece(f->tarz, i, f->v->cache, vfs_layout_read, &src, &f->blob_fd, err);
 	if (!rc)
 		memcpy(f->blob, f->tarz->pieces[i].key, RK_SHA256_HEX);
 	return rc;

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 
 #include "rk/catalog.h"
+#include "rk/hash.h"
 #include "rk/vfs.h"
 #include "htab.h"
 
@@ -146,6 +147,10 @@ int vfs_dist_names(struct rk_vfs *v, struct run *r, int release, char ***names, 
  * component and fftw3, as build_tarballs.py does). Ingests what it needs. */
 int vfs_flatten(struct rk_vfs *v, struct run *r, const char *x, int release, struct node *root,
 		char **conflicts, unsigned *nconflicts, struct rk_err *err);
+/* Flatten the artifacts as[0..n) (any set; ingested here, sorted into flatten order) into
+ * root. */
+int vfs_flatten_archs(struct rk_vfs *v, struct arch **as, size_t n, struct node *root,
+		      struct rk_err *err);
 int vfs_pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err);
 int vfs_pop_dist(struct rk_vfs *v, struct node *dir, struct rk_err *err);
 int vfs_pop_dist_notes(struct rk_vfs *v, struct node *dir, struct rk_err *err);
@@ -168,11 +173,43 @@ void vfs_kpack_free(struct arch *a);
 int vfs_kpack_restore(struct rk_vfs *v, struct arch *a, const char *want, uint64_t size, int *fd,
 		      struct rk_err *err);
 
+/* view_python_synth.c: the packages TheRock would build from run r's artifacts. */
+struct pysynth {
+	char *file; /* "rocm_sdk_core-V-py3-none-linux_x86_64.whl", "rocm-V.tar.gz" */
+	struct rk_tar_layout *zip; /* a wheel's layout (owned), or NULL */
+	char *bytes; /* the sdist's bytes (owned), or NULL */
+	uint64_t size;
+	char *meta; /* a wheel's METADATA (NUL-terminated), or NULL */
+	size_t meta_len;
+	char *from; /* what it is made of, for PROVENANCE */
+	char key[RK_SHA256_HEX]; /* a wheel's identity: the digest of its layout */
+};
+struct pysynth_set {
+	struct pysynth *v;
+	size_t n, cap;
+};
+struct pysynth *pysynth_push(struct pysynth_set *s);
+void pysynth_release(struct pysynth_set *s);
+/* Append run r's synthesized packages to out (none for runs without a usable manifest
+ * version). A package that cannot be built is left out with a log line; only -ENOMEM
+ * and network failures fail the call. Ingests the artifacts it needs. */
+int vfs_python_synth(struct rk_vfs *v, struct run *r, struct pysynth_set *out,
+		     struct rk_err *err);
+/* Create the cache's pyhash/ directory (hashes and records of python/). */
+void vfs_pyhash_dir(struct rk_vfs *v);
+
 /* view_python.c: populate RUN/python (a pip simple index over the stored packages). */
 int vfs_pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err);
 
 /* view_tarball.c: populate RUN/tarballs. */
 int vfs_pop_tarballs(struct rk_vfs *v, struct node *dir, struct rk_err *err);
+/* Read n bytes at off of a synthesized archive (rk_tar_read_fn shape; ctx: a struct
+ * vfs_layout_src). */
+struct vfs_layout_src {
+	struct rk_vfs *v;
+	const struct rk_tar_layout *tar;
+};
+ssize_t vfs_layout_read(void *ctx, void *buf, size_t n, uint64_t off);
 /* Re-create a's blobs after want went missing, and open want (see vfs.c). */
 int vfs_arch_refill(struct rk_vfs *v, struct arch *a, const char *want, uint64_t size, int *fd,
 		    struct rk_err *err);

@@ -428,10 +428,28 @@ static int flatten_arch(struct flatten *f, struct arch *a)
 	return rc;
 }
 
+/* Flatten as[0..n) (ingested, in flatten order) into root. */
+static int flatten_list(struct rk_vfs *v, struct arch **as, size_t n, struct node *root,
+			char **conflicts, unsigned *nconflicts)
+{
+	struct flatten f = {v, root, NULL, NULL, 0, RK_BUF_INIT, 0, NULL};
+	int rc = 0;
+
+	pthread_rwlock_wrlock(&v->tree);
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = flatten_arch(&f, as[i]);
+	pthread_rwlock_unlock(&v->tree);
+	if (!rc && conflicts && !(*conflicts = rk_buf_detach(&f.conflicts, NULL)))
+		rc = -ENOMEM;
+	if (!rc && nconflicts)
+		*nconflicts = f.nconflicts;
+	rk_buf_release(&f.conflicts);
+	return rc;
+}
+
 int vfs_flatten(struct rk_vfs *v, struct run *r, const char *x, int release, struct node *root,
 		char **conflicts, unsigned *nconflicts, struct rk_err *err)
 {
-	struct flatten f = {v, root, NULL, NULL, 0, RK_BUF_INIT, 0, NULL};
 	struct arch **as = calloc(r->cat->narts + 1, sizeof(*as));
 	int split_target = !release && is_split_target(v, r, x);
 	size_t n = 0;
@@ -459,16 +477,20 @@ int vfs_flatten(struct rk_vfs *v, struct run *r, const char *x, int release, str
 		free(as);
 		return rk_err_wrap(err, rc, "'%s'", x);
 	}
-	pthread_rwlock_wrlock(&v->tree);
-	for (size_t i = 0; !rc && i < n; i++)
-		rc = flatten_arch(&f, as[i]);
-	pthread_rwlock_unlock(&v->tree);
-	if (!rc && conflicts && !(*conflicts = rk_buf_detach(&f.conflicts, NULL)))
-		rc = -ENOMEM;
-	if (!rc && nconflicts)
-		*nconflicts = f.nconflicts;
-	rk_buf_release(&f.conflicts);
+	rc = flatten_list(v, as, n, root, conflicts, nconflicts);
 	free(as);
+	return rc;
+}
+
+int vfs_flatten_archs(struct rk_vfs *v, struct arch **as, size_t n, struct node *root,
+		      struct rk_err *err)
+{
+	int rc = vfs_archs_wait(v, as, n, err);
+
+	if (!rc) {
+		qsort(as, n, sizeof(*as), cmp_flatten_order);
+		rc = flatten_list(v, as, n, root, NULL, NULL);
+	}
 	return rc;
 }
 

@@ -44,6 +44,7 @@ struct pyfile {
 	char *dup_of; /* a same-named file already served: its rel */
 	int meta_owned; /* meta belongs to the .metadata node */
 	int unreadable; /* the store could not give its bytes (logged) */
+	struct pysynth *syn; /* synthesized (view_python_synth.c), else NULL (stored) */
 };
 
 struct pyset {
@@ -114,8 +115,9 @@ static int pyset_scan(const char *run_path, const char *sub, struct pyset *s,
 static int hash_key(struct rk_vfs *v, const struct pyfile *f, char rel[96])
 {
 	char *k = NULL, hex[RK_SHA256_HEX];
-	int len = asprintf(&k, "%s%c%s%c%llu%c%lld", rk_store_id(v->store), 0, f->path, 0,
-			   (unsigned long long)f->size, 0, (long long)f->mtime_ns);
+	int len = f->syn ? asprintf(&k, "synthesized wheel%c%s", 0, f->syn->key)
+			 : asprintf(&k, "%s%c%s%c%llu%c%lld", rk_store_id(v->store), 0, f->path,
+				    0, (unsigned long long)f->size, 0, (long long)f->mtime_ns);
 	int rc;
 
 	if (len < 0)
@@ -164,12 +166,49 @@ static int hash_object(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
 	return rc;
 }
 
+void vfs_pyhash_dir(struct rk_vfs *v)
+{
+	char dir[4096];
+
+	snprintf(dir, sizeof(dir), "%s/pyhash", rk_cache_dir(v->cache));
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		rk_warn("cache '%s': %s", dir, strerror(errno));
+}
+
+/* The sha256 of a synthesized wheel: its bytes read once through the layout. */
+static int hash_layout(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
+{
+	struct vfs_layout_src src = {v, f->syn->zip};
+	struct rk_sha256 h;
+	char *buf = malloc(1 << 20);
+	int rc = buf ? rk_sha256_init(&h) : -ENOMEM;
+
+	for (uint64_t off = 0; !rc && off < f->size;) {
+		ssize_t r = vfs_layout_read(&src, buf, (size_t)RK_MIN((uint64_t)(1 << 20), f->size - off), off);
+
+		if (r <= 0)
+			rc = rk_err_set(err, -EIO, "'%s': unreadable at %llu", f->file,
+					(unsigned long long)off);
+		else
+			rk_sha256_update(&h, buf, (size_t)r);
+		off += r > 0 ? (uint64_t)r : 0;
+	}
+	if (buf && !rc)
+		rk_sha256_final(&h, f->sha);
+	else if (buf)
+		rk_sha256_release(&h);
+	free(buf);
+	return rc;
+}
+
 static int file_sha256(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
 {
-	char rel[96], *data = NULL, dir[4096];
+	char rel[96], *data = NULL;
 	size_t len;
 	int rc;
 
+	if (f->syn && f->syn->bytes)
+		return rk_sha256_buf(f->syn->bytes, f->size, f->sha);
 	if ((rc = hash_key(v, f, rel)))
 		return rc;
 	if (v->cache && !rk_cache_get_file(v->cache, rel, 4096, &data, &len, NULL)) {
@@ -182,14 +221,12 @@ static int file_sha256(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
 		if (ok)
 			return 0;
 	}
-	if ((rc = hash_object(v, f, err)))
+	if ((rc = f->syn ? hash_layout(v, f, err) : hash_object(v, f, err)))
 		return rc;
 	if (v->cache) {
 		char line[RK_SHA256_HEX + 1];
 
-		snprintf(dir, sizeof(dir), "%s/pyhash", rk_cache_dir(v->cache));
-		if (mkdir(dir, 0755) && errno != EEXIST)
-			rk_warn("cache '%s': %s", dir, strerror(errno));
+		vfs_pyhash_dir(v);
 		snprintf(line, sizeof(line), "%s\n", f->sha);
 		if (rk_cache_put_file(v->cache, rel, line, strlen(line), NULL))
 			rk_warn("'%s': could not keep its hash in the cache", f->path);
@@ -316,7 +353,11 @@ static int cmp_pyfile(const void *a, const void *b)
 	const struct pyfile *x = a, *y = b;
 	int c = strcmp(x->project, y->project);
 
-	return c ? c : strcmp(x->file, y->file) ? strcmp(x->file, y->file) : strcmp(x->rel, y->rel);
+	if (!c)
+		c = strcmp(x->file, y->file);
+	if (!c)
+		c = (x->syn != NULL) - (y->syn != NULL);
+	return c ? c : strcmp(x->rel, y->rel);
 }
 
 /* A SRC_BYTES file taking b's buffer. Caller holds v->tree for writing. */
@@ -361,13 +402,26 @@ static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
 
 		if (!served(f))
 			continue;
-		if (!(n = vfs_node_add(v, files, f->file, S_IFREG | 0444, f->mtime)) ||
-		    !(n->data = strdup(f->path))) {
+		if (!(n = vfs_node_add(v, files, f->file, S_IFREG | 0444,
+				       f->mtime))) {
 			rc = -ENOMEM;
 			break;
 		}
-		n->src = SRC_STORE;
 		n->size = f->size;
+		if (f->syn && f->syn->zip) {
+			n->src = SRC_TAR; /* a zip laid out like a tarball */
+			n->tar = f->syn->zip;
+			f->syn->zip = NULL;
+		} else if (f->syn) {
+			n->src = SRC_BYTES;
+			n->data = f->syn->bytes;
+			f->syn->bytes = NULL;
+		} else if ((n->data = strdup(f->path))) {
+			n->src = SRC_STORE;
+		} else {
+			rc = -ENOMEM;
+			break;
+		}
 		if (f->meta) {
 			char name[600];
 			struct node *m;
@@ -413,11 +467,14 @@ static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
 
 			if (f->dup_of)
 				rc = rk_buf_addf(&b,
-						 "%s\tnot served: same name as stored python/%s\n",
-						 f->rel, f->dup_of);
+						 "%s%s\tnot served: same name as stored python/%s\n",
+						 f->syn ? "synthesized " : "", f->rel, f->dup_of);
 			else if (f->unreadable)
 				rc = rk_buf_addf(&b, "%s\tnot served: unreadable (see the log)\n",
 						 f->rel);
+			else if (f->syn)
+				rc = rk_buf_addf(&b, "%s\tsynthesized from %s\n", f->file,
+						 f->syn->from);
 			else
 				rc = rk_buf_addf(&b, "%s\tstored python/%s\n", f->file, f->rel);
 		}
@@ -431,17 +488,62 @@ static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
 	return rc;
 }
 
+/* Add the synthesized packages of syn to s (they sort after stored files of the same
+ * name, which therefore win). */
+static int pyset_synth(struct pyset *s, struct pysynth_set *syn, int64_t mtime)
+{
+	for (size_t i = 0; i < syn->n; i++) {
+		struct pysynth *p = &syn->v[i];
+		struct pyfile f = {0};
+
+		f.kind = rk_pyfile_parse(p->file, f.project, sizeof(f.project), f.dist_info,
+					 sizeof(f.dist_info));
+		if (f.kind == RK_PYFILE_NONE)
+			continue;
+		if (s->n == s->cap) {
+			size_t ncap = s->cap ? s->cap * 2 : 16;
+			struct pyfile *v = realloc(s->v, ncap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			s->v = v;
+			s->cap = ncap;
+		}
+		f.syn = p;
+		f.size = p->size;
+		f.mtime = mtime;
+		f.file = strdup(p->file);
+		f.rel = strdup(p->file);
+		f.path = strdup("(synthesized)");
+		if (p->meta) {
+			f.meta = p->meta; /* moves: the node or pyset_release frees it */
+			f.meta_len = p->meta_len;
+			p->meta = NULL;
+		}
+		s->v[s->n++] = f;
+		if (!f.file || !f.rel || !f.path)
+			return -ENOMEM;
+		if (f.meta && (rk_sha256_buf(f.meta, f.meta_len, f.meta_sha) ||
+			       rk_metadata_field(f.meta, f.meta_len, "Requires-Python",
+						 &f.requires_python) == -ENOMEM))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int vfs_pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
 	struct run *r = dir->parent->run;
 	struct pyset s = {0};
-	struct rk_store_list top;
+	struct pysynth_set syn = {0};
+	struct rk_store_list top = {0};
 	char *path = NULL;
 	int rc;
 
 	if (asprintf(&path, "%s%spython", r->cat->path, r->cat->path[0] ? "/" : "") < 0)
 		return -ENOMEM;
-	if ((rc = rk_store_list(v->store, path, &top, err))) {
+	rc = r->cat->has_python ? rk_store_list(v->store, path, &top, err) : 0;
+	if (rc) {
 		free(path);
 		return rc;
 	}
@@ -464,9 +566,12 @@ int vfs_pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	}
 	rk_store_list_release(&top);
 	free(path);
+	if (!rc && !(rc = vfs_python_synth(v, r, &syn, err)))
+		rc = pyset_synth(&s, &syn, dir->mtime);
 	if (!rc && s.n)
 		qsort(s.v, s.n, sizeof(*s.v), cmp_pyfile);
-	/* same file name in two groups: the first (sorted by group) is served */
+	/* the same file name twice: the first (stored before synthesized, then by group) is
+	 * served */
 	for (size_t i = 0; !rc && i < s.n; i++)
 		for (size_t j = 0; j < i; j++)
 			if (!s.v[j].dup_of && !strcmp(s.v[i].file, s.v[j].file)) {
@@ -481,13 +586,13 @@ int vfs_pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		if (rc && rc != -ENOMEM && rc != -ETIMEDOUT) {
 			/* gone or unreadable: leave it out, keep the rest (a timeout fails the
 			 * directory, so that a later access tries again) */
-			rk_warn("python: '%s': not served: %s", s.v[i].path, rk_err_str(err, rc));
+			rk_warn("python: '%s': not served: %s", s.v[i].rel, rk_err_str(err, rc));
 			rk_err_clear(err);
 			s.v[i].unreadable = 1;
 			rc = 0;
 			continue;
 		}
-		if (!rc && s.v[i].kind == RK_PYFILE_WHEEL)
+		if (!rc && !s.v[i].syn && s.v[i].kind == RK_PYFILE_WHEEL)
 			read_metadata(v, &s.v[i]);
 	}
 	if (!rc) {
@@ -496,5 +601,6 @@ int vfs_pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		pthread_rwlock_unlock(&v->tree);
 	}
 	pyset_release(&s);
+	pysynth_release(&syn);
 	return rc;
 }

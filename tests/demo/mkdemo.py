@@ -1159,7 +1159,10 @@ def write_standard_run(b, out, run_id, split):
     for a in arts:
         w.artifact(a)
     w.put("manifests/therock_manifest.json", therock_manifest(run_id, split).encode())
-    for rel, data in sorted(python_packages(split).items()):
+    # The split run stores no Python packages (like a local build): RUN/python/ of it is
+    # all synthesized from the artifacts. The legacy run stores two (placeholders that
+    # win over the synthesized files of the same name).
+    for rel, data in sorted(python_packages(split).items()) if not split else ():
         w.put("python/" + rel, data)
     w.finish()
 

@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # python_index: RUN/python/ of both demo runs, with pip (Debian's, offline) as the client.
+# The split run stores no packages (all synthesized from its artifacts); the legacy run
+# stores two placeholders in python/gfx110X-all/, which win over the synthesized files of
+# the same name.
 #  - the simple/ index is HTML5 with PEP 503-normalized names; every href resolves; the
 #    #sha256= fragments, data-requires-python, data-core-metadata and the .metadata files
 #    agree with the wheels (pyindex_check.py); every wheel passes zipfile -t and RECORD;
@@ -9,7 +12,7 @@
 #  - rockpack wheels (with and without --index) writes what the mount shows;
 #  - a remount with the same cache takes the hashes from the cache (pyhash/), not the files;
 #  - a store with one truncated wheel: listed with its sha256, without metadata, one log
-#    line, and pip still installs the others; a run without python/ has no python/;
+#    line, and pip still installs the others; every run with artifacts has python/;
 #  - over an HTTP store (python/ listed from the stored flat index.html) the same index.
 . "$(dirname "$0")/lib.sh"
 it_init "$@"
@@ -21,8 +24,10 @@ VER=7.13.0.dev0+abc1234
 SPLIT=24205988455-linux
 LEGACY=24205988454-linux
 declare -A PROJECTS=(
-	[$SPLIT]="rocm rocm-sdk-core rocm-sdk-devel rocm-sdk-device-gfx1100 rocm-sdk-libraries"
-	[$LEGACY]="rocm-sdk-core rocm-sdk-libraries-gfx110x-all"
+	[$SPLIT]="rocm rocm-sdk-core rocm-sdk-devel rocm-sdk-device-gfx1100 rocm-sdk-device-gfx1101
+		rocm-sdk-device-gfx1102 rocm-sdk-device-gfx1103 rocm-sdk-device-gfx942 rocm-sdk-libraries"
+	[$LEGACY]="rocm rocm-sdk-core rocm-sdk-devel rocm-sdk-libraries-gfx110x-all
+		rocm-sdk-libraries-gfx94x-dcgpu"
 )
 PIP_OPTS=(--no-cache-dir --disable-pip-version-check --no-input)
 # only the mount: no pip configuration, no find-links or index from the environment
@@ -41,11 +46,14 @@ for run in $SPLIT $LEGACY; do
 	for w in "$P"/files/*.whl; do
 		python3 -m zipfile -t "$w" >/dev/null || fail "$run: zipfile -t $(basename "$w")"
 	done
-	# the stored bytes, unchanged
+	# the stored bytes, unchanged (stored wins over synthesized)
 	for f in "$P"/files/*.whl "$P"/files/*.tar.gz; do
-		[ -e "$f" ] || continue
+		[ -d "$STORE/$run/python" ] || break
 		s=$(find "$STORE/$run/python" -name "$(basename "$f")" | head -n 1)
+		[ -n "$s" ] || continue
 		cmp -s "$s" "$f" || fail "$run: files/$(basename "$f") differs from the store's"
+		grep -q "^$(basename "$f")	stored python/" "$P/PROVENANCE" ||
+			fail "$run: PROVENANCE does not say $(basename "$f") is stored"
 	done
 	# rockpack wheels: the same files, and with --index the same tree
 	"$ROCKPACK" -q --cache "$T/cache" wheels "$STORE" $run -o "$T/wheels-$run" ||
@@ -74,7 +82,7 @@ printf 'rocm-sdk-core==%s\nrocm-sdk-device-gfx1100==%s\nrocm-sdk-libraries==%s\n
 	>"$T/installed.want"
 it_same "pip install: installed packages" "$T/installed.want" "$T/installed"
 "$V/bin/python" -c 'import rocm_sdk_core, rocm_sdk_libraries' || fail "installed packages do not import"
-[ -f "$("$V/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')/_rocm_sdk_libraries/lib/gfx1100.txt" ] ||
+[ -f "$("$V/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')/_rocm_sdk_libraries/.devel_links/gfx1100.json" ] ||
 	fail "the device wheel did not overlay the libraries platform directory"
 
 # legacy: a family wheel with its dependency
@@ -133,30 +141,33 @@ it_quiet_log fs
 it_umount fs
 
 # ---- a remount takes the hashes from the cache ----
-ls "$T/cache/pyhash" >"$T/records"
-[ "$(wc -l <"$T/records")" = 7 ] || fail "pyhash/ holds $(wc -l <"$T/records") records, want 7"
+# (every wheel's hash is a record; the sdist is hashed in memory; pyhash/blob-* name the
+# devel tarballs written to the cache)
 FAKE=$(printf '%064d' 7)
-for r in "$T"/cache/pyhash/*; do printf '%s\n' "$FAKE" >"$r"; done
+for r in "$T"/cache/pyhash/*; do
+	case $r in */blob-*) ;; *) printf '%s\n' "$FAKE" >"$r" ;; esac
+done
 it_mount again "$STORE" "$M" "$T/cache"
+want=$(cat "$M/$SPLIT/python/simple"/*/index.html | grep -c '\.whl#sha256=')
 n=$(cat "$M/$SPLIT/python/simple"/*/index.html | grep -c "#sha256=$FAKE")
-[ "$n" = 5 ] || fail "remount: $n of 5 links use the cached hash (files were hashed again?)"
+[ "$n" = "$want" ] && [ "$n" -ge 8 ] ||
+	fail "remount: $n of $want links use the cached hash (files were hashed again?)"
 it_umount again
 
-# ---- a truncated wheel; a run without python/ ----
+# ---- a truncated wheel ----
 S2=$T/store2
 mkdir -p "$S2"
 cp -a "$STORE/$SPLIT" "$STORE/$LEGACY" "$S2/"
-rm -rf "$S2/$LEGACY/python"
-BADW=rocm_sdk_devel-$VER-py3-none-linux_x86_64.whl
-truncate -s 700 "$S2/$SPLIT/python/$BADW"
+BADW=rocm_sdk_libraries_gfx110X_all-$VER-py3-none-linux_x86_64.whl
+truncate -s 700 "$S2/$LEGACY/python/gfx110X-all/$BADW"
 it_mount bad "$S2" "$T/mnt2" "$T/cache2"
-[ ! -e "$T/mnt2/$LEGACY/python" ] || fail "a run without python/ shows python/"
-python3 "$CHECK" "$T/mnt2/$SPLIT/python" ${PROJECTS[$SPLIT]} --corrupt "$BADW" ||
+# shellcheck disable=SC2086
+python3 "$CHECK" "$T/mnt2/$LEGACY/python" ${PROJECTS[$LEGACY]} --corrupt "$BADW" ||
 	fail "corrupt wheel: the index does not check out"
 [ "$(grep -c "$BADW" "${IT_LOG[bad]}")" = 1 ] ||
 	fail "corrupt wheel: want one log line, got: $(grep "$BADW" "${IT_LOG[bad]}")"
-"$V/bin/pip" install "${PIP_OPTS[@]}" --index-url "file://$T/mnt2/$SPLIT/python/simple/" \
-	--target "$T/bad-target" rocm-sdk-device-gfx1100 >"$T/pip.log" 2>&1 ||
+"$V/bin/pip" install "${PIP_OPTS[@]}" --index-url "file://$T/mnt2/$LEGACY/python/simple/" \
+	--target "$T/bad-target" rocm-sdk-libraries-gfx94X-dcgpu >"$T/pip.log" 2>&1 ||
 	{ fail "pip install next to a corrupt wheel"; tail -n 20 "$T/pip.log" >&2; }
 it_umount bad
 

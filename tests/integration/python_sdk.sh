@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# python_sdk: the packages RUN/python/ synthesizes from a run's artifacts, installed by
+# pip (Debian's, offline) the way TheRock's users install them:
+#     pip install --index-url file://MNT/RUN/python/simple/ --find-links DEPS rocm[libraries,devel]
+# DEPS is Debian's python3-setuptools-whl and python3-wheel-whl (/usr/share/python-wheels),
+# which pip needs to build the rocm selector sdist. For the kpack-split run and for the
+# legacy run (without its stored wheels, as after a local build), in fresh venvs:
+#  - the resolved set is rocm, rocm-sdk-core, rocm-sdk-libraries[-<family>], rocm-sdk-devel
+#    (and rocm-sdk-device-<target> with the device extra);
+#  - `rocm-sdk version | path --root | --bin | --cmake | targets` answer from site-packages;
+#  - every installed platform file equals the dist tree's file it came from (symlinks
+#    to executables became exec stubs; shared libraries sit under their soname);
+#  - the devel tree, expanded by `rocm-sdk path`, holds every file of its dist tree (files
+#    a runtime wheel has are hardlinks to it), and device files overlay the libraries
+#    platform directory, listed in .devel_links/<target>.json;
+#  - ROCM_SDK_TARGET_FAMILY picks another family's libraries (legacy);
+#  - every wheel passes zipfile -t, its RECORD matches; rockpack wheels writes the same bytes.
+. "$(dirname "$0")/lib.sh"
+it_init "$@"
+PY=/usr/bin/python3
+DEPS=/usr/share/python-wheels
+[ -x "$PY" ] || skip "Debian's python3 is not installed"
+ls "$DEPS"/setuptools-*.whl "$DEPS"/wheel-*.whl >/dev/null 2>&1 ||
+	skip "python3-setuptools-whl / python3-wheel-whl are not installed"
+"$PY" -m venv "$T/probe" >/dev/null 2>&1 || skip "python3 -m venv does not work (python3-venv)"
+VER=7.13.0.dev0+abc1234
+SPLIT=24205988455-linux
+LEGACY=24205988454-linux
+PIP_OPTS=(--no-cache-dir --disable-pip-version-check --no-input)
+for v in $(env | sed -n 's/^\(PIP_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
+export PIP_CONFIG_FILE=/dev/null
+
+# the legacy run as a local build leaves it: artifacts, no python/
+S=$T/store
+mkdir -p "$S"
+ln -s "$STORE/$SPLIT" "$S/$SPLIT"
+mkdir "$S/$LEGACY"
+for f in "$STORE/$LEGACY"/*; do
+	[ "$(basename "$f")" = python ] || ln -s "$f" "$S/$LEGACY/"
+done
+
+M=$T/mnt
+it_mount fs "$S" "$M" "$T/cache"
+
+# every synthesized wheel: zipfile -t, RECORD hashes and sizes, and rockpack's bytes
+check_wheels() { # RUN
+	local P=$M/$1/python w
+	for w in "$P"/files/*.whl; do
+		python3 -m zipfile -t "$w" >/dev/null || fail "$1: zipfile -t $(basename "$w")"
+	done
+	python3 - "$P/files" <<'EOF' || fail "$1: RECORD does not match the wheels"
+import base64, hashlib, sys, zipfile, glob
+bad = 0
+for w in sorted(glob.glob(sys.argv[1] + "/*.whl")):
+    z = zipfile.ZipFile(w)
+    rec = [n for n in z.namelist() if n.endswith(".dist-info/RECORD")]
+    rows = [l.split(",") for l in z.read(rec[0]).decode().splitlines()]
+    listed = {r[0] for r in rows}
+    if listed != set(z.namelist()):
+        print(w, "RECORD lists", sorted(listed ^ set(z.namelist())), file=sys.stderr); bad = 1
+    for name, h, size in rows:
+        if name == rec[0]:
+            continue
+        data = z.read(name)
+        want = "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        if h != want or int(size) != len(data):
+            print(w, name, "hash or size differs", file=sys.stderr); bad = 1
+sys.exit(bad)
+EOF
+	"$ROCKPACK" -q --cache "$T/cache" wheels "$S" "$1" -o "$T/rp-$1" ||
+		fail "$1: rockpack wheels"
+	it_sums "$P/files" >"$T/mnt.sums"
+	it_sums "$T/rp-$1" >"$T/rp.sums"
+	it_same "$1: rockpack wheels and the mount's files/" "$T/mnt.sums" "$T/rp.sums"
+}
+
+# install_sdk VENV RUN SPEC [env...]: pip install SPEC from the run's index into a fresh venv
+install_sdk() {
+	local venv=$1 run=$2 spec=$3
+	shift 3
+	"$PY" -m venv "$venv" || die "venv"
+	env "$@" "$venv/bin/pip" install "${PIP_OPTS[@]}" --index-url "file://$M/$run/python/simple/" \
+		--find-links "$DEPS" "$spec" >"$T/pip.log" 2>&1 ||
+		{ fail "$run: pip install $spec"; tail -n 30 "$T/pip.log" >&2; return 1; }
+	"$venv/bin/pip" list --format=freeze 2>/dev/null | grep '^rocm' | sort >"$T/installed"
+}
+
+# compare_platform SITE PKG DIST: every file of SITE/PKG equals DIST's file (an exec stub
+# for a symlink to an executable).
+compare_platform() {
+	local site=$1 pkg=$2 dist=$3 f rel n=0
+	while IFS= read -r -d '' f; do
+		rel=${f#"$site/$pkg/"}
+		case $rel in .devel_links/*) continue ;; esac
+		n=$((n + 1))
+		if [ ! -e "$dist/$rel" ]; then
+			fail "$pkg/$rel: not in $(basename "$dist")"
+		elif [ -L "$dist/$rel" ] && [ -x "$dist/$rel" ] && head -c 10 "$f" | grep -q '^#!/bin/sh'; then
+			"$f" --version >/dev/null 2>&1 || true # the stub runs (its target may not care)
+			grep -q "^exec " "$f" || fail "$pkg/$rel: not an exec stub"
+		elif ! cmp -s "$f" "$dist/$rel"; then
+			fail "$pkg/$rel differs from $(basename "$dist")/$rel"
+		fi
+	done < <(find "$site/$pkg" -type f -print0)
+	[ $n -gt 0 ] || fail "$pkg: no files installed"
+}
+
+# compare_devel SITE DIST: the expanded devel tree holds DIST's files (and links)
+compare_devel() {
+	local site=$1 dist=$2
+	(cd "$dist" && find . -type f | sort) >"$T/dist.files"
+	(cd "$site/_rocm_sdk_devel" && find . \( -type f -o -type l \) | sort) >"$T/devel.files"
+	comm -23 "$T/dist.files" "$T/devel.files" >"$T/missing"
+	[ ! -s "$T/missing" ] || fail "devel: missing $(head -n 5 "$T/missing" | tr '\n' ' ')"
+	while read -r rel; do
+		[ -e "$site/_rocm_sdk_devel/$rel" ] || continue
+		cmp -s "$site/_rocm_sdk_devel/$rel" "$dist/$rel" || fail "devel: $rel differs"
+	done <"$T/dist.files"
+}
+
+site_of() { "$1/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])'; }
+
+# ---- kpack-split run ----
+check_wheels $SPLIT
+V=$T/venv-split
+if install_sdk "$V" $SPLIT 'rocm[libraries,devel,device]'; then
+	printf '%s\n' "rocm==$VER" "rocm-sdk-core==$VER" "rocm-sdk-devel==$VER" \
+		"rocm-sdk-device-gfx1100==$VER" "rocm-sdk-libraries==$VER" >"$T/want"
+	it_same "split: installed packages" "$T/want" "$T/installed"
+	SITE=$(site_of "$V")
+	[ "$("$V/bin/rocm-sdk" version)" = "$VER" ] || fail "split: rocm-sdk version"
+	root=$("$V/bin/rocm-sdk" path --root) || fail "split: rocm-sdk path --root"
+	[ "$root" = "$SITE/_rocm_sdk_devel" ] || fail "split: path --root is '$root'"
+	[ "$("$V/bin/rocm-sdk" path --bin)" = "$root/bin" ] || fail "split: path --bin"
+	[ "$("$V/bin/rocm-sdk" path --cmake)" = "$root/lib/cmake" ] || fail "split: path --cmake"
+	"$V/bin/rocm-sdk" targets | grep -qx gfx1100 || fail "split: rocm-sdk targets lacks gfx1100"
+	D=$M/$SPLIT/dist/multiarch
+	compare_platform "$SITE" _rocm_sdk_core "$D"
+	compare_platform "$SITE" _rocm_sdk_libraries "$D"
+	compare_devel "$SITE" "$M/$SPLIT/dist/gfx1100"
+	# the device wheel's files sit in the libraries platform directory and are listed
+	ls "$SITE"/_rocm_sdk_libraries/*/*/.kpack/*gfx1100*.kpack >/dev/null 2>&1 ||
+		ls -R "$SITE/_rocm_sdk_libraries" | grep -q 'gfx1100.kpack' ||
+		fail "split: no gfx1100 .kpack in _rocm_sdk_libraries"
+	python3 - "$SITE" gfx1100 <<'EOF' || fail "split: .devel_links/gfx1100.json"
+import json, os, sys
+site, t = sys.argv[1:]
+j = json.load(open(os.path.join(site, "_rocm_sdk_libraries/.devel_links/%s.json" % t)))
+assert j["links"], "no links"
+for l in j["links"]:
+    p = os.path.join(site, "_rocm_sdk_libraries", l["relpath"])
+    assert os.path.isfile(p), p
+    assert l["target"] == "../../_rocm_sdk_libraries/" + l["relpath"], l
+EOF
+	# a file a runtime wheel has is a hardlink to it in the devel tree
+	lib=$(cd "$SITE/_rocm_sdk_core" && find lib -maxdepth 1 -name 'lib*.so.*' -type f | head -n 1)
+	[ -n "$lib" ] && [ "$SITE/_rocm_sdk_core/$lib" -ef "$root/$lib" ] ||
+		fail "split: devel $lib is not a hardlink to _rocm_sdk_core's"
+	"$V/bin/python" -c 'import rocm_sdk; print(rocm_sdk.find_libraries("amdhip64"))' >/dev/null ||
+		fail "split: rocm_sdk.find_libraries('amdhip64')"
+fi
+
+# ---- legacy run: one libraries wheel per family ----
+check_wheels $LEGACY
+V=$T/venv-legacy
+if install_sdk "$V" $LEGACY 'rocm[libraries,devel]'; then
+	printf '%s\n' "rocm==$VER" "rocm-sdk-core==$VER" "rocm-sdk-devel==$VER" \
+		"rocm-sdk-libraries-gfx110X-all==$VER" >"$T/want"
+	it_same "legacy: installed packages" "$T/want" "$T/installed"
+	SITE=$(site_of "$V")
+	compare_platform "$SITE" _rocm_sdk_core "$M/$LEGACY/dist/gfx110X-all"
+	compare_platform "$SITE" _rocm_sdk_libraries_gfx110X_all "$M/$LEGACY/dist/gfx110X-all"
+	"$V/bin/rocm-sdk" path --root >/dev/null || fail "legacy: rocm-sdk path --root"
+	compare_devel "$SITE" "$M/$LEGACY/dist/gfx110X-all"
+fi
+V=$T/venv-legacy94
+if install_sdk "$V" $LEGACY 'rocm[libraries]' ROCM_SDK_TARGET_FAMILY=gfx94X-dcgpu; then
+	grep -qx "rocm-sdk-libraries-gfx94X-dcgpu==$VER" "$T/installed" ||
+		fail "legacy: ROCM_SDK_TARGET_FAMILY=gfx94X-dcgpu installed $(tr '\n' ' ' <"$T/installed")"
+fi
+
+grep -q "synthesized from" "$M/$SPLIT/python/PROVENANCE" || fail "PROVENANCE names no source"
+it_quiet_log fs
+it_umount fs
+it_finish
