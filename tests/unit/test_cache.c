@@ -335,6 +335,51 @@ RK_TEST(blob_checked_by_crc_or_sha256)
 	rk_cache_close(b);
 }
 
+RK_TEST(blob_crc32_recorded_or_computed)
+{
+	struct rk_cache *a = open_cache("cache", 0), *b;
+	struct rk_err err = RK_ERR_INIT;
+	char id[RK_SHA256_HEX], empty[RK_SHA256_HEX], v[16];
+	uint32_t crc = 1;
+	struct stat st;
+
+	RK_ASSERT_EQ_INT(0, rk_blob_put(a, "hello", 5, id, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_put(a, "", 0, empty, NULL));
+	if (getxattr(blob_file("cache", id), "user.rockfs.crc32", v, sizeof(v)) != 8)
+		RK_SKIP("no user xattrs on this file system");
+	/* the value recorded at commit */
+	RK_ASSERT_EQ_INT(0, rk_blob_crc32(a, id, 5, &crc, &err));
+	RK_ASSERT_EQ_INT(0x3610a686, crc); /* CRC32 of "hello" */
+	RK_ASSERT_EQ_INT(0, rk_blob_crc32(a, empty, 0, &crc, &err));
+	RK_ASSERT_EQ_INT(0, crc);
+	/* without the record: computed and recorded again, the blob stays read-only; once by
+	 * the handle that wrote it, once by a fresh one (which checks the SHA-256 too) */
+	for (int i = 0; i < 2; i++) {
+		b = i ? open_cache("cache", 0) : a;
+		chmod(blob_file("cache", id), 0644);
+		RK_ASSERT_EQ_INT(0, removexattr(blob_file("cache", id), "user.rockfs.crc32"));
+		chmod(blob_file("cache", id), 0444);
+		crc = 1;
+		RK_ASSERT_EQ_INT(0, rk_blob_crc32(b, id, 5, &crc, &err));
+		RK_ASSERT_EQ_INT(0x3610a686, crc);
+		memset(v, 0, sizeof(v));
+		RK_ASSERT_EQ_INT(
+			8, getxattr(blob_file("cache", id), "user.rockfs.crc32", v, sizeof(v)));
+		RK_ASSERT_EQ_STR("3610a686", v);
+		RK_ASSERT_EQ_INT(0, stat(blob_file("cache", id), &st));
+		RK_ASSERT_EQ_INT(0444, st.st_mode & 07777);
+		if (i)
+			rk_cache_close(b);
+	}
+	/* missing, or of another size (which leaves the blob alone) */
+	crc = 1;
+	RK_ASSERT_EQ_INT(-ENOENT, rk_blob_crc32(a, SHA_ABC, 3, &crc, &err));
+	RK_ASSERT_EQ_INT(-ENOENT, rk_blob_crc32(a, id, 4, &crc, &err));
+	RK_ASSERT_EQ_INT(1, crc);
+	RK_ASSERT(exists(blob_file("cache", id)));
+	rk_cache_close(a);
+}
+
 RK_TEST(blob_verified_once_per_handle)
 {
 	struct rk_cache *a = open_cache("cache", 0), *b = open_cache("cache", 0);
