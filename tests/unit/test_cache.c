@@ -1,6 +1,7 @@
 /* test_cache.c: blobs, metadata files, locks, eviction and verification. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,6 +333,102 @@ RK_TEST(blob_checked_by_crc_or_sha256)
 	RK_ASSERT_EQ_INT(0, rk_blob_open(b, id, 5, &fd, NULL));
 	read_fd(fd, "hello", 5);
 	close(fd);
+	rk_cache_close(b);
+}
+
+RK_TEST(blob_crc32_recorded_or_computed)
+{
+	struct rk_cache *a = open_cache("cache", 0), *b;
+	struct rk_err err = RK_ERR_INIT;
+	char id[RK_SHA256_HEX], empty[RK_SHA256_HEX], v[16];
+	uint32_t crc = 1;
+	struct stat st;
+
+	RK_ASSERT_EQ_INT(0, rk_blob_put(a, "hello", 5, id, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_put(a, "", 0, empty, NULL));
+	if (getxattr(blob_file("cache", id), "user.rockfs.crc32", v, sizeof(v)) != 8)
+		RK_SKIP("no user xattrs on this file system");
+	/* the value recorded at commit */
+	RK_ASSERT_EQ_INT(0, rk_blob_crc32(a, id, 5, &crc, &err));
+	RK_ASSERT_EQ_INT(0x3610a686, crc); /* CRC32 of "hello" */
+	RK_ASSERT_EQ_INT(0, rk_blob_crc32(a, empty, 0, &crc, &err));
+	RK_ASSERT_EQ_INT(0, crc);
+	/* without the record: computed and recorded again, the blob stays read-only; once by
+	 * the handle that wrote it, once by a fresh one (which checks the SHA-256 too) */
+	for (int i = 0; i < 2; i++) {
+		b = i ? open_cache("cache", 0) : a;
+		chmod(blob_file("cache", id), 0644);
+		RK_ASSERT_EQ_INT(0, removexattr(blob_file("cache", id), "user.rockfs.crc32"));
+		chmod(blob_file("cache", id), 0444);
+		crc = 1;
+		RK_ASSERT_EQ_INT(0, rk_blob_crc32(b, id, 5, &crc, &err));
+		RK_ASSERT_EQ_INT(0x3610a686, crc);
+		memset(v, 0, sizeof(v));
+		RK_ASSERT_EQ_INT(
+			8, getxattr(blob_file("cache", id), "user.rockfs.crc32", v, sizeof(v)));
+		RK_ASSERT_EQ_STR("3610a686", v);
+		RK_ASSERT_EQ_INT(0, stat(blob_file("cache", id), &st));
+		RK_ASSERT_EQ_INT(0444, st.st_mode & 07777);
+		if (i)
+			rk_cache_close(b);
+	}
+	/* missing, or of another size (which leaves the blob alone) */
+	crc = 1;
+	RK_ASSERT_EQ_INT(-ENOENT, rk_blob_crc32(a, SHA_ABC, 3, &crc, &err));
+	RK_ASSERT_EQ_INT(-ENOENT, rk_blob_crc32(a, id, 4, &crc, &err));
+	RK_ASSERT_EQ_INT(1, crc);
+	RK_ASSERT(exists(blob_file("cache", id)));
+	rk_cache_close(a);
+}
+
+struct crc_thread {
+	struct rk_cache *c;
+	const char *id;
+	int bad;
+};
+
+static void *crc_thread(void *arg)
+{
+	struct crc_thread *t = arg;
+
+	for (int i = 0; i < 50; i++) {
+		uint32_t crc = 0;
+
+		if (rk_blob_crc32(t->c, t->id, 5, &crc, NULL) || crc != 0x3610a686)
+			t->bad++;
+	}
+	return NULL;
+}
+
+RK_TEST(blob_crc32_from_many_threads)
+{
+	struct rk_cache *a = open_cache("cache", 0), *b;
+	struct crc_thread t[8];
+	pthread_t th[8];
+	char id[RK_SHA256_HEX], v[16];
+	struct stat st;
+
+	RK_ASSERT_EQ_INT(0, rk_blob_put(a, "hello", 5, id, NULL));
+	rk_cache_close(a);
+	if (getxattr(blob_file("cache", id), "user.rockfs.crc32", v, sizeof(v)) != 8)
+		RK_SKIP("no user xattrs on this file system");
+	chmod(blob_file("cache", id), 0644);
+	RK_ASSERT_EQ_INT(0, removexattr(blob_file("cache", id), "user.rockfs.crc32"));
+	chmod(blob_file("cache", id), 0444);
+	/* a fresh handle: every thread may be the one that checks and records */
+	b = open_cache("cache", 0);
+	for (int i = 0; i < 8; i++) {
+		t[i] = (struct crc_thread){b, id, 0};
+		RK_ASSERT_EQ_INT(0, pthread_create(&th[i], NULL, crc_thread, &t[i]));
+	}
+	for (int i = 0; i < 8; i++) {
+		RK_ASSERT_EQ_INT(0, pthread_join(th[i], NULL));
+		RK_ASSERT_EQ_INT(0, t[i].bad);
+	}
+	RK_ASSERT_EQ_INT(8, getxattr(blob_file("cache", id), "user.rockfs.crc32", v, sizeof(v)));
+	RK_ASSERT_EQ_MEM("3610a686", v, 8);
+	RK_ASSERT_EQ_INT(0, stat(blob_file("cache", id), &st));
+	RK_ASSERT_EQ_INT(0444, st.st_mode & 07777);
 	rk_cache_close(b);
 }
 

@@ -62,6 +62,13 @@ int rk_blob_put(struct rk_cache *c, const void *data, size_t len, char id[RK_SHA
  * -ENOENT: not in the cache (evicted); -EBADMSG: failed its hash and was deleted. */
 int rk_blob_open(struct rk_cache *c, const char *id, uint64_t size, int *fd, struct rk_err *err);
 
+/* The CRC-32 of blob id (size bytes): the recorded xattr, or computed by reading the blob
+ * (and then recorded). -ENOENT when the blob is missing (or of another size), -EBADMSG
+ * when it fails its check (as rk_blob_open: it is deleted). Like rk_blob_open it checks
+ * the blob once per handle, and refreshes its use stamp. */
+int rk_blob_crc32(struct rk_cache *c, const char *id, uint64_t size, uint32_t *crc,
+		  struct rk_err *err);
+
 /* 1 when blob id is in the cache with that size (a stat, no hash check), else 0. */
 int rk_blob_exists(struct rk_cache *c, const char *id, uint64_t size);
 

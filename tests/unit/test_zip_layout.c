@@ -1,0 +1,573 @@
+/* test_zip_layout.c: synthesized zips, read back by rk_wheel_metadata and by libarchive. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <libdeflate.h>
+
+#include "le.h"
+#include "rk/cache.h"
+#include "rk/wheel.h"
+#include "rk_fixture.h"
+#include "rk_test.h"
+#include "zip_layout.h"
+
+#define GIB (1ull << 30)
+#define META "Metadata-Version: 2.1\nName: pkg\nVersion: 1.0\n\n"
+#define FAKE_ID "abababababababababababababababababababababababababababababababab"
+
+static struct rk_cache *open_cache(void)
+{
+	struct rk_cache *c = NULL;
+	struct rk_err err = RK_ERR_INIT;
+	int rc = rk_cache_open("cache", 0, &c, &err);
+
+	if (rc)
+		rk_test_fail(__FILE__, __LINE__, "rk_cache_open: %s", rk_err_str(&err, rc));
+	return c;
+}
+
+static uint32_t crc_of(const void *data, size_t len)
+{
+	return libdeflate_crc32(0, data, len);
+}
+
+static struct rk_zip_member data_member(const char *name, const char *data)
+{
+	struct rk_zip_member m = {name, S_IFREG | 0644, strlen(data), crc_of(data, strlen(data)),
+				  NULL, data,		NULL};
+
+	return m;
+}
+
+/* Every segment in order, without gaps; blob segments whole blobs; arena bytes in range. */
+static void check_segments(const struct rk_tar_layout *l)
+{
+	uint64_t off = 0;
+
+	for (size_t i = 0; i < l->nsegs; i++) {
+		const struct rk_tar_seg *s = &l->segs[i];
+
+		RK_ASSERT_EQ_INT(off, s->off);
+		RK_ASSERT(s->len > 0);
+		if (s->kind == RK_SEG_BLOB) {
+			RK_ASSERT_EQ_INT(0, s->boff);
+			RK_ASSERT_EQ_INT(s->len, s->bsize);
+		} else {
+			RK_ASSERT_EQ_INT(RK_SEG_BYTES, s->kind);
+			RK_ASSERT(s->u.bytes + s->len <= l->arena_len);
+		}
+		off += s->len;
+	}
+	RK_ASSERT_EQ_INT(off, l->size);
+	/* the archive ends with arena bytes: the central directory and end records */
+	RK_ASSERT(l->nsegs && l->segs[l->nsegs - 1].kind == RK_SEG_BYTES);
+}
+
+/* The whole archive in memory: arena bytes and blob contents from c. */
+static unsigned char *materialize(const struct rk_tar_layout *l, struct rk_cache *c)
+{
+	unsigned char *z = malloc(l->size ? l->size : 1);
+
+	RK_ASSERT(z != NULL);
+	for (size_t i = 0; i < l->nsegs; i++) {
+		const struct rk_tar_seg *s = &l->segs[i];
+		struct rk_err err = RK_ERR_INIT;
+		int fd = -1;
+
+		if (s->kind == RK_SEG_BYTES) {
+			memcpy(z + s->off, l->arena + s->u.bytes, s->len);
+			continue;
+		}
+		RK_ASSERT_EQ_INT(0, rk_blob_open(c, s->u.blob, s->bsize, &fd, &err));
+		RK_ASSERT_EQ_INT((ssize_t)s->len, pread(fd, z + s->off, s->len, (off_t)s->boff));
+		close(fd);
+	}
+	return z;
+}
+
+/* The arena bytes at archive offset off (which must be in an arena segment). */
+static const unsigned char *at(const struct rk_tar_layout *l, uint64_t off)
+{
+	const struct rk_tar_seg *s = rk_tar_layout_find(l, off);
+
+	RK_ASSERT(s && s->kind == RK_SEG_BYTES && off < s->off + s->len);
+	return (const unsigned char *)l->arena + s->u.bytes + (off - s->off);
+}
+
+/* rk_pread_fn over a layout without its blobs: their bytes read as zeros (the reader
+ * searches the last 64 KiB for the end record, and must not need them otherwise). */
+static ssize_t layout_pread(void *ctx, void *buf, size_t n, uint64_t off)
+{
+	const struct rk_tar_layout *l = ctx;
+	size_t done = 0;
+
+	while (done < n && off < l->size) {
+		const struct rk_tar_seg *s = rk_tar_layout_find(l, off);
+		uint64_t left = s->off + s->len - off;
+		size_t k = left < n - done ? (size_t)left : n - done;
+
+		if (s->kind == RK_SEG_BYTES)
+			memcpy((char *)buf + done, l->arena + s->u.bytes + (off - s->off), k);
+		else
+			memset((char *)buf + done, 0, k);
+		done += k;
+		off += k;
+	}
+	return (ssize_t)done;
+}
+
+/* Read the zip with libarchive and compare every entry with m[0..n). */
+static void check_libarchive(const unsigned char *z, uint64_t size, const struct rk_zip_member *m,
+			     size_t n, const void *const *content)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	size_t i = 0;
+	int rc;
+
+	RK_ASSERT(a != NULL);
+	RK_ASSERT_EQ_INT(ARCHIVE_OK, archive_read_support_format_zip(a));
+	RK_ASSERT_EQ_INT(ARCHIVE_OK, archive_read_open_memory(a, z, (size_t)size));
+	while ((rc = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		char *got;
+
+		if (i >= n)
+			rk_test_fail(__FILE__, __LINE__, "extra entry '%s'",
+				     archive_entry_pathname(e));
+		RK_ASSERT_EQ_STR(m[i].name, archive_entry_pathname(e));
+		RK_ASSERT_EQ_INT(m[i].size, archive_entry_size(e));
+		RK_ASSERT_EQ_INT(m[i].mode, archive_entry_mode(e));
+		RK_ASSERT_EQ_INT(FX_MTIME, archive_entry_mtime(e));
+		got = malloc(m[i].size + 1);
+		RK_ASSERT((ssize_t)m[i].size == archive_read_data(a, got, (size_t)m[i].size + 1));
+		RK_ASSERT_EQ_MEM(content[i], got, (size_t)m[i].size);
+		free(got);
+		i++;
+	}
+	if (rc != ARCHIVE_EOF)
+		rk_test_fail(__FILE__, __LINE__, "libarchive: %s", archive_error_string(a));
+	RK_ASSERT_EQ_INT(n, i);
+	archive_read_free(a);
+}
+
+static void utc(void)
+{
+	/* libarchive turns DOS times into time_t in local time */
+	setenv("TZ", "UTC0", 1);
+	tzset();
+}
+
+RK_TEST(zip_layout_blobs_and_data_read_back)
+{
+	struct rk_cache *c = open_cache();
+	struct rk_err err = RK_ERR_INIT;
+	static char big[200000];
+	char id_big[RK_SHA256_HEX], id_empty[RK_SHA256_HEX];
+	struct rk_zip_member m[5];
+	const void *content[5];
+	struct rk_tar_layout l;
+	int origin;
+	unsigned char *z;
+	uint64_t size;
+	size_t len, nblob = 0;
+	char *meta = NULL;
+
+	utc();
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (char)(i * 7 + i / 251);
+	RK_ASSERT_EQ_INT(0, rk_blob_put(c, big, sizeof(big), id_big, &err));
+	RK_ASSERT_EQ_INT(0, rk_blob_put(c, "", 0, id_empty, &err));
+	m[0] = data_member("pkg/__init__.py", "print('hi')\n");
+	m[1] = (struct rk_zip_member){
+		"pkg/lib/libfoo.so", S_IFREG | 0755, sizeof(big), 0, id_big, NULL, &origin};
+	RK_ASSERT_EQ_INT(0, rk_blob_crc32(c, id_big, sizeof(big), &m[1].crc, &err));
+	RK_ASSERT_EQ_INT(crc_of(big, sizeof(big)), m[1].crc);
+	m[2] = (struct rk_zip_member){"pkg/empty.txt", S_IFREG | 0644, 0, 0, id_empty, NULL, NULL};
+	m[3] = data_member("pkg/py.typed", "");
+	m[4] = data_member("pkg-1.0.dist-info/METADATA", META);
+	content[0] = m[0].data;
+	content[1] = big;
+	content[2] = "";
+	content[3] = "";
+	content[4] = META;
+
+	RK_ASSERT_EQ_INT(0, rk_zip_layout_build(m, 5, FX_MTIME, &l));
+	check_segments(&l);
+	for (size_t i = 0; i < l.nsegs; i++) {
+		if (l.segs[i].kind != RK_SEG_BLOB)
+			continue;
+		/* only the non-empty blob member has a segment */
+		RK_ASSERT_EQ_STR(id_big, l.segs[i].u.blob);
+		RK_ASSERT(l.segs[i].origin == &origin);
+		RK_ASSERT_EQ_INT(sizeof(big), l.segs[i].len);
+		nblob++;
+	}
+	RK_ASSERT_EQ_INT(1, nblob);
+	RK_ASSERT_EQ_INT(0, rk_zip_layout_size(m, 5, &size));
+	RK_ASSERT_EQ_INT(l.size, size);
+
+	z = materialize(&l, c);
+	/* the first local header, field by field */
+	RK_ASSERT_EQ_INT(RK_ZIP_SIG_LOCAL, rk_le32(z));
+	RK_ASSERT_EQ_INT(20, rk_le16(z + 4));
+	RK_ASSERT_EQ_INT(0x0800, rk_le16(z + 6));
+	RK_ASSERT_EQ_INT(0, rk_le16(z + 8));
+	RK_ASSERT_EQ_INT(0, rk_le16(z + 10)); /* 00:00:00 */
+	RK_ASSERT_EQ_INT((2026 - 1980) << 9 | 1 << 5 | 1, rk_le16(z + 12));
+	RK_ASSERT_EQ_INT(m[0].crc, rk_le32(z + 14));
+	RK_ASSERT_EQ_INT(12, rk_le32(z + 18));
+	RK_ASSERT_EQ_INT(12, rk_le32(z + 22));
+	RK_ASSERT_EQ_INT(15, rk_le16(z + 26));
+	RK_ASSERT_EQ_INT(0, rk_le16(z + 28));
+	RK_ASSERT_EQ_MEM("pkg/__init__.py", z + 30, 15);
+	RK_ASSERT_EQ_MEM("print('hi')\n", z + 45, 12);
+	/* no zip64 end records: the end record directly follows the central directory */
+	RK_ASSERT_EQ_INT(RK_ZIP_SIG_EOCD, rk_le32(z + l.size - RK_ZIP_EOCD_LEN));
+	RK_ASSERT_EQ_INT(5, rk_le16(z + l.size - RK_ZIP_EOCD_LEN + 10));
+	RK_ASSERT_EQ_INT(RK_ZIP_SIG_CDIR, rk_le32(z + rk_le32(z + l.size - RK_ZIP_EOCD_LEN + 16)));
+
+	/* (a) our own reader (it checks the CRC) */
+	RK_ASSERT_EQ_INT(0,
+			 rk_wheel_metadata_mem(z, l.size, "pkg-1.0.dist-info", &meta, &len, &err));
+	RK_ASSERT_EQ_STR(META, meta);
+	free(meta);
+	/* (b) libarchive */
+	check_libarchive(z, l.size, m, 5, content);
+
+	free(z);
+	rk_tar_layout_release(&l);
+	rk_cache_close(c);
+}
+
+RK_TEST(zip_layout_empty_archive)
+{
+	struct rk_tar_layout l;
+	uint64_t size;
+
+	RK_ASSERT_EQ_INT(0, rk_zip_layout_build(NULL, 0, FX_MTIME, &l));
+	check_segments(&l);
+	RK_ASSERT_EQ_INT(RK_ZIP_EOCD_LEN, l.size);
+	RK_ASSERT_EQ_INT(RK_ZIP_SIG_EOCD, rk_le32(at(&l, 0)));
+	RK_ASSERT_EQ_INT(0, rk_zip_layout_size(NULL, 0, &size));
+	RK_ASSERT_EQ_INT(RK_ZIP_EOCD_LEN, size);
+	check_libarchive((const unsigned char *)l.arena, l.size, NULL, 0, NULL);
+	rk_tar_layout_release(&l);
+}
+
+static void check_dos_time(int64_t mtime, unsigned want_time, unsigned want_date)
+{
+	struct rk_zip_member m = data_member("a", "x");
+	struct rk_tar_layout l;
+	const unsigned char *cd;
+
+	RK_ASSERT_EQ_INT(0, rk_zip_layout_build(&m, 1, mtime, &l));
+	RK_ASSERT_EQ_INT(want_time, rk_le16(at(&l, 10)));
+	RK_ASSERT_EQ_INT(want_date, rk_le16(at(&l, 12)));
+	cd = at(&l, RK_ZIP_LOCAL_LEN + 1 + 1);
+	RK_ASSERT_EQ_INT(RK_ZIP_SIG_CDIR, rk_le32(cd));
+	RK_ASSERT_EQ_INT(want_time, rk_le16(cd + 12));
+	RK_ASSERT_EQ_INT(want_date, rk_le16(cd + 14));
+	rk_tar_layout_release(&l);
+}
+
+RK_TEST(zip_layout_dos_time)
+{
+	/* 2026-01-01 00:00:03 UTC: two-second resolution, rounded down */
+	check_dos_time(FX_MTIME + 3, 1, (2026 - 1980) << 9 | 1 << 5 | 1);
+	/* 2001-09-09 01:46:40 UTC */
+	check_dos_time(1000000000, 1 << 11 | 46 << 5 | 20, (2001 - 1980) << 9 | 9 << 5 | 9);
+	/* before 1980: 1980-01-01 00:00:00 */
+	check_dos_time(0, 0, 1 << 5 | 1);
+	check_dos_time(-5000000000LL, 0, 1 << 5 | 1);
+	check_dos_time(315532799, 0, 1 << 5 | 1);
+	/* after 2107: 2107-12-31 23:59:58 */
+	check_dos_time(INT64_MAX, 23 << 11 | 59 << 5 | 29, 127 << 9 | 12 << 5 | 31);
+	check_dos_time(4354819199LL, 23 << 11 | 59 << 5 | 29, 127 << 9 | 12 << 5 | 31);
+}
+
+/* (c) A 5 GiB blob member, checked from the segments and the arena alone. */
+RK_TEST(zip_layout_zip64_large_member)
+{
+	struct rk_zip_member m[2];
+	const uint64_t big = 5 * GIB + 3;
+	const uint64_t lh0 = RK_ZIP_LOCAL_LEN + 12 + 20; /* "big/blob.bin" + zip64 extra */
+	const uint64_t lh1 = lh0 + big; /* the second local header: past 4 GiB */
+	const uint64_t cdir = lh1 + RK_ZIP_LOCAL_LEN + 26 + strlen(META);
+	const uint64_t cdir_len = (RK_ZIP_CDIR_LEN + 12 + 20) + (RK_ZIP_CDIR_LEN + 26 + 12);
+	struct rk_err err = RK_ERR_INIT;
+	const unsigned char *p;
+	struct rk_tar_layout l;
+	char *meta = NULL;
+	uint64_t size;
+	size_t len;
+	int origin;
+
+	m[0] = (struct rk_zip_member){"big/blob.bin", S_IFREG | 0644, big,    0x12345678,
+				      FAKE_ID,	      NULL,	      &origin};
+	m[1] = data_member("pkg-1.0.dist-info/METADATA", META);
+	RK_ASSERT_EQ_INT(0, rk_zip_layout_build(m, 2, FX_MTIME, &l));
+	check_segments(&l);
+	RK_ASSERT_EQ_INT(3, l.nsegs);
+	RK_ASSERT_EQ_INT(cdir + cdir_len + RK_ZIP64_EOCD_LEN + RK_ZIP64_LOC_LEN + RK_ZIP_EOCD_LEN,
+			 l.size);
+	RK_ASSERT_EQ_INT(0, rk_zip_layout_size(m, 2, &size));
+	RK_ASSERT_EQ_INT(l.size, size);
+	RK_ASSERT_EQ_INT(l.size - lh1 + lh0, l.arena_len);
+
+	/* the segments: header bytes, the whole blob, then arena bytes to the end */
+	RK_ASSERT_EQ_INT(RK_SEG_BYTES, l.segs[0].kind);
+	RK_ASSERT_EQ_INT(lh0, l.segs[0].len);
+	RK_ASSERT_EQ_INT(RK_SEG_BLOB, l.segs[1].kind);
+	RK_ASSERT_EQ_INT(lh0, l.segs[1].off);
+	RK_ASSERT_EQ_INT(big, l.segs[1].len);
+	RK_ASSERT_EQ_INT(big, l.segs[1].bsize);
+	RK_ASSERT_EQ_STR(FAKE_ID, l.segs[1].u.blob);
+	RK_ASSERT(l.segs[1].origin == &origin);
+	RK_ASSERT_EQ_INT(lh1, l.segs[2].off);
+
+	/* local header 0: both sizes 0xffffffff, the zip64 extra holds them */
+	p = at(&l, 0);
+	RK_ASSERT_EQ_INT(RK_ZIP_SIG_LOCAL, rk_le32(p));
+	RK_ASSERT_EQ_INT(45, rk_le16(p + 4));
+	RK_ASSERT_EQ_INT(0x12345678, rk_le32(p + 14));
+	RK_ASSERT_EQ_INT(0xffffffffu, rk_le32(p + 18));
+	RK_ASSERT_EQ_INT(0xffffffffu, rk_le32(p + 22));
+	RK_ASSERT_EQ_INT(12, rk_le16(p + 26));
+	RK_ASSERT_EQ_INT(20, rk_le16(p + 28));
+	RK_ASSERT_EQ_MEM("big/blob.bin", p + 30, 12);
+	RK_ASSERT_EQ_INT(1, rk_le16(p + 42));
+	RK_ASSERT_EQ_INT(16, rk_le16(p + 44));
+	RK_ASSERT_EQ_INT(big, rk_le64(p + 46));
+	RK_ASSERT_EQ_INT(big, rk_le64(p + 54));
+	/* local header 1: small, no extra; zip64 only in its central entry (the offset) */
+	p = at(&l, lh1);
+	RK_ASSERT_EQ_INT(RK_ZIP_SIG_LOCAL, rk_le32(p));
+	RK_ASSERT_EQ_INT(45, rk_le16(p + 4));
+	RK_ASSERT_EQ_INT(strlen(META), rk_le32(p + 18));
+	RK_ASSERT_EQ_INT(strlen(META), rk_le32(p + 22));
+	RK_ASSERT_EQ_INT(0, rk_le16(p + 28));
+
+	/* the end record points to the locator, the locator to the zip64 end record */
+	p = at(&l, l.size - RK_ZIP_EOCD_LEN);
+	RK_ASSERT_EQ_INT(RK_ZIP_SIG_EOCD, rk_le32(p));
+	RK_ASSERT_EQ_INT(0, rk_le16(p + 4));
+	RK_ASSERT_EQ_INT(0, rk_le16(p + 6));
+	RK_ASSERT_EQ_INT(2, rk_le16(p + 8));
+	RK_ASSERT_EQ_INT(2, rk_le16(p + 10));
+	RK_ASSERT_EQ_INT(cdir_len, rk_le32(p + 12));
+	RK_ASSERT_EQ_INT(0xffffffffu, rk_le32(p + 16));
+	RK_ASSERT_EQ_INT(0, rk_le16(p + 20));
+	p = at(&l, l.size - RK_ZIP_EOCD_LEN - RK_ZIP64_LOC_LEN);
+	RK_ASSERT_EQ_INT(RK_ZIP_SIG_Z64_LOC, rk_le32(p));
+	RK_ASSERT_EQ_INT(0, rk_le32(p + 4));
+	RK_ASSERT_EQ_INT(cdir + cdir_len, rk_le64(p + 8));
+	RK_ASSERT_EQ_INT(1, rk_le32(p + 16));
+	p = at(&l, cdir + cdir_len);
+	RK_ASSERT_EQ_INT(RK_ZIP_SIG_Z64_EOCD, rk_le32(p));
+	RK_ASSERT_EQ_INT(44, rk_le64(p + 4));
+	RK_ASSERT_EQ_INT(3 << 8 | 45, rk_le16(p + 12));
+	RK_ASSERT_EQ_INT(45, rk_le16(p + 14));
+	RK_ASSERT_EQ_INT(0, rk_le32(p + 16));
+	RK_ASSERT_EQ_INT(0, rk_le32(p + 20));
+	RK_ASSERT_EQ_INT(2, rk_le64(p + 24));
+	RK_ASSERT_EQ_INT(2, rk_le64(p + 32));
+	RK_ASSERT_EQ_INT(cdir_len, rk_le64(p + 40));
+	RK_ASSERT_EQ_INT(cdir, rk_le64(p + 48));
+
+	/* central entry 0: sizes in the extra, offset in place */
+	p = at(&l, cdir);
+	RK_ASSERT_EQ_INT(RK_ZIP_SIG_CDIR, rk_le32(p));
+	RK_ASSERT_EQ_INT(3 << 8 | 45, rk_le16(p + 4));
+	RK_ASSERT_EQ_INT(45, rk_le16(p + 6));
+	RK_ASSERT_EQ_INT(0x0800, rk_le16(p + 8));
+	RK_ASSERT_EQ_INT(0, rk_le16(p + 10));
+	RK_ASSERT_EQ_INT(0x12345678, rk_le32(p + 16));
+	RK_ASSERT_EQ_INT(0xffffffffu, rk_le32(p + 20));
+	RK_ASSERT_EQ_INT(0xffffffffu, rk_le32(p + 24));
+	RK_ASSERT_EQ_INT(12, rk_le16(p + 28));
+	RK_ASSERT_EQ_INT(20, rk_le16(p + 30));
+	RK_ASSERT_EQ_INT(0, rk_le16(p + 32));
+	RK_ASSERT_EQ_INT(0, rk_le16(p + 34));
+	RK_ASSERT_EQ_INT(0, rk_le16(p + 36));
+	RK_ASSERT_EQ_INT((S_IFREG | 0644u) << 16, rk_le32(p + 38));
+	RK_ASSERT_EQ_INT(0, rk_le32(p + 42));
+	RK_ASSERT_EQ_MEM("big/blob.bin", p + 46, 12);
+	RK_ASSERT_EQ_INT(1, rk_le16(p + 58));
+	RK_ASSERT_EQ_INT(16, rk_le16(p + 60));
+	RK_ASSERT_EQ_INT(big, rk_le64(p + 62));
+	RK_ASSERT_EQ_INT(big, rk_le64(p + 70));
+	/* central entry 1: only the offset in the extra */
+	p += RK_ZIP_CDIR_LEN + 12 + 20;
+	RK_ASSERT_EQ_INT(RK_ZIP_SIG_CDIR, rk_le32(p));
+	RK_ASSERT_EQ_INT(3 << 8 | 45, rk_le16(p + 4));
+	RK_ASSERT_EQ_INT(45, rk_le16(p + 6));
+	RK_ASSERT_EQ_INT(m[1].crc, rk_le32(p + 16));
+	RK_ASSERT_EQ_INT(strlen(META), rk_le32(p + 20));
+	RK_ASSERT_EQ_INT(strlen(META), rk_le32(p + 24));
+	RK_ASSERT_EQ_INT(26, rk_le16(p + 28));
+	RK_ASSERT_EQ_INT(12, rk_le16(p + 30));
+	RK_ASSERT_EQ_INT(0xffffffffu, rk_le32(p + 42));
+	RK_ASSERT_EQ_MEM("pkg-1.0.dist-info/METADATA", p + 46, 26);
+	RK_ASSERT_EQ_INT(1, rk_le16(p + 72));
+	RK_ASSERT_EQ_INT(8, rk_le16(p + 74));
+	RK_ASSERT_EQ_INT(lh1, rk_le64(p + 76));
+
+	/* our reader finds METADATA through the zip64 records without touching the blob */
+	RK_ASSERT_EQ_INT(0, rk_wheel_metadata(layout_pread, &l, l.size, "pkg-1.0.dist-info", &meta,
+					      &len, &err));
+	RK_ASSERT_EQ_STR(META, meta);
+	free(meta);
+	rk_tar_layout_release(&l);
+}
+
+/* (c) More than 65535 members: zip64 end records, read back whole by libarchive. */
+RK_TEST(zip_layout_zip64_many_members)
+{
+	enum { N = 70000 };
+	struct rk_zip_member *m = calloc(N, sizeof(*m));
+	const void **content = calloc(N, sizeof(*content));
+	char(*names)[16] = calloc(N, sizeof(*names));
+	struct rk_err err = RK_ERR_INIT;
+	const unsigned char *p;
+	struct rk_tar_layout l;
+	uint64_t cdir, cdir_len;
+	char *meta = NULL;
+	size_t len;
+
+	utc();
+	RK_ASSERT(m && content && names);
+	for (size_t i = 0; i < N - 1; i++) {
+		snprintf(names[i], sizeof(names[i]), "d/%05zu", i);
+		/* each file's contents: its own name, or nothing */
+		m[i] = data_member(names[i], i % 3 ? names[i] : "");
+		m[i].mode = S_IFREG | (i % 2 ? 0755 : 0644);
+		content[i] = m[i].data;
+	}
+	m[N - 1] = data_member("pkg-1.0.dist-info/METADATA", META);
+	content[N - 1] = META;
+	RK_ASSERT_EQ_INT(0, rk_zip_layout_build(m, N, FX_MTIME, &l));
+	check_segments(&l);
+	RK_ASSERT_EQ_INT(1, l.nsegs);
+
+	p = at(&l, l.size - RK_ZIP_EOCD_LEN);
+	RK_ASSERT_EQ_INT(RK_ZIP_SIG_EOCD, rk_le32(p));
+	RK_ASSERT_EQ_INT(0xffff, rk_le16(p + 8));
+	RK_ASSERT_EQ_INT(0xffff, rk_le16(p + 10));
+	cdir_len = rk_le32(p + 12);
+	cdir = rk_le32(p + 16);
+	p = at(&l, l.size - RK_ZIP_EOCD_LEN - RK_ZIP64_LOC_LEN);
+	RK_ASSERT_EQ_INT(RK_ZIP_SIG_Z64_LOC, rk_le32(p));
+	RK_ASSERT_EQ_INT(cdir + cdir_len, rk_le64(p + 8));
+	p = at(&l, cdir + cdir_len);
+	RK_ASSERT_EQ_INT(RK_ZIP_SIG_Z64_EOCD, rk_le32(p));
+	RK_ASSERT_EQ_INT(N, rk_le64(p + 24));
+	RK_ASSERT_EQ_INT(N, rk_le64(p + 32));
+	RK_ASSERT_EQ_INT(cdir_len, rk_le64(p + 40));
+	RK_ASSERT_EQ_INT(cdir, rk_le64(p + 48));
+	/* every entry stays version 20: only the end needs zip64 */
+	RK_ASSERT_EQ_INT(20, rk_le16(at(&l, cdir) + 6));
+
+	RK_ASSERT_EQ_INT(
+		0, rk_wheel_metadata_mem(l.arena, l.size, "pkg-1.0.dist-info", &meta, &len, &err));
+	RK_ASSERT_EQ_STR(META, meta);
+	free(meta);
+	check_libarchive((const unsigned char *)l.arena, l.size, m, N, content);
+	rk_tar_layout_release(&l);
+	free(names);
+	free(content);
+	free(m);
+}
+
+/* 0xffff members already take the zip64 end records; 0xfffe do not. */
+RK_TEST(zip_layout_zip64_threshold)
+{
+	const size_t n = RK_ZIP_MAX16;
+	struct rk_zip_member *m = calloc(n, sizeof(*m));
+	uint64_t a, b;
+
+	RK_ASSERT(m != NULL);
+	for (size_t i = 0; i < n; i++)
+		m[i] = (struct rk_zip_member){"f", S_IFREG | 0644, 0, 0, NULL, NULL, NULL};
+	RK_ASSERT_EQ_INT(0, rk_zip_layout_size(m, n - 1, &a));
+	RK_ASSERT_EQ_INT(0, rk_zip_layout_size(m, n, &b));
+	RK_ASSERT_EQ_INT((n - 1) * (RK_ZIP_LOCAL_LEN + 1 + RK_ZIP_CDIR_LEN + 1) + RK_ZIP_EOCD_LEN,
+			 a);
+	RK_ASSERT_EQ_INT(a + RK_ZIP_LOCAL_LEN + 1 + RK_ZIP_CDIR_LEN + 1 + RK_ZIP64_EOCD_LEN +
+				 RK_ZIP64_LOC_LEN,
+			 b);
+	free(m);
+}
+
+/* (d) The same input gives the same segments and bytes. */
+RK_TEST(zip_layout_deterministic)
+{
+	struct rk_zip_member m[3];
+	struct rk_tar_layout a, b;
+	int origin;
+
+	m[0] = data_member("pkg/__init__.py", "");
+	m[1] = (struct rk_zip_member){"pkg/big.bin", S_IFREG | 0755, 6 * GIB, 7,
+				      FAKE_ID,	     NULL,	     &origin};
+	m[2] = data_member("pkg-1.0.dist-info/METADATA", META);
+	RK_ASSERT_EQ_INT(0, rk_zip_layout_build(m, 3, FX_MTIME, &a));
+	RK_ASSERT_EQ_INT(0, rk_zip_layout_build(m, 3, FX_MTIME, &b));
+	RK_ASSERT_EQ_INT(a.size, b.size);
+	RK_ASSERT_EQ_INT(a.nsegs, b.nsegs);
+	RK_ASSERT_EQ_INT(a.arena_len, b.arena_len);
+	RK_ASSERT_EQ_MEM(a.segs, b.segs, a.nsegs * sizeof(*a.segs));
+	RK_ASSERT_EQ_MEM(a.arena, b.arena, a.arena_len);
+	rk_tar_layout_release(&a);
+	rk_tar_layout_release(&b);
+	/* released layouts are empty */
+	RK_ASSERT(a.segs == NULL && a.arena == NULL && a.size == 0);
+}
+
+/* (e) Bad members: -EINVAL, and *out untouched. */
+RK_TEST(zip_layout_rejects_bad_members)
+{
+	struct rk_zip_member ok = data_member("pkg/a.py", "x"), m[2] = {ok, ok};
+	struct rk_tar_layout l = {.size = 42};
+	char *longname = malloc(RK_ZIP_MAX16 + 2);
+	uint64_t size = 42;
+
+	RK_ASSERT(longname != NULL);
+	m[1].name = "";
+	RK_ASSERT_EQ_INT(-EINVAL, rk_zip_layout_build(m, 2, FX_MTIME, &l));
+	RK_ASSERT_EQ_INT(-EINVAL, rk_zip_layout_size(m, 2, &size));
+	m[1].name = NULL;
+	RK_ASSERT_EQ_INT(-EINVAL, rk_zip_layout_build(m, 2, FX_MTIME, &l));
+	memset(longname, 'a', RK_ZIP_MAX16 + 1);
+	longname[RK_ZIP_MAX16 + 1] = '\0';
+	m[1].name = longname;
+	RK_ASSERT_EQ_INT(-EINVAL, rk_zip_layout_build(m, 2, FX_MTIME, &l));
+	m[1] = ok;
+	m[1].mode = S_IFDIR | 0755;
+	RK_ASSERT_EQ_INT(-EINVAL, rk_zip_layout_build(m, 2, FX_MTIME, &l));
+	m[1] = ok;
+	m[1].blob = "not-a-blob-id";
+	RK_ASSERT_EQ_INT(-EINVAL, rk_zip_layout_build(m, 2, FX_MTIME, &l));
+	m[1] = ok;
+	m[1].data = NULL;
+	RK_ASSERT_EQ_INT(-EINVAL, rk_zip_layout_build(m, 2, FX_MTIME, &l));
+	RK_ASSERT_EQ_INT(42, l.size);
+	RK_ASSERT(l.segs == NULL);
+	RK_ASSERT_EQ_INT(42, size);
+
+	/* the longest name that fits is fine */
+	longname[RK_ZIP_MAX16] = '\0';
+	m[1] = ok;
+	m[1].name = longname;
+	RK_ASSERT_EQ_INT(0, rk_zip_layout_build(m, 2, FX_MTIME, &l));
+	RK_ASSERT_EQ_INT(0, rk_zip_layout_size(m, 2, &size));
+	RK_ASSERT_EQ_INT(l.size, size);
+	RK_ASSERT_EQ_INT(RK_ZIP_MAX16, rk_le16(at(&l, RK_ZIP_LOCAL_LEN + 8 + 1) + 26));
+	rk_tar_layout_release(&l);
+	free(longname);
+}
