@@ -1,0 +1,129 @@
+"""The `rocm-sdk` command (also `python -m rocm_sdk`).
+
+  rocm-sdk version                 this distribution's version
+  rocm-sdk targets [--available]   the GPU targets (families) of this install
+  rocm-sdk path --root|--bin|--cmake
+                                   directories of the devel tree (expanded first)
+  rocm-sdk init [--quiet]          expand the devel tree (idempotent)
+
+Errors go to stderr with exit status 1. Subcommands and messages follow
+TheRock's rocm_sdk/__main__.py; `targets` and the absent `test` command differ,
+see docs/python-sdk.md.
+"""
+
+import argparse
+import sys
+
+from . import _dist_info as di
+
+
+def _fail(message):
+    print("rocm-sdk: error: %s" % message, file=sys.stderr)
+    return 1
+
+
+def _devel_root():
+    """The devel root, or an exit status after printing why there is none."""
+    from . import _devel, _locate
+
+    try:
+        return _devel.get_devel_root()
+    except _locate.PackageNotInstalled as e:
+        # Upstream's wording: rocm[devel] is what to install.
+        return _fail("could not load the rocm[devel] package, which is required to "
+                     "access runtime tools and development files; install it with "
+                     "your package manager (pip install rocm[devel]).\n%s" % e)
+    except (_devel.DevelError, OSError, ValueError) as e:
+        return _fail("could not expand the rocm[devel] package: %s" % e)
+
+
+def _do_path(args):
+    root = _devel_root()
+    if isinstance(root, int):
+        return root
+    if args.cmake:
+        print(root / "lib" / "cmake")
+    elif args.bin:
+        print(root / "bin")
+    else:
+        print(root)
+    return 0
+
+
+def _do_init(args):
+    root = _devel_root()
+    if isinstance(root, int):
+        return root
+    if not args.quiet:
+        print("Devel contents expanded to '%s'" % root)
+    return 0
+
+
+def _do_version(args):
+    print(di.__version__)
+    return 0
+
+
+def installed_targets():
+    """The targets this install has device files for: in kpack builds, the
+    installed rocm-sdk-device-<target> packages (their .devel_links/<target>.json
+    in the libraries platform directory); in legacy builds, the families whose
+    rocm-sdk-libraries-<family> platform package is installed. [] if none."""
+    from . import _locate
+
+    site = _locate.site_dir()
+    libraries = di.ALL_PACKAGES["libraries"]
+    if not libraries.is_target_specific:
+        links = site / libraries.get_py_package_name() / ".devel_links"
+        if not links.is_dir():
+            return []
+        return sorted(p.name[:-len(".json")] for p in links.iterdir()
+                      if p.name.endswith(".json"))
+    return [f for f in di.AVAILABLE_TARGET_FAMILIES
+            if (site / libraries.get_py_package_name(f)).is_dir()]
+
+
+def _do_targets(args):
+    # Upstream prints dist_amdgpu_targets of the core's
+    # share/therock/dist_info.json. We print one target (family) a line: those
+    # installed, else (or with --available) those of the distribution.
+    targets = [] if args.available else installed_targets()
+    for t in targets or di.AVAILABLE_TARGET_FAMILIES:
+        print(t)
+    return 0
+
+
+def main(argv=None):
+    if argv is None:
+        argv = sys.argv[1:]
+    p = argparse.ArgumentParser(prog="rocm-sdk", description="ROCm SDK Python CLI")
+    sub = p.add_subparsers(dest="command", metavar="{path,version,targets,init}")
+    sub.required = True
+
+    path_p = sub.add_parser("path", help="Print a directory of the ROCm devel tree")
+    which = path_p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--cmake", action="store_true",
+                       help="the CMake package directory (for CMAKE_PREFIX_PATH)")
+    which.add_argument("--bin", action="store_true", help="the bin directory")
+    which.add_argument("--root", action="store_true", help="the root directory")
+    path_p.set_defaults(func=_do_path)
+
+    version_p = sub.add_parser("version", help="Print the ROCm version")
+    version_p.set_defaults(func=_do_version)
+
+    targets_p = sub.add_parser("targets", help="Print the GPU targets, one a line")
+    targets_p.add_argument("--available", action="store_true",
+                           help="those of the distribution, not only the installed ones")
+    targets_p.set_defaults(func=_do_targets)
+
+    init_p = sub.add_parser(
+        "init", help="Expand the rocm[devel] tree and link installed device files into it")
+    init_p.add_argument("--quiet", action="store_true", help="Print nothing on success")
+    init_p.set_defaults(func=_do_init)
+
+    args = p.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

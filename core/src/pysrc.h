@@ -1,0 +1,24 @@
+/* pysrc.h: the Python files rockfs puts into the packages it synthesizes (the
+ * rocm_sdk package, the pure package __init__.py of the binary wheels, the rocm
+ * sdist's setup.py and pyproject.toml), embedded from core/python/ at build time
+ * by core/python/embed.cmake. Paths are relative to core/python/, e.g.
+ * "rocm_sdk/_dist_info.py", "pure/__init__.py", "sdist/setup.py"; the table is
+ * sorted by path (strcmp). data[len] is a NUL byte. */
+#ifndef RK_PYSRC_H
+#define RK_PYSRC_H
+
+#include <stddef.h>
+
+struct rk_pysrc {
+	const char *path;
+	const unsigned char *data;
+	size_t len;
+};
+
+extern const struct rk_pysrc rk_pysrc[];
+extern const size_t rk_npysrc;
+
+/* The embedded file at path (relative to core/python/, e.g. "sdist/setup.py"), or NULL. */
+const struct rk_pysrc *rk_pysrc_find(const char *path);
+
+#endif
