@@ -495,6 +495,7 @@ static int pyset_synth(struct pyset *s, struct pysynth_set *syn, int64_t mtime)
 	for (size_t i = 0; i < syn->n; i++) {
 		struct pysynth *p = &syn->v[i];
 		struct pyfile f = {0};
+		int oom;
 
 		f.kind = rk_pyfile_parse(p->file, f.project, sizeof(f.project), f.dist_info,
 					 sizeof(f.dist_info));
@@ -512,20 +513,20 @@ static int pyset_synth(struct pyset *s, struct pysynth_set *syn, int64_t mtime)
 		f.syn = p;
 		f.size = p->size;
 		f.mtime = mtime;
-		f.file = strdup(p->file);
 		f.rel = strdup(p->file);
 		f.path = strdup("(synthesized)");
+		f.file = strdup(p->file);
 		if (p->meta) {
 			f.meta = p->meta; /* moves: the node or pyset_release frees it */
 			f.meta_len = p->meta_len;
 			p->meta = NULL;
 		}
-		s->v[s->n++] = f;
-		if (!f.file || !f.rel || !f.path)
-			return -ENOMEM;
-		if (f.meta && (rk_sha256_buf(f.meta, f.meta_len, f.meta_sha) ||
-			       rk_metadata_field(f.meta, f.meta_len, "Requires-Python",
-						 &f.requires_python) == -ENOMEM))
+		oom = !f.file || !f.rel || !f.path ||
+		      (f.meta && (rk_sha256_buf(f.meta, f.meta_len, f.meta_sha) ||
+				  rk_metadata_field(f.meta, f.meta_len, "Requires-Python",
+						    &f.requires_python) == -ENOMEM));
+		s->v[s->n++] = f; /* the set owns it now, even half made */
+		if (oom)
 			return -ENOMEM;
 	}
 	return 0;

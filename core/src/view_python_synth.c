@@ -57,7 +57,7 @@ static const char *const devel_extra[] = {
 	"rocshmem",    "hipthreads", "rocjitsu", "mirage",
 };
 
-enum pkg { PKG_CORE, PKG_LIBRARIES, PKG_DEVICE, PKG_DEVEL };
+enum pkg_kind { PKG_CORE, PKG_LIBRARIES, PKG_DEVICE, PKG_DEVEL };
 
 static int in_list(const char *const *l, size_t n, const char *s)
 {
@@ -195,7 +195,7 @@ struct synth {
 
 struct pkg {
 	struct zentry *ents; /* by name */
-	int excl_cmake; /* core: **\/cmake/** and bin/rocprof-* are left out */
+	int excl_cmake; /* core: cmake directories and bin/rocprof-* are left out */
 	const char *platform;
 	struct rk_buf sources; /* artifact stems, for PROVENANCE */
 };
@@ -238,6 +238,15 @@ static int pkg_add(struct pkg *p, const char *name, uint32_t mode, uint64_t size
 	e->origin = origin;
 	HASH_ADD_KEYPTR(hh, p->ents, e->name, strlen(e->name), e);
 	return rk_htab_oom() ? -ENOMEM : 0;
+}
+
+/* Add a member with b's bytes (b is left empty). */
+static int pkg_add_buf(struct pkg *p, const char *name, struct rk_buf *b)
+{
+	size_t len = b->len;
+	char *d = rk_buf_detach(b, NULL);
+
+	return d ? pkg_add(p, name, S_IFREG | 0644, len, NULL, d, NULL) : -ENOMEM;
 }
 
 static int pkg_add_str(struct pkg *p, const char *name, const char *s)
@@ -533,16 +542,14 @@ static int finish_wheel(struct synth *s, struct pkg *p, const char *dist, const 
 		rc = rk_buf_addf(&meta, "Requires-Dist: %s\n", requires);
 	if (!rc) {
 		snprintf(name, sizeof(name), "%s.dist-info/METADATA", stem);
-		rc = pkg_add(p, name, S_IFREG | 0644, meta.len, NULL, rk_buf_detach(&meta, NULL),
-			     NULL);
+		rc = pkg_add_buf(p, name, &meta);
 	}
 	if (!rc && !(rc = rk_buf_addf(&tmp,
 				      "Wheel-Version: 1.0\nGenerator: rockfs\nRoot-Is-Purelib: "
 				      "false\nTag: %s\n",
 				      s->tag))) {
 		snprintf(name, sizeof(name), "%s.dist-info/WHEEL", stem);
-		rc = pkg_add(p, name, S_IFREG | 0644, tmp.len, NULL, rk_buf_detach(&tmp, NULL),
-			     NULL);
+		rc = pkg_add_buf(p, name, &tmp);
 	}
 	if (!rc) {
 		snprintf(name, sizeof(name), "%s.dist-info/top_level.txt", stem);
@@ -728,7 +735,7 @@ static int add_pure(const struct synth *s, struct pkg *p, const char *pure, cons
 		return rc;
 	}
 	snprintf(name, sizeof(name), "%s/_dist_info.py", pure);
-	return pkg_add(p, name, S_IFREG | 0644, b.len, NULL, rk_buf_detach(&b, NULL), NULL);
+	return pkg_add_buf(p, name, &b);
 }
 
 /* ---- packages ---- */
@@ -903,8 +910,7 @@ static int device_wheel(struct synth *s, const char *t)
 				 links.buf);
 	snprintf(name, sizeof(name), "_rocm_sdk_libraries/.devel_links/%s.json", t);
 	if (!rc)
-		rc = pkg_add(&p, name, S_IFREG | 0644, json.len, NULL, rk_buf_detach(&json, NULL),
-			     NULL);
+		rc = pkg_add_buf(&p, name, &json);
 	snprintf(req, sizeof(req), "rocm-sdk-libraries==%s", s->version);
 	snprintf(summary, sizeof(summary), "ROCm SDK device code for %s (synthesized by rockfs "
 					   "from run %s)", t, s->r->cat->name);

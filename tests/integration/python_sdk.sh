@@ -18,6 +18,7 @@
 . "$(dirname "$0")/lib.sh"
 it_init "$@"
 PY=/usr/bin/python3
+FLATTEN=$(dirname "$(realpath "$0")")/flatten.py
 DEPS=/usr/share/python-wheels
 [ -x "$PY" ] || skip "Debian's python3 is not installed"
 ls "$DEPS"/setuptools-*.whl "$DEPS"/wheel-*.whl >/dev/null 2>&1 ||
@@ -105,16 +106,31 @@ compare_platform() {
 	[ $n -gt 0 ] || fail "$pkg: no files installed"
 }
 
-# compare_devel SITE DIST: the expanded devel tree holds DIST's files (and links)
+# compare_devel SITE RUN: the expanded devel tree holds exactly what flatten.py makes of
+# the artifacts PROVENANCE names for the devel wheel (files a runtime wheel has are
+# hardlinks to it now, so cmp follows them)
 compare_devel() {
-	local site=$1 dist=$2
-	(cd "$dist" && find . -type f | sort) >"$T/dist.files"
-	(cd "$site/_rocm_sdk_devel" && find . \( -type f -o -type l \) | sort) >"$T/devel.files"
-	comm -23 "$T/dist.files" "$T/devel.files" >"$T/missing"
-	[ ! -s "$T/missing" ] || fail "devel: missing $(head -n 5 "$T/missing" | tr '\n' ' ')"
+	local site=$1 run=$2 o=$T/devel-oracle-$2 stem file
+	local stems=" $(sed -n 's/^rocm_sdk_devel-.*\tsynthesized from //p' "$M/$run/python/PROVENANCE") "
+	[ "$stems" != "  " ] || { fail "$run: PROVENANCE names no devel artifacts"; return; }
+	while read -r stem file; do
+		if [[ $stems == *" $stem "* ]]; then printf "%s\n" "$STORE/$run/$file"; fi
+	done < <(it_artifacts "$STORE/$run") | xargs python3 "$FLATTEN" "$o" ||
+		die "flatten.py"
+	(cd "$o" && find . \( -type f -o -type l \) | sort) >"$T/dist.all"
+	(cd "$o" && find . -type f | sort) >"$T/dist.files"
+	# device files that rocm-sdk linked in from .devel_links/*.json are extra
+	python3 -c '
+import glob, json, sys
+for j in glob.glob(sys.argv[1] + "/_rocm_sdk_libraries*/.devel_links/*.json"):
+    for l in json.load(open(j))["links"]:
+        print("./" + l["relpath"])' "$site" >"$T/device.files"
+	(cd "$site/_rocm_sdk_devel" && find . \( -type f -o -type l \)) | grep -vxF -f "$T/device.files" |
+		sort >"$T/devel.files" || true
+	comm -3 "$T/dist.all" "$T/devel.files" >"$T/missing"
+	[ ! -s "$T/missing" ] || fail "$run: devel and flatten differ: $(head -n 5 "$T/missing" | tr '\n' ' ')"
 	while read -r rel; do
-		[ -e "$site/_rocm_sdk_devel/$rel" ] || continue
-		cmp -s "$site/_rocm_sdk_devel/$rel" "$dist/$rel" || fail "devel: $rel differs"
+		cmp -s "$site/_rocm_sdk_devel/$rel" "$o/$rel" || fail "$run: devel $rel differs"
 	done <"$T/dist.files"
 }
 
@@ -125,7 +141,7 @@ check_wheels $SPLIT
 V=$T/venv-split
 if install_sdk "$V" $SPLIT 'rocm[libraries,devel,device]'; then
 	printf '%s\n' "rocm==$VER" "rocm-sdk-core==$VER" "rocm-sdk-devel==$VER" \
-		"rocm-sdk-device-gfx1100==$VER" "rocm-sdk-libraries==$VER" >"$T/want"
+		"rocm-sdk-device-gfx1100==$VER" "rocm-sdk-libraries==$VER" | sort >"$T/want"
 	it_same "split: installed packages" "$T/want" "$T/installed"
 	SITE=$(site_of "$V")
 	[ "$("$V/bin/rocm-sdk" version)" = "$VER" ] || fail "split: rocm-sdk version"
@@ -137,11 +153,12 @@ if install_sdk "$V" $SPLIT 'rocm[libraries,devel,device]'; then
 	D=$M/$SPLIT/dist/multiarch
 	compare_platform "$SITE" _rocm_sdk_core "$D"
 	compare_platform "$SITE" _rocm_sdk_libraries "$D"
-	compare_devel "$SITE" "$M/$SPLIT/dist/gfx1100"
+	compare_devel "$SITE" $SPLIT
 	# the device wheel's files sit in the libraries platform directory and are listed
-	ls "$SITE"/_rocm_sdk_libraries/*/*/.kpack/*gfx1100*.kpack >/dev/null 2>&1 ||
-		ls -R "$SITE/_rocm_sdk_libraries" | grep -q 'gfx1100.kpack' ||
-		fail "split: no gfx1100 .kpack in _rocm_sdk_libraries"
+	for k in blas_lib_gfx1100 rand_lib_gfx1100; do
+		cmp -s "$SITE/_rocm_sdk_libraries/.kpack/$k.kpack" "$D/.kpack/$k.kpack" ||
+			fail "split: _rocm_sdk_libraries/.kpack/$k.kpack is not dist's"
+	done
 	python3 - "$SITE" gfx1100 <<'EOF' || fail "split: .devel_links/gfx1100.json"
 import json, os, sys
 site, t = sys.argv[1:]
@@ -165,13 +182,13 @@ check_wheels $LEGACY
 V=$T/venv-legacy
 if install_sdk "$V" $LEGACY 'rocm[libraries,devel]'; then
 	printf '%s\n' "rocm==$VER" "rocm-sdk-core==$VER" "rocm-sdk-devel==$VER" \
-		"rocm-sdk-libraries-gfx110X-all==$VER" >"$T/want"
+		"rocm-sdk-libraries-gfx110X-all==$VER" | sort >"$T/want"
 	it_same "legacy: installed packages" "$T/want" "$T/installed"
 	SITE=$(site_of "$V")
 	compare_platform "$SITE" _rocm_sdk_core "$M/$LEGACY/dist/gfx110X-all"
 	compare_platform "$SITE" _rocm_sdk_libraries_gfx110X_all "$M/$LEGACY/dist/gfx110X-all"
 	"$V/bin/rocm-sdk" path --root >/dev/null || fail "legacy: rocm-sdk path --root"
-	compare_devel "$SITE" "$M/$LEGACY/dist/gfx110X-all"
+	compare_devel "$SITE" $LEGACY
 fi
 V=$T/venv-legacy94
 if install_sdk "$V" $LEGACY 'rocm[libraries]' ROCM_SDK_TARGET_FAMILY=gfx94X-dcgpu; then
