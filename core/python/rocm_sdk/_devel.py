@@ -316,6 +316,15 @@ def _extract(tarball, site, prefix):
             break
         pending = left
 
+    # The tree is a regular package, as upstream's (whose tarball has the
+    # __init__.py): importlib finds it, and `pip uninstall` sees the root as a
+    # directory of recorded files and removes it as a whole.
+    init = os.path.join(real_site, prefix, "__init__.py")
+    if not os.path.lexists(init):
+        with open(init, "x", encoding="utf-8") as f:
+            f.write('"""ROCm SDK development tree, expanded from rocm_sdk_devel/_devel.tar."""\n')
+        made.append(prefix + "/__init__.py")
+
     # Symlinks made later can change where earlier ones lead ("a -> b/..",
     # then "b -> .."): check them all again now that the tree is complete.
     for name in made_symlinks:
