@@ -359,6 +359,37 @@ class DevelTest(SiteTest):
         record = s.record("rocm-sdk-devel")
         self.assertEqual(record.count("_rocm_sdk_devel/lib/libamdhip64.so.7,,"), 1)
 
+    def test_device_links_checked(self):
+        s = FakeSite(self.tmp, devices=("gfx1100", "gfx942"))
+        links = s.site / "_rocm_sdk_libraries/.devel_links"
+        good = "lib/hipblaslt/library/kernels_gfx1100.co"
+        (links / "gfx1100.json").write_text(json.dumps({"version": V, "links": [
+            {"relpath": "lib/llvm/evil.co", "target": "../../../_rocm_sdk_libraries/" + good},
+            {"relpath": "../evil.co", "target": "../_rocm_sdk_libraries/" + good},
+            {"relpath": "lib/passwd", "target": "../../../../../../../../etc/passwd"},
+            {"relpath": good, "target": "../../../../_rocm_sdk_libraries/" + good},
+        ]}))
+        manifest = json.loads((links / "gfx942.json").read_text())
+        manifest["version"] = "7.12.0"
+        (links / "gfx942.json").write_text(json.dumps(manifest))
+        r = s.cli("init")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("lib/llvm/evil.co", r.stderr)
+        self.assertIn("7.12.0", r.stderr)
+        root = s.site / "_rocm_sdk_devel"
+        self.assertFalse((s.site / "_rocm_sdk_core/lib/llvm/evil.co").exists())
+        self.assertFalse((s.site / "evil.co").exists())
+        self.assertFalse((root / "lib/passwd").exists())
+        self.assertTrue((root / good).is_file())
+        self.assertFalse((root / "lib/hipblaslt/library/kernels_gfx942.co").exists())
+        # a device wheel installed later is linked by the next init
+        manifest["version"] = V
+        (links / "gfx942.json").write_text(json.dumps(manifest))
+        self.ok(s.cli("init", "--quiet"))
+        self.assertTrue((root / "lib/hipblaslt/library/kernels_gfx942.co").is_file())
+        self.assertIn("_rocm_sdk_devel/lib/hipblaslt/library/kernels_gfx942.co,,",
+                      s.record("rocm-sdk-device-gfx942"))
+
     def test_devel_not_installed(self):
         s = FakeSite(self.tmp, devel=False)
         for args in (("path", "--root"), ("init",)):

@@ -392,9 +392,9 @@ def reconcile_device_links(site, root):
                 continue
             dest = os.path.join(real_root, lexical)
             parent = os.path.dirname(dest)
-            os.makedirs(parent, exist_ok=True)
-            if os.path.realpath(parent) != parent:
-                _warn("ignoring %s of %s: its directory is a symlink" % (relpath, manifest))
+            if not _make_real_dirs(real_root, os.path.dirname(lexical)):
+                _warn("ignoring %s of %s: its directory is a symlink or a file"
+                      % (relpath, manifest))
                 continue
             src = os.path.realpath(os.path.join(parent, target))
             if not _within(src, real_site) or not os.path.isfile(src):
@@ -416,6 +416,21 @@ def reconcile_device_links(site, root):
             with _Locked(record) as lock:
                 _append_record(lock, names)
     return made
+
+
+def _make_real_dirs(top, rel):
+    """Makes the directories of rel under top, refusing to go through a
+    symlink (the devel tree's directory symlinks lead into other packages)."""
+    path = top
+    for part in rel.split(os.sep) if rel else []:
+        path = os.path.join(path, part)
+        if os.path.islink(path):
+            return False
+        if not os.path.isdir(path):
+            if os.path.lexists(path):
+                return False
+            os.mkdir(path, 0o755)
+    return True
 
 
 def _warn(message):
