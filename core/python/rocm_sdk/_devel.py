@@ -40,7 +40,6 @@ import shutil
 import stat
 import sys
 import tarfile
-from pathlib import Path
 
 from . import _dist_info as di
 from . import _locate
