@@ -123,7 +123,7 @@ class FakeSite:
 
     def __init__(self, root, *, kpack=True, libraries=True, devel=True,
                  devices=("gfx1100",), families=None, default=None, devel_tar=None,
-                 legacy_libraries=("gfx110X-all",)):
+                 legacy_libraries=("gfx110X-all",), devel_name="_devel.tar"):
         self.site = Path(root) / "site-packages"
         self.site.mkdir(parents=True)
         self.kpack = kpack
@@ -162,9 +162,9 @@ class FakeSite:
                      json.dumps(manifest).encode())
         if devel:
             self.wheel("rocm-sdk-devel", "rocm_sdk_devel", "devel")
-            tar = self.site / "rocm_sdk_devel" / "_devel.tar"
+            tar = self.site / "rocm_sdk_devel" / devel_name
             (devel_tar or good_devel_tar)(tar)
-            self.files["rocm-sdk-devel"].append("rocm_sdk_devel/_devel.tar")
+            self.files["rocm-sdk-devel"].append("rocm_sdk_devel/" + devel_name)
         for dist in self.files:
             self.write_dist_info(dist)
 
@@ -328,6 +328,18 @@ class DevelTest(SiteTest):
         self.assertEqual((root / rel).stat().st_ino,
                          (site / "_rocm_sdk_libraries" / rel).stat().st_ino)
         self.assertIn("_rocm_sdk_devel/%s,," % rel, s.record("rocm-sdk-device-gfx1100"))
+
+    def test_xz_tarball(self):
+        def make(path):
+            plain = self.tmp / "plain.tar"
+            good_devel_tar(plain)
+            import lzma
+            path.write_bytes(lzma.compress(plain.read_bytes()))
+
+        s = FakeSite(self.tmp, devel_tar=make, devel_name="_devel.tar.xz")
+        self.assertEqual(self.ok(s.cli("path", "--root")), "%s\n" % (s.site / "_rocm_sdk_devel"))
+        self.assertTrue((s.site / "_rocm_sdk_devel/include/hip/hip_runtime.h").is_file())
+        self.assertFalse((s.site / "rocm_sdk_devel/_devel.tar.xz").exists())
 
     def test_init_idempotent(self):
         s = FakeSite(self.tmp)
@@ -734,6 +746,17 @@ class EndToEndTest(unittest.TestCase):
 
             run(pip + ["install", "--no-index", "--find-links", str(DEBIAN_WHEELS),
                        "--find-links", str(dist), "rocm[devel]==" + V])
+            # the metadata setup.py computed on this machine (no GPU: the default family)
+            reqs = run([str(venv / "bin" / "python"), "-c",
+                        "import importlib.metadata as md\n"
+                        "print('\\n'.join(md.requires('rocm')))"])
+            # setuptools 66 writes "name (==V) ; extra == 'x'"
+            reqs = set(r.replace(" ", "").replace("(", "").replace(")", "").replace('"', "'")
+                       for r in reqs.splitlines())
+            self.assertIn("rocm-sdk-core==" + V, reqs)
+            self.assertIn("rocm-sdk-device-gfx1100==%s;extra=='device'" % V, reqs)
+            self.assertIn("rocm-sdk-device-gfx942==%s;extra=='device-all'" % V, reqs)
+            self.assertIn("rocm-sdk-libraries==%s;extra=='libraries'" % V, reqs)
             rocm_sdk = str(venv / "bin" / "rocm-sdk")
             self.assertEqual(run([rocm_sdk, "version"]), V + "\n")
             root = Path(run([rocm_sdk, "path", "--root"]).strip())
