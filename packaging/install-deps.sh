@@ -18,6 +18,8 @@ pkgs=(
 	nginx-light curl
 	# python index test: pip (Debian's) installs from the mount into a fresh venv
 	python3-venv python3-pip-whl python3-setuptools-whl
+	# the rocm sdist is built in pip's isolated env from Debian's setuptools and wheel wheels
+	python3-wheel-whl
 	clang-tools-15
 )
 # and node + npm (s3rver is installed from the npm registry at test time): Debian's,

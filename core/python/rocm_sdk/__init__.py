@@ -10,7 +10,6 @@ written for rockfs, see docs/python-sdk.md for the differences.
 import os
 import re
 import warnings
-from pathlib import Path
 
 from ._dist_info import __version__
 
@@ -163,12 +162,15 @@ def _installed_versions():
     from . import _locate
 
     found = {}
-    site = str(_locate.site_dir())
-    for dist in md.distributions(path=[site]):
+    # The binary wheels' directory (platlib) and ours (purelib, where the
+    # `rocm` wheel goes); the same directory in a usual venv.
+    dirs = [str(_locate.site_dir()),
+            os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
+    for dist in md.distributions(path=sorted(set(dirs))):
         name = (dist.metadata["Name"] or "")
         norm = re.sub(r"[-_.]+", "-", name).lower()
         if norm == "rocm" or norm.startswith("rocm-sdk-") or norm == "rocm-profiler":
-            found[name] = dist.version
+            found.setdefault(name, dist.version)
     return found
 
 

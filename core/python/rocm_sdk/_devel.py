@@ -40,7 +40,6 @@ import shutil
 import stat
 import sys
 import tarfile
-from pathlib import Path
 
 from . import _dist_info as di
 from . import _locate
@@ -316,6 +315,15 @@ def _extract(tarball, site, prefix):
             break
         pending = left
 
+    # The tree is a regular package, as upstream's (whose tarball has the
+    # __init__.py): importlib finds it, and `pip uninstall` sees the root as a
+    # directory of recorded files and removes it as a whole.
+    init = os.path.join(real_site, prefix, "__init__.py")
+    if not os.path.lexists(init):
+        with open(init, "x", encoding="utf-8") as f:
+            f.write('"""ROCm SDK development tree, expanded from rocm_sdk_devel/_devel.tar."""\n')
+        made.append(prefix + "/__init__.py")
+
     # Symlinks made later can change where earlier ones lead ("a -> b/..",
     # then "b -> .."): check them all again now that the tree is complete.
     for name in made_symlinks:
@@ -383,9 +391,9 @@ def reconcile_device_links(site, root):
                 continue
             dest = os.path.join(real_root, lexical)
             parent = os.path.dirname(dest)
-            os.makedirs(parent, exist_ok=True)
-            if os.path.realpath(parent) != parent:
-                _warn("ignoring %s of %s: its directory is a symlink" % (relpath, manifest))
+            if not _make_real_dirs(real_root, os.path.dirname(lexical)):
+                _warn("ignoring %s of %s: its directory is a symlink or a file"
+                      % (relpath, manifest))
                 continue
             src = os.path.realpath(os.path.join(parent, target))
             if not _within(src, real_site) or not os.path.isfile(src):
@@ -407,6 +415,21 @@ def reconcile_device_links(site, root):
             with _Locked(record) as lock:
                 _append_record(lock, names)
     return made
+
+
+def _make_real_dirs(top, rel):
+    """Makes the directories of rel under top, refusing to go through a
+    symlink (the devel tree's directory symlinks lead into other packages)."""
+    path = top
+    for part in rel.split(os.sep) if rel else []:
+        path = os.path.join(path, part)
+        if os.path.islink(path):
+            return False
+        if not os.path.isdir(path):
+            if os.path.lexists(path):
+                return False
+            os.mkdir(path, 0o755)
+    return True
 
 
 def _warn(message):

@@ -15,6 +15,7 @@ import os
 import sys
 
 from setuptools import find_packages, setup
+from setuptools.command.install import install as _install
 
 THIS_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -28,6 +29,20 @@ def load_dist_info():
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
+
+
+class install(_install):
+    """Debian 12's setuptools wheel (66.1.1, python3-setuptools-whl, what pip
+    uses for isolated builds there) carries a Debian patch whose install_lib and
+    install_egg_info read the `install` command's install_layout and
+    prefix_option, which only Debian's stdlib distutils defines, not the
+    distutils inside setuptools: building a wheel fails with "AttributeError:
+    install_layout". Defining them (unset) is harmless with any other setuptools."""
+
+    if not hasattr(_install, "install_layout"):
+        install_layout = None
+    if not hasattr(_install, "prefix_option"):
+        prefix_option = None
 
 
 dist_info = load_dist_info()
@@ -46,4 +61,5 @@ setup(
     entry_points={"console_scripts": ["rocm-sdk = rocm_sdk.__main__:main"]},
     install_requires=install_requires,
     extras_require=extras_require,
+    cmdclass={"install": install},
 )
