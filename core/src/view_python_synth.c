@@ -379,24 +379,27 @@ static struct node *resolve(struct node *root, const char *path, char *out, size
 }
 
 /* The relative path from directory `from` (a path below the root, "" for the root) to
- * `to`, in out[n]. */
+ * `to`, in out[n]: "../" for each component of `from` past their common directories. */
 static void relpath(const char *from, const char *to, char *out, size_t n)
 {
-	size_t common = 0, len = 0;
+	size_t f = 0, t = 0, len = 0;
 
-	/* the longest common directory prefix */
-	for (size_t i = 0; from[i] && from[i] == to[i]; i++)
-		if (to[i] == '/' && (from[i + 1] == '/' || !from[i + 1]))
-			common = i + 1;
-	if (!from[0])
-		common = 0;
-	else if (!strncmp(from, to, strlen(from)) && to[strlen(from)] == '/')
-		common = strlen(from) + 1;
+	/* skip the common leading components */
+	for (;;) {
+		size_t fl = strcspn(from + f, "/"), tl = strcspn(to + t, "/");
+
+		if (!fl || fl != tl || memcmp(from + f, to + t, fl) || to[t + tl] != '/')
+			break;
+		f += fl + (from[f + fl] == '/');
+		t += tl + 1;
+	}
 	out[0] = '\0';
-	for (const char *p = from + common; *p && len + 3 < n; p++)
-		if (p == from + common || p[-1] == '/')
-			len += (size_t)snprintf(out + len, n - len, "../");
-	snprintf(out + len, n - len, "%s", to + common);
+	while (from[f] && len + 4 < n) {
+		len += (size_t)snprintf(out + len, n - len, "../");
+		f += strcspn(from + f, "/");
+		f += from[f] == '/';
+	}
+	snprintf(out + len, n - len, "%s", to + t);
 }
 
 static int excluded(const struct pkg *p, const char *rel, int is_dir)
@@ -851,6 +854,25 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 	return rc;
 }
 
+/* One .devel_links entry: relpath, and the target relative to the link's directory in
+ * the devel tree, "../" per component of relpath (py_packaging.py). */
+static int device_link(struct rk_buf *links, const char *rel)
+{
+	struct rk_buf t = RK_BUF_INIT;
+	int rc = 0;
+
+	for (const char *q = rel; !rc && q; q = strchr(q + 1, '/'))
+		rc = rk_buf_adds(&t, "../");
+	if (!rc)
+		rc = rk_buf_addf(&t, "_rocm_sdk_libraries/%s", rel);
+	if (!rc && !(rc = rk_buf_addf(links, "%s{\"relpath\": ", links->len ? ", " : "")) &&
+	    !(rc = rk_buf_add_json_str(links, rel)) && !(rc = rk_buf_adds(links, ", \"target\": ")) &&
+	    !(rc = rk_buf_add_json_str(links, t.buf)))
+		rc = rk_buf_adds(links, "}");
+	rk_buf_release(&t);
+	return rc;
+}
+
 /* Device wheel for base target t: its files verbatim into the libraries platform
  * directory, plus .devel_links/<t>.json (6.3). */
 static int device_walk(struct pkg *p, struct node *dir, struct rk_buf *rel, struct rk_buf *links)
@@ -874,11 +896,10 @@ static int device_walk(struct pkg *p, struct node *dir, struct rk_buf *rel, stru
 				rc = pkg_add(p, name, S_IFREG | ((c->mode & 0111) ? 0755 : 0644),
 					     c->size, c->size ? c->data : NULL,
 					     c->size ? NULL : strdup(""), c->origin);
+			/* target: relative to the link's directory in the devel tree,
+			 * "../" per component of relpath (py_packaging.py) */
 			if (!rc)
-				rc = rk_buf_addf(links,
-						 "%s{\"relpath\": \"%s\", \"target\": "
-						 "\"../../_rocm_sdk_libraries/%s\"}",
-						 links->len ? ", " : "", rel->buf, rel->buf);
+				rc = device_link(links, rel->buf);
 		} /* symlinks: none in device artifacts; a wheel could not hold one */
 		rel->len = len;
 		rel->buf[len] = '\0';
