@@ -239,7 +239,8 @@ RK_TEST(run_directory_layout)
 	make_store();
 	v = open_vfs("store");
 	list(v, "100-linux", &l);
-	RK_ASSERT_EQ_INT(5, l.n);
+	RK_ASSERT_EQ_INT(6, l.n);
+	RK_ASSERT(has(&l, "python")); /* base_lib_generic: a manifest to version packages */
 	RK_ASSERT(has(&l, "artifacts"));
 	RK_ASSERT(has(&l, "browse"));
 	RK_ASSERT(has(&l, "dist"));
@@ -548,7 +549,8 @@ RK_TEST(single_run_store_at_root)
 	make_store();
 	v = open_vfs("store/200-linux");
 	list(v, "", &l);
-	RK_ASSERT_EQ_INT(6, l.n);
+	RK_ASSERT_EQ_INT(7, l.n);
+	RK_ASSERT(has(&l, "python"));
 	RK_ASSERT(has(&l, "README"));
 	RK_ASSERT(has(&l, "artifacts"));
 	RK_ASSERT(has(&l, "browse"));
