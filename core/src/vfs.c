@@ -612,9 +612,13 @@ static int arch_refill(struct rk_vfs *v, struct arch *a, unsigned seen, const ch
 	pthread_mutex_lock(&a->refill);
 	if (a->refills == seen) {
 		rk_info("'%s': cached contents incomplete; decompressing again", a->art->file);
-		rc = arch_key(v, a, key, expect, err);
-		if (!rc)
-			rc = arch_ingest(v, a, expect, refill_cb, NULL, &r, &idx, err);
+		if (a->refill_fn) {
+			rc = a->refill_fn(v, a, err);
+		} else {
+			rc = arch_key(v, a, key, expect, err);
+			if (!rc)
+				rc = arch_ingest(v, a, expect, refill_cb, NULL, &r, &idx, err);
+		}
 		rk_index_release(&idx);
 		a->refills++;
 	}
@@ -700,8 +704,7 @@ static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	     !vfs_lazy_dir(v, dir, "tarballs", POP_TARBALLS, dir->mtime)))
 		rc = -ENOMEM;
 	/* python/: stored packages, or a manifest to version synthesized ones */
-	if (!rc &&
-	    (cat->has_python || cat->has_manifest || rk_run_find(cat, "base_lib_generic")) &&
+	if (!rc && (cat->has_python || cat->has_manifest || rk_run_find(cat, "base_lib_generic")) &&
 	    !vfs_lazy_dir(v, dir, "python", POP_PYTHON, dir->mtime))
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < cat->files.n; i++) {
@@ -1695,6 +1698,7 @@ void rk_vfs_close(struct rk_vfs *v)
 			pthread_mutex_destroy(&r->archs[i].split_lock);
 		}
 		free(r->archs);
+		vfs_python_split_free(r);
 		rk_run_free(r->cat);
 		free(r);
 	}

@@ -44,6 +44,7 @@ struct pyfile {
 	char *dup_of; /* a same-named file already served: its rel */
 	int meta_owned; /* meta belongs to the .metadata node */
 	int unreadable; /* the store could not give its bytes (logged) */
+	int meta_tried; /* read_metadata ran */
 	struct pysynth *syn; /* synthesized (view_python_synth.c), else NULL (stored) */
 };
 
@@ -116,8 +117,8 @@ static int hash_key(struct rk_vfs *v, const struct pyfile *f, char rel[96])
 {
 	char *k = NULL, hex[RK_SHA256_HEX];
 	int len = f->syn ? asprintf(&k, "synthesized wheel%c%s", 0, f->syn->key)
-			 : asprintf(&k, "%s%c%s%c%llu%c%lld", rk_store_id(v->store), 0, f->path,
-				    0, (unsigned long long)f->size, 0, (long long)f->mtime_ns);
+			 : asprintf(&k, "%s%c%s%c%llu%c%lld", rk_store_id(v->store), 0, f->path, 0,
+				    (unsigned long long)f->size, 0, (long long)f->mtime_ns);
 	int rc;
 
 	if (len < 0)
@@ -184,7 +185,8 @@ static int hash_layout(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
 	int rc = buf ? rk_sha256_init(&h) : -ENOMEM;
 
 	for (uint64_t off = 0; !rc && off < f->size;) {
-		ssize_t r = vfs_layout_read(&src, buf, (size_t)RK_MIN((uint64_t)(1 << 20), f->size - off), off);
+		ssize_t r = vfs_layout_read(
+			&src, buf, (size_t)RK_MIN((uint64_t)(1 << 20), f->size - off), off);
 
 		if (r <= 0)
 			rc = rk_err_set(err, -EIO, "'%s': unreadable at %llu", f->file,
@@ -402,8 +404,7 @@ static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
 
 		if (!served(f))
 			continue;
-		if (!(n = vfs_node_add(v, files, f->file, S_IFREG | 0444,
-				       f->mtime))) {
+		if (!(n = vfs_node_add(v, files, f->file, S_IFREG | 0444, f->mtime))) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -466,12 +467,14 @@ static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
 			const struct pyfile *f = &s->v[i];
 
 			if (f->dup_of)
-				rc = rk_buf_addf(&b,
-						 "%s%s\tnot served: same name as stored python/%s\n",
-						 f->syn ? "synthesized " : "", f->rel, f->dup_of);
+				rc = rk_buf_addf(
+					&b, "%s%s\tnot served: same name as stored python/%s\n",
+					f->syn ? "synthesized " : "", f->rel, f->dup_of);
 			else if (f->unreadable)
 				rc = rk_buf_addf(&b, "%s\tnot served: unreadable (see the log)\n",
 						 f->rel);
+			else if (f->syn && !strncmp(f->syn->from, "kpack-split ", 12))
+				rc = rk_buf_addf(&b, "%s\t%s\n", f->file, f->syn->from);
 			else if (f->syn)
 				rc = rk_buf_addf(&b, "%s\tsynthesized from %s\n", f->file,
 						 f->syn->from);
@@ -567,7 +570,31 @@ int vfs_pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	}
 	rk_store_list_release(&top);
 	free(path);
-	if (!rc && !(rc = vfs_python_synth(v, r, &syn, err)))
+	if (!rc)
+		rc = vfs_python_synth(v, r, &syn, err);
+	if (!rc && s.n) {
+		/* the kpack split of stored fat libraries wheels whose METADATA reads (a
+		 * damaged one has its log line from read_metadata) */
+		struct pystored *st = calloc(s.n, sizeof(*st));
+		size_t n = 0;
+
+		if (!st)
+			rc = -ENOMEM;
+		for (size_t i = 0; st && i < s.n; i++) {
+			if (s.v[i].kind != RK_PYFILE_WHEEL)
+				continue;
+			read_metadata(v, &s.v[i]);
+			s.v[i].meta_tried = 1;
+			if (s.v[i].meta)
+				st[n++] = (struct pystored){s.v[i].file,  s.v[i].path,
+							    s.v[i].rel,	  s.v[i].size,
+							    s.v[i].mtime, s.v[i].mtime_ns};
+		}
+		if (st)
+			rc = vfs_python_split(v, r, st, n, &syn, err);
+		free(st);
+	}
+	if (!rc)
 		rc = pyset_synth(&s, &syn, dir->mtime);
 	if (!rc && s.n)
 		qsort(s.v, s.n, sizeof(*s.v), cmp_pyfile);
@@ -593,7 +620,7 @@ int vfs_pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 			rc = 0;
 			continue;
 		}
-		if (!rc && !s.v[i].syn && s.v[i].kind == RK_PYFILE_WHEEL)
+		if (!rc && !s.v[i].syn && s.v[i].kind == RK_PYFILE_WHEEL && !s.v[i].meta_tried)
 			read_metadata(v, &s.v[i]);
 	}
 	if (!rc) {

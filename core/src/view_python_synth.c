@@ -40,21 +40,29 @@
 
 /* 6.2: artifact names per package */
 static const char *const core_names[] = {
-	"amd-dbgapi",	    "amd-llvm",		 "aqlprofile",		"base",
-	"core-amdsmi",	    "core-hip",		 "core-kpack",		"core-ocl",
-	"core-hipinfo",	    "core-runtime",	 "hipfile",		"hipify",
-	"host-blas",	    "host-suite-sparse", "rocdecode",		"rocgdb",
-	"rocjpeg",	    "rocprofiler-sdk",	 "rocr-debug-agent",	"sysdeps",
-	"sysdeps-amd-mesa", "sysdeps-expat",	 "sysdeps-gmp",		"sysdeps-mpfr",
-	"sysdeps-ncurses",  "sysdeps-util-linux", "wsl-rocdxg",		"rocjitsu-hotswap",
+	"amd-dbgapi",	    "amd-llvm",		  "aqlprofile",	      "base",
+	"core-amdsmi",	    "core-hip",		  "core-kpack",	      "core-ocl",
+	"core-hipinfo",	    "core-runtime",	  "hipfile",	      "hipify",
+	"host-blas",	    "host-suite-sparse",  "rocdecode",	      "rocgdb",
+	"rocjpeg",	    "rocprofiler-sdk",	  "rocr-debug-agent", "sysdeps",
+	"sysdeps-amd-mesa", "sysdeps-expat",	  "sysdeps-gmp",      "sysdeps-mpfr",
+	"sysdeps-ncurses",  "sysdeps-util-linux", "wsl-rocdxg",	      "rocjitsu-hotswap",
 };
 static const char *const lib_names[] = {
-	"blas",	 "fft",		    "hipdnn",		 "miopen", "miopenprovider",
-	"hipblasltprovider", "hipkernelprovider", "rand", "rccl",	   "rpp",
+	"blas",
+	"fft",
+	"hipdnn",
+	"miopen",
+	"miopenprovider",
+	"hipblasltprovider",
+	"hipkernelprovider",
+	"rand",
+	"rccl",
+	"rpp",
 };
 static const char *const devel_extra[] = {
-	"prim",	       "rocwmma",  "libhipcxx", "flatbuffers", "nlohmann-json",
-	"rocshmem",    "hipthreads", "rocjitsu", "mirage",
+	"prim",	    "rocwmma",	  "libhipcxx", "flatbuffers", "nlohmann-json",
+	"rocshmem", "hipthreads", "rocjitsu",  "mirage",
 };
 
 enum pkg_kind { PKG_CORE, PKG_LIBRARIES, PKG_DEVICE, PKG_DEVEL };
@@ -166,6 +174,7 @@ struct zentry {
 	uint64_t size;
 	char blob[RK_SHA256_HEX]; /* "" for data */
 	char *data;
+	const struct rk_tar_layout *layout; /* content as a segment list (borrowed) */
 	void *origin;
 	UT_hash_handle hh;
 };
@@ -215,8 +224,8 @@ static void pkg_release(struct pkg *p)
 
 /* Add a member (blob, or data of size bytes, taken over). A second add of a name is
  * ignored (the first wins, as the first copy does in a wheel build). */
-static int pkg_add(struct pkg *p, const char *name, uint32_t mode, uint64_t size,
-		   const char *blob, char *data, void *origin)
+static int pkg_add(struct pkg *p, const char *name, uint32_t mode, uint64_t size, const char *blob,
+		   char *data, void *origin)
 {
 	struct zentry *e;
 
@@ -347,9 +356,8 @@ static struct node *resolve(struct node *root, const char *path, char *out, size
 		if (!t || t[0] == '/')
 			return NULL;
 		slash = strrchr(cur, '/');
-		if ((size_t)snprintf(next, sizeof(next), "%.*s%s%s",
-				     slash ? (int)(slash - cur) : 0, cur, slash ? "/" : "",
-				     t) >= sizeof(next))
+		if ((size_t)snprintf(next, sizeof(next), "%.*s%s%s", slash ? (int)(slash - cur) : 0,
+				     cur, slash ? "/" : "", t) >= sizeof(next))
 			return NULL;
 		/* normalize: drop ".", pop on ".." (never above the root) */
 		for (tok = strtok_r(next, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
@@ -433,8 +441,9 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 			/* left out */
 		} else if (S_ISDIR(c->mode)) {
 			rc = runtime_walk(s, p, root, c, rel);
-		} else if (S_ISLNK(c->mode) && (!(t = resolve(root, rel->buf, target, sizeof(target))) ||
-						!S_ISREG(t->mode))) {
+		} else if (S_ISLNK(c->mode) &&
+			   (!(t = resolve(root, rel->buf, target, sizeof(target))) ||
+			    !S_ISREG(t->mode))) {
 			/* dangling, looping or to a directory: dropped */
 		} else if (!(e = elf_of(s, t))) {
 			rc = -ENOMEM;
@@ -443,23 +452,31 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 			const char *slash = strrchr(target, '/');
 
 			snprintf(out, sizeof(out), "%.*s%s%s", slash ? (int)(slash - target) : 0,
-				 target, slash ? "/" : "", e->soname[0] ? e->soname : slash ? slash + 1 : target);
+				 target, slash ? "/" : "",
+				 e->soname[0] ? e->soname
+				 : slash      ? slash + 1
+					      : target);
 			if (strcmp(out, rel->buf))
 				rc = owned_add(s, rel->buf, NULL, out);
 		} else if (S_ISLNK(c->mode) && (t->mode & 0111)) {
-			/* a symlink to an executable: a stub that execs it (TheRock compiles one) */
+			/* a symlink to an executable: a stub that execs it (TheRock compiles one)
+			 */
 			char rp[4096], *stub = NULL;
 
 			relpath(dirpart, target, rp, sizeof(rp));
-			if (asprintf(&stub, "#!/bin/sh\nexec \"$(dirname \"$0\")/%s\" \"$@\"\n", rp) < 0)
+			if (asprintf(&stub, "#!/bin/sh\nexec \"$(dirname \"$0\")/%s\" \"$@\"\n",
+				     rp) < 0)
 				rc = -ENOMEM;
 			else
-				rc = pkg_add(p, rel->buf, S_IFREG | 0755, strlen(stub), NULL, stub, NULL);
+				rc = pkg_add(p, rel->buf, S_IFREG | 0755, strlen(stub), NULL, stub,
+					     NULL);
 		} else {
 			/* a file (or a symlink to one: its target's bytes); a shared library
 			 * goes under its soname */
-			if (e->shared && e->soname[0] && strcmp(e->soname, name) && !S_ISLNK(c->mode)) {
-				snprintf(out, sizeof(out), "%s%s%s", dirpart, len ? "/" : "", e->soname);
+			if (e->shared && e->soname[0] && strcmp(e->soname, name) &&
+			    !S_ISLNK(c->mode)) {
+				snprintf(out, sizeof(out), "%s%s%s", dirpart, len ? "/" : "",
+					 e->soname);
 				rc = owned_add(s, rel->buf, NULL, out);
 			} else {
 				snprintf(out, sizeof(out), "%s", rel->buf);
@@ -480,6 +497,67 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 /* ---- wheel assembly ---- */
 
 static int layout_digest(const struct rk_tar_layout *l, char hex[RK_SHA256_HEX]);
+
+/* The CRC-32 and SHA-256 of a file that is a segment list (a rewritten binary, a .kpack
+ * archive): read through once, then remembered as pyhash/sums-<layout digest>
+ * ("<crc hex> <sha256 hex>"). */
+static int layout_sums(struct rk_vfs *v, const struct rk_tar_layout *l, uint32_t *crc,
+		       char hex[RK_SHA256_HEX], struct rk_err *err)
+{
+	struct vfs_layout_src src = {v, l};
+	char key[RK_SHA256_HEX], rel[128], *data = NULL, *buf;
+	struct rk_sha256 h;
+	unsigned c;
+	size_t len;
+	int rc;
+
+	if ((rc = layout_digest(l, key)))
+		return rc;
+	snprintf(rel, sizeof(rel), "pyhash/sums-%s", key);
+	if (v->cache && !rk_cache_get_file(v->cache, rel, 256, &data, &len, NULL)) {
+		int ok = sscanf(data, "%8x %64s", &c, hex) == 2 && rk_is_sha256_hex(hex);
+
+		free(data);
+		if (ok) {
+			*crc = c;
+			return 0;
+		}
+	}
+	if (!(buf = malloc(1 << 20)))
+		return -ENOMEM;
+	if ((rc = rk_sha256_init(&h))) {
+		free(buf);
+		return rc;
+	}
+	*crc = 0;
+	for (uint64_t off = 0; !rc && off < l->size;) {
+		size_t n = (size_t)RK_MIN((uint64_t)(1 << 20), l->size - off);
+		ssize_t r = vfs_layout_read(&src, buf, n, off);
+
+		if (r <= 0) {
+			rc = rk_err_set(err, -EIO, "reading a synthesized member at %llu",
+					(unsigned long long)off);
+		} else {
+			rk_sha256_update(&h, buf, (size_t)r);
+			*crc = (uint32_t)libdeflate_crc32(*crc, buf, (size_t)r);
+			off += (uint64_t)r;
+		}
+	}
+	free(buf);
+	if (rc) {
+		rk_sha256_release(&h);
+		return rc;
+	}
+	rk_sha256_final(&h, hex);
+	if (v->cache) {
+		char line[100];
+
+		vfs_pyhash_dir(v);
+		snprintf(line, sizeof(line), "%08x %s\n", (unsigned)*crc, hex);
+		rk_cache_put_file(v->cache, rel, line, strlen(line), NULL); /* best effort */
+	}
+	return 0;
+}
 
 static int b64url_of_hex(const char *hex, char out[44])
 {
@@ -539,8 +617,8 @@ static int finish_wheel(struct synth *s, struct pkg *p, const char *dist, const 
 	int rc;
 
 	dist_stem(s, dist, stem, sizeof(stem));
-	rc = rk_buf_addf(&meta, "Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: %s\n",
-			 dist, s->version, summary);
+	rc = rk_buf_addf(&meta, "Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: %s\n", dist,
+			 s->version, summary);
 	if (!rc && requires)
 		rc = rk_buf_addf(&meta, "Requires-Dist: %s\n", requires);
 	if (!rc) {
@@ -593,6 +671,9 @@ static int finish_wheel(struct synth *s, struct pkg *p, const char *dist, const 
 			zm[i].blob = e->blob;
 			memcpy(hex, e->blob, RK_SHA256_HEX);
 			rc = rk_blob_crc32(s->v->cache, e->blob, e->size, &zm[i].crc, s->err);
+		} else if (e->layout) {
+			zm[i].layout = e->layout;
+			rc = layout_sums(s->v, e->layout, &zm[i].crc, hex, s->err);
 		} else {
 			zm[i].data = e->data;
 			zm[i].crc = (uint32_t)libdeflate_crc32(0, e->data, e->size);
@@ -666,9 +747,9 @@ struct pysynth *pysynth_push(struct pysynth_set *s)
 	return &s->v[s->n++];
 }
 
-void pysynth_release(struct pysynth_set *s)
+void pysynth_truncate(struct pysynth_set *s, size_t n)
 {
-	for (size_t i = 0; i < s->n; i++) {
+	for (size_t i = n; i < s->n; i++) {
 		free(s->v[i].file);
 		if (s->v[i].zip)
 			rk_tar_layout_release(s->v[i].zip);
@@ -677,8 +758,82 @@ void pysynth_release(struct pysynth_set *s)
 		free(s->v[i].meta);
 		free(s->v[i].from);
 	}
+	if (n < s->n)
+		s->n = n;
+}
+
+void pysynth_release(struct pysynth_set *s)
+{
+	pysynth_truncate(s, 0);
 	free(s->v);
 	memset(s, 0, sizeof(*s));
+}
+
+/* ---- building a wheel from parts (view_python_split.c) ---- */
+
+struct pywheel {
+	struct pkg p;
+};
+
+struct pywheel *pywheel_new(void)
+{
+	struct pywheel *w = calloc(1, sizeof(*w));
+
+	if (w)
+		w->p.sources = (struct rk_buf)RK_BUF_INIT;
+	return w;
+}
+
+void pywheel_free(struct pywheel *w)
+{
+	if (w) {
+		pkg_release(&w->p);
+		free(w);
+	}
+}
+
+int pywheel_add(struct pywheel *w, const char *name, uint32_t mode, uint64_t size, const char *blob,
+		char *data, const struct rk_tar_layout *layout, void *origin)
+{
+	struct zentry *e;
+	int rc;
+
+	if (!blob && !layout && !data && !(data = strdup("")))
+		return -ENOMEM;
+	if ((rc = pkg_add(&w->p, name, mode, size, blob, data, origin)))
+		return rc;
+	HASH_FIND_STR(w->p.ents, name, e);
+	if (e && layout && !e->blob[0] && !e->data)
+		e->layout = layout;
+	return 0;
+}
+
+static int dist_info_py(const struct synth *s, const char *entry, const char *family,
+			struct rk_buf *b);
+
+int pywheel_dist_info_py(const char *version, int split, char **families, size_t n,
+			 const char *entry, const char *family, struct rk_buf *b)
+{
+	struct synth s = {.split = split, .families = families, .nfamilies = n};
+
+	snprintf(s.version, sizeof(s.version), "%s", version);
+	return dist_info_py(&s, entry, family, b);
+}
+
+int pywheel_finish(struct rk_vfs *v, struct pywheel *w, const struct pywheel_info *in,
+		   struct pysynth_set *out, struct rk_err *err)
+{
+	struct synth s = {.v = v, .out = out, .err = err, .mtime = in->mtime};
+	int rc;
+
+	if (strlen(in->version) >= sizeof(s.version) || strlen(in->tag) >= sizeof(s.tag))
+		return rk_err_set(err, -ENAMETOOLONG, "version or tag too long");
+	snprintf(s.version, sizeof(s.version), "%s", in->version);
+	snprintf(s.tag, sizeof(s.tag), "%s", in->tag);
+	w->p.sources.len = 0;
+	if ((rc = rk_buf_adds(&w->p.sources, in->from)))
+		return rc;
+	return finish_wheel(&s, &w->p, in->dist, in->requires, in->summary, in->top_level);
 }
 
 /* ---- _dist_info.py (6.5) ---- */
@@ -696,7 +851,8 @@ static int dist_info_py(const struct synth *s, const char *entry, const char *fa
 		return -ENOENT;
 	rc = rk_buf_add(b, t->data, t->len);
 	if (!rc)
-		rc = rk_buf_addf(b, "__version__ = '%s'\nPY_PACKAGE_SUFFIX_NONCE = ''\n", s->version);
+		rc = rk_buf_addf(b, "__version__ = '%s'\nPY_PACKAGE_SUFFIX_NONCE = ''\n",
+				 s->version);
 	if (!rc && s->split)
 		rc = rk_buf_adds(b, "ALL_PACKAGES[\"libraries\"].dist_package_template = "
 				    "\"rocm-sdk-libraries\"\n");
@@ -856,7 +1012,7 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 
 /* One .devel_links entry: relpath, and the target relative to the link's directory in
  * the devel tree, "../" per component of relpath (py_packaging.py). */
-static int device_link(struct rk_buf *links, const char *rel)
+int pywheel_devel_link(struct rk_buf *links, const char *rel)
 {
 	struct rk_buf t = RK_BUF_INIT;
 	int rc = 0;
@@ -866,7 +1022,8 @@ static int device_link(struct rk_buf *links, const char *rel)
 	if (!rc)
 		rc = rk_buf_addf(&t, "_rocm_sdk_libraries/%s", rel);
 	if (!rc && !(rc = rk_buf_addf(links, "%s{\"relpath\": ", links->len ? ", " : "")) &&
-	    !(rc = rk_buf_add_json_str(links, rel)) && !(rc = rk_buf_adds(links, ", \"target\": ")) &&
+	    !(rc = rk_buf_add_json_str(links, rel)) &&
+	    !(rc = rk_buf_adds(links, ", \"target\": ")) &&
 	    !(rc = rk_buf_add_json_str(links, t.buf)))
 		rc = rk_buf_adds(links, "}");
 	rk_buf_release(&t);
@@ -899,7 +1056,7 @@ static int device_walk(struct pkg *p, struct node *dir, struct rk_buf *rel, stru
 			/* target: relative to the link's directory in the devel tree,
 			 * "../" per component of relpath (py_packaging.py) */
 			if (!rc)
-				rc = device_link(links, rel->buf);
+				rc = pywheel_devel_link(links, rel->buf);
 		} /* symlinks: none in device artifacts; a wheel could not hold one */
 		rel->len = len;
 		rel->buf[len] = '\0';
@@ -933,8 +1090,10 @@ static int device_wheel(struct synth *s, const char *t)
 	if (!rc)
 		rc = pkg_add_buf(&p, name, &json);
 	snprintf(req, sizeof(req), "rocm-sdk-libraries==%s", s->version);
-	snprintf(summary, sizeof(summary), "ROCm SDK device code for %s (synthesized by rockfs "
-					   "from run %s)", t, s->r->cat->name);
+	snprintf(summary, sizeof(summary),
+		 "ROCm SDK device code for %s (synthesized by rockfs "
+		 "from run %s)",
+		 t, s->r->cat->name);
 	if (!rc)
 		rc = finish_wheel(s, &p, dist, req, summary, "_rocm_sdk_libraries\n");
 	pkg_release(&p);
@@ -1160,8 +1319,10 @@ static int devel_wheel(struct synth *s)
 	if (!rc)
 		rc = add_pure(s, &p, "rocm_sdk_devel", "devel", family);
 	snprintf(req, sizeof(req), "rocm-sdk-core==%s", s->version);
-	snprintf(summary, sizeof(summary), "ROCm SDK development files (synthesized by rockfs "
-					   "from run %s)", s->r->cat->name);
+	snprintf(summary, sizeof(summary),
+		 "ROCm SDK development files (synthesized by rockfs "
+		 "from run %s)",
+		 s->r->cat->name);
 	if (!rc)
 		rc = finish_wheel(s, &p, "rocm-sdk-devel", req, summary, "rocm_sdk_devel\n");
 	rk_tar_layout_release(&tar);
@@ -1298,7 +1459,8 @@ int vfs_python_synth(struct rk_vfs *v, struct run *r, struct pysynth_set *out, s
 	if (!m.rocm_package_version || !plain_word(m.rocm_package_version) ||
 	    strlen(m.rocm_package_version) >= sizeof(s.version)) {
 		rk_warn("python: run '%s': no usable rocm_package_version in its manifest; no "
-			"packages synthesized", r->cat->name);
+			"packages synthesized",
+			r->cat->name);
 		rk_manifest_release(&m);
 		return 0;
 	}
@@ -1317,7 +1479,8 @@ int vfs_python_synth(struct rk_vfs *v, struct run *r, struct pysynth_set *out, s
 			continue;
 		s.families[s.nfamilies++] = (char *)t;
 		if (s.split && rk_gpu_base_arch(t, base, sizeof(base)) > 0 &&
-		    (!nbases || strcmp(bases[nbases - 1], base)) && !(bases[nbases++] = strdup(base)))
+		    (!nbases || strcmp(bases[nbases - 1], base)) &&
+		    !(bases[nbases++] = strdup(base)))
 			rc = -ENOMEM;
 	}
 	/* core first: the devel tree links to what the runtime wheels hold */

@@ -263,6 +263,174 @@ int rk_wheel_metadata(rk_pread_fn rd, void *ctx, uint64_t size, const char *dist
 	return rc;
 }
 
+/* ---- every member ---- */
+
+void rk_wheel_members_free(struct rk_wheel_member *m, size_t n)
+{
+	for (size_t i = 0; m && i < n; i++)
+		free(m[i].name);
+	free(m);
+}
+
+int rk_wheel_list(rk_pread_fn rd, void *ctx, uint64_t size, struct rk_wheel_member **out, size_t *n,
+		  struct rk_err *err)
+{
+	struct rk_wheel_member *v = NULL;
+	struct cdir cd = {0};
+	unsigned char *c;
+	size_t p = 0, k = 0;
+	int rc;
+
+	if ((rc = find_cdir(rd, ctx, size, &cd, err)))
+		return rc;
+	/* every entry takes at least CDIR_LEN bytes: a count beyond that is a lie */
+	if (cd.n > cd.size / CDIR_LEN)
+		return rk_err_set(err, -EBADMSG, "zip: %llu entries in %llu bytes",
+				  (unsigned long long)cd.n, (unsigned long long)cd.size);
+	if (!(c = malloc(cd.size ? (size_t)cd.size : 1)) ||
+	    !(v = calloc((size_t)cd.n + 1, sizeof(*v)))) {
+		free(c);
+		return -ENOMEM;
+	}
+	if ((rc = read_at(rd, ctx, c, (size_t)cd.size, cd.off, err)))
+		goto out;
+	for (; k < cd.n; k++) {
+		struct rk_wheel_member *m = &v[k];
+		size_t nlen, xlen, clen;
+
+		if (cd.size - p < CDIR_LEN || rk_le32(c + p) != SIG_CDIR) {
+			rc = rk_err_set(err, -EBADMSG, "zip: bad central directory entry %zu", k);
+			goto out;
+		}
+		nlen = rk_le16(c + p + 28);
+		xlen = rk_le16(c + p + 30);
+		clen = rk_le16(c + p + 32);
+		if (cd.size - p - CDIR_LEN < nlen + xlen + clen) {
+			rc = rk_err_set(err, -EBADMSG, "zip: central directory entry %zu overflows",
+					k);
+			goto out;
+		}
+		if (!nlen || memchr(c + p + CDIR_LEN, 0, nlen)) {
+			rc = rk_err_set(err, -EBADMSG, "zip: entry %zu: bad name", k);
+			goto out;
+		}
+		m->method = rk_le16(c + p + 10);
+		m->crc = rk_le32(c + p + 16);
+		m->csize = rk_le32(c + p + 20);
+		m->usize = rk_le32(c + p + 24);
+		m->lho = rk_le32(c + p + 42);
+		m->mode = (c[p + 5] == 3) ? rk_le32(c + p + 38) >> 16 : 0;
+		m->limit = cd.off;
+		if (zip64_extra(c + p + CDIR_LEN + nlen, xlen, &m->usize, &m->csize, &m->lho)) {
+			rc = rk_err_set(err, -EBADMSG, "zip: entry %zu: bad zip64 extra field", k);
+			goto out;
+		}
+		if (m->lho > cd.off || m->csize > cd.off - m->lho ||
+		    LOCAL_LEN > cd.off - m->lho - m->csize ||
+		    (m->method == 0 && m->csize != m->usize) ||
+		    (m->method == 8 && m->csize > m->usize * 1032 + 64)) {
+			rc = rk_err_set(err, -EBADMSG,
+					"zip: entry %zu: sizes or offset out of range", k);
+			goto out;
+		}
+		if (!(m->name = strndup((const char *)c + p + CDIR_LEN, nlen))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		p += CDIR_LEN + nlen + xlen + clen;
+	}
+out:
+	free(c);
+	if (rc) {
+		rk_wheel_members_free(v, k + 1);
+		return rc;
+	}
+	*out = v;
+	*n = (size_t)cd.n;
+	return 0;
+}
+
+int rk_wheel_extract(rk_pread_fn rd, void *ctx, uint64_t size, const struct rk_wheel_member *m,
+		     rk_write_fn wr, void *wctx, struct rk_err *err)
+{
+	unsigned char lh[LOCAL_LEN], *in = NULL, *out = NULL;
+	uint64_t start, limit = m->limit < size ? m->limit : size;
+	uint32_t crc = 0;
+	int rc;
+
+	if (m->method != 0 && m->method != 8)
+		return rk_err_set(err, -EBADMSG, "zip: '%s': compression method %u", m->name,
+				  m->method);
+	if (m->lho > limit || LOCAL_LEN > limit - m->lho)
+		return rk_err_set(err, -EBADMSG, "zip: '%s': local header out of range", m->name);
+	if ((rc = read_at(rd, ctx, lh, sizeof(lh), m->lho, err)))
+		return rc;
+	if (rk_le32(lh) != SIG_LOCAL)
+		return rk_err_set(err, -EBADMSG, "zip: '%s': bad local header signature", m->name);
+	start = m->lho + LOCAL_LEN + rk_le16(lh + 26) + rk_le16(lh + 28);
+	if (start > limit || m->csize > limit - start)
+		return rk_err_set(err, -EBADMSG, "zip: '%s': data out of range", m->name);
+	if (m->method == 0) {
+		size_t chunk = 1 << 20;
+
+		if (m->csize != m->usize)
+			return rk_err_set(err, -EBADMSG, "zip: '%s': stored with two sizes",
+					  m->name);
+		if (!(in = malloc(chunk)))
+			return -ENOMEM;
+		for (uint64_t off = 0; !rc && off < m->usize;) {
+			size_t k = (size_t)RK_MIN((uint64_t)chunk, m->usize - off);
+
+			if (!(rc = read_at(rd, ctx, in, k, start + off, err))) {
+				crc = libdeflate_crc32(crc, in, k);
+				rc = wr(wctx, in, k);
+				off += k;
+			}
+		}
+	} else {
+		struct libdeflate_decompressor *d;
+		size_t got = 0;
+
+		if (m->usize > RK_WHEEL_MAX_MEMBER || m->csize > RK_WHEEL_MAX_MEMBER)
+			return rk_err_set(err, -EFBIG, "zip: '%s': %llu bytes deflated", m->name,
+					  (unsigned long long)m->usize);
+		if (m->csize > m->usize * 1032 + 64)
+			return rk_err_set(err, -EBADMSG, "zip: '%s': deflate sizes disagree",
+					  m->name);
+		in = malloc(m->csize ? (size_t)m->csize : 1);
+		out = malloc(m->usize ? (size_t)m->usize : 1);
+		if (!in || !out) {
+			free(in);
+			free(out);
+			return -ENOMEM;
+		}
+		rc = read_at(rd, ctx, in, (size_t)m->csize, start, err);
+		if (!rc && !(d = libdeflate_alloc_decompressor()))
+			rc = -ENOMEM;
+		else if (!rc) {
+			if (libdeflate_deflate_decompress(d, in, (size_t)m->csize, out,
+							  (size_t)m->usize,
+							  &got) != LIBDEFLATE_SUCCESS ||
+			    got != m->usize)
+				rc = rk_err_set(err, -EBADMSG, "zip: '%s': bad deflate data",
+						m->name);
+			libdeflate_free_decompressor(d);
+		}
+		if (!rc) {
+			crc = libdeflate_crc32(0, out, (size_t)m->usize);
+			if (crc == m->crc && m->usize)
+				rc = wr(wctx, out, (size_t)m->usize);
+		}
+	}
+	free(in);
+	free(out);
+	if (rc)
+		return rc;
+	if (crc != m->crc)
+		return rk_err_set(err, -EBADMSG, "zip: '%s': CRC-32 mismatch", m->name);
+	return 0;
+}
+
 struct mem {
 	const unsigned char *p;
 	size_t n;
