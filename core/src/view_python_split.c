@@ -646,6 +646,7 @@ int vfs_python_split(struct rk_vfs *v, struct run *r, const struct pystored *st,
 	for (size_t i = 0; !rc && i < n; i++) {
 		char dist[200], version[200], tag[200];
 		size_t before = out->n;
+		struct rk_err e = RK_ERR_INIT;
 		int dup = 0;
 
 		if (wheel_fields(st[i].file, dist, version, tag, sizeof(dist)) ||
@@ -655,14 +656,15 @@ int vfs_python_split(struct rk_vfs *v, struct run *r, const struct pystored *st,
 			dup |= !strcmp(st[j].file, st[i].file);
 		if (dup)
 			continue; /* the same file in another group: only the first is served */
-		rc = split_one(v, r, &st[i], out, err);
+		rc = split_one(v, r, &st[i], out, &e);
 		if (rc)
 			pysynth_truncate(out, before); /* all of one wheel's split, or none */
 		if (rc && rc != -ENOMEM && rc != -ETIMEDOUT && rc != -ECANCELED) {
 			rk_warn("python: 'python/%s': no kpack-split wheels: %s", st[i].rel,
-				rk_err_str(err, rc));
-			rk_err_clear(err);
+				rk_err_str(&e, rc));
 			rc = 0;
+		} else if (rc) {
+			rk_err_set(err, rc, "'python/%s': %s", st[i].rel, rk_err_str(&e, rc));
 		}
 	}
 	return rc;

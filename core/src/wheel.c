@@ -328,7 +328,8 @@ int rk_wheel_list(rk_pread_fn rd, void *ctx, uint64_t size, struct rk_wheel_memb
 		if (m->lho > cd.off || m->csize > cd.off - m->lho ||
 		    LOCAL_LEN > cd.off - m->lho - m->csize ||
 		    (m->method == 0 && m->csize != m->usize) ||
-		    (m->method == 8 && m->csize > m->usize * 1032 + 64)) {
+		    (m->method == 8 && (m->csize > m->usize * 1032 + 64 ||
+					m->usize > m->csize * 1032 + 1024))) {
 			rc = rk_err_set(err, -EBADMSG,
 					"zip: entry %zu: sizes or offset out of range", k);
 			goto out;
@@ -394,7 +395,8 @@ int rk_wheel_extract(rk_pread_fn rd, void *ctx, uint64_t size, const struct rk_w
 		if (m->usize > RK_WHEEL_MAX_MEMBER || m->csize > RK_WHEEL_MAX_MEMBER)
 			return rk_err_set(err, -EFBIG, "zip: '%s': %llu bytes deflated", m->name,
 					  (unsigned long long)m->usize);
-		if (m->csize > m->usize * 1032 + 64)
+		/* deflate expands at most about 1032:1: a bigger claim is a lie */
+		if (m->csize > m->usize * 1032 + 64 || m->usize > m->csize * 1032 + 1024)
 			return rk_err_set(err, -EBADMSG, "zip: '%s': deflate sizes disagree",
 					  m->name);
 		in = malloc(m->csize ? (size_t)m->csize : 1);

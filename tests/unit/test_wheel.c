@@ -131,3 +131,104 @@ RK_TEST(html_escape)
 	RK_ASSERT_EQ_STR("&gt;=3.9, &lt;4 &amp; &quot;&#39;x&#39;&quot;", b.buf);
 	rk_buf_release(&b);
 }
+
+/* ---- member lists and extraction ---- */
+
+struct sink {
+	char buf[4096];
+	size_t len;
+};
+
+static int sink_write(void *ctx, const void *b, size_t n)
+{
+	struct sink *s = ctx;
+
+	if (n > sizeof(s->buf) - s->len)
+		return -EFBIG;
+	memcpy(s->buf + s->len, b, n);
+	s->len += n;
+	return 0;
+}
+
+struct zmem {
+	const unsigned char *p;
+	size_t n;
+};
+
+static ssize_t zmem_pread(void *ctx, void *buf, size_t n, uint64_t off)
+{
+	const struct zmem *m = ctx;
+
+	if (off >= m->n)
+		return 0;
+	if (n > m->n - off)
+		n = m->n - (size_t)off;
+	memcpy(buf, m->p + off, n);
+	return (ssize_t)n;
+}
+
+RK_TEST(wheel_list_extract_deflate)
+{
+	struct zmem z = {fx_wheel_zip, sizeof(fx_wheel_zip)};
+	struct rk_err err = RK_ERR_INIT;
+	struct rk_wheel_member *m = NULL;
+	size_t n = 0, found = 0;
+
+	RK_ASSERT_EQ_INT(0, rk_wheel_list(zmem_pread, &z, z.n, &m, &n, &err));
+	RK_ASSERT(n >= 2);
+	for (size_t i = 0; i < n; i++) {
+		struct sink s = {.len = 0};
+
+		RK_ASSERT_EQ_INT(
+			0, rk_wheel_extract(zmem_pread, &z, z.n, &m[i], sink_write, &s, &err));
+		RK_ASSERT_EQ_INT((int)m[i].usize, (int)s.len);
+		if (!strcmp(m[i].name, "pkg-1.0.dist-info/METADATA")) {
+			found++;
+			RK_ASSERT_EQ_INT(8, (int)m[i].method);
+			RK_ASSERT(s.len == strlen(fx_wheel_meta) &&
+				  !memcmp(s.buf, fx_wheel_meta, s.len));
+		}
+	}
+	RK_ASSERT_EQ_INT(1, (int)found);
+	rk_wheel_members_free(m, n);
+}
+
+RK_TEST(wheel_list_damaged)
+{
+	unsigned char buf[sizeof(fx_wheel_zip)];
+
+	/* a truncated zip never lists */
+	for (size_t cut = 0; cut < sizeof(fx_wheel_zip); cut++) {
+		struct zmem z = {fx_wheel_zip, cut};
+		struct rk_err err = RK_ERR_INIT;
+		struct rk_wheel_member *m = NULL;
+		size_t n = 0;
+
+		RK_ASSERT(rk_wheel_list(zmem_pread, &z, cut, &m, &n, &err) < 0);
+		RK_ASSERT(m == NULL);
+	}
+	/* any bit flipped: every member extracts to its CRC or fails, never beyond the buffer */
+	for (size_t i = 0; i < sizeof(fx_wheel_zip); i++) {
+		for (int x = 1; x < 256; x <<= 1) {
+			struct zmem z = {buf, sizeof(buf)};
+			struct rk_err err = RK_ERR_INIT;
+			struct rk_wheel_member *m = NULL;
+			size_t n = 0;
+
+			memcpy(buf, fx_wheel_zip, sizeof(buf));
+			buf[i] ^= (unsigned char)x;
+			if (rk_wheel_list(zmem_pread, &z, z.n, &m, &n, &err))
+				continue;
+			for (size_t k = 0; k < n; k++) {
+				struct sink s = {.len = 0};
+				int rc = rk_wheel_extract(zmem_pread, &z, z.n, &m[k], sink_write,
+							  &s, &err);
+
+				RK_ASSERT(rc == 0 || rc < 0);
+				if (!rc)
+					RK_ASSERT_EQ_INT((int)m[k].usize, (int)s.len);
+			}
+			rk_wheel_members_free(m, n);
+		}
+	}
+}
