@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <zlib.h>
 
 #include "le.h"
 #include "rk/wheel.h"
@@ -328,8 +329,8 @@ int rk_wheel_list(rk_pread_fn rd, void *ctx, uint64_t size, struct rk_wheel_memb
 		if (m->lho > cd.off || m->csize > cd.off - m->lho ||
 		    LOCAL_LEN > cd.off - m->lho - m->csize ||
 		    (m->method == 0 && m->csize != m->usize) ||
-		    (m->method == 8 && (m->csize > m->usize * 1032 + 64 ||
-					m->usize > m->csize * 1032 + 1024))) {
+		    (m->method == 8 &&
+		     (m->csize > m->usize * 1032 + 64 || m->usize > m->csize * 1032 + 1024))) {
 			rc = rk_err_set(err, -EBADMSG,
 					"zip: entry %zu: sizes or offset out of range", k);
 			goto out;
@@ -389,40 +390,71 @@ int rk_wheel_extract(rk_pread_fn rd, void *ctx, uint64_t size, const struct rk_w
 			}
 		}
 	} else {
-		struct libdeflate_decompressor *d;
-		size_t got = 0;
+		size_t chunk = 1 << 20;
+		uint64_t off = 0, done = 0;
+		z_stream zs;
+		int zr = Z_OK;
 
-		if (m->usize > RK_WHEEL_MAX_MEMBER || m->csize > RK_WHEEL_MAX_MEMBER)
-			return rk_err_set(err, -EFBIG, "zip: '%s': %llu bytes deflated", m->name,
-					  (unsigned long long)m->usize);
 		/* deflate expands at most about 1032:1: a bigger claim is a lie */
 		if (m->csize > m->usize * 1032 + 64 || m->usize > m->csize * 1032 + 1024)
 			return rk_err_set(err, -EBADMSG, "zip: '%s': deflate sizes disagree",
 					  m->name);
-		in = malloc(m->csize ? (size_t)m->csize : 1);
-		out = malloc(m->usize ? (size_t)m->usize : 1);
-		if (!in || !out) {
+		memset(&zs, 0, sizeof(zs));
+		in = malloc(chunk);
+		out = malloc(chunk);
+		if (!in || !out || inflateInit2(&zs, -15) != Z_OK) {
 			free(in);
 			free(out);
 			return -ENOMEM;
 		}
-		rc = read_at(rd, ctx, in, (size_t)m->csize, start, err);
-		if (!rc && !(d = libdeflate_alloc_decompressor()))
-			rc = -ENOMEM;
-		else if (!rc) {
-			if (libdeflate_deflate_decompress(d, in, (size_t)m->csize, out,
-							  (size_t)m->usize,
-							  &got) != LIBDEFLATE_SUCCESS ||
-			    got != m->usize)
+		/* streamed: a member of any size takes two 1 MiB buffers */
+		while (!rc && zr != Z_STREAM_END) {
+			size_t got;
+
+			if (!zs.avail_in) {
+				size_t k = (size_t)RK_MIN((uint64_t)chunk, m->csize - off);
+
+				if (!k) {
+					rc = rk_err_set(err, -EBADMSG,
+							"zip: '%s': deflate data ends early",
+							m->name);
+					break;
+				}
+				if ((rc = read_at(rd, ctx, in, k, start + off, err)))
+					break;
+				off += k;
+				zs.next_in = in;
+				zs.avail_in = (uInt)k;
+			}
+			zs.next_out = out;
+			zs.avail_out = (uInt)chunk;
+			zr = inflate(&zs, Z_NO_FLUSH);
+			if (zr == Z_MEM_ERROR) {
+				rc = -ENOMEM;
+				break;
+			}
+			if (zr != Z_OK && zr != Z_STREAM_END &&
+			    !(zr == Z_BUF_ERROR && !zs.avail_in)) {
 				rc = rk_err_set(err, -EBADMSG, "zip: '%s': bad deflate data",
 						m->name);
-			libdeflate_free_decompressor(d);
+				break;
+			}
+			got = chunk - zs.avail_out;
+			if (got > m->usize - done) {
+				rc = rk_err_set(err, -EBADMSG, "zip: '%s': more than %llu bytes",
+						m->name, (unsigned long long)m->usize);
+				break;
+			}
+			crc = libdeflate_crc32(crc, out, got);
+			done += got;
+			if (got)
+				rc = wr(wctx, out, got);
 		}
-		if (!rc) {
-			crc = libdeflate_crc32(0, out, (size_t)m->usize);
-			if (crc == m->crc && m->usize)
-				rc = wr(wctx, out, (size_t)m->usize);
-		}
+		inflateEnd(&zs);
+		if (!rc && done != m->usize)
+			rc = rk_err_set(err, -EBADMSG, "zip: '%s': %llu bytes, listed %llu",
+					m->name, (unsigned long long)done,
+					(unsigned long long)m->usize);
 	}
 	free(in);
 	free(out);

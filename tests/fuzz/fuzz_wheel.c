@@ -50,7 +50,7 @@ static void members(const uint8_t *data, size_t size)
 		if (!m[i].name || strlen(m[i].name) == 0)
 			abort();
 		if (m[i].usize > (64u << 20))
-			continue; /* inflated in memory: bounded by the input's size anyway */
+			continue; /* only time: extraction streams */
 		if (!rk_wheel_extract(mem_pread, &z, size, &m[i], count, &got, &err) &&
 		    got != m[i].usize)
 			abort();

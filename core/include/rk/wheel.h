@@ -40,9 +40,6 @@ struct rk_wheel_member {
 	uint64_t limit; /* the member's data must end here (the central directory) */
 };
 
-/* Largest deflated member rk_wheel_extract inflates (in memory, at once). */
-#define RK_WHEEL_MAX_MEMBER (1ull << 30)
-
 /* Every member of a zip of size bytes, in central directory order, in *out (free with
  * rk_wheel_members_free). Each entry's sizes and offsets are checked against the file.
  * -EBADMSG for a damaged zip, -EFBIG for a central directory over RK_WHEEL_MAX_CDIR. */
@@ -53,8 +50,8 @@ void rk_wheel_members_free(struct rk_wheel_member *m, size_t n);
 /* Receives extracted bytes in order: 0 or -errno (which stops the extraction). */
 typedef int (*rk_write_fn)(void *ctx, const void *buf, size_t n);
 
-/* Extract member m (from rk_wheel_list on the same zip) through wr: stored members in
- * chunks, deflated ones whole (at most RK_WHEEL_MAX_MEMBER, else -EFBIG). The CRC-32 is
+/* Extract member m (from rk_wheel_list on the same zip) through wr, streamed in chunks of
+ * at most 1 MiB (deflate through zlib), whatever its size. The CRC-32 and the size are
  * checked at the end: on -EBADMSG the bytes already written are not the member. */
 int rk_wheel_extract(rk_pread_fn rd, void *ctx, uint64_t size, const struct rk_wheel_member *m,
 		     rk_write_fn wr, void *wctx, struct rk_err *err);
