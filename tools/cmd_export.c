@@ -108,7 +108,7 @@ struct dir_list {
 	struct dirent_copy {
 		char *name;
 		struct rk_attr a;
-	} *v;
+	} * v;
 	size_t n, cap;
 	int oom;
 };

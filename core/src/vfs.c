@@ -700,8 +700,7 @@ static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	     !vfs_lazy_dir(v, dir, "tarballs", POP_TARBALLS, dir->mtime)))
 		rc = -ENOMEM;
 	/* python/: stored packages, or a manifest to version synthesized ones */
-	if (!rc &&
-	    (cat->has_python || cat->has_manifest || rk_run_find(cat, "base_lib_generic")) &&
+	if (!rc && (cat->has_python || cat->has_manifest || rk_run_find(cat, "base_lib_generic")) &&
 	    !vfs_lazy_dir(v, dir, "python", POP_PYTHON, dir->mtime))
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < cat->files.n; i++) {

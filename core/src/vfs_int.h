@@ -197,8 +197,7 @@ void pysynth_release(struct pysynth_set *s);
 /* Append run r's synthesized packages to out (none for runs without a usable manifest
  * version). A package that cannot be built is left out with a log line; only -ENOMEM
  * and network failures fail the call. Ingests the artifacts it needs. */
-int vfs_python_synth(struct rk_vfs *v, struct run *r, struct pysynth_set *out,
-		     struct rk_err *err);
+int vfs_python_synth(struct rk_vfs *v, struct run *r, struct pysynth_set *out, struct rk_err *err);
 /* Create the cache's pyhash/ directory (hashes and records of python/). */
 void vfs_pyhash_dir(struct rk_vfs *v);
 

@@ -125,8 +125,8 @@ static int hash_key(struct rk_vfs *v, const struct pyfile *f, char rel[96])
 {
 	char *k = NULL, hex[RK_SHA256_HEX];
 	int len = f->synth ? asprintf(&k, "synthesized wheel%c%s", 0, f->syn_key)
-			 : asprintf(&k, "%s%c%s%c%llu%c%lld", rk_store_id(v->store), 0, f->path,
-				    0, (unsigned long long)f->size, 0, (long long)f->mtime_ns);
+			   : asprintf(&k, "%s%c%s%c%llu%c%lld", rk_store_id(v->store), 0, f->path,
+				      0, (unsigned long long)f->size, 0, (long long)f->mtime_ns);
 	int rc;
 
 	if (len < 0)
@@ -193,7 +193,8 @@ static int hash_layout(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
 	int rc = buf ? rk_sha256_init(&h) : -ENOMEM;
 
 	for (uint64_t off = 0; !rc && off < f->size;) {
-		ssize_t r = vfs_layout_read(&src, buf, (size_t)RK_MIN((uint64_t)(1 << 20), f->size - off), off);
+		ssize_t r = vfs_layout_read(
+			&src, buf, (size_t)RK_MIN((uint64_t)(1 << 20), f->size - off), off);
 
 		if (r <= 0)
 			rc = rk_err_set(err, -EIO, "'%s': unreadable at %llu", f->file,
@@ -411,8 +412,7 @@ static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
 
 		if (!served(f))
 			continue;
-		if (!(n = vfs_node_add(v, files, f->file, S_IFREG | 0444,
-				       f->mtime))) {
+		if (!(n = vfs_node_add(v, files, f->file, S_IFREG | 0444, f->mtime))) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -472,9 +472,9 @@ static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
 			const struct pyfile *f = &s->v[i];
 
 			if (f->dup_of)
-				rc = rk_buf_addf(&b,
-						 "%s%s\tnot served: same name as stored python/%s\n",
-						 f->syn ? "synthesized " : "", f->rel, f->dup_of);
+				rc = rk_buf_addf(
+					&b, "%s%s\tnot served: same name as stored python/%s\n",
+					f->syn ? "synthesized " : "", f->rel, f->dup_of);
 			else if (f->syn)
 				rc = rk_buf_addf(&b, "%s\tsynthesized from %s\n", f->file,
 						 f->syn->from);

@@ -15,9 +15,7 @@
  * written once into the cache (its hash goes into RECORD). */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <libdeflate.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +25,7 @@
 
 #include "rk/buf.h"
 #include "rk/cache.h"
+#include "rk/elf_info.h"
 #include "rk/gpu.h"
 #include "rk/hash.h"
 #include "rk/log.h"
@@ -40,21 +39,29 @@
 
 /* 6.2: artifact names per package */
 static const char *const core_names[] = {
-	"amd-dbgapi",	    "amd-llvm",		 "aqlprofile",		"base",
-	"core-amdsmi",	    "core-hip",		 "core-kpack",		"core-ocl",
-	"core-hipinfo",	    "core-runtime",	 "hipfile",		"hipify",
-	"host-blas",	    "host-suite-sparse", "rocdecode",		"rocgdb",
-	"rocjpeg",	    "rocprofiler-sdk",	 "rocr-debug-agent",	"sysdeps",
-	"sysdeps-amd-mesa", "sysdeps-expat",	 "sysdeps-gmp",		"sysdeps-mpfr",
-	"sysdeps-ncurses",  "sysdeps-util-linux", "wsl-rocdxg",		"rocjitsu-hotswap",
+	"amd-dbgapi",	    "amd-llvm",		  "aqlprofile",	      "base",
+	"core-amdsmi",	    "core-hip",		  "core-kpack",	      "core-ocl",
+	"core-hipinfo",	    "core-runtime",	  "hipfile",	      "hipify",
+	"host-blas",	    "host-suite-sparse",  "rocdecode",	      "rocgdb",
+	"rocjpeg",	    "rocprofiler-sdk",	  "rocr-debug-agent", "sysdeps",
+	"sysdeps-amd-mesa", "sysdeps-expat",	  "sysdeps-gmp",      "sysdeps-mpfr",
+	"sysdeps-ncurses",  "sysdeps-util-linux", "wsl-rocdxg",	      "rocjitsu-hotswap",
 };
 static const char *const lib_names[] = {
-	"blas",	 "fft",		    "hipdnn",		 "miopen", "miopenprovider",
-	"hipblasltprovider", "hipkernelprovider", "rand", "rccl",	   "rpp",
+	"blas",
+	"fft",
+	"hipdnn",
+	"miopen",
+	"miopenprovider",
+	"hipblasltprovider",
+	"hipkernelprovider",
+	"rand",
+	"rccl",
+	"rpp",
 };
 static const char *const devel_extra[] = {
-	"prim",	       "rocwmma",  "libhipcxx", "flatbuffers", "nlohmann-json",
-	"rocshmem",    "hipthreads", "rocjitsu", "mirage",
+	"prim",	    "rocwmma",	  "libhipcxx", "flatbuffers", "nlohmann-json",
+	"rocshmem", "hipthreads", "rocjitsu",  "mirage",
 };
 
 enum pkg_kind { PKG_CORE, PKG_LIBRARIES, PKG_DEVICE, PKG_DEVEL };
@@ -109,54 +116,13 @@ static int wanted(const struct arch *a, int p, int split, const char *family, co
 	}
 }
 
-/* ---- ELF: shared objects and their SONAME (py_packaging's `file` check) ---- */
+/* ---- ELF facts per blob ---- */
 
 struct elfinfo {
 	char blob[RK_SHA256_HEX];
-	int shared; /* ET_DYN without DF_1_PIE: what file(1) calls a shared object */
-	char soname[256];
+	struct rk_elf_info i;
 	UT_hash_handle hh;
 };
-
-static void elf_probe(int fd, struct elfinfo *e)
-{
-	unsigned char magic[4];
-	GElf_Ehdr eh;
-	Elf_Scn *scn = NULL;
-	Elf *elf;
-	int pie = 0;
-
-	if (pread(fd, magic, 4, 0) != 4 || memcmp(magic, "\177ELF", 4))
-		return;
-	elf_version(EV_CURRENT);
-	if (!(elf = elf_begin(fd, ELF_C_READ, NULL)))
-		return;
-	if (gelf_getehdr(elf, &eh) && eh.e_type == ET_DYN) {
-		while ((scn = elf_nextscn(elf, scn))) {
-			GElf_Shdr sh;
-			Elf_Data *d;
-
-			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
-			    !(d = elf_getdata(scn, NULL)) || !sh.sh_entsize)
-				continue;
-			for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-				GElf_Dyn dyn;
-				const char *s;
-
-				if (!gelf_getdyn(d, (int)i, &dyn))
-					break;
-				if (dyn.d_tag == DT_FLAGS_1 && (dyn.d_un.d_val & DF_1_PIE))
-					pie = 1;
-				if (dyn.d_tag == DT_SONAME &&
-				    (s = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val)) &&
-				    !strchr(s, '/'))
-					snprintf(e->soname, sizeof(e->soname), "%s", s);
-			}
-		}
-		e->shared = !pie;
-	}
-	elf_end(elf);
-}
 
 /* ---- one package being assembled ---- */
 
@@ -215,8 +181,8 @@ static void pkg_release(struct pkg *p)
 
 /* Add a member (blob, or data of size bytes, taken over). A second add of a name is
  * ignored (the first wins, as the first copy does in a wheel build). */
-static int pkg_add(struct pkg *p, const char *name, uint32_t mode, uint64_t size,
-		   const char *blob, char *data, void *origin)
+static int pkg_add(struct pkg *p, const char *name, uint32_t mode, uint64_t size, const char *blob,
+		   char *data, void *origin)
 {
 	struct zentry *e;
 
@@ -278,9 +244,9 @@ static int owned_add(struct synth *s, const char *path, const char *owner, const
 }
 
 /* The ELF facts of regular file n (cached per blob). NULL on -ENOMEM. */
-static const struct elfinfo *elf_of(struct synth *s, const struct node *n)
+static const struct rk_elf_info *elf_of(struct synth *s, const struct node *n)
 {
-	static const struct elfinfo none = {0};
+	static const struct rk_elf_info none = {0};
 	struct elfinfo *e;
 	int fd;
 
@@ -288,12 +254,12 @@ static const struct elfinfo *elf_of(struct synth *s, const struct node *n)
 		return &none;
 	HASH_FIND(hh, s->elf, n->data, RK_SHA256_HEX - 1, e);
 	if (e)
-		return e;
+		return &e->i;
 	if (!(e = calloc(1, sizeof(*e))))
 		return NULL;
 	memcpy(e->blob, n->data, RK_SHA256_HEX);
 	if (!rk_blob_open(s->v->cache, n->data, n->size, &fd, NULL)) {
-		elf_probe(fd, e);
+		rk_elf_info_fd(fd, &e->i);
 		close(fd);
 	}
 	HASH_ADD(hh, s->elf, blob, RK_SHA256_HEX - 1, e);
@@ -301,7 +267,7 @@ static const struct elfinfo *elf_of(struct synth *s, const struct node *n)
 		free(e);
 		return NULL;
 	}
-	return e;
+	return &e->i;
 }
 
 /* The node at '/'-separated path below root (NULL: none). */
@@ -347,9 +313,8 @@ static struct node *resolve(struct node *root, const char *path, char *out, size
 		if (!t || t[0] == '/')
 			return NULL;
 		slash = strrchr(cur, '/');
-		if ((size_t)snprintf(next, sizeof(next), "%.*s%s%s",
-				     slash ? (int)(slash - cur) : 0, cur, slash ? "/" : "",
-				     t) >= sizeof(next))
+		if ((size_t)snprintf(next, sizeof(next), "%.*s%s%s", slash ? (int)(slash - cur) : 0,
+				     cur, slash ? "/" : "", t) >= sizeof(next))
 			return NULL;
 		/* normalize: drop ".", pop on ".." (never above the root) */
 		for (tok = strtok_r(next, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
@@ -424,7 +389,7 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 		struct node *c = dir->order[i]->node, *t = c;
 		const char *name = dir->order[i]->name;
 		char out[4096], target[4096], dirpart[4096];
-		const struct elfinfo *e;
+		const struct rk_elf_info *e;
 
 		if ((rc = rk_buf_addf(rel, "%s%s", len ? "/" : "", name)))
 			break;
@@ -433,8 +398,9 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 			/* left out */
 		} else if (S_ISDIR(c->mode)) {
 			rc = runtime_walk(s, p, root, c, rel);
-		} else if (S_ISLNK(c->mode) && (!(t = resolve(root, rel->buf, target, sizeof(target))) ||
-						!S_ISREG(t->mode))) {
+		} else if (S_ISLNK(c->mode) &&
+			   (!(t = resolve(root, rel->buf, target, sizeof(target))) ||
+			    !S_ISREG(t->mode))) {
 			/* dangling, looping or to a directory: dropped */
 		} else if (!(e = elf_of(s, t))) {
 			rc = -ENOMEM;
@@ -443,23 +409,31 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 			const char *slash = strrchr(target, '/');
 
 			snprintf(out, sizeof(out), "%.*s%s%s", slash ? (int)(slash - target) : 0,
-				 target, slash ? "/" : "", e->soname[0] ? e->soname : slash ? slash + 1 : target);
+				 target, slash ? "/" : "",
+				 e->soname[0] ? e->soname
+				 : slash      ? slash + 1
+					      : target);
 			if (strcmp(out, rel->buf))
 				rc = owned_add(s, rel->buf, NULL, out);
 		} else if (S_ISLNK(c->mode) && (t->mode & 0111)) {
-			/* a symlink to an executable: a stub that execs it (TheRock compiles one) */
+			/* a symlink to an executable: a stub that execs it (TheRock compiles one)
+			 */
 			char rp[4096], *stub = NULL;
 
 			relpath(dirpart, target, rp, sizeof(rp));
-			if (asprintf(&stub, "#!/bin/sh\nexec \"$(dirname \"$0\")/%s\" \"$@\"\n", rp) < 0)
+			if (asprintf(&stub, "#!/bin/sh\nexec \"$(dirname \"$0\")/%s\" \"$@\"\n",
+				     rp) < 0)
 				rc = -ENOMEM;
 			else
-				rc = pkg_add(p, rel->buf, S_IFREG | 0755, strlen(stub), NULL, stub, NULL);
+				rc = pkg_add(p, rel->buf, S_IFREG | 0755, strlen(stub), NULL, stub,
+					     NULL);
 		} else {
 			/* a file (or a symlink to one: its target's bytes); a shared library
 			 * goes under its soname */
-			if (e->shared && e->soname[0] && strcmp(e->soname, name) && !S_ISLNK(c->mode)) {
-				snprintf(out, sizeof(out), "%s%s%s", dirpart, len ? "/" : "", e->soname);
+			if (e->shared && e->soname[0] && strcmp(e->soname, name) &&
+			    !S_ISLNK(c->mode)) {
+				snprintf(out, sizeof(out), "%s%s%s", dirpart, len ? "/" : "",
+					 e->soname);
 				rc = owned_add(s, rel->buf, NULL, out);
 			} else {
 				snprintf(out, sizeof(out), "%s", rel->buf);
@@ -539,8 +513,8 @@ static int finish_wheel(struct synth *s, struct pkg *p, const char *dist, const 
 	int rc;
 
 	dist_stem(s, dist, stem, sizeof(stem));
-	rc = rk_buf_addf(&meta, "Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: %s\n",
-			 dist, s->version, summary);
+	rc = rk_buf_addf(&meta, "Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: %s\n", dist,
+			 s->version, summary);
 	if (!rc && requires)
 		rc = rk_buf_addf(&meta, "Requires-Dist: %s\n", requires);
 	if (!rc) {
@@ -696,7 +670,8 @@ static int dist_info_py(const struct synth *s, const char *entry, const char *fa
 		return -ENOENT;
 	rc = rk_buf_add(b, t->data, t->len);
 	if (!rc)
-		rc = rk_buf_addf(b, "__version__ = '%s'\nPY_PACKAGE_SUFFIX_NONCE = ''\n", s->version);
+		rc = rk_buf_addf(b, "__version__ = '%s'\nPY_PACKAGE_SUFFIX_NONCE = ''\n",
+				 s->version);
 	if (!rc && s->split)
 		rc = rk_buf_adds(b, "ALL_PACKAGES[\"libraries\"].dist_package_template = "
 				    "\"rocm-sdk-libraries\"\n");
@@ -866,7 +841,8 @@ static int device_link(struct rk_buf *links, const char *rel)
 	if (!rc)
 		rc = rk_buf_addf(&t, "_rocm_sdk_libraries/%s", rel);
 	if (!rc && !(rc = rk_buf_addf(links, "%s{\"relpath\": ", links->len ? ", " : "")) &&
-	    !(rc = rk_buf_add_json_str(links, rel)) && !(rc = rk_buf_adds(links, ", \"target\": ")) &&
+	    !(rc = rk_buf_add_json_str(links, rel)) &&
+	    !(rc = rk_buf_adds(links, ", \"target\": ")) &&
 	    !(rc = rk_buf_add_json_str(links, t.buf)))
 		rc = rk_buf_adds(links, "}");
 	rk_buf_release(&t);
@@ -933,8 +909,10 @@ static int device_wheel(struct synth *s, const char *t)
 	if (!rc)
 		rc = pkg_add_buf(&p, name, &json);
 	snprintf(req, sizeof(req), "rocm-sdk-libraries==%s", s->version);
-	snprintf(summary, sizeof(summary), "ROCm SDK device code for %s (synthesized by rockfs "
-					   "from run %s)", t, s->r->cat->name);
+	snprintf(summary, sizeof(summary),
+		 "ROCm SDK device code for %s (synthesized by rockfs "
+		 "from run %s)",
+		 t, s->r->cat->name);
 	if (!rc)
 		rc = finish_wheel(s, &p, dist, req, summary, "_rocm_sdk_libraries\n");
 	pkg_release(&p);
@@ -1160,8 +1138,10 @@ static int devel_wheel(struct synth *s)
 	if (!rc)
 		rc = add_pure(s, &p, "rocm_sdk_devel", "devel", family);
 	snprintf(req, sizeof(req), "rocm-sdk-core==%s", s->version);
-	snprintf(summary, sizeof(summary), "ROCm SDK development files (synthesized by rockfs "
-					   "from run %s)", s->r->cat->name);
+	snprintf(summary, sizeof(summary),
+		 "ROCm SDK development files (synthesized by rockfs "
+		 "from run %s)",
+		 s->r->cat->name);
 	if (!rc)
 		rc = finish_wheel(s, &p, "rocm-sdk-devel", req, summary, "rocm_sdk_devel\n");
 	rk_tar_layout_release(&tar);
@@ -1298,7 +1278,8 @@ int vfs_python_synth(struct rk_vfs *v, struct run *r, struct pysynth_set *out, s
 	if (!m.rocm_package_version || !plain_word(m.rocm_package_version) ||
 	    strlen(m.rocm_package_version) >= sizeof(s.version)) {
 		rk_warn("python: run '%s': no usable rocm_package_version in its manifest; no "
-			"packages synthesized", r->cat->name);
+			"packages synthesized",
+			r->cat->name);
 		rk_manifest_release(&m);
 		return 0;
 	}
@@ -1317,7 +1298,8 @@ int vfs_python_synth(struct rk_vfs *v, struct run *r, struct pysynth_set *out, s
 			continue;
 		s.families[s.nfamilies++] = (char *)t;
 		if (s.split && rk_gpu_base_arch(t, base, sizeof(base)) > 0 &&
-		    (!nbases || strcmp(bases[nbases - 1], base)) && !(bases[nbases++] = strdup(base)))
+		    (!nbases || strcmp(bases[nbases - 1], base)) &&
+		    !(bases[nbases++] = strdup(base)))
 			rc = -ENOMEM;
 	}
 	/* core first: the devel tree links to what the runtime wheels hold */
