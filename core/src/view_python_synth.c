@@ -243,31 +243,49 @@ static int owned_add(struct synth *s, const char *path, const char *owner, const
 	return rk_htab_oom() ? -ENOMEM : 0;
 }
 
-/* The ELF facts of regular file n (cached per blob). NULL on -ENOMEM. */
-static const struct rk_elf_info *elf_of(struct synth *s, const struct node *n)
+/* Open blob id of artifact origin, re-creating it when it was evicted. */
+static int blob_open(struct synth *s, const char *id, uint64_t size, struct arch *origin, int *fd)
+{
+	int rc = rk_blob_open(s->v->cache, id, size, fd, s->err);
+
+	if ((rc == -ENOENT || rc == -EBADMSG) && origin) {
+		rk_err_clear(s->err);
+		rc = vfs_arch_refill(s->v, origin, id, size, fd, s->err);
+	}
+	return rc;
+}
+
+/* The ELF facts of regular file n (cached per blob) in *out. */
+static int elf_of(struct synth *s, const struct node *n, const struct rk_elf_info **out)
 {
 	static const struct rk_elf_info none = {0};
 	struct elfinfo *e;
-	int fd;
+	int fd, rc;
 
+	*out = &none;
 	if (n->src != SRC_BLOB || n->size < 64)
-		return &none;
+		return 0;
 	HASH_FIND(hh, s->elf, n->data, RK_SHA256_HEX - 1, e);
-	if (e)
-		return &e->i;
-	if (!(e = calloc(1, sizeof(*e))))
-		return NULL;
-	memcpy(e->blob, n->data, RK_SHA256_HEX);
-	if (!rk_blob_open(s->v->cache, n->data, n->size, &fd, NULL)) {
-		rk_elf_info_fd(fd, &e->i);
-		close(fd);
+	if (e) {
+		*out = &e->i;
+		return 0;
 	}
+	if ((rc = blob_open(s, n->data, n->size, n->origin, &fd)))
+		return rc;
+	if (!(e = calloc(1, sizeof(*e)))) {
+		close(fd);
+		return -ENOMEM;
+	}
+	memcpy(e->blob, n->data, RK_SHA256_HEX);
+	rk_elf_info_fd(fd, &e->i);
+	close(fd);
 	HASH_ADD(hh, s->elf, blob, RK_SHA256_HEX - 1, e);
 	if (rk_htab_oom()) {
 		free(e);
-		return NULL;
+		return -ENOMEM;
 	}
-	return &e->i;
+	*out = &e->i;
+	return 0;
 }
 
 /* The node at '/'-separated path below root (NULL: none). */
@@ -402,8 +420,8 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 			   (!(t = resolve(root, rel->buf, target, sizeof(target))) ||
 			    !S_ISREG(t->mode))) {
 			/* dangling, looping or to a directory: dropped */
-		} else if (!(e = elf_of(s, t))) {
-			rc = -ENOMEM;
+		} else if ((rc = elf_of(s, t, &e))) {
+			/* unreadable: the package fails (never different bytes) */
 		} else if (e->shared && S_ISLNK(c->mode)) {
 			/* a name of a shared library: an alias of the soname name */
 			const char *slash = strrchr(target, '/');
@@ -567,6 +585,16 @@ static int finish_wheel(struct synth *s, struct pkg *p, const char *dist, const 
 			zm[i].blob = e->blob;
 			memcpy(hex, e->blob, RK_SHA256_HEX);
 			rc = rk_blob_crc32(s->v->cache, e->blob, e->size, &zm[i].crc, s->err);
+			if (rc == -ENOENT || rc == -EBADMSG) { /* evicted: re-create it */
+				int fd;
+
+				rk_err_clear(s->err);
+				if (!(rc = blob_open(s, e->blob, e->size, e->origin, &fd))) {
+					close(fd);
+					rc = rk_blob_crc32(s->v->cache, e->blob, e->size,
+							   &zm[i].crc, s->err);
+				}
+			}
 		} else {
 			zm[i].data = e->data;
 			zm[i].crc = (uint32_t)libdeflate_crc32(0, e->data, e->size);
