@@ -1340,8 +1340,9 @@ int vfs_python_synth(struct rk_vfs *v, struct run *r, struct pysynth_set *out, s
 	for (size_t i = 0; !rc && i < (s.split ? 1 : s.nfamilies); i++)
 		if (recoverable(rc = runtime_wheel(&s, PKG_LIBRARIES,
 						   s.split ? NULL : s.families[i]))) {
-			rk_warn("python: run '%s': a libraries wheel not synthesized: %s",
-				r->cat->name, rk_err_str(err, rc));
+			rk_warn("python: run '%s': rocm-sdk-libraries%s%s not synthesized: %s",
+				r->cat->name, s.split ? "" : "-", s.split ? "" : s.families[i],
+				rk_err_str(err, rc));
 			rk_err_clear(err);
 			rc = 0;
 		}
