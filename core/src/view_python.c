@@ -80,43 +80,56 @@ static void pyset_release(struct pyset *s)
 	free(s->v);
 }
 
+/* A new entry in s for package file `file` (kind and names parsed, file copied), or NULL
+ * with *rc 0 when it is not a package file, -ENOMEM when out of memory. */
+static struct pyfile *pyset_add(struct pyset *s, const char *file, int *rc)
+{
+	struct pyfile f = {0}, *n;
+
+	*rc = 0;
+	f.kind = rk_pyfile_parse(file, f.project, sizeof(f.project), f.dist_info,
+				 sizeof(f.dist_info));
+	if (f.kind == RK_PYFILE_NONE)
+		return NULL;
+	if (s->n == s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 16;
+		struct pyfile *v = realloc(s->v, ncap * sizeof(*v));
+
+		if (!v) {
+			*rc = -ENOMEM;
+			return NULL;
+		}
+		s->v = v;
+		s->cap = ncap;
+	}
+	n = &s->v[s->n++]; /* the set owns it from here, even half made */
+	*n = f;
+	if (!(n->file = strdup(file)))
+		*rc = -ENOMEM;
+	return *rc ? NULL : n;
+}
+
 /* Add the package files of one store listing (dir: "python" or "python/<group>"). */
 static int pyset_scan(const char *run_path, const char *sub, struct pyset *s,
 		      struct rk_store_list *l)
 {
-	for (size_t i = 0; i < l->n; i++) {
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < l->n; i++) {
 		const struct rk_store_entry *e = &l->v[i];
-		struct pyfile f = {0};
+		struct pyfile *f;
 
-		if (e->is_dir)
+		if (e->is_dir || !(f = pyset_add(s, e->name, &rc)))
 			continue;
-		f.kind = rk_pyfile_parse(e->name, f.project, sizeof(f.project), f.dist_info,
-					 sizeof(f.dist_info));
-		if (f.kind == RK_PYFILE_NONE)
-			continue;
-		if (s->n == s->cap) {
-			size_t ncap = s->cap ? s->cap * 2 : 16;
-			struct pyfile *v = realloc(s->v, ncap * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			s->v = v;
-			s->cap = ncap;
-		}
-		f.size = e->size;
-		f.mtime = e->mtime;
-		f.mtime_ns = e->mtime_ns;
-		f.file = strdup(e->name);
-		if (asprintf(&f.rel, "%s%s%s", sub, sub[0] ? "/" : "", e->name) < 0)
-			f.rel = NULL;
-		if (f.rel &&
-		    asprintf(&f.path, "%s%spython/%s", run_path, run_path[0] ? "/" : "", f.rel) < 0)
-			f.path = NULL;
-		s->v[s->n++] = f;
-		if (!f.file || !f.rel || !f.path)
-			return -ENOMEM;
+		f->size = e->size;
+		f->mtime = e->mtime;
+		f->mtime_ns = e->mtime_ns;
+		if (asprintf(&f->rel, "%s%s%s", sub, sub[0] ? "/" : "", e->name) < 0 ||
+		    asprintf(&f->path, "%s%spython/%s", run_path, run_path[0] ? "/" : "", f->rel) <
+			    0)
+			rc = -ENOMEM;
 	}
-	return 0;
+	return rc;
 }
 
 /* ---- hashes, once per stored file version, kept in the cache ---- */
@@ -492,46 +505,31 @@ static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
  * name, which therefore win). */
 static int pyset_synth(struct pyset *s, struct pysynth_set *syn, int64_t mtime)
 {
-	for (size_t i = 0; i < syn->n; i++) {
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < syn->n; i++) {
 		struct pysynth *p = &syn->v[i];
-		struct pyfile f = {0};
-		int oom;
+		struct pyfile *f;
 
-		f.kind = rk_pyfile_parse(p->file, f.project, sizeof(f.project), f.dist_info,
-					 sizeof(f.dist_info));
-		if (f.kind == RK_PYFILE_NONE)
+		if (!(f = pyset_add(s, p->file, &rc)))
 			continue;
-		if (s->n == s->cap) {
-			size_t ncap = s->cap ? s->cap * 2 : 16;
-			struct pyfile *v = realloc(s->v, ncap * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			s->v = v;
-			s->cap = ncap;
-		}
-		f.syn = p;
-		f.synth = 1;
-		memcpy(f.syn_key, p->key, RK_SHA256_HEX);
-		f.size = p->size;
-		f.mtime = mtime;
-		f.rel = strdup(p->file);
-		f.path = strdup("(synthesized)");
-		f.file = strdup(p->file);
+		f->syn = p;
+		f->synth = 1;
+		memcpy(f->syn_key, p->key, RK_SHA256_HEX);
+		f->size = p->size;
+		f->mtime = mtime;
 		if (p->meta) {
-			f.meta = p->meta; /* moves: the node or pyset_release frees it */
-			f.meta_len = p->meta_len;
+			f->meta = p->meta; /* moves: the node or pyset_release frees it */
+			f->meta_len = p->meta_len;
 			p->meta = NULL;
 		}
-		oom = !f.file || !f.rel || !f.path ||
-		      (f.meta && (rk_sha256_buf(f.meta, f.meta_len, f.meta_sha) ||
-				  rk_metadata_field(f.meta, f.meta_len, "Requires-Python",
-						    &f.requires_python) == -ENOMEM));
-		s->v[s->n++] = f; /* the set owns it now, even half made */
-		if (oom)
-			return -ENOMEM;
+		if (!(f->rel = strdup(p->file)) || !(f->path = strdup("(synthesized)")) ||
+		    (f->meta && (rk_sha256_buf(f->meta, f->meta_len, f->meta_sha) ||
+				 rk_metadata_field(f->meta, f->meta_len, "Requires-Python",
+						   &f->requires_python) == -ENOMEM)))
+			rc = -ENOMEM;
 	}
-	return 0;
+	return rc;
 }
 
 int vfs_pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
