@@ -101,11 +101,16 @@ static int copy_file(struct exporter *e, const struct rk_attr *a, int dirfd, con
 	return rc;
 }
 
-struct dir_ctx {
-	struct exporter *e;
-	int dirfd;
-	struct rk_buf *rel; /* path below DIR, for messages and hardlinks */
-	int rc;
+/* One directory's entries, taken in full before any is exported: rk_vfs_readdir calls
+ * its filler under the tree lock, and exporting an entry may populate a lazy directory
+ * or compute a size, which take that lock. */
+struct dir_list {
+	struct dirent_copy {
+		char *name;
+		struct rk_attr a;
+	} * v;
+	size_t n, cap;
+	int oom;
 };
 
 static int export_entry(struct exporter *e, const char *name, const struct rk_attr *a, int dirfd,
@@ -113,21 +118,39 @@ static int export_entry(struct exporter *e, const char *name, const struct rk_at
 
 static int fill_entry(void *ctx, const char *name, const struct rk_attr *a, uint64_t next)
 {
-	struct dir_ctx *d = ctx;
+	struct dir_list *l = ctx;
 
 	(void)next;
-	d->rc = export_entry(d->e, name, a, d->dirfd, d->rel);
-	return d->rc;
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? l->cap * 2 : 64;
+		struct dirent_copy *v = realloc(l->v, ncap * sizeof(*v));
+
+		if (!v)
+			return l->oom = 1;
+		l->v = v;
+		l->cap = ncap;
+	}
+	if (!(l->v[l->n].name = strdup(name)))
+		return l->oom = 1;
+	l->v[l->n++].a = *a;
+	return 0;
 }
 
 static int export_dir(struct exporter *e, uint64_t ino, int dirfd, struct rk_buf *rel)
 {
-	struct dir_ctx d = {e, dirfd, rel, 0};
-	int rc = rk_vfs_readdir(e->v, ino, 0, fill_entry, &d, &e->err);
+	struct dir_list l = {0};
+	int rc = rk_vfs_readdir(e->v, ino, 0, fill_entry, &l, &e->err);
 
 	if (rc)
-		return rp_fail("%s: %s", rel->len ? rel->buf : ".", rk_err_str(&e->err, rc));
-	return d.rc;
+		rc = rp_fail("%s: %s", rel->len ? rel->buf : ".", rk_err_str(&e->err, rc));
+	else if (l.oom)
+		rc = rp_fail("out of memory");
+	for (size_t i = 0; !rc && i < l.n; i++)
+		rc = export_entry(e, l.v[i].name, &l.v[i].a, dirfd, rel);
+	for (size_t i = 0; i < l.n; i++)
+		free(l.v[i].name);
+	free(l.v);
+	return rc;
 }
 
 static int export_entry(struct exporter *e, const char *name, const struct rk_attr *a, int dirfd,

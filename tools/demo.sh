@@ -29,6 +29,7 @@ run sh -c "readelf -SW '$mnt/24205988454-linux/dist/gfx942/lib/librocrand.so.1.1
 run build/tools/rockpack kpack resolve "$mnt/24205988454-linux/dist/gfx942/lib/librocrand.so.1.1" --arch gfx942:sramecc+:xnack+
 run ls -l "$mnt/24205988454-linux/tarballs"
 run ls "$mnt/24205988455-linux/python" "$mnt/24205988455-linux/python/simple"
+run sh -c "cut -c1-150 '$mnt/24205988455-linux/python/PROVENANCE'"
 run head -c 300 "$mnt/24205988454-linux/browse/base_lib_generic/base/aux-overlay/stage/share/therock/therock_manifest.json"
 echo
 run build/tools/rockpack --cache "$top/build/demo-cache" ls build/demo-store 24205988455-linux
@@ -44,7 +45,8 @@ rockfs is serving the demo store on $mnt. Things to try:
   build/tools/rockpack kpack show $mnt/24205988454-linux/kpack/blas_lib_gfx1100/math-libs/BLAS/hipBLASLt/stage/.kpack/blas_lib_gfx1100.kpack
   tar tzf $mnt/24205988454-linux/tarballs/therock-dist-linux-gfx94X-dcgpu-7.13.0.dev0+abc1234.tar.gz | head
   cat $mnt/24205988455-linux/dist/.rockfs/multiarch.conflicts
-  python3 -m venv /tmp/venv && /tmp/venv/bin/pip install --index-url file://$mnt/24205988455-linux/python/simple/ rocm-sdk-device-gfx1100
+  python3 -m venv /tmp/venv && /tmp/venv/bin/pip install --index-url file://$mnt/24205988455-linux/python/simple/ \\
+      --find-links /usr/share/python-wheels 'rocm[libraries,devel,device]' && /tmp/venv/bin/rocm-sdk path --root
   build/tools/rockpack --cache build/demo-cache cat build/demo-store 24205988454-linux base_lib_generic artifact_manifest.txt
 Unmount with: fusermount3 -u $mnt
 EOF2

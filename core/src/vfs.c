@@ -836,6 +836,9 @@ int vfs_populate(struct rk_vfs *v, struct node *n, struct rk_err *err)
 	case POP_PYTHON:
 		rc = vfs_pop_python(v, n, err);
 		break;
+	case POP_PYPROJECT:
+		rc = vfs_pop_pyproject(v, n, err);
+		break;
 	default:
 		rc = 0;
 	}
@@ -1699,6 +1702,7 @@ void rk_vfs_close(struct rk_vfs *v)
 		}
 		free(r->archs);
 		vfs_python_split_free(r);
+		vfs_python_free(r);
 		rk_run_free(r->cat);
 		free(r);
 	}

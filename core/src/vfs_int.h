@@ -29,7 +29,8 @@ enum pop_kind {
 	POP_DIST_NOTES,
 	POP_TARBALLS,
 	POP_KPACK,
-	POP_PYTHON
+	POP_PYTHON,
+	POP_PYPROJECT
 };
 enum pop_state { PS_TODO, PS_RUNNING, PS_DONE };
 enum arch_state { ARCH_IDLE, ARCH_RUNNING, ARCH_DONE, ARCH_FAILED };
@@ -42,8 +43,11 @@ struct dent {
 	UT_hash_handle hh;
 };
 
+struct pyset;
+
 struct run {
 	struct rk_run *cat;
+	struct pyset *py; /* view_python.c: the packages of python/, once populated */
 	struct arch *archs; /* one per cat->arts[i] */
 	struct node *dir; /* the run's directory */
 	struct arch **xarchs; /* artifacts without an archive (view_python_split.c) */
@@ -225,9 +229,9 @@ int pywheel_finish(struct rk_vfs *v, struct pywheel *w, const struct pywheel_inf
 int pywheel_dist_info_py(const char *version, int split, char **families, size_t n,
 			 const char *entry, const char *family, struct rk_buf *b);
 /* Append the kpack split of the run's stored fat libraries wheels (view_python_split.c):
- * rocm-sdk-libraries and rocm-sdk-device-<target>. stored[i]: store paths of the run's
- * stored wheels, rel[i] their paths below python/. A wheel that cannot be split is left
- * out with a log line; only -ENOMEM and -ETIMEDOUT fail the call. */
+ * rocm-sdk-libraries and rocm-sdk-device-<target>, from st[0..n) (the stored wheels whose
+ * METADATA reads). A wheel that cannot be split is left out with a log line; only -ENOMEM
+ * and -ETIMEDOUT fail the call. */
 struct pystored {
 	const char *file, *path, *rel; /* file name, store path, path below python/ */
 	uint64_t size;
@@ -245,6 +249,9 @@ void vfs_pyhash_dir(struct rk_vfs *v);
 
 /* view_python.c: populate RUN/python (a pip simple index over the stored packages). */
 int vfs_pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err);
+/* Populate python/simple/<project>/: hash its files (once; cached) and render its page. */
+int vfs_pop_pyproject(struct rk_vfs *v, struct node *dir, struct rk_err *err);
+void vfs_python_free(struct run *r);
 
 /* view_tarball.c: populate RUN/tarballs. */
 int vfs_pop_tarballs(struct rk_vfs *v, struct node *dir, struct rk_err *err);

@@ -1,19 +1,23 @@
 /* view_python.c: RUN/python/, a pip "simple" index (PEP 503, 658, 714) over the wheels
- * and sdists the run stores in python/ or python/<group>/ (therock-formats.md 6.6).
+ * and sdists the run stores in python/ or python/<group>/ (therock-formats.md 6.6) and
+ * the packages synthesized from its artifacts (view_python_synth.c).
  *
  *   python/simple/index.html             one link per project (PEP 503-normalized)
  *   python/simple/<project>/index.html   one link per file: #sha256=, data-requires-python,
  *                                        data-core-metadata (and data-dist-info-metadata)
- *   python/files/<file>                  the stored bytes (read from the store)
+ *   python/files/<file>                  the stored bytes, or the synthesized package
  *   python/files/<wheel>.metadata        the wheel's METADATA
  *   python/find-links/<file>             symlinks to ../files/<file>
  *   python/PROVENANCE                    where each file came from
  *
- * Populating python/ hashes every stored file once; the hash is kept in the cache under
- * pyhash/ keyed by the store, path, size and mtime, so a remount reads no file whole.
- * When two groups store a file of the same name, the first (sorted) one is served and
- * PROVENANCE says so. A wheel whose METADATA cannot be read is listed without
- * data-core-metadata, with one log line. */
+ * Populating python/ reads each stored wheel's METADATA (a few ranged reads) and builds
+ * the synthesized packages; a project's files are hashed when its page is first looked
+ * at, once: the hash is kept in the cache under pyhash/ (keyed by the store, path, size
+ * and mtime, or a synthesized wheel's layout digest), so a remount reads no file whole.
+ * A stored file wins over a synthesized one of the same name; when two groups store a
+ * file of the same name, the first (sorted) one is served; PROVENANCE says so. A wheel
+ * whose METADATA cannot be read is listed without data-core-metadata, with one log line;
+ * a file that cannot be read to hash is left out of its page, with one log line. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,10 +46,14 @@ struct pyfile {
 	char meta_sha[RK_SHA256_HEX];
 	char *requires_python;
 	char *dup_of; /* a same-named file already served: its rel */
-	int meta_owned; /* meta belongs to the .metadata node */
-	int unreadable; /* the store could not give its bytes (logged) */
-	int meta_tried; /* read_metadata ran */
-	struct pysynth *syn; /* synthesized (view_python_synth.c), else NULL (stored) */
+	int meta_owned; /* meta belongs to the .metadata node (immutable, kept to the end) */
+	int unreadable; /* its bytes could not be hashed (logged): left out of its page */
+	struct pysynth *syn; /* synthesized (view_python_synth.c), while populating */
+	int synth; /* synthesized, not stored */
+	char syn_key[RK_SHA256_HEX]; /* a synthesized wheel's layout digest */
+	const struct rk_tar_layout *zip; /* a synthesized wheel: its node's layout */
+	const char *bytes; /* the synthesized sdist: its node's bytes */
+	int meta_tried; /* read_metadata ran (before the kpack split) */
 };
 
 struct pyset {
@@ -65,50 +73,64 @@ static void pyset_release(struct pyset *s)
 		free(s->v[i].file);
 		free(s->v[i].path);
 		free(s->v[i].rel);
-		free(s->v[i].meta);
+		if (!s->v[i].meta_owned)
+			free(s->v[i].meta);
 		free(s->v[i].requires_python);
 		free(s->v[i].dup_of);
 	}
 	free(s->v);
 }
 
+/* A new entry in s for package file `file` (kind and names parsed, file copied), or NULL
+ * with *rc 0 when it is not a package file, -ENOMEM when out of memory. */
+static struct pyfile *pyset_add(struct pyset *s, const char *file, int *rc)
+{
+	struct pyfile f = {0}, *n;
+
+	*rc = 0;
+	f.kind = rk_pyfile_parse(file, f.project, sizeof(f.project), f.dist_info,
+				 sizeof(f.dist_info));
+	if (f.kind == RK_PYFILE_NONE)
+		return NULL;
+	if (s->n == s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 16;
+		struct pyfile *v = realloc(s->v, ncap * sizeof(*v));
+
+		if (!v) {
+			*rc = -ENOMEM;
+			return NULL;
+		}
+		s->v = v;
+		s->cap = ncap;
+	}
+	n = &s->v[s->n++]; /* the set owns it from here, even half made */
+	*n = f;
+	if (!(n->file = strdup(file)))
+		*rc = -ENOMEM;
+	return *rc ? NULL : n;
+}
+
 /* Add the package files of one store listing (dir: "python" or "python/<group>"). */
 static int pyset_scan(const char *run_path, const char *sub, struct pyset *s,
 		      struct rk_store_list *l)
 {
-	for (size_t i = 0; i < l->n; i++) {
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < l->n; i++) {
 		const struct rk_store_entry *e = &l->v[i];
-		struct pyfile f = {0};
+		struct pyfile *f;
 
-		if (e->is_dir)
+		if (e->is_dir || !(f = pyset_add(s, e->name, &rc)))
 			continue;
-		f.kind = rk_pyfile_parse(e->name, f.project, sizeof(f.project), f.dist_info,
-					 sizeof(f.dist_info));
-		if (f.kind == RK_PYFILE_NONE)
-			continue;
-		if (s->n == s->cap) {
-			size_t ncap = s->cap ? s->cap * 2 : 16;
-			struct pyfile *v = realloc(s->v, ncap * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			s->v = v;
-			s->cap = ncap;
-		}
-		f.size = e->size;
-		f.mtime = e->mtime;
-		f.mtime_ns = e->mtime_ns;
-		f.file = strdup(e->name);
-		if (asprintf(&f.rel, "%s%s%s", sub, sub[0] ? "/" : "", e->name) < 0)
-			f.rel = NULL;
-		if (f.rel &&
-		    asprintf(&f.path, "%s%spython/%s", run_path, run_path[0] ? "/" : "", f.rel) < 0)
-			f.path = NULL;
-		s->v[s->n++] = f;
-		if (!f.file || !f.rel || !f.path)
-			return -ENOMEM;
+		f->size = e->size;
+		f->mtime = e->mtime;
+		f->mtime_ns = e->mtime_ns;
+		if (asprintf(&f->rel, "%s%s%s", sub, sub[0] ? "/" : "", e->name) < 0 ||
+		    asprintf(&f->path, "%s%spython/%s", run_path, run_path[0] ? "/" : "", f->rel) <
+			    0)
+			rc = -ENOMEM;
 	}
-	return 0;
+	return rc;
 }
 
 /* ---- hashes, once per stored file version, kept in the cache ---- */
@@ -116,9 +138,9 @@ static int pyset_scan(const char *run_path, const char *sub, struct pyset *s,
 static int hash_key(struct rk_vfs *v, const struct pyfile *f, char rel[96])
 {
 	char *k = NULL, hex[RK_SHA256_HEX];
-	int len = f->syn ? asprintf(&k, "synthesized wheel%c%s", 0, f->syn->key)
-			 : asprintf(&k, "%s%c%s%c%llu%c%lld", rk_store_id(v->store), 0, f->path, 0,
-				    (unsigned long long)f->size, 0, (long long)f->mtime_ns);
+	int len = f->synth ? asprintf(&k, "synthesized wheel%c%s", 0, f->syn_key)
+			   : asprintf(&k, "%s%c%s%c%llu%c%lld", rk_store_id(v->store), 0, f->path,
+				      0, (unsigned long long)f->size, 0, (long long)f->mtime_ns);
 	int rc;
 
 	if (len < 0)
@@ -179,7 +201,7 @@ void vfs_pyhash_dir(struct rk_vfs *v)
 /* The sha256 of a synthesized wheel: its bytes read once through the layout. */
 static int hash_layout(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
 {
-	struct vfs_layout_src src = {v, f->syn->zip};
+	struct vfs_layout_src src = {v, f->zip};
 	struct rk_sha256 h;
 	char *buf = malloc(1 << 20);
 	int rc = buf ? rk_sha256_init(&h) : -ENOMEM;
@@ -209,8 +231,8 @@ static int file_sha256(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
 	size_t len;
 	int rc;
 
-	if (f->syn && f->syn->bytes)
-		return rk_sha256_buf(f->syn->bytes, f->size, f->sha);
+	if (f->bytes)
+		return rk_sha256_buf(f->bytes, f->size, f->sha);
 	if ((rc = hash_key(v, f, rel)))
 		return rc;
 	if (v->cache && !rk_cache_get_file(v->cache, rel, 4096, &data, &len, NULL)) {
@@ -223,7 +245,7 @@ static int file_sha256(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
 		if (ok)
 			return 0;
 	}
-	if ((rc = f->syn ? hash_layout(v, f, err) : hash_object(v, f, err)))
+	if ((rc = f->synth ? hash_layout(v, f, err) : hash_object(v, f, err)))
 		return rc;
 	if (v->cache) {
 		char line[RK_SHA256_HEX + 1];
@@ -358,7 +380,7 @@ static int cmp_pyfile(const void *a, const void *b)
 	if (!c)
 		c = strcmp(x->file, y->file);
 	if (!c)
-		c = (x->syn != NULL) - (y->syn != NULL);
+		c = x->synth - y->synth;
 	return c ? c : strcmp(x->rel, y->rel);
 }
 
@@ -412,10 +434,12 @@ static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
 		if (f->syn && f->syn->zip) {
 			n->src = SRC_TAR; /* a zip laid out like a tarball */
 			n->tar = f->syn->zip;
+			f->zip = n->tar;
 			f->syn->zip = NULL;
 		} else if (f->syn) {
 			n->src = SRC_BYTES;
 			n->data = f->syn->bytes;
+			f->bytes = n->data;
 			f->syn->bytes = NULL;
 		} else if ((n->data = strdup(f->path))) {
 			n->src = SRC_STORE;
@@ -446,19 +470,14 @@ static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
 	}
 	if (!rc && !(rc = render_root(s, &b)))
 		rc = add_bytes(v, simple, "index.html", &b, newest);
+	/* simple/<project>/ is rendered on first look: only then are its files hashed */
 	for (size_t lo = 0, hi; !rc && lo < s->n; lo = hi) {
-		struct node *d;
 		int any = 0;
 
 		for (hi = lo; hi < s->n && !strcmp(s->v[hi].project, s->v[lo].project); hi++)
 			any |= served(&s->v[hi]);
-		if (!any)
-			continue;
-		b.len = 0;
-		if (!(d = vfs_node_add(v, simple, s->v[lo].project, S_IFDIR | 0555, newest)))
+		if (any && !vfs_lazy_dir(v, simple, s->v[lo].project, POP_PYPROJECT, newest))
 			rc = -ENOMEM;
-		else if (!(rc = render_project(s, lo, hi, &b)))
-			rc = add_bytes(v, d, "index.html", &b, newest);
 	}
 	if (!rc) {
 		b.len = 0;
@@ -470,9 +489,6 @@ static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
 				rc = rk_buf_addf(
 					&b, "%s%s\tnot served: same name as stored python/%s\n",
 					f->syn ? "synthesized " : "", f->rel, f->dup_of);
-			else if (f->unreadable)
-				rc = rk_buf_addf(&b, "%s\tnot served: unreadable (see the log)\n",
-						 f->rel);
 			else if (f->syn && !strncmp(f->syn->from, "kpack-split ", 12))
 				rc = rk_buf_addf(&b, "%s\t%s\n", f->file, f->syn->from);
 			else if (f->syn)
@@ -484,9 +500,6 @@ static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
 		if (!rc)
 			rc = add_bytes(v, py, "PROVENANCE", &b, newest);
 	}
-	for (size_t i = 0; i < s->n; i++)
-		if (s->v[i].meta_owned)
-			s->v[i].meta = NULL;
 	rk_buf_release(&b);
 	return rc;
 }
@@ -495,44 +508,31 @@ static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
  * name, which therefore win). */
 static int pyset_synth(struct pyset *s, struct pysynth_set *syn, int64_t mtime)
 {
-	for (size_t i = 0; i < syn->n; i++) {
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < syn->n; i++) {
 		struct pysynth *p = &syn->v[i];
-		struct pyfile f = {0};
-		int oom;
+		struct pyfile *f;
 
-		f.kind = rk_pyfile_parse(p->file, f.project, sizeof(f.project), f.dist_info,
-					 sizeof(f.dist_info));
-		if (f.kind == RK_PYFILE_NONE)
+		if (!(f = pyset_add(s, p->file, &rc)))
 			continue;
-		if (s->n == s->cap) {
-			size_t ncap = s->cap ? s->cap * 2 : 16;
-			struct pyfile *v = realloc(s->v, ncap * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			s->v = v;
-			s->cap = ncap;
-		}
-		f.syn = p;
-		f.size = p->size;
-		f.mtime = mtime;
-		f.rel = strdup(p->file);
-		f.path = strdup("(synthesized)");
-		f.file = strdup(p->file);
+		f->syn = p;
+		f->synth = 1;
+		memcpy(f->syn_key, p->key, RK_SHA256_HEX);
+		f->size = p->size;
+		f->mtime = mtime;
 		if (p->meta) {
-			f.meta = p->meta; /* moves: the node or pyset_release frees it */
-			f.meta_len = p->meta_len;
+			f->meta = p->meta; /* moves: the node or pyset_release frees it */
+			f->meta_len = p->meta_len;
 			p->meta = NULL;
 		}
-		oom = !f.file || !f.rel || !f.path ||
-		      (f.meta && (rk_sha256_buf(f.meta, f.meta_len, f.meta_sha) ||
-				  rk_metadata_field(f.meta, f.meta_len, "Requires-Python",
-						    &f.requires_python) == -ENOMEM));
-		s->v[s->n++] = f; /* the set owns it now, even half made */
-		if (oom)
-			return -ENOMEM;
+		if (!(f->rel = strdup(p->file)) || !(f->path = strdup("(synthesized)")) ||
+		    (f->meta && (rk_sha256_buf(f->meta, f->meta_len, f->meta_sha) ||
+				 rk_metadata_field(f->meta, f->meta_len, "Requires-Python",
+						   &f->requires_python) == -ENOMEM)))
+			rc = -ENOMEM;
 	}
-	return 0;
+	return rc;
 }
 
 int vfs_pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
@@ -607,28 +607,67 @@ int vfs_pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 					rc = -ENOMEM;
 				break;
 			}
-	for (size_t i = 0; !rc && i < s.n; i++) {
-		if (s.v[i].dup_of)
-			continue;
-		rc = file_sha256(v, &s.v[i], err);
-		if (rc && rc != -ENOMEM && rc != -ETIMEDOUT) {
-			/* gone or unreadable: leave it out, keep the rest (a timeout fails the
-			 * directory, so that a later access tries again) */
-			rk_warn("python: '%s': not served: %s", s.v[i].rel, rk_err_str(err, rc));
-			rk_err_clear(err);
-			s.v[i].unreadable = 1;
-			rc = 0;
-			continue;
-		}
-		if (!rc && !s.v[i].syn && s.v[i].kind == RK_PYFILE_WHEEL && !s.v[i].meta_tried)
+	for (size_t i = 0; !rc && i < s.n; i++)
+		if (served(&s.v[i]) && !s.v[i].synth && s.v[i].kind == RK_PYFILE_WHEEL &&
+		    !s.v[i].meta_tried)
 			read_metadata(v, &s.v[i]);
-	}
 	if (!rc) {
 		pthread_rwlock_wrlock(&v->tree);
 		rc = build_tree(v, dir, &s);
 		pthread_rwlock_unlock(&v->tree);
 	}
-	pyset_release(&s);
+	for (size_t i = 0; i < s.n; i++)
+		s.v[i].syn = NULL; /* released below; what the pages need was copied */
 	pysynth_release(&syn);
+	if (!rc && !(r->py = malloc(sizeof(*r->py))))
+		rc = -ENOMEM;
+	if (rc) {
+		pyset_release(&s);
+		return rc;
+	}
+	*r->py = s; /* for the project pages (vfs_pop_pyproject) */
+	return 0;
+}
+
+int vfs_pop_pyproject(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	struct run *r = dir->parent->parent->parent->run;
+	struct pyset *s = r->py;
+	struct rk_buf b = RK_BUF_INIT;
+	size_t lo = 0, hi;
+	int rc = 0;
+
+	while (lo < s->n && strcmp(s->v[lo].project, dir->name))
+		lo++;
+	for (hi = lo; hi < s->n && !strcmp(s->v[hi].project, dir->name); hi++) {
+		struct pyfile *f = &s->v[hi];
+
+		if (!served(f))
+			continue;
+		rc = file_sha256(v, f, err);
+		if (rc == -ENOMEM || rc == -ETIMEDOUT)
+			return rc; /* a timeout fails the page: a later look tries again */
+		if (rc) {
+			/* gone or unreadable: left out of the page, the rest stays */
+			rk_warn("python: '%s': not listed: %s", f->rel, rk_err_str(err, rc));
+			rk_err_clear(err);
+			f->unreadable = 1;
+			rc = 0;
+		}
+	}
+	if (!(rc = render_project(s, lo, hi, &b))) {
+		pthread_rwlock_wrlock(&v->tree);
+		rc = add_bytes(v, dir, "index.html", &b, dir->mtime);
+		pthread_rwlock_unlock(&v->tree);
+	}
+	rk_buf_release(&b);
 	return rc;
+}
+
+void vfs_python_free(struct run *r)
+{
+	if (r->py)
+		pyset_release(r->py);
+	free(r->py);
+	r->py = NULL;
 }

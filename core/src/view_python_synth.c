@@ -15,9 +15,7 @@
  * written once into the cache (its hash goes into RECORD). */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <libdeflate.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +25,7 @@
 
 #include "rk/buf.h"
 #include "rk/cache.h"
+#include "rk/elf_info.h"
 #include "rk/gpu.h"
 #include "rk/hash.h"
 #include "rk/log.h"
@@ -117,54 +116,13 @@ static int wanted(const struct arch *a, int p, int split, const char *family, co
 	}
 }
 
-/* ---- ELF: shared objects and their SONAME (py_packaging's `file` check) ---- */
+/* ---- ELF facts per blob ---- */
 
 struct elfinfo {
 	char blob[RK_SHA256_HEX];
-	int shared; /* ET_DYN without DF_1_PIE: what file(1) calls a shared object */
-	char soname[256];
+	struct rk_elf_info i;
 	UT_hash_handle hh;
 };
-
-static void elf_probe(int fd, struct elfinfo *e)
-{
-	unsigned char magic[4];
-	GElf_Ehdr eh;
-	Elf_Scn *scn = NULL;
-	Elf *elf;
-	int pie = 0;
-
-	if (pread(fd, magic, 4, 0) != 4 || memcmp(magic, "\177ELF", 4))
-		return;
-	elf_version(EV_CURRENT);
-	if (!(elf = elf_begin(fd, ELF_C_READ, NULL)))
-		return;
-	if (gelf_getehdr(elf, &eh) && eh.e_type == ET_DYN) {
-		while ((scn = elf_nextscn(elf, scn))) {
-			GElf_Shdr sh;
-			Elf_Data *d;
-
-			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
-			    !(d = elf_getdata(scn, NULL)) || !sh.sh_entsize)
-				continue;
-			for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-				GElf_Dyn dyn;
-				const char *s;
-
-				if (!gelf_getdyn(d, (int)i, &dyn))
-					break;
-				if (dyn.d_tag == DT_FLAGS_1 && (dyn.d_un.d_val & DF_1_PIE))
-					pie = 1;
-				if (dyn.d_tag == DT_SONAME &&
-				    (s = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val)) &&
-				    !strchr(s, '/'))
-					snprintf(e->soname, sizeof(e->soname), "%s", s);
-			}
-		}
-		e->shared = !pie;
-	}
-	elf_end(elf);
-}
 
 /* ---- one package being assembled ---- */
 
@@ -286,31 +244,49 @@ static int owned_add(struct synth *s, const char *path, const char *owner, const
 	return rk_htab_oom() ? -ENOMEM : 0;
 }
 
-/* The ELF facts of regular file n (cached per blob). NULL on -ENOMEM. */
-static const struct elfinfo *elf_of(struct synth *s, const struct node *n)
+/* Open blob id of artifact origin, re-creating it when it was evicted. */
+static int blob_open(struct synth *s, const char *id, uint64_t size, struct arch *origin, int *fd)
 {
-	static const struct elfinfo none = {0};
-	struct elfinfo *e;
-	int fd;
+	int rc = rk_blob_open(s->v->cache, id, size, fd, s->err);
 
-	if (n->src != SRC_BLOB || n->size < 64)
-		return &none;
-	HASH_FIND(hh, s->elf, n->data, RK_SHA256_HEX - 1, e);
-	if (e)
-		return e;
-	if (!(e = calloc(1, sizeof(*e))))
-		return NULL;
-	memcpy(e->blob, n->data, RK_SHA256_HEX);
-	if (!rk_blob_open(s->v->cache, n->data, n->size, &fd, NULL)) {
-		elf_probe(fd, e);
-		close(fd);
+	if ((rc == -ENOENT || rc == -EBADMSG) && origin) {
+		rk_err_clear(s->err);
+		rc = vfs_arch_refill(s->v, origin, id, size, fd, s->err);
 	}
+	return rc;
+}
+
+/* The ELF facts of regular file n (cached per blob) in *out. */
+static int elf_of(struct synth *s, const struct node *n, const struct rk_elf_info **out)
+{
+	static const struct rk_elf_info none = {0};
+	struct elfinfo *e;
+	int fd, rc;
+
+	*out = &none;
+	if (n->src != SRC_BLOB || n->size < 64)
+		return 0;
+	HASH_FIND(hh, s->elf, n->data, RK_SHA256_HEX - 1, e);
+	if (e) {
+		*out = &e->i;
+		return 0;
+	}
+	if ((rc = blob_open(s, n->data, n->size, n->origin, &fd)))
+		return rc;
+	if (!(e = calloc(1, sizeof(*e)))) {
+		close(fd);
+		return -ENOMEM;
+	}
+	memcpy(e->blob, n->data, RK_SHA256_HEX);
+	rk_elf_info_fd(fd, &e->i);
+	close(fd);
 	HASH_ADD(hh, s->elf, blob, RK_SHA256_HEX - 1, e);
 	if (rk_htab_oom()) {
 		free(e);
-		return NULL;
+		return -ENOMEM;
 	}
-	return e;
+	*out = &e->i;
+	return 0;
 }
 
 /* The node at '/'-separated path below root (NULL: none). */
@@ -432,7 +408,7 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 		struct node *c = dir->order[i]->node, *t = c;
 		const char *name = dir->order[i]->name;
 		char out[4096], target[4096], dirpart[4096];
-		const struct elfinfo *e;
+		const struct rk_elf_info *e;
 
 		if ((rc = rk_buf_addf(rel, "%s%s", len ? "/" : "", name)))
 			break;
@@ -445,8 +421,8 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 			   (!(t = resolve(root, rel->buf, target, sizeof(target))) ||
 			    !S_ISREG(t->mode))) {
 			/* dangling, looping or to a directory: dropped */
-		} else if (!(e = elf_of(s, t))) {
-			rc = -ENOMEM;
+		} else if ((rc = elf_of(s, t, &e))) {
+			/* unreadable: the package fails (never different bytes) */
 		} else if (e->shared && S_ISLNK(c->mode)) {
 			/* a name of a shared library: an alias of the soname name */
 			const char *slash = strrchr(target, '/');
@@ -671,6 +647,16 @@ static int finish_wheel(struct synth *s, struct pkg *p, const char *dist, const 
 			zm[i].blob = e->blob;
 			memcpy(hex, e->blob, RK_SHA256_HEX);
 			rc = rk_blob_crc32(s->v->cache, e->blob, e->size, &zm[i].crc, s->err);
+			if (rc == -ENOENT || rc == -EBADMSG) { /* evicted: re-create it */
+				int fd;
+
+				rk_err_clear(s->err);
+				if (!(rc = blob_open(s, e->blob, e->size, e->origin, &fd))) {
+					close(fd);
+					rc = rk_blob_crc32(s->v->cache, e->blob, e->size,
+							   &zm[i].crc, s->err);
+				}
+			}
 		} else if (e->layout) {
 			zm[i].layout = e->layout;
 			rc = layout_sums(s->v, e->layout, &zm[i].crc, hex, s->err);
@@ -1493,8 +1479,9 @@ int vfs_python_synth(struct rk_vfs *v, struct run *r, struct pysynth_set *out, s
 	for (size_t i = 0; !rc && i < (s.split ? 1 : s.nfamilies); i++)
 		if (recoverable(rc = runtime_wheel(&s, PKG_LIBRARIES,
 						   s.split ? NULL : s.families[i]))) {
-			rk_warn("python: run '%s': a libraries wheel not synthesized: %s",
-				r->cat->name, rk_err_str(err, rc));
+			rk_warn("python: run '%s': rocm-sdk-libraries%s%s not synthesized: %s",
+				r->cat->name, s.split ? "" : "-", s.split ? "" : s.families[i],
+				rk_err_str(err, rc));
 			rk_err_clear(err);
 			rc = 0;
 		}

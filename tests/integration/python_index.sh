@@ -11,7 +11,8 @@
 #    a fresh venv; pip download fetches the same bytes; --require-hashes with the index's
 #    hashes installs; --dry-run --report resolves;
 #  - rockpack wheels (with and without --index) writes what the mount shows;
-#  - a remount with the same cache takes the hashes from the cache (pyhash/), not the files;
+#  - files are hashed per project, when its page is first read, once: a remount takes the
+#    hashes from the cache (pyhash/), not the files;
 #  - a store with one truncated wheel: listed with its sha256, without metadata, one log
 #    line, and pip still installs the others; every run with artifacts has python/;
 #  - over an HTTP store (python/ listed from the stored flat index.html) the same index.
@@ -41,6 +42,13 @@ export PIP_CONFIG_FILE=/dev/null
 
 M=$T/mnt
 it_mount fs "$STORE" "$M" "$T/cache"
+
+# lazy: listing python/ and files/ hashes nothing; a project page hashes its own files
+hashes() { find "$T/cache/pyhash" -type f ! -name 'blob-*' 2>/dev/null | wc -l; }
+ls "$M/$SPLIT/python/files" "$M/$SPLIT/python/simple" >/dev/null
+[ "$(hashes)" = 0 ] || fail "listing python/ hashed $(hashes) files"
+cat "$M/$SPLIT/python/simple/rocm-sdk-device-gfx1101/index.html" >/dev/null
+[ "$(hashes)" = 1 ] || fail "one project page hashed $(hashes) files, want 1"
 
 for run in $SPLIT $LEGACY; do
 	P=$M/$run/python

@@ -14,7 +14,8 @@
 #    a runtime wheel has are hardlinks to it), and device files overlay the libraries
 #    platform directory, listed in .devel_links/<target>.json;
 #  - ROCM_SDK_TARGET_FAMILY picks another family's libraries (legacy);
-#  - every wheel passes zipfile -t, its RECORD matches; rockpack wheels writes the same bytes.
+#  - every wheel passes zipfile -t, its RECORD matches; rockpack wheels writes the same bytes;
+#  - a corrupt artifact leaves out the packages made of it (one log line each), not the rest.
 . "$(dirname "$0")/lib.sh"
 it_init "$@"
 PY=/usr/bin/python3
@@ -200,4 +201,28 @@ fi
 grep -q "synthesized from" "$M/$SPLIT/python/PROVENANCE" || fail "PROVENANCE names no source"
 it_quiet_log fs
 it_umount fs
+
+# ---- a corrupt artifact: the packages made of it are left out, one log line each ----
+S3=$T/store3
+mkdir -p "$S3/$SPLIT"
+for f in "$STORE/$SPLIT"/*; do ln -s "$f" "$S3/$SPLIT/"; done
+rm "$S3/$SPLIT/blas_lib_generic.tar.zst" "$S3/$SPLIT/blas_lib_generic.tar.zst.sha256sum"
+f=$STORE/$SPLIT/blas_lib_generic.tar.zst
+head -c $(($(stat -c %s "$f") / 2)) "$f" >"$S3/$SPLIT/blas_lib_generic.tar.zst"
+it_mount bad "$S3" "$T/mnt3" "$T/cache3"
+ls "$T/mnt3/$SPLIT/python/files" | grep -v '\.metadata$' >"$T/bad.files"
+for p in rocm_sdk_core rocm_sdk_device_gfx1100 rocm-; do
+	grep -q "^$p" "$T/bad.files" || fail "corrupt blas: $p is not served"
+done
+for p in rocm_sdk_libraries rocm_sdk_devel; do
+	! grep -q "^$p" "$T/bad.files" || fail "corrupt blas: $p is served"
+done
+for p in rocm-sdk-libraries rocm-sdk-devel; do
+	[ "$(grep -c "$p not synthesized" "${IT_LOG[bad]}")" = 1 ] ||
+		fail "corrupt blas: want one log line for $p, got: $(grep "$p" "${IT_LOG[bad]}")"
+done
+grep -q 'blas_lib_generic' "${IT_LOG[bad]}" || fail "corrupt blas: the log does not name the archive"
+python3 -m zipfile -t "$T/mnt3/$SPLIT/python/files/rocm_sdk_core-$VER-py3-none-linux_x86_64.whl" \
+	>/dev/null || fail "corrupt blas: the core wheel does not read"
+it_umount bad
 it_finish

@@ -71,7 +71,8 @@ int rk_vfs_getattr(struct rk_vfs *v, uint64_t ino, struct rk_attr *out, struct r
 int rk_vfs_readlink(struct rk_vfs *v, uint64_t ino, char *buf, size_t n, struct rk_err *err);
 
 /* Entries of directory ino from position off (0 = first), in a stable order. fill gets
- * each entry and the position of the next; it returns non-zero to stop. */
+ * each entry and the position of the next; it returns non-zero to stop. fill runs under
+ * the tree lock: it must not call into the vfs (copy the entries, then recurse). */
 typedef int (*rk_dir_fill_fn)(void *ctx, const char *name, const struct rk_attr *a, uint64_t next);
 int rk_vfs_readdir(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn fill, void *ctx,
 		   struct rk_err *err);
