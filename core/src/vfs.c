@@ -612,9 +612,13 @@ static int arch_refill(struct rk_vfs *v, struct arch *a, unsigned seen, const ch
 	pthread_mutex_lock(&a->refill);
 	if (a->refills == seen) {
 		rk_info("'%s': cached contents incomplete; decompressing again", a->art->file);
-		rc = arch_key(v, a, key, expect, err);
-		if (!rc)
-			rc = arch_ingest(v, a, expect, refill_cb, NULL, &r, &idx, err);
+		if (a->refill_fn) {
+			rc = a->refill_fn(v, a, err);
+		} else {
+			rc = arch_key(v, a, key, expect, err);
+			if (!rc)
+				rc = arch_ingest(v, a, expect, refill_cb, NULL, &r, &idx, err);
+		}
 		rk_index_release(&idx);
 		a->refills++;
 	}
@@ -1697,6 +1701,7 @@ void rk_vfs_close(struct rk_vfs *v)
 			pthread_mutex_destroy(&r->archs[i].split_lock);
 		}
 		free(r->archs);
+		vfs_python_split_free(r);
 		vfs_python_free(r);
 		rk_run_free(r->cat);
 		free(r);

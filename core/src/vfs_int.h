@@ -50,6 +50,8 @@ struct run {
 	struct pyset *py; /* view_python.c: the packages of python/, once populated */
 	struct arch *archs; /* one per cat->arts[i] */
 	struct node *dir; /* the run's directory */
+	struct arch **xarchs; /* artifacts without an archive (view_python_split.c) */
+	size_t nxarchs;
 	struct run *next;
 };
 
@@ -74,6 +76,12 @@ struct arch {
 	struct arch *source; /* a split output: the artifact it was split from, else NULL */
 	pthread_mutex_t split_lock; /* serializes the split of this artifact */
 	struct kpack_split *split; /* its outputs, once computed; split_lock */
+	/* An artifact without an archive to split (view_python_split.c: a fat wheel): */
+	const char *kpack_group; /* the .kpack group name (NULL: "<name>_<component>") */
+	int kpack_relkeys; /* kernel names and TOC keys relative to the prefix, source_prefix
+			    * "" (rocm-kpack's wheel splitter) instead of "<prefix>/<rel>" */
+	/* re-create the blobs of its files after one went missing (NULL: ingest art) */
+	int (*refill_fn)(struct rk_vfs *v, struct arch *a, struct rk_err *err);
 };
 
 struct node {
@@ -194,10 +202,48 @@ struct pysynth_set {
 };
 struct pysynth *pysynth_push(struct pysynth_set *s);
 void pysynth_release(struct pysynth_set *s);
+/* Release the entries from n on (s->n becomes n). */
+void pysynth_truncate(struct pysynth_set *s, size_t n);
 /* Append run r's synthesized packages to out (none for runs without a usable manifest
  * version). A package that cannot be built is left out with a log line; only -ENOMEM
  * and network failures fail the call. Ingests the artifacts it needs. */
 int vfs_python_synth(struct rk_vfs *v, struct run *r, struct pysynth_set *out, struct rk_err *err);
+/* A wheel built from parts (view_python_split.c): members are blobs, bytes (taken over;
+ * NULL for an empty file) or segment lists (borrowed until pywheel_finish, whose CRC-32
+ * and sha256 are computed once and remembered in the cache). pywheel_finish adds
+ * METADATA (Name, Version, Summary, Requires-Dist), WHEEL, top_level.txt and RECORD and
+ * pushes the wheel "{dist}-{version}-{tag}.whl" to out. */
+struct pywheel;
+struct rk_buf;
+struct pywheel *pywheel_new(void);
+void pywheel_free(struct pywheel *w);
+int pywheel_add(struct pywheel *w, const char *name, uint32_t mode, uint64_t size, const char *blob,
+		char *data, const struct rk_tar_layout *layout, void *origin);
+struct pywheel_info {
+	const char *dist, *version, *tag, *requires, *summary, *top_level, *from;
+	int64_t mtime;
+};
+int pywheel_finish(struct rk_vfs *v, struct pywheel *w, const struct pywheel_info *in,
+		   struct pysynth_set *out, struct rk_err *err);
+/* _dist_info.py as TheRock writes it (6.5) for these families. */
+int pywheel_dist_info_py(const char *version, int split, char **families, size_t n,
+			 const char *entry, const char *family, struct rk_buf *b);
+/* Append the kpack split of the run's stored fat libraries wheels (view_python_split.c):
+ * rocm-sdk-libraries and rocm-sdk-device-<target>, from st[0..n) (the stored wheels whose
+ * METADATA reads). A wheel that cannot be split is left out with a log line; only -ENOMEM
+ * and -ETIMEDOUT fail the call. */
+struct pystored {
+	const char *file, *path, *rel; /* file name, store path, path below python/ */
+	uint64_t size;
+	int64_t mtime, mtime_ns;
+};
+int vfs_python_split(struct rk_vfs *v, struct run *r, const struct pystored *st, size_t n,
+		     struct pysynth_set *out, struct rk_err *err);
+/* Free the run's wheel artifacts (rk_vfs_close, after the inodes). */
+void vfs_python_split_free(struct run *r);
+/* One .devel_links entry (py_packaging.py): relpath and its target from the devel tree. */
+int pywheel_devel_link(struct rk_buf *links, const char *rel);
+
 /* Create the cache's pyhash/ directory (hashes and records of python/). */
 void vfs_pyhash_dir(struct rk_vfs *v);
 

@@ -287,7 +287,8 @@ static int push_kernel(struct split *s, const struct entry *e, size_t first, con
 	memset(k, 0, sizeof(*k));
 	snprintf(k->arch, sizeof(k->arch), "%s", arch);
 	k->id = strdup(id);
-	if (!k->id || asprintf(&k->key, "%s#%u", e->path, next_index(s, first, arch)) < 0) {
+	if (!k->id || asprintf(&k->key, "%s#%u", s->a->kpack_relkeys ? e->path + e->rel : e->path,
+			       next_index(s, first, arch)) < 0) {
 		free(k->id);
 		return -ENOMEM;
 	}
@@ -470,7 +471,7 @@ static int split_binary(struct split *s, size_t i, const unsigned char *img,
 	char *pattern = NULL;
 	void *marker = NULL;
 	size_t mlen = 0;
-	const char *kname = e->path;
+	const char *kname = s->a->kpack_relkeys ? e->path + e->rel : e->path;
 	int rc;
 
 	if ((rc = add_kernels(s, e, fe, img, err)))
@@ -831,13 +832,14 @@ static int prepare_archives(struct split *s, struct rk_err *err)
 
 			if (strcmp(k->arch, ar->arch))
 				continue;
-			kk[n++] = (struct rk_kpack_kernel){.key = k->key,
-							   .arch = k->arch,
-							   .target = k->id,
-							   .source_prefix = k->prefix,
-							   .src = (uint32_t)k->src,
-							   .off = k->off,
-							   .size = k->size};
+			kk[n++] = (struct rk_kpack_kernel){
+				.key = k->key,
+				.arch = k->arch,
+				.target = k->id,
+				.source_prefix = s->a->kpack_relkeys ? "" : k->prefix,
+				.src = (uint32_t)k->src,
+				.off = k->off,
+				.size = k->size};
 			if (!ar->prefix || strcmp(k->prefix, ar->prefix) < 0)
 				ar->prefix = k->prefix;
 			if (k->mtime > ar->mtime)
@@ -987,7 +989,10 @@ static int do_split(struct rk_vfs *v, struct arch *a, struct kpack_split *ks, st
 
 	if (!kd)
 		return rk_err_set(err, -EIO, "run has no kpack directory");
-	snprintf(s.group, sizeof(s.group), "%s_%s", a->art->an.name, a->art->an.component);
+	if (a->kpack_group)
+		snprintf(s.group, sizeof(s.group), "%s", a->kpack_group);
+	else
+		snprintf(s.group, sizeof(s.group), "%s_%s", a->art->an.name, a->art->an.component);
 	if ((rc = vfs_archs_wait(v, &a, 1, err)))
 		return rc;
 	pthread_rwlock_rdlock(&v->tree);

@@ -53,6 +53,7 @@ struct pyfile {
 	char syn_key[RK_SHA256_HEX]; /* a synthesized wheel's layout digest */
 	const struct rk_tar_layout *zip; /* a synthesized wheel: its node's layout */
 	const char *bytes; /* the synthesized sdist: its node's bytes */
+	int meta_tried; /* read_metadata ran (before the kpack split) */
 };
 
 struct pyset {
@@ -488,6 +489,8 @@ static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
 				rc = rk_buf_addf(
 					&b, "%s%s\tnot served: same name as stored python/%s\n",
 					f->syn ? "synthesized " : "", f->rel, f->dup_of);
+			else if (f->syn && !strncmp(f->syn->from, "kpack-split ", 12))
+				rc = rk_buf_addf(&b, "%s\t%s\n", f->file, f->syn->from);
 			else if (f->syn)
 				rc = rk_buf_addf(&b, "%s\tsynthesized from %s\n", f->file,
 						 f->syn->from);
@@ -567,7 +570,31 @@ int vfs_pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	}
 	rk_store_list_release(&top);
 	free(path);
-	if (!rc && !(rc = vfs_python_synth(v, r, &syn, err)))
+	if (!rc)
+		rc = vfs_python_synth(v, r, &syn, err);
+	if (!rc && s.n) {
+		/* the kpack split of stored fat libraries wheels whose METADATA reads (a
+		 * damaged one has its log line from read_metadata) */
+		struct pystored *st = calloc(s.n, sizeof(*st));
+		size_t n = 0;
+
+		if (!st)
+			rc = -ENOMEM;
+		for (size_t i = 0; st && i < s.n; i++) {
+			if (s.v[i].kind != RK_PYFILE_WHEEL)
+				continue;
+			read_metadata(v, &s.v[i]);
+			s.v[i].meta_tried = 1;
+			if (s.v[i].meta)
+				st[n++] = (struct pystored){s.v[i].file,  s.v[i].path,
+							    s.v[i].rel,	  s.v[i].size,
+							    s.v[i].mtime, s.v[i].mtime_ns};
+		}
+		if (st)
+			rc = vfs_python_split(v, r, st, n, &syn, err);
+		free(st);
+	}
+	if (!rc)
 		rc = pyset_synth(&s, &syn, dir->mtime);
 	if (!rc && s.n)
 		qsort(s.v, s.n, sizeof(*s.v), cmp_pyfile);
@@ -581,7 +608,8 @@ int vfs_pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 				break;
 			}
 	for (size_t i = 0; !rc && i < s.n; i++)
-		if (served(&s.v[i]) && !s.v[i].synth && s.v[i].kind == RK_PYFILE_WHEEL)
+		if (served(&s.v[i]) && !s.v[i].synth && s.v[i].kind == RK_PYFILE_WHEEL &&
+		    !s.v[i].meta_tried)
 			read_metadata(v, &s.v[i]);
 	if (!rc) {
 		pthread_rwlock_wrlock(&v->tree);

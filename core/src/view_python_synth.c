@@ -132,6 +132,7 @@ struct zentry {
 	uint64_t size;
 	char blob[RK_SHA256_HEX]; /* "" for data */
 	char *data;
+	const struct rk_tar_layout *layout; /* content as a segment list (borrowed) */
 	void *origin;
 	UT_hash_handle hh;
 };
@@ -473,6 +474,67 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 
 static int layout_digest(const struct rk_tar_layout *l, char hex[RK_SHA256_HEX]);
 
+/* The CRC-32 and SHA-256 of a file that is a segment list (a rewritten binary, a .kpack
+ * archive): read through once, then remembered as pyhash/sums-<layout digest>
+ * ("<crc hex> <sha256 hex>"). */
+static int layout_sums(struct rk_vfs *v, const struct rk_tar_layout *l, uint32_t *crc,
+		       char hex[RK_SHA256_HEX], struct rk_err *err)
+{
+	struct vfs_layout_src src = {v, l};
+	char key[RK_SHA256_HEX], rel[128], *data = NULL, *buf;
+	struct rk_sha256 h;
+	unsigned c;
+	size_t len;
+	int rc;
+
+	if ((rc = layout_digest(l, key)))
+		return rc;
+	snprintf(rel, sizeof(rel), "pyhash/sums-%s", key);
+	if (v->cache && !rk_cache_get_file(v->cache, rel, 256, &data, &len, NULL)) {
+		int ok = sscanf(data, "%8x %64s", &c, hex) == 2 && rk_is_sha256_hex(hex);
+
+		free(data);
+		if (ok) {
+			*crc = c;
+			return 0;
+		}
+	}
+	if (!(buf = malloc(1 << 20)))
+		return -ENOMEM;
+	if ((rc = rk_sha256_init(&h))) {
+		free(buf);
+		return rc;
+	}
+	*crc = 0;
+	for (uint64_t off = 0; !rc && off < l->size;) {
+		size_t n = (size_t)RK_MIN((uint64_t)(1 << 20), l->size - off);
+		ssize_t r = vfs_layout_read(&src, buf, n, off);
+
+		if (r <= 0) {
+			rc = rk_err_set(err, -EIO, "reading a synthesized member at %llu",
+					(unsigned long long)off);
+		} else {
+			rk_sha256_update(&h, buf, (size_t)r);
+			*crc = (uint32_t)libdeflate_crc32(*crc, buf, (size_t)r);
+			off += (uint64_t)r;
+		}
+	}
+	free(buf);
+	if (rc) {
+		rk_sha256_release(&h);
+		return rc;
+	}
+	rk_sha256_final(&h, hex);
+	if (v->cache) {
+		char line[100];
+
+		vfs_pyhash_dir(v);
+		snprintf(line, sizeof(line), "%08x %s\n", (unsigned)*crc, hex);
+		rk_cache_put_file(v->cache, rel, line, strlen(line), NULL); /* best effort */
+	}
+	return 0;
+}
+
 static int b64url_of_hex(const char *hex, char out[44])
 {
 	static const char tab[] =
@@ -595,6 +657,9 @@ static int finish_wheel(struct synth *s, struct pkg *p, const char *dist, const 
 							   &zm[i].crc, s->err);
 				}
 			}
+		} else if (e->layout) {
+			zm[i].layout = e->layout;
+			rc = layout_sums(s->v, e->layout, &zm[i].crc, hex, s->err);
 		} else {
 			zm[i].data = e->data;
 			zm[i].crc = (uint32_t)libdeflate_crc32(0, e->data, e->size);
@@ -668,9 +733,9 @@ struct pysynth *pysynth_push(struct pysynth_set *s)
 	return &s->v[s->n++];
 }
 
-void pysynth_release(struct pysynth_set *s)
+void pysynth_truncate(struct pysynth_set *s, size_t n)
 {
-	for (size_t i = 0; i < s->n; i++) {
+	for (size_t i = n; i < s->n; i++) {
 		free(s->v[i].file);
 		if (s->v[i].zip)
 			rk_tar_layout_release(s->v[i].zip);
@@ -679,8 +744,82 @@ void pysynth_release(struct pysynth_set *s)
 		free(s->v[i].meta);
 		free(s->v[i].from);
 	}
+	if (n < s->n)
+		s->n = n;
+}
+
+void pysynth_release(struct pysynth_set *s)
+{
+	pysynth_truncate(s, 0);
 	free(s->v);
 	memset(s, 0, sizeof(*s));
+}
+
+/* ---- building a wheel from parts (view_python_split.c) ---- */
+
+struct pywheel {
+	struct pkg p;
+};
+
+struct pywheel *pywheel_new(void)
+{
+	struct pywheel *w = calloc(1, sizeof(*w));
+
+	if (w)
+		w->p.sources = (struct rk_buf)RK_BUF_INIT;
+	return w;
+}
+
+void pywheel_free(struct pywheel *w)
+{
+	if (w) {
+		pkg_release(&w->p);
+		free(w);
+	}
+}
+
+int pywheel_add(struct pywheel *w, const char *name, uint32_t mode, uint64_t size, const char *blob,
+		char *data, const struct rk_tar_layout *layout, void *origin)
+{
+	struct zentry *e;
+	int rc;
+
+	if (!blob && !layout && !data && !(data = strdup("")))
+		return -ENOMEM;
+	if ((rc = pkg_add(&w->p, name, mode, size, blob, data, origin)))
+		return rc;
+	HASH_FIND_STR(w->p.ents, name, e);
+	if (e && layout && !e->blob[0] && !e->data)
+		e->layout = layout;
+	return 0;
+}
+
+static int dist_info_py(const struct synth *s, const char *entry, const char *family,
+			struct rk_buf *b);
+
+int pywheel_dist_info_py(const char *version, int split, char **families, size_t n,
+			 const char *entry, const char *family, struct rk_buf *b)
+{
+	struct synth s = {.split = split, .families = families, .nfamilies = n};
+
+	snprintf(s.version, sizeof(s.version), "%s", version);
+	return dist_info_py(&s, entry, family, b);
+}
+
+int pywheel_finish(struct rk_vfs *v, struct pywheel *w, const struct pywheel_info *in,
+		   struct pysynth_set *out, struct rk_err *err)
+{
+	struct synth s = {.v = v, .out = out, .err = err, .mtime = in->mtime};
+	int rc;
+
+	if (strlen(in->version) >= sizeof(s.version) || strlen(in->tag) >= sizeof(s.tag))
+		return rk_err_set(err, -ENAMETOOLONG, "version or tag too long");
+	snprintf(s.version, sizeof(s.version), "%s", in->version);
+	snprintf(s.tag, sizeof(s.tag), "%s", in->tag);
+	w->p.sources.len = 0;
+	if ((rc = rk_buf_adds(&w->p.sources, in->from)))
+		return rc;
+	return finish_wheel(&s, &w->p, in->dist, in->requires, in->summary, in->top_level);
 }
 
 /* ---- _dist_info.py (6.5) ---- */
@@ -859,7 +998,7 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 
 /* One .devel_links entry: relpath, and the target relative to the link's directory in
  * the devel tree, "../" per component of relpath (py_packaging.py). */
-static int device_link(struct rk_buf *links, const char *rel)
+int pywheel_devel_link(struct rk_buf *links, const char *rel)
 {
 	struct rk_buf t = RK_BUF_INIT;
 	int rc = 0;
@@ -903,7 +1042,7 @@ static int device_walk(struct pkg *p, struct node *dir, struct rk_buf *rel, stru
 			/* target: relative to the link's directory in the devel tree,
 			 * "../" per component of relpath (py_packaging.py) */
 			if (!rc)
-				rc = device_link(links, rel->buf);
+				rc = pywheel_devel_link(links, rel->buf);
 		} /* symlinks: none in device artifacts; a wheel could not hold one */
 		rel->len = len;
 		rel->buf[len] = '\0';

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <zlib.h>
 
 #include "le.h"
 #include "rk/wheel.h"
@@ -261,6 +262,207 @@ int rk_wheel_metadata(rk_pread_fn rd, void *ctx, uint64_t size, const char *dist
 	if (rc == -ENOENT)
 		rk_err_set(err, rc, "zip: no %s/METADATA", dist_info ? dist_info : "*.dist-info");
 	return rc;
+}
+
+/* ---- every member ---- */
+
+void rk_wheel_members_free(struct rk_wheel_member *m, size_t n)
+{
+	for (size_t i = 0; m && i < n; i++)
+		free(m[i].name);
+	free(m);
+}
+
+int rk_wheel_list(rk_pread_fn rd, void *ctx, uint64_t size, struct rk_wheel_member **out, size_t *n,
+		  struct rk_err *err)
+{
+	struct rk_wheel_member *v = NULL;
+	struct cdir cd = {0};
+	unsigned char *c;
+	size_t p = 0, k = 0;
+	int rc;
+
+	if ((rc = find_cdir(rd, ctx, size, &cd, err)))
+		return rc;
+	/* every entry takes at least CDIR_LEN bytes: a count beyond that is a lie */
+	if (cd.n > cd.size / CDIR_LEN)
+		return rk_err_set(err, -EBADMSG, "zip: %llu entries in %llu bytes",
+				  (unsigned long long)cd.n, (unsigned long long)cd.size);
+	if (!(c = malloc(cd.size ? (size_t)cd.size : 1)) ||
+	    !(v = calloc((size_t)cd.n + 1, sizeof(*v)))) {
+		free(c);
+		return -ENOMEM;
+	}
+	if ((rc = read_at(rd, ctx, c, (size_t)cd.size, cd.off, err)))
+		goto out;
+	for (; k < cd.n; k++) {
+		struct rk_wheel_member *m = &v[k];
+		size_t nlen, xlen, clen;
+
+		if (cd.size - p < CDIR_LEN || rk_le32(c + p) != SIG_CDIR) {
+			rc = rk_err_set(err, -EBADMSG, "zip: bad central directory entry %zu", k);
+			goto out;
+		}
+		nlen = rk_le16(c + p + 28);
+		xlen = rk_le16(c + p + 30);
+		clen = rk_le16(c + p + 32);
+		if (cd.size - p - CDIR_LEN < nlen + xlen + clen) {
+			rc = rk_err_set(err, -EBADMSG, "zip: central directory entry %zu overflows",
+					k);
+			goto out;
+		}
+		if (!nlen || memchr(c + p + CDIR_LEN, 0, nlen)) {
+			rc = rk_err_set(err, -EBADMSG, "zip: entry %zu: bad name", k);
+			goto out;
+		}
+		m->method = rk_le16(c + p + 10);
+		m->crc = rk_le32(c + p + 16);
+		m->csize = rk_le32(c + p + 20);
+		m->usize = rk_le32(c + p + 24);
+		m->lho = rk_le32(c + p + 42);
+		m->mode = (c[p + 5] == 3) ? rk_le32(c + p + 38) >> 16 : 0;
+		m->limit = cd.off;
+		if (zip64_extra(c + p + CDIR_LEN + nlen, xlen, &m->usize, &m->csize, &m->lho)) {
+			rc = rk_err_set(err, -EBADMSG, "zip: entry %zu: bad zip64 extra field", k);
+			goto out;
+		}
+		if (m->lho > cd.off || m->csize > cd.off - m->lho ||
+		    LOCAL_LEN > cd.off - m->lho - m->csize ||
+		    (m->method == 0 && m->csize != m->usize) ||
+		    (m->method == 8 &&
+		     (m->csize > m->usize * 1032 + 64 || m->usize > m->csize * 1032 + 1024))) {
+			rc = rk_err_set(err, -EBADMSG,
+					"zip: entry %zu: sizes or offset out of range", k);
+			goto out;
+		}
+		if (!(m->name = strndup((const char *)c + p + CDIR_LEN, nlen))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		p += CDIR_LEN + nlen + xlen + clen;
+	}
+out:
+	free(c);
+	if (rc) {
+		rk_wheel_members_free(v, k + 1);
+		return rc;
+	}
+	*out = v;
+	*n = (size_t)cd.n;
+	return 0;
+}
+
+int rk_wheel_extract(rk_pread_fn rd, void *ctx, uint64_t size, const struct rk_wheel_member *m,
+		     rk_write_fn wr, void *wctx, struct rk_err *err)
+{
+	unsigned char lh[LOCAL_LEN], *in = NULL, *out = NULL;
+	uint64_t start, limit = m->limit < size ? m->limit : size;
+	uint32_t crc = 0;
+	int rc;
+
+	if (m->method != 0 && m->method != 8)
+		return rk_err_set(err, -EBADMSG, "zip: '%s': compression method %u", m->name,
+				  m->method);
+	if (m->lho > limit || LOCAL_LEN > limit - m->lho)
+		return rk_err_set(err, -EBADMSG, "zip: '%s': local header out of range", m->name);
+	if ((rc = read_at(rd, ctx, lh, sizeof(lh), m->lho, err)))
+		return rc;
+	if (rk_le32(lh) != SIG_LOCAL)
+		return rk_err_set(err, -EBADMSG, "zip: '%s': bad local header signature", m->name);
+	start = m->lho + LOCAL_LEN + rk_le16(lh + 26) + rk_le16(lh + 28);
+	if (start > limit || m->csize > limit - start)
+		return rk_err_set(err, -EBADMSG, "zip: '%s': data out of range", m->name);
+	if (m->method == 0) {
+		size_t chunk = 1 << 20;
+
+		if (m->csize != m->usize)
+			return rk_err_set(err, -EBADMSG, "zip: '%s': stored with two sizes",
+					  m->name);
+		if (!(in = malloc(chunk)))
+			return -ENOMEM;
+		for (uint64_t off = 0; !rc && off < m->usize;) {
+			size_t k = (size_t)RK_MIN((uint64_t)chunk, m->usize - off);
+
+			if (!(rc = read_at(rd, ctx, in, k, start + off, err))) {
+				crc = libdeflate_crc32(crc, in, k);
+				rc = wr(wctx, in, k);
+				off += k;
+			}
+		}
+	} else {
+		size_t chunk = 1 << 20;
+		uint64_t off = 0, done = 0;
+		z_stream zs;
+		int zr = Z_OK;
+
+		/* deflate expands at most about 1032:1: a bigger claim is a lie */
+		if (m->csize > m->usize * 1032 + 64 || m->usize > m->csize * 1032 + 1024)
+			return rk_err_set(err, -EBADMSG, "zip: '%s': deflate sizes disagree",
+					  m->name);
+		memset(&zs, 0, sizeof(zs));
+		in = malloc(chunk);
+		out = malloc(chunk);
+		if (!in || !out || inflateInit2(&zs, -15) != Z_OK) {
+			free(in);
+			free(out);
+			return -ENOMEM;
+		}
+		/* streamed: a member of any size takes two 1 MiB buffers */
+		while (!rc && zr != Z_STREAM_END) {
+			size_t got;
+
+			if (!zs.avail_in) {
+				size_t k = (size_t)RK_MIN((uint64_t)chunk, m->csize - off);
+
+				if (!k) {
+					rc = rk_err_set(err, -EBADMSG,
+							"zip: '%s': deflate data ends early",
+							m->name);
+					break;
+				}
+				if ((rc = read_at(rd, ctx, in, k, start + off, err)))
+					break;
+				off += k;
+				zs.next_in = in;
+				zs.avail_in = (uInt)k;
+			}
+			zs.next_out = out;
+			zs.avail_out = (uInt)chunk;
+			zr = inflate(&zs, Z_NO_FLUSH);
+			if (zr == Z_MEM_ERROR) {
+				rc = -ENOMEM;
+				break;
+			}
+			if (zr != Z_OK && zr != Z_STREAM_END &&
+			    !(zr == Z_BUF_ERROR && !zs.avail_in)) {
+				rc = rk_err_set(err, -EBADMSG, "zip: '%s': bad deflate data",
+						m->name);
+				break;
+			}
+			got = chunk - zs.avail_out;
+			if (got > m->usize - done) {
+				rc = rk_err_set(err, -EBADMSG, "zip: '%s': more than %llu bytes",
+						m->name, (unsigned long long)m->usize);
+				break;
+			}
+			crc = libdeflate_crc32(crc, out, got);
+			done += got;
+			if (got)
+				rc = wr(wctx, out, got);
+		}
+		inflateEnd(&zs);
+		if (!rc && done != m->usize)
+			rc = rk_err_set(err, -EBADMSG, "zip: '%s': %llu bytes, listed %llu",
+					m->name, (unsigned long long)done,
+					(unsigned long long)m->usize);
+	}
+	free(in);
+	free(out);
+	if (rc)
+		return rc;
+	if (crc != m->crc)
+		return rk_err_set(err, -EBADMSG, "zip: '%s': CRC-32 mismatch", m->name);
+	return 0;
 }
 
 struct mem {

@@ -116,6 +116,28 @@ static void add_seg(struct builder *b, int kind, uint64_t len, const char *blob,
 		b->at += len;
 }
 
+/* Member content that is itself a segment list: its segments, shifted. */
+static void add_layout(struct builder *b, const struct rk_tar_layout *ml)
+{
+	for (size_t j = 0; j < ml->nsegs; j++) {
+		const struct rk_tar_seg *g = &ml->segs[j];
+		struct rk_tar_seg *s;
+
+		if (g->kind == RK_SEG_BYTES) {
+			memcpy(b->l->arena + b->at, ml->arena + g->u.bytes, (size_t)g->len);
+			add_seg(b, RK_SEG_BYTES, g->len, NULL, NULL);
+			continue;
+		}
+		if (!g->len)
+			continue;
+		assert(b->l->nsegs < b->cap_segs);
+		s = &b->l->segs[b->l->nsegs++];
+		*s = *g;
+		s->off = b->l->size;
+		b->l->size += g->len;
+	}
+}
+
 /* The fields local headers and central directory entries share, from "version needed":
  * version, flags, method, time, date, crc, csize, usize, name length, extra length. */
 static unsigned char *common(unsigned char *h, const struct rk_zip_member *m, const struct plan *p,
@@ -215,6 +237,7 @@ int rk_zip_layout_build(const struct rk_zip_member *m, size_t n, int64_t mtime,
 	struct rk_tar_layout l = {0};
 	struct builder b = {&l, 2 * n + 1, 0};
 	uint64_t off = 0, cdir = 0, arena = 0, cdir_off;
+	size_t nlay = 0;
 	uint16_t dtime, ddate;
 	struct plan p;
 	int rc;
@@ -223,12 +246,25 @@ int rk_zip_layout_build(const struct rk_zip_member *m, size_t n, int64_t mtime,
 	for (size_t i = 0; i < n; i++) {
 		if ((rc = plan(&m[i], off, &p)))
 			return rc;
-		if (!m[i].blob && m[i].size && !m[i].data)
+		if (!m[i].blob && m[i].size && !m[i].data && !m[i].layout)
 			return -EINVAL;
 		off += p.local_len + m[i].size;
 		cdir += p.cdir_len;
-		arena += p.local_len + (m[i].blob ? 0 : m[i].size) + p.cdir_len;
+		arena += p.local_len + p.cdir_len;
+		if (!m[i].blob && !m[i].data && m[i].layout) {
+			const struct rk_tar_layout *ml = m[i].layout;
+
+			if (ml->size != m[i].size)
+				return -EINVAL;
+			for (size_t j = 0; j < ml->nsegs; j++)
+				if (ml->segs[j].kind == RK_SEG_BYTES)
+					arena += ml->segs[j].len;
+			nlay += ml->nsegs;
+		} else if (!m[i].blob) {
+			arena += m[i].size;
+		}
 	}
+	b.cap_segs += nlay;
 	cdir_off = off;
 	arena += tail_len(needs_zip64(n, cdir_off, cdir));
 	if (arena > SIZE_MAX || n > SIZE_MAX / sizeof(*l.segs) / 2 - 1)
@@ -249,6 +285,8 @@ int rk_zip_layout_build(const struct rk_zip_member *m, size_t n, int64_t mtime,
 		add_seg(&b, RK_SEG_BYTES, p.local_len, NULL, NULL);
 		if (m[i].blob) {
 			add_seg(&b, RK_SEG_BLOB, m[i].size, m[i].blob, m[i].origin);
+		} else if (!m[i].data && m[i].layout) {
+			add_layout(&b, m[i].layout);
 		} else {
 			if (m[i].size)
 				memcpy(l.arena + b.at, m[i].data, (size_t)m[i].size);

@@ -64,13 +64,17 @@ struct rk_zip_member {
 	const char *blob; /* content blob id (sha256 hex), or NULL: content is data */
 	const void *data; /* with blob == NULL: size bytes, copied into the layout's arena */
 	void *origin; /* carried into the blob segment (may be NULL) */
+	const struct rk_tar_layout *layout; /* with blob == data == NULL: the content is this
+					     * segment list (size bytes), copied shifted into
+					     * the zip (its header bytes into the arena) */
 };
 
 /* Lay out members[0..n) in the given order as a zip with every entry stored (method 0),
  * every timestamp the DOS time of mtime (UTC; clamped to 1980-01-01 00:00:00 when earlier,
  * 2107 max). 0, -ENOMEM, or -EINVAL (empty/too long name, duplicate not checked). Also
- * -EINVAL for a member that is not S_IFREG, a blob that is not a sha256 hex id, or size > 0
- * with neither blob nor data. *out is written only on success. */
+ * -EINVAL for a member that is not S_IFREG, a blob that is not a sha256 hex id, size > 0
+ * with neither blob, data nor layout, or a layout whose size is not size. *out is written only on
+ * success. */
 int rk_zip_layout_build(const struct rk_zip_member *m, size_t n, int64_t mtime,
 			struct rk_tar_layout *out);
 

@@ -1067,8 +1067,9 @@ def record_hash(data):
     return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
 
 
-def wheel_bytes(dist, version, files, requires=(), requires_python=">=3.9"):
-    """A deterministic PEP 427 wheel: files {relpath: bytes} plus dist-info."""
+def wheel_bytes(dist, version, files, requires=(), requires_python=">=3.9", modes=None):
+    """A deterministic PEP 427 wheel: files {relpath: bytes} plus dist-info; modes
+    {relpath: permission bits} (0o644 when absent)."""
     info = "%s-%s.dist-info" % (dist, version)
     name = dist.replace("_", "-")
     meta = ["Metadata-Version: 2.1", "Name: %s" % name, "Version: %s" % version,
@@ -1091,7 +1092,7 @@ def wheel_bytes(dist, version, files, requires=(), requires_python=">=3.9"):
             zi = zipfile.ZipInfo(n, ZIP_TIME)
             zi.compress_type = zipfile.ZIP_DEFLATED
             zi.create_system = 3
-            zi.external_attr = 0o644 << 16
+            zi.external_attr = (modes or {}).get(n, 0o644) << 16
             zf.writestr(zi, entries[n], compresslevel=6)
     return "%s-%s-%s.whl" % (dist, version, WHEEL_TAG), buf.getvalue()
 
@@ -1116,9 +1117,36 @@ def flat_index(files):
     return ("<!DOCTYPE html>\n<html><body>\n%s</body></html>\n" % rows).encode()
 
 
-def python_packages(split):
+def fat_libraries_wheel(arts, family, version, core):
+    """The legacy (fat) libraries wheel of one family as TheRock builds it
+    (therock-formats.md 6.2, 6.3): the lib component of the library artifacts of that
+    family, flattened under _rocm_sdk_libraries_<family>/, symlinks dropped and shared
+    libraries kept under their soname; the pure package rocm_sdk_libraries."""
+    sonames = {(l.prefix, l.relpath): l.soname
+               for l in FAT_GROUPS["blas_lib"] + FAT_GROUPS["rand_lib"] + [LIB_HIPRAND]}
+    dist = "rocm_sdk_libraries_" + family.replace("-", "_")
+    files, modes = {}, {}
+    for a in sorted(arts, key=lambda a: a.stem):
+        if a.component != "lib" or a.target != family or a.name not in ("blas", "rand"):
+            continue
+        for prefix in a.prefixes:
+            for rel, node in sorted(a.trees[prefix].items()):
+                if not isinstance(node, File):
+                    continue  # no symlinks in runtime wheels
+                if (prefix, rel) in sonames:
+                    rel = rel.rsplit("/", 1)[0] + "/" + sonames[(prefix, rel)]
+                name = "_%s/%s" % (dist, rel)
+                if name not in files:  # the first copy wins
+                    files[name] = node.data
+                    modes[name] = 0o755 if node.mode & 0o111 else 0o644
+    files["rocm_sdk_libraries/__init__.py"] = b""
+    return wheel_bytes(dist, version, files, requires=[core], modes=modes)
+
+
+def python_packages(split, arts=()):
     """{relpath below python/: bytes}. The split run is flat (multiarch); the legacy
-    run has one family directory (therock-formats.md 6.6)."""
+    run has one family directory (therock-formats.md 6.6) with a real fat libraries
+    wheel made from the family's library artifacts."""
     v = ROCM_PACKAGE_VERSION
     core = "rocm-sdk-core==" + v
     out = []
@@ -1138,10 +1166,7 @@ def python_packages(split):
         out.append(sdist_bytes("rocm", v, requires=[core]))
         group = ""
     else:
-        out.append(wheel_bytes("rocm_sdk_libraries_gfx110X_all", v, {
-            "rocm_sdk_libraries/__init__.py": b"",
-            "_rocm_sdk_libraries_gfx110X_all/lib/README.txt": b"rockfs demo: gfx110X-all\n"},
-            requires=[core]))
+        out.append(fat_libraries_wheel(arts, "gfx110X-all", v, core))
         group = "gfx110X-all/"
     files = {group + n: d for n, d in out}
     files[group + "index.html"] = flat_index(n for n, _ in out)
@@ -1160,9 +1185,10 @@ def write_standard_run(b, out, run_id, split):
         w.artifact(a)
     w.put("manifests/therock_manifest.json", therock_manifest(run_id, split).encode())
     # The split run stores no Python packages (like a local build): RUN/python/ of it is
-    # all synthesized from the artifacts. The legacy run stores two (placeholders that
-    # win over the synthesized files of the same name).
-    for rel, data in sorted(python_packages(split).items()) if not split else ():
+    # all synthesized from the artifacts. The legacy run stores two, winning over the
+    # synthesized files of the same name: a placeholder core wheel and a real fat
+    # libraries wheel (which RUN/python/ also serves kpack-split).
+    for rel, data in sorted(python_packages(split, arts).items()) if not split else ():
         w.put("python/" + rel, data)
     w.finish()
 

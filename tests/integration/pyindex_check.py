@@ -150,7 +150,8 @@ def main(argv):
     with open(os.path.join(pydir, "PROVENANCE")) as f:
         prov = f.read()
     for f in served:
-        if not re.search(r"^%s\t(stored python/(\S+/)?%s|synthesized from \S.*)$"
+        if not re.search(r"^%s\t(stored python/(\S+/)?%s|synthesized from \S.*|"
+                         r"kpack-split from stored python/\S+\.whl)$"
                          % (re.escape(f), re.escape(f)), prov, re.M):
             bad("PROVENANCE does not say where %s comes from" % f)
     return 1 if problems else 0

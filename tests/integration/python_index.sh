@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # python_index: RUN/python/ of both demo runs, with pip (Debian's, offline) as the client.
 # The split run stores no packages (all synthesized from its artifacts); the legacy run
-# stores two placeholders in python/gfx110X-all/, which win over the synthesized files of
-# the same name.
+# stores two wheels in python/gfx110X-all/ (a placeholder core wheel and a real fat
+# libraries wheel), which win over the synthesized files of the same name; the fat wheel
+# is also served kpack-split (rocm-sdk-libraries, rocm-sdk-device-*; python_split.sh).
 #  - the simple/ index is HTML5 with PEP 503-normalized names; every href resolves; the
 #    #sha256= fragments, data-requires-python, data-core-metadata and the .metadata files
 #    agree with the wheels (pyindex_check.py); every wheel passes zipfile -t and RECORD;
@@ -27,9 +28,13 @@ LEGACY=24205988454-linux
 declare -A PROJECTS=(
 	[$SPLIT]="rocm rocm-sdk-core rocm-sdk-devel rocm-sdk-device-gfx1100 rocm-sdk-device-gfx1101
 		rocm-sdk-device-gfx1102 rocm-sdk-device-gfx1103 rocm-sdk-device-gfx942 rocm-sdk-libraries"
-	[$LEGACY]="rocm rocm-sdk-core rocm-sdk-devel rocm-sdk-libraries-gfx110x-all
-		rocm-sdk-libraries-gfx94x-dcgpu"
+	[$LEGACY]="rocm rocm-sdk-core rocm-sdk-devel rocm-sdk-device-gfx1100 rocm-sdk-device-gfx1101
+		rocm-sdk-device-gfx1102 rocm-sdk-device-gfx1103 rocm-sdk-libraries
+		rocm-sdk-libraries-gfx110x-all rocm-sdk-libraries-gfx94x-dcgpu"
 )
+# the legacy run with its fat wheel damaged: no kpack-split wheels
+LEGACY_BAD="rocm rocm-sdk-core rocm-sdk-devel rocm-sdk-libraries-gfx110x-all
+	rocm-sdk-libraries-gfx94x-dcgpu"
 PIP_OPTS=(--no-cache-dir --disable-pip-version-check --no-input)
 # only the mount: no pip configuration, no find-links or index from the environment
 for v in $(env | sed -n 's/^\(PIP_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
@@ -170,7 +175,7 @@ BADW=rocm_sdk_libraries_gfx110X_all-$VER-py3-none-linux_x86_64.whl
 truncate -s 700 "$S2/$LEGACY/python/gfx110X-all/$BADW"
 it_mount bad "$S2" "$T/mnt2" "$T/cache2"
 # shellcheck disable=SC2086
-python3 "$CHECK" "$T/mnt2/$LEGACY/python" ${PROJECTS[$LEGACY]} --corrupt "$BADW" ||
+python3 "$CHECK" "$T/mnt2/$LEGACY/python" $LEGACY_BAD --corrupt "$BADW" ||
 	fail "corrupt wheel: the index does not check out"
 [ "$(grep -c "$BADW" "${IT_LOG[bad]}")" = 1 ] ||
 	fail "corrupt wheel: want one log line, got: $(grep "$BADW" "${IT_LOG[bad]}")"

@@ -1,8 +1,10 @@
 /* test_wheel.c: wheel METADATA from zip, PEP 427/503 names, HTML escaping. */
 #include <errno.h>
+#include <libdeflate.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "le.h"
 #include "rk/wheel.h"
 #include "rk_fixture.h"
 #include "rk_test.h"
@@ -130,4 +132,220 @@ RK_TEST(html_escape)
 	RK_ASSERT_EQ_INT(0, rk_buf_add_html(&b, ">=3.9, <4 & \"'x'\""));
 	RK_ASSERT_EQ_STR("&gt;=3.9, &lt;4 &amp; &quot;&#39;x&#39;&quot;", b.buf);
 	rk_buf_release(&b);
+}
+
+/* ---- member lists and extraction ---- */
+
+struct sink {
+	char buf[4096];
+	size_t len;
+};
+
+static int sink_write(void *ctx, const void *b, size_t n)
+{
+	struct sink *s = ctx;
+
+	if (n > sizeof(s->buf) - s->len)
+		return -EFBIG;
+	memcpy(s->buf + s->len, b, n);
+	s->len += n;
+	return 0;
+}
+
+struct zmem {
+	const unsigned char *p;
+	size_t n;
+};
+
+static ssize_t zmem_pread(void *ctx, void *buf, size_t n, uint64_t off)
+{
+	const struct zmem *m = ctx;
+
+	if (off >= m->n)
+		return 0;
+	if (n > m->n - off)
+		n = m->n - (size_t)off;
+	memcpy(buf, m->p + off, n);
+	return (ssize_t)n;
+}
+
+RK_TEST(wheel_list_extract_deflate)
+{
+	struct zmem z = {fx_wheel_zip, sizeof(fx_wheel_zip)};
+	struct rk_err err = RK_ERR_INIT;
+	struct rk_wheel_member *m = NULL;
+	size_t n = 0, found = 0;
+
+	RK_ASSERT_EQ_INT(0, rk_wheel_list(zmem_pread, &z, z.n, &m, &n, &err));
+	RK_ASSERT(n >= 2);
+	for (size_t i = 0; i < n; i++) {
+		struct sink s = {.len = 0};
+
+		RK_ASSERT_EQ_INT(
+			0, rk_wheel_extract(zmem_pread, &z, z.n, &m[i], sink_write, &s, &err));
+		RK_ASSERT_EQ_INT((int)m[i].usize, (int)s.len);
+		if (!strcmp(m[i].name, "pkg-1.0.dist-info/METADATA")) {
+			found++;
+			RK_ASSERT_EQ_INT(8, (int)m[i].method);
+			RK_ASSERT(s.len == strlen(fx_wheel_meta) &&
+				  !memcmp(s.buf, fx_wheel_meta, s.len));
+		}
+	}
+	RK_ASSERT_EQ_INT(1, (int)found);
+	rk_wheel_members_free(m, n);
+}
+
+RK_TEST(wheel_list_damaged)
+{
+	unsigned char buf[sizeof(fx_wheel_zip)];
+
+	/* a truncated zip never lists */
+	for (size_t cut = 0; cut < sizeof(fx_wheel_zip); cut++) {
+		struct zmem z = {fx_wheel_zip, cut};
+		struct rk_err err = RK_ERR_INIT;
+		struct rk_wheel_member *m = NULL;
+		size_t n = 0;
+
+		RK_ASSERT(rk_wheel_list(zmem_pread, &z, cut, &m, &n, &err) < 0);
+		RK_ASSERT(m == NULL);
+	}
+	/* any bit flipped: every member extracts to its CRC or fails, never beyond the buffer */
+	for (size_t i = 0; i < sizeof(fx_wheel_zip); i++) {
+		for (int x = 1; x < 256; x <<= 1) {
+			struct zmem z = {buf, sizeof(buf)};
+			struct rk_err err = RK_ERR_INIT;
+			struct rk_wheel_member *m = NULL;
+			size_t n = 0;
+
+			memcpy(buf, fx_wheel_zip, sizeof(buf));
+			buf[i] ^= (unsigned char)x;
+			if (rk_wheel_list(zmem_pread, &z, z.n, &m, &n, &err))
+				continue;
+			for (size_t k = 0; k < n; k++) {
+				struct sink s = {.len = 0};
+				int rc = rk_wheel_extract(zmem_pread, &z, z.n, &m[k], sink_write,
+							  &s, &err);
+
+				RK_ASSERT(rc == 0 || rc < 0);
+				if (!rc)
+					RK_ASSERT_EQ_INT((int)m[k].usize, (int)s.len);
+			}
+			rk_wheel_members_free(m, n);
+		}
+	}
+}
+
+/* A one-member zip of data (stored or raw deflate), as Python's zipfile writes it. */
+static unsigned char *one_member_zip(const char *name, const unsigned char *data, size_t n,
+				     int deflate, size_t *len)
+{
+	struct libdeflate_compressor *c = libdeflate_alloc_compressor(6);
+	size_t nl = strlen(name), bound = libdeflate_deflate_compress_bound(c, n);
+	unsigned char *z = malloc(30 + nl + bound + 46 + nl + 22), *p = z, *d;
+	size_t cs = n;
+	uint32_t crc = (uint32_t)libdeflate_crc32(0, data, n);
+
+	RK_ASSERT(c && z);
+	d = z + 30 + nl;
+	if (deflate)
+		cs = libdeflate_deflate_compress(c, data, n, d, bound);
+	else
+		memcpy(d, data, n);
+	libdeflate_free_compressor(c);
+	RK_ASSERT(cs > 0 || !n);
+	/* local header */
+	rk_put_le32(p, 0x04034b50);
+	rk_put_le16(p + 4, 20);
+	rk_put_le16(p + 6, 0);
+	rk_put_le16(p + 8, deflate ? 8 : 0);
+	rk_put_le32(p + 10, 0);
+	rk_put_le32(p + 14, crc);
+	rk_put_le32(p + 18, (uint32_t)cs);
+	rk_put_le32(p + 22, (uint32_t)n);
+	rk_put_le16(p + 26, (uint16_t)nl);
+	rk_put_le16(p + 28, 0);
+	memcpy(p + 30, name, nl);
+	p = d + cs;
+	/* central directory entry */
+	memset(p, 0, 46);
+	rk_put_le32(p, 0x02014b50);
+	rk_put_le16(p + 4, 3 << 8 | 20);
+	rk_put_le16(p + 6, 20);
+	rk_put_le16(p + 10, deflate ? 8 : 0);
+	rk_put_le32(p + 16, crc);
+	rk_put_le32(p + 20, (uint32_t)cs);
+	rk_put_le32(p + 24, (uint32_t)n);
+	rk_put_le16(p + 28, (uint16_t)nl);
+	rk_put_le32(p + 38, (uint32_t)(0100755) << 16);
+	rk_put_le32(p + 42, 0);
+	memcpy(p + 46, name, nl);
+	/* end record */
+	d = p + 46 + nl;
+	memset(d, 0, 22);
+	rk_put_le32(d, 0x06054b50);
+	rk_put_le16(d + 8, 1);
+	rk_put_le16(d + 10, 1);
+	rk_put_le32(d + 12, (uint32_t)(46 + nl));
+	rk_put_le32(d + 16, (uint32_t)(p - z));
+	*len = (size_t)(d + 22 - z);
+	return z;
+}
+
+struct hash_sink {
+	uint64_t n;
+	uint32_t crc;
+	size_t calls;
+};
+
+static int hash_write(void *ctx, const void *b, size_t n)
+{
+	struct hash_sink *h = ctx;
+
+	RK_ASSERT(n <= (1u << 20));
+	h->crc = (uint32_t)libdeflate_crc32(h->crc, b, n);
+	h->n += n;
+	h->calls++;
+	return 0;
+}
+
+/* Members over the 1 MiB chunk: streamed (stored and deflated), sizes and CRC checked. */
+RK_TEST(wheel_extract_streams_large_members)
+{
+	size_t n = (5u << 20) + 12345, zl;
+	unsigned char *data = malloc(n);
+
+	RK_ASSERT(data != NULL);
+	for (size_t i = 0; i < n; i++)
+		data[i] = (unsigned char)((i * 2654435761u) >> 13 ^ (i % 251 ? 0 : i));
+	for (int deflate = 0; deflate < 2; deflate++) {
+		unsigned char *z = one_member_zip("lib/libbig.so.1", data, n, deflate, &zl);
+		struct zmem zm = {z, zl};
+		struct rk_err err = RK_ERR_INIT;
+		struct rk_wheel_member *m = NULL;
+		struct hash_sink h = {0, 0, 0};
+		size_t cnt = 0;
+
+		RK_ASSERT_EQ_INT(0, rk_wheel_list(zmem_pread, &zm, zl, &m, &cnt, &err));
+		RK_ASSERT_EQ_INT(1, (int)cnt);
+		RK_ASSERT_EQ_INT(0755, (int)(m[0].mode & 0777));
+		RK_ASSERT_EQ_INT(
+			0, rk_wheel_extract(zmem_pread, &zm, zl, &m[0], hash_write, &h, &err));
+		RK_ASSERT(h.n == n && h.crc == (uint32_t)libdeflate_crc32(0, data, n));
+		RK_ASSERT(h.calls >= 5);
+		/* a wrong listed size or CRC: refused */
+		m[0].usize--;
+		if (!deflate)
+			m[0].csize--;
+		RK_ASSERT_EQ_INT(-EBADMSG, rk_wheel_extract(zmem_pread, &zm, zl, &m[0], hash_write,
+							    &h, &err));
+		m[0].usize++;
+		if (!deflate)
+			m[0].csize++;
+		m[0].crc ^= 1;
+		RK_ASSERT_EQ_INT(-EBADMSG, rk_wheel_extract(zmem_pread, &zm, zl, &m[0], hash_write,
+							    &h, &err));
+		rk_wheel_members_free(m, cnt);
+		free(z);
+	}
+	free(data);
 }

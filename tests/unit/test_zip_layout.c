@@ -571,3 +571,91 @@ RK_TEST(zip_layout_rejects_bad_members)
 	rk_tar_layout_release(&l);
 	free(longname);
 }
+
+static int collect(void *ctx, const void *b, size_t n)
+{
+	struct rk_buf *out = ctx;
+
+	return rk_buf_add(out, b, n);
+}
+
+static ssize_t mem_pread(void *ctx, void *buf, size_t n, uint64_t off)
+{
+	const struct rk_buf *m = ctx;
+
+	if (off >= m->len)
+		return 0;
+	if (n > m->len - off)
+		n = m->len - (size_t)off;
+	memcpy(buf, m->buf + off, n);
+	return (ssize_t)n;
+}
+
+/* A member whose content is a segment list (bytes, zeros, a range of a blob): copied
+ * shifted into the zip; rk_wheel_list/rk_wheel_extract read it back. */
+RK_TEST(zip_layout_member_is_a_layout)
+{
+	struct rk_cache *c = open_cache();
+	struct rk_err err = RK_ERR_INIT;
+	static const char want[] = "hello \0\0\0\0\0"
+				   "3456!";
+	char id[RK_SHA256_HEX];
+	struct rk_tar_seg segs[4];
+	struct rk_tar_layout inner = {segs, 4, (char *)"hello !", 7, 16}, zl = {0};
+	struct rk_zip_member m[2] = {data_member("a/first.txt", "first\n")};
+	struct rk_buf z = RK_BUF_INIT, out = RK_BUF_INIT;
+	struct rk_wheel_member *wm = NULL;
+	size_t n = 0;
+
+	RK_ASSERT_EQ_INT(0, rk_blob_put(c, "0123456789", 10, id, &err));
+	memset(segs, 0, sizeof(segs));
+	segs[0] = (struct rk_tar_seg){.off = 0, .len = 6, .kind = RK_SEG_BYTES};
+	segs[0].u.bytes = 0;
+	segs[1] = (struct rk_tar_seg){.off = 6, .len = 5, .kind = RK_SEG_ZERO};
+	segs[2] = (struct rk_tar_seg){
+		.off = 11, .len = 4, .kind = RK_SEG_BLOB, .boff = 3, .bsize = 10};
+	memcpy(segs[2].u.blob, id, RK_SHA256_HEX);
+	segs[3] = (struct rk_tar_seg){.off = 15, .len = 1, .kind = RK_SEG_BYTES};
+	segs[3].u.bytes = 6;
+	m[1] = (struct rk_zip_member){.name = "b/lay.bin",
+				      .mode = S_IFREG | 0755,
+				      .size = 16,
+				      .crc = crc_of(want, 16),
+				      .layout = &inner};
+	RK_ASSERT_EQ_INT(0, rk_zip_layout_build(m, 2, 0, &zl));
+	/* the zip in memory: arena bytes, zeros, blob ranges */
+	for (size_t i = 0; i < zl.nsegs; i++) {
+		const struct rk_tar_seg *s = &zl.segs[i];
+		char tmp[64];
+		int fd = -1;
+
+		RK_ASSERT_EQ_INT(z.len, s->off);
+		if (s->kind == RK_SEG_BYTES) {
+			RK_ASSERT_EQ_INT(0, rk_buf_add(&z, zl.arena + s->u.bytes, s->len));
+		} else if (s->kind == RK_SEG_ZERO) {
+			memset(tmp, 0, sizeof(tmp));
+			RK_ASSERT_EQ_INT(0, rk_buf_add(&z, tmp, s->len));
+		} else {
+			RK_ASSERT_EQ_INT(3, s->boff);
+			RK_ASSERT_EQ_INT(0, rk_blob_open(c, s->u.blob, s->bsize, &fd, &err));
+			RK_ASSERT_EQ_INT((ssize_t)s->len, pread(fd, tmp, s->len, (off_t)s->boff));
+			close(fd);
+			RK_ASSERT_EQ_INT(0, rk_buf_add(&z, tmp, s->len));
+		}
+	}
+	RK_ASSERT_EQ_INT(zl.size, z.len);
+	RK_ASSERT_EQ_INT(0, rk_wheel_list(mem_pread, &z, z.len, &wm, &n, &err));
+	RK_ASSERT_EQ_INT(2, n);
+	RK_ASSERT_EQ_STR("b/lay.bin", wm[1].name);
+	RK_ASSERT_EQ_INT(0755, wm[1].mode & 0777);
+	RK_ASSERT_EQ_INT(0, rk_wheel_extract(mem_pread, &z, z.len, &wm[1], collect, &out, &err));
+	RK_ASSERT(out.len == 16 && !memcmp(out.buf, want, 16));
+	/* a layout of another size is refused */
+	m[1].size = 17;
+	RK_ASSERT_EQ_INT(-EINVAL, rk_zip_layout_build(m, 2, 0, &inner));
+	rk_wheel_members_free(wm, n);
+	rk_buf_release(&z);
+	rk_buf_release(&out);
+	rk_tar_layout_release(&zl);
+	rk_cache_close(c);
+}

@@ -29,6 +29,33 @@ int rk_wheel_metadata(rk_pread_fn rd, void *ctx, uint64_t size, const char *dist
 int rk_wheel_metadata_mem(const void *zip, size_t size, const char *dist_info, char **data,
 			  size_t *len, struct rk_err *err);
 
+/* One member of a zip, from its central directory entry. */
+struct rk_wheel_member {
+	char *name; /* as stored (NUL-terminated; a name holding a NUL is rejected) */
+	uint32_t mode; /* external attributes >> 16 when made on Unix, else 0 */
+	unsigned method; /* 0 stored, 8 deflated (others are listed; extract rejects them) */
+	uint32_t crc;
+	uint64_t csize, usize;
+	uint64_t lho; /* local header offset */
+	uint64_t limit; /* the member's data must end here (the central directory) */
+};
+
+/* Every member of a zip of size bytes, in central directory order, in *out (free with
+ * rk_wheel_members_free). Each entry's sizes and offsets are checked against the file.
+ * -EBADMSG for a damaged zip, -EFBIG for a central directory over RK_WHEEL_MAX_CDIR. */
+int rk_wheel_list(rk_pread_fn rd, void *ctx, uint64_t size, struct rk_wheel_member **out, size_t *n,
+		  struct rk_err *err);
+void rk_wheel_members_free(struct rk_wheel_member *m, size_t n);
+
+/* Receives extracted bytes in order: 0 or -errno (which stops the extraction). */
+typedef int (*rk_write_fn)(void *ctx, const void *buf, size_t n);
+
+/* Extract member m (from rk_wheel_list on the same zip) through wr, streamed in chunks of
+ * at most 1 MiB (deflate through zlib), whatever its size. The CRC-32 and the size are
+ * checked at the end: on -EBADMSG the bytes already written are not the member. */
+int rk_wheel_extract(rk_pread_fn rd, void *ctx, uint64_t size, const struct rk_wheel_member *m,
+		     rk_write_fn wr, void *wctx, struct rk_err *err);
+
 /* The first value of header field name (case-insensitive) in a core metadata file
  * (RFC 822 style; the header ends at the first empty line), malloc'd and trimmed, in *out.
  * -ENOENT when absent. */
