@@ -360,7 +360,10 @@ def check_python(run_dir, split):
     the set, the flat index.html listing exactly the package files."""
     import base64
     top = os.path.join(run_dir, "python")
-    d = top if split else os.path.join(top, "gfx110X-all")
+    if split:  # a local build's layout: no stored packages (rockfs synthesizes them)
+        C.check(not os.path.exists(top), "%s: stores no python/" % run_dir)
+        return
+    d = os.path.join(top, "gfx110X-all")
     if not C.check(os.path.isdir(d), "%s: python packages in %s" % (run_dir, d)):
         return
     files = sorted(f for f in os.listdir(d) if f.endswith((".whl", ".tar.gz")))
