@@ -268,13 +268,25 @@ static void read_metadata(struct rk_vfs *v, struct pyfile *f)
 {
 	struct rk_err err = RK_ERR_INIT;
 	struct rk_object *o;
-	int rc;
+	char key[96], rel[104];
+	int rc, keep = v->cache && !hash_key(v, f, key), kept = 0;
 
-	rc = rk_store_object_open(v->store, f->path, &o, &err);
-	if (!rc) {
+	/* kept in the cache next to the hash: a remount (or an offline one) reads nothing */
+	if (keep) {
+		snprintf(rel, sizeof(rel), "%s.meta", key);
+		kept = !rk_cache_get_file(v->cache, rel, RK_WHEEL_MAX_METADATA, &f->meta,
+					  &f->meta_len, NULL);
+	}
+	rc = kept ? 0 : rk_store_object_open(v->store, f->path, &o, &err);
+	if (!rc && !kept) {
 		rc = rk_wheel_metadata(obj_pread, o, rk_object_size(o), f->dist_info, &f->meta,
 				       &f->meta_len, &err);
 		rk_object_close(o);
+		if (!rc && keep) {
+			vfs_pyhash_dir(v);
+			if (rk_cache_put_file(v->cache, rel, f->meta, f->meta_len, NULL))
+				rk_warn("'%s': could not keep its METADATA in the cache", f->path);
+		}
 	}
 	if (!rc)
 		rc = rk_sha256_buf(f->meta, f->meta_len, f->meta_sha);

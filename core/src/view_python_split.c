@@ -41,6 +41,7 @@
 #define LIB_PREFIX "rocm_sdk_libraries_"
 #define PLATFORM "_rocm_sdk_libraries"
 #define PURE "rocm_sdk_libraries"
+#define SPLIT_MTIME 315532800 /* 1980-01-01T00:00:00Z */
 
 /* A stored fat wheel as an artifact: the arch is the first member (outputs point at it). */
 struct pywheel_arch {
@@ -545,7 +546,10 @@ static int split_one(struct rk_vfs *v, struct run *r, const struct pystored *st,
 	struct arch **outs = NULL, **grow;
 	char dist[200], version[200], tag[200], **arches = NULL, **bases = NULL;
 	size_t nouts = 0, narches = 0, nbases = 0;
-	struct splitwheels sw = {.v = v, .out = out, .err = err, .mtime = st->mtime};
+	/* every time in the split wheels is the zip epoch: the stored wheel's own mtime is
+	 * the store's (a local file's, an S3 upload's), and the same wheel must give the
+	 * same bytes from every store */
+	struct splitwheels sw = {.v = v, .out = out, .err = err, .mtime = SPLIT_MTIME};
 	int rc;
 
 	if (!w)
@@ -591,7 +595,7 @@ static int split_one(struct rk_vfs *v, struct run *r, const struct pystored *st,
 	sw.tag = tag;
 	snprintf(sw.from, sizeof(sw.from), "kpack-split from stored python/%s", st->rel);
 
-	if ((rc = ingest(v, w, &m, 0, err)) || (rc = build_tree(v, w, &m, st->mtime, err)))
+	if ((rc = ingest(v, w, &m, 0, err)) || (rc = build_tree(v, w, &m, SPLIT_MTIME, err)))
 		goto out;
 	if ((rc = vfs_kpack_split(v, &w->a, &outs, &nouts, err)))
 		goto out;

@@ -30,7 +30,7 @@ it_sums "$T/local" >"$T/local.sums"
 
 # 1. every kind of failure but stalls, between good answers
 echo "500,ok,reset,503,ok,drop,truncate,ok,lie,ok,ok" >"$SCHED"
-it_mount f "s3://$B" "$T/f" "$T/cache" -o "endpoint=$EP,timeout=30,retries=10"
+it_mount f "s3://$B" "$T/f" "$T/cache" -o "endpoint=$EP,timeout=60,retries=10"
 rt_tree "$T/f" >"$T/f.tree"
 it_same "faulty server: names, types and sizes" "$T/local.tree" "$T/f.tree"
 it_sums "$T/f" >"$T/f.sums"
