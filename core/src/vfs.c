@@ -1684,6 +1684,8 @@ void rk_vfs_close(struct rk_vfs *v)
 	while (v->active)
 		pthread_cond_wait(&v->wait_cond, &v->wait_lock);
 	pthread_mutex_unlock(&v->wait_lock);
+	for (r = v->runs; r; r = r->next)
+		vfs_python_stop(r); /* it reads layouts the nodes own */
 	HASH_ITER(hh, v->inodes, n, tmp) {
 		HASH_DEL(v->inodes, n);
 		free_node(n);

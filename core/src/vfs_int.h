@@ -251,6 +251,8 @@ void vfs_pyhash_dir(struct rk_vfs *v);
 int vfs_pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err);
 /* Populate python/simple/<project>/: hash its files (once; cached) and render its page. */
 int vfs_pop_pyproject(struct rk_vfs *v, struct node *dir, struct rk_err *err);
+/* Stop and join python/'s background hasher (before the tree is freed). */
+void vfs_python_stop(struct run *r);
 void vfs_python_free(struct run *r);
 
 /* view_tarball.c: populate RUN/tarballs. */

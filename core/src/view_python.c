@@ -19,6 +19,7 @@
  * whose METADATA cannot be read is listed without data-core-metadata, with one log line;
  * a file that cannot be read to hash is left out of its page, with one log line. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,11 +55,19 @@ struct pyfile {
 	const struct rk_tar_layout *zip; /* a synthesized wheel: its node's layout */
 	const char *bytes; /* the synthesized sdist: its node's bytes */
 	int meta_tried; /* read_metadata ran (before the kpack split) */
+	/* once the set is kept (vfs_pop_python's end): */
+	pthread_mutex_t lock; /* hashing it; sha, hashed and unreadable */
+	int hashed;
 };
 
 struct pyset {
 	struct pyfile *v;
 	size_t n, cap;
+	int locks; /* every v[i].lock is initialized */
+	pthread_t bg; /* the background hasher */
+	int bg_started;
+	_Atomic int stop; /* asks it to stop */
+	struct rk_vfs *vfs;
 };
 
 /* Whether f is listed (not a duplicate name, readable). */
@@ -70,6 +79,8 @@ static int served(const struct pyfile *f)
 static void pyset_release(struct pyset *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
+		if (s->locks)
+			pthread_mutex_destroy(&s->v[i].lock);
 		free(s->v[i].file);
 		free(s->v[i].path);
 		free(s->v[i].rel);
@@ -547,6 +558,8 @@ static int pyset_synth(struct pyset *s, struct pysynth_set *syn, int64_t mtime)
 	return rc;
 }
 
+static void *hash_ahead(void *p);
+
 int vfs_pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
 	struct run *r = dir->parent->run;
@@ -638,6 +651,11 @@ int vfs_pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		return rc;
 	}
 	*r->py = s; /* for the project pages (vfs_pop_pyproject) */
+	for (size_t i = 0; i < s.n; i++)
+		pthread_mutex_init(&r->py->v[i].lock, NULL);
+	r->py->locks = 1;
+	r->py->vfs = v;
+	r->py->bg_started = s.n && !pthread_create(&r->py->bg, NULL, hash_ahead, r->py);
 	return 0;
 }
 
@@ -654,18 +672,22 @@ int vfs_pop_pyproject(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	for (hi = lo; hi < s->n && !strcmp(s->v[hi].project, dir->name); hi++) {
 		struct pyfile *f = &s->v[hi];
 
-		if (!served(f))
-			continue;
-		rc = file_sha256(v, f, err);
-		if (rc == -ENOMEM || rc == -ETIMEDOUT)
-			return rc; /* a timeout fails the page: a later look tries again */
-		if (rc) {
-			/* gone or unreadable: left out of the page, the rest stays */
-			rk_warn("python: '%s': not listed: %s", f->rel, rk_err_str(err, rc));
-			rk_err_clear(err);
-			f->unreadable = 1;
-			rc = 0;
+		pthread_mutex_lock(&f->lock);
+		if (served(f) && !f->hashed) {
+			rc = file_sha256(v, f, err);
+			f->hashed = !rc;
+			if (rc && rc != -ENOMEM && rc != -ETIMEDOUT) {
+				/* gone or unreadable: left out of the page, the rest stays */
+				rk_warn("python: '%s': not listed: %s", f->rel,
+					rk_err_str(err, rc));
+				rk_err_clear(err);
+				f->unreadable = 1;
+				rc = 0;
+			}
 		}
+		pthread_mutex_unlock(&f->lock);
+		if (rc)
+			return rc; /* a timeout fails the page: a later look tries again */
 	}
 	if (!(rc = render_project(s, lo, hi, &b))) {
 		pthread_rwlock_wrlock(&v->tree);
@@ -676,8 +698,42 @@ int vfs_pop_pyproject(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	return rc;
 }
 
+/* The background hasher: while pip reads the first project page, hash the other files
+ * that are cheap to read (synthesized ones, and stored ones of a local store) on the other
+ * core, so that their pages are ready when asked for. A failure is left to the page,
+ * which logs it. Never on a remote store: that would download the whole run. */
+static void *hash_ahead(void *p)
+{
+	struct pyset *s = p;
+	struct rk_vfs *v = s->vfs;
+	int local = !strncmp(rk_store_id(v->store), "dir:", 4);
+
+	for (size_t i = 0; i < s->n && !s->stop && !v->cancel; i++) {
+		struct pyfile *f = &s->v[i];
+		struct rk_err err = RK_ERR_INIT;
+
+		if (!f->synth && !local)
+			continue;
+		pthread_mutex_lock(&f->lock);
+		if (served(f) && !f->hashed)
+			f->hashed = !file_sha256(v, f, &err);
+		pthread_mutex_unlock(&f->lock);
+	}
+	return NULL;
+}
+
+void vfs_python_stop(struct run *r)
+{
+	if (r->py && r->py->bg_started) {
+		r->py->stop = 1;
+		pthread_join(r->py->bg, NULL);
+		r->py->bg_started = 0;
+	}
+}
+
 void vfs_python_free(struct run *r)
 {
+	vfs_python_stop(r);
 	if (r->py)
 		pyset_release(r->py);
 	free(r->py);

@@ -11,8 +11,8 @@
 #    a fresh venv; pip download fetches the same bytes; --require-hashes with the index's
 #    hashes installs; --dry-run --report resolves;
 #  - rockpack wheels (with and without --index) writes what the mount shows;
-#  - files are hashed per project, when its page is first read, once: a remount takes the
-#    hashes from the cache (pyhash/), not the files;
+#  - each file is hashed once (by its page, or ahead of it): a remount takes the hashes
+#    from the cache (pyhash/), not the files;
 #  - a store with one truncated wheel: listed with its sha256, without metadata, one log
 #    line, and pip still installs the others; every run with artifacts has python/;
 #  - over an HTTP store (python/ listed from the stored flat index.html) the same index.
@@ -43,12 +43,16 @@ export PIP_CONFIG_FILE=/dev/null
 M=$T/mnt
 it_mount fs "$STORE" "$M" "$T/cache"
 
-# lazy: listing python/ and files/ hashes nothing; a project page hashes its own files
-hashes() { find "$T/cache/pyhash" -type f ! -name 'blob-*' 2>/dev/null | wc -l; }
+# once: every wheel is hashed once (by its page, or ahead of it in the background),
+# whatever reads the pages and in what order
+hashes() { find "$T/cache/pyhash" -type f -regex '.*/[0-9a-f]*' 2>/dev/null | wc -l; }
 ls "$M/$SPLIT/python/files" "$M/$SPLIT/python/simple" >/dev/null
-[ "$(hashes)" = 0 ] || fail "listing python/ hashed $(hashes) files"
-cat "$M/$SPLIT/python/simple/rocm-sdk-device-gfx1101/index.html" >/dev/null
-[ "$(hashes)" = 1 ] || fail "one project page hashed $(hashes) files, want 1"
+cat "$M/$SPLIT/python/simple/rocm-sdk-device-gfx1101/index.html" >/dev/null &
+first=$!
+cat "$M/$SPLIT/python/simple"/*/index.html >/dev/null
+wait $first || fail "reading a project page failed"
+n=$(ls "$M/$SPLIT/python/files" | grep -c '\.whl$')
+[ "$(hashes)" = "$n" ] || fail "$(hashes) hash records for $n wheels (each hashed once)"
 
 for run in $SPLIT $LEGACY; do
 	P=$M/$run/python
