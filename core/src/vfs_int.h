@@ -246,6 +246,10 @@ int pywheel_devel_link(struct rk_buf *links, const char *rel);
 
 /* Create the cache's pyhash/ directory (hashes and records of python/). */
 void vfs_pyhash_dir(struct rk_vfs *v);
+/* The record "pyhash/<kind><sha256 of kind, store id, path, size, mtime_ns>" of a stored
+ * file's version (kind "" for its hash, "members-" for a wheel's member list). */
+int vfs_pyhash_rel(struct rk_vfs *v, const char *kind, const char *path, uint64_t size,
+		   int64_t mtime_ns, char rel[128]);
 
 /* view_python.c: populate RUN/python (a pip simple index over the stored packages). */
 int vfs_pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err);

@@ -146,12 +146,12 @@ static int pyset_scan(const char *run_path, const char *sub, struct pyset *s,
 
 /* ---- hashes, once per stored file version, kept in the cache ---- */
 
-static int hash_key(struct rk_vfs *v, const struct pyfile *f, char rel[96])
+int vfs_pyhash_rel(struct rk_vfs *v, const char *kind, const char *path, uint64_t size,
+		   int64_t mtime_ns, char rel[128])
 {
 	char *k = NULL, hex[RK_SHA256_HEX];
-	int len = f->synth ? asprintf(&k, "synthesized wheel%c%s", 0, f->syn_key)
-			   : asprintf(&k, "%s%c%s%c%llu%c%lld", rk_store_id(v->store), 0, f->path,
-				      0, (unsigned long long)f->size, 0, (long long)f->mtime_ns);
+	int len = asprintf(&k, "%s%c%s%c%s%c%llu%c%lld", kind, 0, rk_store_id(v->store), 0, path, 0,
+			   (unsigned long long)size, 0, (long long)mtime_ns);
 	int rc;
 
 	if (len < 0)
@@ -159,8 +159,15 @@ static int hash_key(struct rk_vfs *v, const struct pyfile *f, char rel[96])
 	rc = rk_sha256_buf(k, (size_t)len, hex);
 	free(k);
 	if (!rc)
-		snprintf(rel, 96, "pyhash/%.64s", hex);
+		snprintf(rel, 128, "pyhash/%s%.64s", kind[0] ? kind : "", hex);
 	return rc;
+}
+
+/* f's record: by store identity, or a synthesized wheel's layout digest. */
+static int hash_key(struct rk_vfs *v, const struct pyfile *f, char rel[128])
+{
+	return f->synth ? vfs_pyhash_rel(v, "", f->syn_key, 0, 0, rel)
+			: vfs_pyhash_rel(v, "", f->path, f->size, f->mtime_ns, rel);
 }
 
 static int hash_object(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
@@ -238,7 +245,7 @@ static int hash_layout(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
 
 static int file_sha256(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
 {
-	char rel[96], *data = NULL;
+	char rel[128], *data = NULL;
 	size_t len;
 	int rc;
 
@@ -279,7 +286,7 @@ static void read_metadata(struct rk_vfs *v, struct pyfile *f)
 {
 	struct rk_err err = RK_ERR_INIT;
 	struct rk_object *o;
-	char key[96], rel[104];
+	char key[128], rel[136];
 	int rc, keep = v->cache && !hash_key(v, f, key), kept = 0;
 
 	/* kept in the cache next to the hash: a remount (or an offline one) reads nothing */

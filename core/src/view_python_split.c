@@ -87,19 +87,7 @@ static int blob_write(void *ctx, const void *buf, size_t n)
 
 static int record_rel(struct rk_vfs *v, const struct pywheel_arch *w, char rel[128])
 {
-	char *k = NULL, hex[RK_SHA256_HEX];
-	int len =
-		asprintf(&k, "wheel members%c%s%c%s%c%llu%c%lld", 0, rk_store_id(v->store), 0,
-			 w->store_path, 0, (unsigned long long)w->size, 0, (long long)w->mtime_ns);
-	int rc;
-
-	if (len < 0)
-		return -ENOMEM;
-	rc = rk_sha256_buf(k, (size_t)len, hex);
-	free(k);
-	if (!rc)
-		snprintf(rel, 128, "pyhash/members-%.64s", hex);
-	return rc;
+	return vfs_pyhash_rel(v, "members-", w->store_path, w->size, w->mtime_ns, rel);
 }
 
 /* The member list remembered in the cache, when every blob of it is still there:
