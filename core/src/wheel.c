@@ -465,29 +465,24 @@ int rk_wheel_extract(rk_pread_fn rd, void *ctx, uint64_t size, const struct rk_w
 	return 0;
 }
 
-struct mem {
-	const unsigned char *p;
-	size_t n;
-};
-
-static ssize_t mem_pread(void *ctx, void *buf, size_t n, uint64_t off)
+ssize_t rk_mem_pread(void *ctx, void *buf, size_t n, uint64_t off)
 {
-	const struct mem *m = ctx;
+	const struct rk_mem *m = ctx;
 
 	if (off >= m->n)
 		return 0;
 	if (n > m->n - off)
 		n = m->n - (size_t)off;
-	memcpy(buf, m->p + off, n);
+	memcpy(buf, (const unsigned char *)m->p + off, n);
 	return (ssize_t)n;
 }
 
 int rk_wheel_metadata_mem(const void *zip, size_t size, const char *dist_info, char **data,
 			  size_t *len, struct rk_err *err)
 {
-	struct mem m = {zip, size};
+	struct rk_mem m = {zip, size};
 
-	return rk_wheel_metadata(mem_pread, &m, size, dist_info, data, len, err);
+	return rk_wheel_metadata(rk_mem_pread, &m, size, dist_info, data, len, err);
 }
 
 int rk_metadata_field(const char *meta, size_t len, const char *name, char **out)

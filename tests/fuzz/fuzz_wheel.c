@@ -11,23 +11,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-struct mem {
-	const uint8_t *p;
-	size_t n;
-};
-
-static ssize_t mem_pread(void *ctx, void *buf, size_t n, uint64_t off)
-{
-	const struct mem *m = ctx;
-
-	if (off >= m->n)
-		return 0;
-	if (n > m->n - off)
-		n = m->n - (size_t)off;
-	memcpy(buf, m->p + off, n);
-	return (ssize_t)n;
-}
-
 static int count(void *ctx, const void *buf, size_t n)
 {
 	(void)buf;
@@ -37,12 +20,12 @@ static int count(void *ctx, const void *buf, size_t n)
 
 static void members(const uint8_t *data, size_t size)
 {
-	struct mem z = {data, size};
+	struct rk_mem z = {data, size};
 	struct rk_err err = RK_ERR_INIT;
 	struct rk_wheel_member *m = NULL;
 	size_t n = 0;
 
-	if (rk_wheel_list(mem_pread, &z, size, &m, &n, &err))
+	if (rk_wheel_list(rk_mem_pread, &z, size, &m, &n, &err))
 		return;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t got = 0;
@@ -51,7 +34,7 @@ static void members(const uint8_t *data, size_t size)
 			abort();
 		if (m[i].usize > (64u << 20))
 			continue; /* only time: extraction streams */
-		if (!rk_wheel_extract(mem_pread, &z, size, &m[i], count, &got, &err) &&
+		if (!rk_wheel_extract(rk_mem_pread, &z, size, &m[i], count, &got, &err) &&
 		    got != m[i].usize)
 			abort();
 	}

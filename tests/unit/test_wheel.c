@@ -152,37 +152,20 @@ static int sink_write(void *ctx, const void *b, size_t n)
 	return 0;
 }
 
-struct zmem {
-	const unsigned char *p;
-	size_t n;
-};
-
-static ssize_t zmem_pread(void *ctx, void *buf, size_t n, uint64_t off)
-{
-	const struct zmem *m = ctx;
-
-	if (off >= m->n)
-		return 0;
-	if (n > m->n - off)
-		n = m->n - (size_t)off;
-	memcpy(buf, m->p + off, n);
-	return (ssize_t)n;
-}
-
 RK_TEST(wheel_list_extract_deflate)
 {
-	struct zmem z = {fx_wheel_zip, sizeof(fx_wheel_zip)};
+	struct rk_mem z = {fx_wheel_zip, sizeof(fx_wheel_zip)};
 	struct rk_err err = RK_ERR_INIT;
 	struct rk_wheel_member *m = NULL;
 	size_t n = 0, found = 0;
 
-	RK_ASSERT_EQ_INT(0, rk_wheel_list(zmem_pread, &z, z.n, &m, &n, &err));
+	RK_ASSERT_EQ_INT(0, rk_wheel_list(rk_mem_pread, &z, z.n, &m, &n, &err));
 	RK_ASSERT(n >= 2);
 	for (size_t i = 0; i < n; i++) {
 		struct sink s = {.len = 0};
 
 		RK_ASSERT_EQ_INT(
-			0, rk_wheel_extract(zmem_pread, &z, z.n, &m[i], sink_write, &s, &err));
+			0, rk_wheel_extract(rk_mem_pread, &z, z.n, &m[i], sink_write, &s, &err));
 		RK_ASSERT_EQ_INT((int)m[i].usize, (int)s.len);
 		if (!strcmp(m[i].name, "pkg-1.0.dist-info/METADATA")) {
 			found++;
@@ -201,29 +184,29 @@ RK_TEST(wheel_list_damaged)
 
 	/* a truncated zip never lists */
 	for (size_t cut = 0; cut < sizeof(fx_wheel_zip); cut++) {
-		struct zmem z = {fx_wheel_zip, cut};
+		struct rk_mem z = {fx_wheel_zip, cut};
 		struct rk_err err = RK_ERR_INIT;
 		struct rk_wheel_member *m = NULL;
 		size_t n = 0;
 
-		RK_ASSERT(rk_wheel_list(zmem_pread, &z, cut, &m, &n, &err) < 0);
+		RK_ASSERT(rk_wheel_list(rk_mem_pread, &z, cut, &m, &n, &err) < 0);
 		RK_ASSERT(m == NULL);
 	}
 	/* any bit flipped: every member extracts to its CRC or fails, never beyond the buffer */
 	for (size_t i = 0; i < sizeof(fx_wheel_zip); i++) {
 		for (int x = 1; x < 256; x <<= 1) {
-			struct zmem z = {buf, sizeof(buf)};
+			struct rk_mem z = {buf, sizeof(buf)};
 			struct rk_err err = RK_ERR_INIT;
 			struct rk_wheel_member *m = NULL;
 			size_t n = 0;
 
 			memcpy(buf, fx_wheel_zip, sizeof(buf));
 			buf[i] ^= (unsigned char)x;
-			if (rk_wheel_list(zmem_pread, &z, z.n, &m, &n, &err))
+			if (rk_wheel_list(rk_mem_pread, &z, z.n, &m, &n, &err))
 				continue;
 			for (size_t k = 0; k < n; k++) {
 				struct sink s = {.len = 0};
-				int rc = rk_wheel_extract(zmem_pread, &z, z.n, &m[k], sink_write,
+				int rc = rk_wheel_extract(rk_mem_pread, &z, z.n, &m[k], sink_write,
 							  &s, &err);
 
 				RK_ASSERT(rc == 0 || rc < 0);
@@ -319,31 +302,31 @@ RK_TEST(wheel_extract_streams_large_members)
 		data[i] = (unsigned char)((i * 2654435761u) >> 13 ^ (i % 251 ? 0 : i));
 	for (int deflate = 0; deflate < 2; deflate++) {
 		unsigned char *z = one_member_zip("lib/libbig.so.1", data, n, deflate, &zl);
-		struct zmem zm = {z, zl};
+		struct rk_mem zm = {z, zl};
 		struct rk_err err = RK_ERR_INIT;
 		struct rk_wheel_member *m = NULL;
 		struct hash_sink h = {0, 0, 0};
 		size_t cnt = 0;
 
-		RK_ASSERT_EQ_INT(0, rk_wheel_list(zmem_pread, &zm, zl, &m, &cnt, &err));
+		RK_ASSERT_EQ_INT(0, rk_wheel_list(rk_mem_pread, &zm, zl, &m, &cnt, &err));
 		RK_ASSERT_EQ_INT(1, (int)cnt);
 		RK_ASSERT_EQ_INT(0755, (int)(m[0].mode & 0777));
 		RK_ASSERT_EQ_INT(
-			0, rk_wheel_extract(zmem_pread, &zm, zl, &m[0], hash_write, &h, &err));
+			0, rk_wheel_extract(rk_mem_pread, &zm, zl, &m[0], hash_write, &h, &err));
 		RK_ASSERT(h.n == n && h.crc == (uint32_t)libdeflate_crc32(0, data, n));
 		RK_ASSERT(h.calls >= 5);
 		/* a wrong listed size or CRC: refused */
 		m[0].usize--;
 		if (!deflate)
 			m[0].csize--;
-		RK_ASSERT_EQ_INT(-EBADMSG, rk_wheel_extract(zmem_pread, &zm, zl, &m[0], hash_write,
-							    &h, &err));
+		RK_ASSERT_EQ_INT(-EBADMSG, rk_wheel_extract(rk_mem_pread, &zm, zl, &m[0],
+							    hash_write, &h, &err));
 		m[0].usize++;
 		if (!deflate)
 			m[0].csize++;
 		m[0].crc ^= 1;
-		RK_ASSERT_EQ_INT(-EBADMSG, rk_wheel_extract(zmem_pread, &zm, zl, &m[0], hash_write,
-							    &h, &err));
+		RK_ASSERT_EQ_INT(-EBADMSG, rk_wheel_extract(rk_mem_pread, &zm, zl, &m[0],
+							    hash_write, &h, &err));
 		rk_wheel_members_free(m, cnt);
 		free(z);
 	}

@@ -579,18 +579,6 @@ static int collect(void *ctx, const void *b, size_t n)
 	return rk_buf_add(out, b, n);
 }
 
-static ssize_t mem_pread(void *ctx, void *buf, size_t n, uint64_t off)
-{
-	const struct rk_buf *m = ctx;
-
-	if (off >= m->len)
-		return 0;
-	if (n > m->len - off)
-		n = m->len - (size_t)off;
-	memcpy(buf, m->buf + off, n);
-	return (ssize_t)n;
-}
-
 /* A member whose content is a segment list (bytes, zeros, a range of a blob): copied
  * shifted into the zip; rk_wheel_list/rk_wheel_extract read it back. */
 RK_TEST(zip_layout_member_is_a_layout)
@@ -605,6 +593,7 @@ RK_TEST(zip_layout_member_is_a_layout)
 	struct rk_zip_member m[2] = {data_member("a/first.txt", "first\n")};
 	struct rk_buf z = RK_BUF_INIT, out = RK_BUF_INIT;
 	struct rk_wheel_member *wm = NULL;
+	struct rk_mem zm;
 	size_t n = 0;
 
 	RK_ASSERT_EQ_INT(0, rk_blob_put(c, "0123456789", 10, id, &err));
@@ -644,11 +633,13 @@ RK_TEST(zip_layout_member_is_a_layout)
 		}
 	}
 	RK_ASSERT_EQ_INT(zl.size, z.len);
-	RK_ASSERT_EQ_INT(0, rk_wheel_list(mem_pread, &z, z.len, &wm, &n, &err));
+	zm = (struct rk_mem){z.buf, z.len};
+	RK_ASSERT_EQ_INT(0, rk_wheel_list(rk_mem_pread, &zm, z.len, &wm, &n, &err));
 	RK_ASSERT_EQ_INT(2, n);
 	RK_ASSERT_EQ_STR("b/lay.bin", wm[1].name);
 	RK_ASSERT_EQ_INT(0755, wm[1].mode & 0777);
-	RK_ASSERT_EQ_INT(0, rk_wheel_extract(mem_pread, &z, z.len, &wm[1], collect, &out, &err));
+	RK_ASSERT_EQ_INT(0,
+			 rk_wheel_extract(rk_mem_pread, &zm, z.len, &wm[1], collect, &out, &err));
 	RK_ASSERT(out.len == 16 && !memcmp(out.buf, want, 16));
 	/* a layout of another size is refused */
 	m[1].size = 17;

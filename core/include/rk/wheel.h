@@ -19,6 +19,13 @@
 /* Positional read of n bytes at off into buf: bytes read, 0 at end, or -errno. */
 typedef ssize_t (*rk_pread_fn)(void *ctx, void *buf, size_t n, uint64_t off);
 
+/* A zip in memory, for rk_mem_pread (an rk_pread_fn whose ctx is a struct rk_mem). */
+struct rk_mem {
+	const void *p;
+	size_t n;
+};
+ssize_t rk_mem_pread(void *ctx, void *buf, size_t n, uint64_t off);
+
 /* The METADATA of a wheel of size bytes: the member "<dist_info>/METADATA" (dist_info
  * e.g. "rocm_sdk_core-7.13.0.dist-info"; NULL: the first top-level *.dist-info/METADATA).
  * *data is malloc'd and NUL-terminated. -ENOENT when the member is absent, -EBADMSG for
