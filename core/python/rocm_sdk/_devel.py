@@ -107,7 +107,14 @@ def get_devel_root():
     if not root.is_dir():
         raise DevelError("rocm-sdk-devel is installed but neither its tarball nor its "
                          "tree %s exists; reinstall rocm[devel]" % root)
-    reconcile_device_links(site, root)
+    record = _dist_record(site, "rocm-sdk-devel")
+    if record is None:
+        reconcile_device_links(site, root)
+    else:
+        # one process at a time links device files into the tree (the same lock as
+        # the expansion; reconcile_device_links takes the device wheels' own locks)
+        with _Locked(record):
+            reconcile_device_links(site, root)
     return root
 
 
@@ -428,7 +435,12 @@ def _make_real_dirs(top, rel):
         if not os.path.isdir(path):
             if os.path.lexists(path):
                 return False
-            os.mkdir(path, 0o755)
+            try:
+                os.mkdir(path, 0o755)
+            except FileExistsError:
+                # another process linking the same device files made it first
+                if os.path.islink(path) or not os.path.isdir(path):
+                    return False
     return True
 
 
