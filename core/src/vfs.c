@@ -48,7 +48,8 @@ struct rk_file {
 	int blob_fd;
 };
 
-static const char readme_text[] =
+/* The mount's README: this head, each view's lines (vfs_views order), this tail. */
+static const char readme_head[] =
 	"This is a rockfs mount of a TheRock artifact store (read-only).\n"
 	"\n"
 	"  <run>/                 one CI run, {run_id}-{platform} (under {owner}-{repo}/ for\n"
@@ -57,18 +58,8 @@ static const char readme_text[] =
 	"                         .sha256sum sidecars, passed through unchanged\n"
 	"  <run>/browse/<name>/   the contents of one artifact archive, prefixes kept;\n"
 	"                         the archive is decompressed once, on first access, into\n"
-	"                         the local cache, and files appear as they are written\n"
-	"  <run>/dist/<X>/        one flattened install tree (TheRock's artifact flatten)\n"
-	"                         per GPU family or target X, and multiarch for kpack-split\n"
-	"                         runs; paths two artifacts wrote differently are listed in\n"
-	"                         <run>/dist/.rockfs/<X>.conflicts\n"
-	"  <run>/kpack/           the run's artifacts split per GPU arch (rocm-kpack's\n"
-	"                         split_artifacts): <name>_<comp>_generic with host code,\n"
-	"                         <name>_<comp>_<arch> with .kpack archives and databases\n"
-	"  <run>/tarballs/        TheRock's release tarballs, .tar/.tar.gz/.tar.zst, made\n"
-	"                         on read (the first look at a .gz/.zst compresses it)\n"
-	"  <run>/python/          runs with stored wheels: a pip index, use\n"
-	"                         pip install --index-url file://<run>/python/simple/ ...\n"
+	"                         the local cache, and files appear as they are written\n";
+static const char readme_tail[] =
 	"\n"
 	"Nothing is downloaded or decompressed until you read inside browse/.\n"
 	"A corrupt archive makes its browse directory fail with EIO (see the daemon log);\n"
@@ -186,16 +177,23 @@ void vfs_dent_set(struct node *dir, const char *name, struct node *child)
 		d->node = child;
 }
 
-struct node *vfs_lazy_dir(struct rk_vfs *v, struct node *dir, const char *name, int pop,
+struct node *vfs_lazy_dir(struct rk_vfs *v, struct node *dir, const char *name, vfs_pop_fn pop,
 			  int64_t mtime)
 {
 	struct node *n = vfs_node_add(v, dir, name, S_IFDIR | 0555, mtime);
 
-	if (n && pop != POP_NONE) {
-		n->pop = (uint8_t)pop;
+	if (n && pop) {
+		n->pop = pop;
 		n->pop_state = PS_TODO;
 	}
 	return n;
+}
+
+struct run *vfs_node_run(const struct node *n)
+{
+	while (n && !n->run)
+		n = n->parent;
+	return n ? n->run : NULL;
 }
 
 static void fill_attr(const struct node *n, struct rk_attr *a)
@@ -230,6 +228,35 @@ static void free_node(struct node *n)
 		close(n->fd);
 	free(n->ctx);
 	free(n);
+}
+
+struct node *vfs_find_dir(struct node *root, const char *path)
+{
+	char comp[256];
+	struct node *n = root;
+
+	while (n && *path) {
+		size_t len = strcspn(path, "/");
+
+		if (len >= sizeof(comp))
+			return NULL;
+		memcpy(comp, path, len);
+		comp[len] = '\0';
+		n = vfs_dent_find(n, comp);
+		path += len + (path[len] == '/');
+	}
+	return n && S_ISDIR(n->mode) ? n : NULL;
+}
+
+size_t vfs_owning_prefix(const struct arch *a, const char *path)
+{
+	for (size_t i = 0; i < a->nprefixes; i++) {
+		size_t n = strlen(a->prefixes[i]);
+
+		if (!strncmp(path, a->prefixes[i], n) && path[n] == '/')
+			return i;
+	}
+	return a->nprefixes;
 }
 
 /* ---- archives ---- */
@@ -625,8 +652,9 @@ static int arch_refill(struct rk_vfs *v, struct arch *a, unsigned seen, const ch
 	pthread_mutex_unlock(&a->refill);
 	if (!rc && r.fd < 0)
 		rc = rk_blob_open(v->cache, want, size, &r.fd, err);
-	if (rc == -ENOENT) /* not one of the archive's files: a split's decompressed bundle? */
-		rc = vfs_kpack_restore(v, a, want, size, &r.fd, err);
+	if (rc == -ENOENT && a->derived_restore) /* not one of the archive's files: one a
+						   * service derived from them? */
+		rc = a->derived_restore(v, a, want, size, &r.fd, err);
 	if (rc && r.fd >= 0)
 		close(r.fd);
 	else if (!rc)
@@ -650,23 +678,59 @@ int vfs_arch_refill(struct rk_vfs *v, struct arch *a, const char *want, uint64_t
 	return arch_refill(v, a, seen, want, size, fd, err);
 }
 
+void vfs_arch_init(struct arch *a)
+{
+	pthread_mutex_init(&a->refill, NULL);
+	pthread_mutex_init(&a->derived_lock, NULL);
+}
+
+void vfs_arch_release(struct arch *a)
+{
+	for (size_t j = 0; j < a->nprefixes; j++)
+		free(a->prefixes[j]);
+	free(a->prefixes);
+	a->prefixes = NULL;
+	a->nprefixes = 0;
+	if (a->derived && a->derived_free)
+		a->derived_free(a->derived);
+	a->derived = NULL;
+	pthread_mutex_destroy(&a->refill);
+	pthread_mutex_destroy(&a->derived_lock);
+}
+
 /* ---- population ---- */
 
 static int add_readme(struct rk_vfs *v, struct node *dir)
 {
+	struct rk_buf b = RK_BUF_INIT;
 	struct node *n;
-	int rc = 0;
+	int rc = rk_buf_adds(&b, readme_head);
 
+	for (size_t i = 0; !rc && i < vfs_nviews; i++)
+		rc = rk_buf_adds(&b, vfs_views[i]->readme);
+	if (!rc)
+		rc = rk_buf_adds(&b, readme_tail);
+	if (rc) {
+		rk_buf_release(&b);
+		return rc;
+	}
 	pthread_rwlock_wrlock(&v->tree);
 	n = vfs_node_add(v, dir, "README", S_IFREG | 0444, v->mount_time);
-	if (!n || !(n->data = strdup(readme_text)))
+	if (!n || !(n->data = rk_buf_detach(&b, NULL)))
 		rc = -ENOMEM;
 	else {
 		n->src = SRC_BYTES;
-		n->size = strlen(readme_text);
+		n->size = strlen(n->data);
 	}
 	pthread_rwlock_unlock(&v->tree);
+	rk_buf_release(&b);
 	return rc;
+}
+
+static int pop_arch(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	(void)err;
+	return vfs_arch_start(v, dir->arch);
 }
 
 static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
@@ -681,7 +745,10 @@ static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	if ((rc = rk_run_load(v->store, dir->ctx ? dir->ctx : "", name, &cat, err)))
 		return rc;
 	r = calloc(1, sizeof(*r));
-	if (!r || !(r->archs = calloc(cat->narts + 1, sizeof(*r->archs)))) {
+	if (!r || !(r->archs = calloc(cat->narts + 1, sizeof(*r->archs))) ||
+	    !(r->vstate = calloc(vfs_nviews + 1, sizeof(*r->vstate)))) {
+		if (r)
+			free(r->archs);
 		free(r);
 		rk_run_free(cat);
 		return -ENOMEM;
@@ -695,18 +762,13 @@ static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	pthread_rwlock_wrlock(&v->tree);
 	dir->run = r;
 	r->dir = dir;
-	arts = vfs_lazy_dir(v, dir, "artifacts", POP_NONE, dir->mtime);
-	browse = vfs_lazy_dir(v, dir, "browse", POP_NONE, dir->mtime);
+	arts = vfs_lazy_dir(v, dir, "artifacts", NULL, dir->mtime);
+	browse = vfs_lazy_dir(v, dir, "browse", NULL, dir->mtime);
 	rc = arts && browse ? 0 : -ENOMEM;
-	if (!rc && cat->narts &&
-	    (!vfs_lazy_dir(v, dir, "dist", POP_DISTS, dir->mtime) ||
-	     !vfs_lazy_dir(v, dir, "kpack", POP_KPACK, dir->mtime) ||
-	     !vfs_lazy_dir(v, dir, "tarballs", POP_TARBALLS, dir->mtime)))
-		rc = -ENOMEM;
-	/* python/: stored packages, or a manifest to version synthesized ones */
-	if (!rc && (cat->has_python || cat->has_manifest || rk_run_find(cat, "base_lib_generic")) &&
-	    !vfs_lazy_dir(v, dir, "python", POP_PYTHON, dir->mtime))
-		rc = -ENOMEM;
+	for (size_t i = 0; !rc && i < vfs_nviews; i++)
+		if (vfs_views[i]->shown(cat) &&
+		    !vfs_lazy_dir(v, dir, vfs_views[i]->name, vfs_views[i]->populate, dir->mtime))
+			rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < cat->files.n; i++) {
 		const struct rk_store_entry *f = &cat->files.v[i];
 		struct node *n;
@@ -729,9 +791,8 @@ static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		a->v = v;
 		a->run = r;
 		a->art = &cat->arts[i];
-		pthread_mutex_init(&a->refill, NULL);
-		pthread_mutex_init(&a->split_lock, NULL);
-		a->root = vfs_lazy_dir(v, browse, cat->arts[i].stem, POP_ARCH,
+		vfs_arch_init(a);
+		a->root = vfs_lazy_dir(v, browse, cat->arts[i].stem, pop_arch,
 				       cat->arts[i].mtime_ns / 1000000000);
 		if (!a->root) {
 			rc = -ENOMEM;
@@ -748,6 +809,8 @@ static int looks_like_org(const char *name)
 {
 	return name[0] != '.' && strchr(name, '-') && !rk_run_name_valid(name);
 }
+
+static int pop_org(struct rk_vfs *v, struct node *dir, struct rk_err *err);
 
 static int pop_dirs(struct rk_vfs *v, struct node *dir, const char *path, int top,
 		    struct rk_err *err)
@@ -770,12 +833,12 @@ static int pop_dirs(struct rk_vfs *v, struct node *dir, const char *path, int to
 	pthread_rwlock_wrlock(&v->tree);
 	for (size_t i = 0; !rc && i < l.n; i++) {
 		const char *name = l.v[i].name;
-		int kind = rk_run_name_valid(name)	 ? POP_RUN
-			   : top && looks_like_org(name) ? POP_ORG
-							 : POP_NONE;
+		vfs_pop_fn kind = rk_run_name_valid(name)	? pop_run
+				  : top && looks_like_org(name) ? pop_org
+								: NULL;
 		struct node *n;
 
-		if (!l.v[i].is_dir || kind == POP_NONE)
+		if (!l.v[i].is_dir || !kind)
 			continue;
 		n = vfs_lazy_dir(v, dir, name, kind, l.v[i].mtime);
 		if (!n || !(n->ctx = join_path(path, name)))
@@ -784,6 +847,16 @@ static int pop_dirs(struct rk_vfs *v, struct node *dir, const char *path, int to
 	pthread_rwlock_unlock(&v->tree);
 	rk_store_list_release(&l);
 	return rc;
+}
+
+static int pop_org(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	return pop_dirs(v, dir, dir->ctx, 0, err);
+}
+
+static int pop_root(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	return pop_dirs(v, dir, "", 1, err);
 }
 
 int vfs_populate(struct rk_vfs *v, struct node *n, struct rk_err *err)
@@ -805,43 +878,7 @@ int vfs_populate(struct rk_vfs *v, struct node *n, struct rk_err *err)
 	n->pop_state = PS_RUNNING;
 	pthread_mutex_unlock(&v->wait_lock);
 
-	switch (n->pop) {
-	case POP_ROOT:
-		rc = pop_dirs(v, n, "", 1, err);
-		break;
-	case POP_ORG:
-		rc = pop_dirs(v, n, n->ctx, 0, err);
-		break;
-	case POP_RUN:
-		rc = pop_run(v, n, err);
-		break;
-	case POP_ARCH:
-		rc = vfs_arch_start(v, n->arch);
-		break;
-	case POP_DISTS:
-		rc = vfs_pop_dists(v, n, err);
-		break;
-	case POP_DIST:
-		rc = vfs_pop_dist(v, n, err);
-		break;
-	case POP_DIST_NOTES:
-		rc = vfs_pop_dist_notes(v, n, err);
-		break;
-	case POP_TARBALLS:
-		rc = vfs_pop_tarballs(v, n, err);
-		break;
-	case POP_KPACK:
-		rc = vfs_pop_kpack(v, n, err);
-		break;
-	case POP_PYTHON:
-		rc = vfs_pop_python(v, n, err);
-		break;
-	case POP_PYPROJECT:
-		rc = vfs_pop_pyproject(v, n, err);
-		break;
-	default:
-		rc = 0;
-	}
+	rc = n->pop ? n->pop(v, n, err) : 0;
 	transient = rc == -ETIMEDOUT;
 	if (rc && rc != -ENOMEM) {
 		rk_err_log("'%s': %s", n->ctx ? n->ctx : n->name, rk_err_str(err, rc));
@@ -1482,14 +1519,14 @@ int rk_vfs_list_runs(struct rk_vfs *v, char ***names, size_t *count, struct rk_e
 		for (size_t i = 0; !l.rc && i < root->nents; i++) {
 			struct node *n = root->order[i]->node;
 
-			if (n->pop == POP_RUN) {
+			if (n->pop == pop_run) {
 				name_add(&l, n->name, NULL);
-			} else if (n->pop == POP_ORG) {
+			} else if (n->pop == pop_org) {
 				if (vfs_populate(v, n, err))
 					continue;
 				pthread_rwlock_rdlock(&v->tree);
 				for (size_t j = 0; !l.rc && j < n->nents; j++)
-					if (n->order[j]->node->pop == POP_RUN)
+					if (n->order[j]->node->pop == pop_run)
 						name_add(&l, n->name, n->order[j]->name);
 				pthread_rwlock_unlock(&v->tree);
 			}
@@ -1660,7 +1697,7 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 	ro.cache = v->cache;
 	if ((rc = rk_store_open_opts(o->store, &ro, &v->store, err)))
 		goto fail;
-	root = vfs_lazy_dir(v, NULL, "", POP_ROOT, v->mount_time);
+	root = vfs_lazy_dir(v, NULL, "", pop_root, v->mount_time);
 	if (!root) {
 		rc = -ENOMEM;
 		goto fail;
@@ -1684,8 +1721,10 @@ void rk_vfs_close(struct rk_vfs *v)
 	while (v->active)
 		pthread_cond_wait(&v->wait_cond, &v->wait_lock);
 	pthread_mutex_unlock(&v->wait_lock);
-	for (r = v->runs; r; r = r->next)
-		vfs_python_stop(r); /* it reads layouts the nodes own */
+	for (r = v->runs; r; r = r->next) /* background work may read what nodes own */
+		for (size_t i = 0; i < vfs_nviews; i++)
+			if (r->vstate[i] && vfs_views[i]->stop)
+				vfs_views[i]->stop(r->vstate[i]);
 	HASH_ITER(hh, v->inodes, n, tmp) {
 		HASH_DEL(v->inodes, n);
 		free_node(n);
@@ -1695,16 +1734,13 @@ void rk_vfs_close(struct rk_vfs *v)
 		for (size_t i = 0; i < r->cat->narts; i++) {
 			if (r->archs[i].started)
 				pthread_join(r->archs[i].thread, NULL);
-			for (size_t j = 0; j < r->archs[i].nprefixes; j++)
-				free(r->archs[i].prefixes[j]);
-			free(r->archs[i].prefixes);
-			pthread_mutex_destroy(&r->archs[i].refill);
-			vfs_kpack_free(&r->archs[i]);
-			pthread_mutex_destroy(&r->archs[i].split_lock);
+			vfs_arch_release(&r->archs[i]);
 		}
 		free(r->archs);
-		vfs_python_split_free(r);
-		vfs_python_free(r);
+		for (size_t i = 0; i < vfs_nviews; i++)
+			if (r->vstate[i] && vfs_views[i]->free)
+				vfs_views[i]->free(r->vstate[i]);
+		free(r->vstate);
 		rk_run_free(r->cat);
 		free(r);
 	}

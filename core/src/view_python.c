@@ -30,7 +30,7 @@
 #include "rk/hash.h"
 #include "rk/log.h"
 #include "rk/wheel.h"
-#include "vfs_int.h"
+#include "view_python.h"
 
 struct pyfile {
 	char *file; /* e.g. "rocm_sdk_core-7.13.0-py3-none-linux_x86_64.whl" */
@@ -433,6 +433,8 @@ static int add_bytes(struct rk_vfs *v, struct node *dir, const char *name, struc
 	return 0;
 }
 
+static int pop_pyproject(struct rk_vfs *v, struct node *dir, struct rk_err *err);
+
 static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
 {
 	struct node *simple, *files, *links;
@@ -506,7 +508,7 @@ static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
 
 		for (hi = lo; hi < s->n && !strcmp(s->v[hi].project, s->v[lo].project); hi++)
 			any |= served(&s->v[hi]);
-		if (any && !vfs_lazy_dir(v, simple, s->v[lo].project, POP_PYPROJECT, newest))
+		if (any && !vfs_lazy_dir(v, simple, s->v[lo].project, pop_pyproject, newest))
 			rc = -ENOMEM;
 	}
 	if (!rc) {
@@ -566,16 +568,31 @@ static int pyset_synth(struct pyset *s, struct pysynth_set *syn, int64_t mtime)
 }
 
 static void *hash_ahead(void *p);
+extern const struct vfs_view vfs_view_python;
 
-int vfs_pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+/* The view's state for run r, created on first use (populating python/ runs once at a
+ * time, and its pages only after it). */
+static struct pystate *pystate_of(struct run *r)
 {
-	struct run *r = dir->parent->run;
+	void **slot = vfs_view_state(r, &vfs_view_python);
+
+	if (!*slot)
+		*slot = calloc(1, sizeof(struct pystate));
+	return *slot;
+}
+
+static int pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	struct run *r = vfs_node_run(dir);
+	struct pystate *ps = pystate_of(r);
 	struct pyset s = {0};
 	struct pysynth_set syn = {0};
 	struct rk_store_list top = {0};
 	char *path = NULL;
 	int rc;
 
+	if (!ps)
+		return -ENOMEM;
 	if (asprintf(&path, "%s%spython", r->cat->path, r->cat->path[0] ? "/" : "") < 0)
 		return -ENOMEM;
 	rc = r->cat->has_python ? rk_store_list(v->store, path, &top, err) : 0;
@@ -623,7 +640,7 @@ int vfs_pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 							    s.v[i].mtime, s.v[i].mtime_ns};
 		}
 		if (st)
-			rc = vfs_python_split(v, r, st, n, &syn, err);
+			rc = vfs_python_split(v, r, ps, st, n, &syn, err);
 		free(st);
 	}
 	if (!rc)
@@ -651,25 +668,24 @@ int vfs_pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	for (size_t i = 0; i < s.n; i++)
 		s.v[i].syn = NULL; /* released below; what the pages need was copied */
 	pysynth_release(&syn);
-	if (!rc && !(r->py = malloc(sizeof(*r->py))))
+	if (!rc && !(ps->set = malloc(sizeof(*ps->set))))
 		rc = -ENOMEM;
 	if (rc) {
 		pyset_release(&s);
 		return rc;
 	}
-	*r->py = s; /* for the project pages (vfs_pop_pyproject) */
+	*ps->set = s; /* for the project pages (pop_pyproject) */
 	for (size_t i = 0; i < s.n; i++)
-		pthread_mutex_init(&r->py->v[i].lock, NULL);
-	r->py->locks = 1;
-	r->py->vfs = v;
-	r->py->bg_started = s.n && !pthread_create(&r->py->bg, NULL, hash_ahead, r->py);
+		pthread_mutex_init(&ps->set->v[i].lock, NULL);
+	ps->set->locks = 1;
+	ps->set->vfs = v;
+	ps->set->bg_started = s.n && !pthread_create(&ps->set->bg, NULL, hash_ahead, ps->set);
 	return 0;
 }
 
-int vfs_pop_pyproject(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+static int pop_pyproject(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
-	struct run *r = dir->parent->parent->parent->run;
-	struct pyset *s = r->py;
+	struct pyset *s = pystate_of(vfs_node_run(dir))->set;
 	struct rk_buf b = RK_BUF_INIT;
 	size_t lo = 0, hi;
 	int rc = 0;
@@ -729,20 +745,41 @@ static void *hash_ahead(void *p)
 	return NULL;
 }
 
-void vfs_python_stop(struct run *r)
+static void python_stop(void *state)
 {
-	if (r->py && r->py->bg_started) {
-		r->py->stop = 1;
-		pthread_join(r->py->bg, NULL);
-		r->py->bg_started = 0;
+	struct pystate *ps = state;
+
+	if (ps->set && ps->set->bg_started) {
+		ps->set->stop = 1;
+		pthread_join(ps->set->bg, NULL);
+		ps->set->bg_started = 0;
 	}
 }
 
-void vfs_python_free(struct run *r)
+static void python_free(void *state)
 {
-	vfs_python_stop(r);
-	if (r->py)
-		pyset_release(r->py);
-	free(r->py);
-	r->py = NULL;
+	struct pystate *ps = state;
+
+	python_stop(ps);
+	if (ps->set)
+		pyset_release(ps->set);
+	free(ps->set);
+	vfs_python_split_free(ps);
+	free(ps);
 }
+
+/* python/: stored packages, or a manifest to version synthesized ones */
+static int shown(const struct rk_run *cat)
+{
+	return cat->has_python || cat->has_manifest || rk_run_find(cat, "base_lib_generic");
+}
+
+const struct vfs_view vfs_view_python = {
+	.name = "python",
+	.readme = "  <run>/python/          runs with stored wheels: a pip index, use\n"
+		  "                         pip install --index-url file://<run>/python/simple/ ...\n",
+	.shown = shown,
+	.populate = pop_python,
+	.stop = python_stop,
+	.free = python_free,
+};

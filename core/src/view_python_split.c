@@ -36,7 +36,7 @@
 #include "rk/path.h"
 #include "rk/wheel.h"
 #include "tar_layout.h"
-#include "vfs_int.h"
+#include "view_python.h"
 
 #define LIB_PREFIX "rocm_sdk_libraries_"
 #define PLATFORM "_rocm_sdk_libraries"
@@ -480,12 +480,7 @@ static void pywheel_arch_free(struct pywheel_arch *w)
 {
 	if (!w)
 		return;
-	vfs_kpack_free(&w->a);
-	for (size_t i = 0; i < w->a.nprefixes; i++)
-		free(w->a.prefixes[i]);
-	free(w->a.prefixes);
-	pthread_mutex_destroy(&w->a.refill);
-	pthread_mutex_destroy(&w->a.split_lock);
+	vfs_arch_release(&w->a);
 	free(w->art.file);
 	free(w->art.stem);
 	free(w->store_path);
@@ -493,13 +488,13 @@ static void pywheel_arch_free(struct pywheel_arch *w)
 	free(w);
 }
 
-void vfs_python_split_free(struct run *r)
+void vfs_python_split_free(struct pystate *ps)
 {
-	for (size_t i = 0; i < r->nxarchs; i++)
-		pywheel_arch_free((struct pywheel_arch *)r->xarchs[i]);
-	free(r->xarchs);
-	r->xarchs = NULL;
-	r->nxarchs = 0;
+	for (size_t i = 0; i < ps->nwheels; i++)
+		pywheel_arch_free((struct pywheel_arch *)ps->wheels[i]);
+	free(ps->wheels);
+	ps->wheels = NULL;
+	ps->nwheels = 0;
 }
 
 /* "{dist}-{version}(-{build})?-{py}-{abi}-{plat}.whl": the dist, version and tag. */
@@ -526,8 +521,8 @@ static int wheel_fields(const char *file, char *dist, char *version, char *tag, 
 	return 0;
 }
 
-static int split_one(struct rk_vfs *v, struct run *r, const struct pystored *st,
-		     struct pysynth_set *out, struct rk_err *err)
+static int split_one(struct rk_vfs *v, struct run *r, struct pystate *ps,
+		     const struct pystored *st, struct pysynth_set *out, struct rk_err *err)
 {
 	struct pywheel_arch *w = calloc(1, sizeof(*w));
 	struct members m = {0};
@@ -542,22 +537,19 @@ static int split_one(struct rk_vfs *v, struct run *r, const struct pystored *st,
 
 	if (!w)
 		return -ENOMEM;
-	pthread_mutex_init(&w->a.refill, NULL);
-	pthread_mutex_init(&w->a.split_lock, NULL);
-	if (!(grow = realloc(r->xarchs, (r->nxarchs + 1) * sizeof(*grow)))) {
+	vfs_arch_init(&w->a);
+	if (!(grow = realloc(ps->wheels, (ps->nwheels + 1) * sizeof(*grow)))) {
 		pywheel_arch_free(w);
 		return -ENOMEM;
 	}
-	r->xarchs = grow;
-	r->xarchs[r->nxarchs++] = &w->a; /* freed with the run */
+	ps->wheels = grow;
+	ps->wheels[ps->nwheels++] = &w->a; /* freed with the run */
 	if (wheel_fields(st->file, dist, version, tag, sizeof(dist)))
 		return rk_err_set(err, -EINVAL, "not a wheel name");
 	w->a.v = v;
 	w->a.run = r;
 	w->a.art = &w->art;
 	w->a.state = ARCH_DONE;
-	w->a.kpack_group = PURE; /* the wheel splitter's group: the host dist, '-' -> '_' */
-	w->a.kpack_relkeys = 1;
 	w->a.refill_fn = wheel_refill;
 	w->size = st->size;
 	w->mtime_ns = st->mtime_ns;
@@ -585,7 +577,9 @@ static int split_one(struct rk_vfs *v, struct run *r, const struct pystored *st,
 
 	if ((rc = ingest(v, w, &m, 0, err)) || (rc = build_tree(v, w, &m, SPLIT_MTIME, err)))
 		goto out;
-	if ((rc = vfs_kpack_split(v, &w->a, &outs, &nouts, err)))
+	/* the wheel splitter's group (the host dist, '-' -> '_') and keys relative to the
+	 * prefix */
+	if ((rc = vfs_kpack_split(v, &w->a, PURE, 1, &outs, &nouts, err)))
 		goto out;
 	if (nouts < 2) {
 		rc = rk_err_set(err, -ENOENT, "no device code to split");
@@ -628,8 +622,8 @@ out:
 	return rc;
 }
 
-int vfs_python_split(struct rk_vfs *v, struct run *r, const struct pystored *st, size_t n,
-		     struct pysynth_set *out, struct rk_err *err)
+int vfs_python_split(struct rk_vfs *v, struct run *r, struct pystate *ps, const struct pystored *st,
+		     size_t n, struct pysynth_set *out, struct rk_err *err)
 {
 	int rc = 0;
 
@@ -648,7 +642,7 @@ int vfs_python_split(struct rk_vfs *v, struct run *r, const struct pystored *st,
 			dup |= !strcmp(st[j].file, st[i].file);
 		if (dup)
 			continue; /* the same file in another group: only the first is served */
-		rc = split_one(v, r, &st[i], out, &e);
+		rc = split_one(v, r, ps, &st[i], out, &e);
 		if (rc)
 			pysynth_truncate(out, before); /* all of one wheel's split, or none */
 		if (rc && rc != -ENOMEM && rc != -ETIMEDOUT && rc != -ECANCELED) {

@@ -32,7 +32,7 @@
 #include "rk/manifest.h"
 #include "pysrc.h"
 #include "tar_layout.h"
-#include "vfs_int.h"
+#include "view_python.h"
 #include "zip_layout.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

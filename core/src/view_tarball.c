@@ -134,27 +134,6 @@ static void collect_release(struct collect *c)
 	free(c->v);
 }
 
-/* RUN/dist/<x>, populated. */
-static int dist_tree(struct rk_vfs *v, struct run *r, const char *x, struct node **out,
-		     struct rk_err *err)
-{
-	struct node *dist, *d = NULL;
-	int rc;
-
-	pthread_rwlock_rdlock(&v->tree);
-	dist = vfs_dent_find(r->dir, "dist");
-	pthread_rwlock_unlock(&v->tree);
-	if (!dist || (rc = vfs_populate(v, dist, err)))
-		return dist ? rc : -ENOENT;
-	pthread_rwlock_rdlock(&v->tree);
-	d = vfs_dent_find(dist, x);
-	pthread_rwlock_unlock(&v->tree);
-	if (!d || (rc = vfs_populate(v, d, err)))
-		return d ? rc : rk_err_set(err, -ENOENT, "no dist tree '%s'", x);
-	*out = d;
-	return 0;
-}
-
 /* Build one archive node named file from the flatten of x. */
 static int make_tarball(struct rk_vfs *v, struct node *dir, struct run *r, const char *x, int tests,
 			const char *file, struct rk_err *err)
@@ -168,15 +147,15 @@ static int make_tarball(struct rk_vfs *v, struct node *dir, struct run *r, const
 
 	if (!l)
 		return -ENOMEM;
-	if (tests) {
-		/* everything: that is dist/<x> itself, built once for both */
-		rc = dist_tree(v, r, x, &root, err);
-	} else {
-		pthread_rwlock_wrlock(&v->tree);
-		root = vfs_node_new(v, dir, file, S_IFDIR | 0755, 0); /* never linked */
-		pthread_rwlock_unlock(&v->tree);
-		rc = root ? vfs_flatten(v, r, x, 1, root, NULL, NULL, err) : -ENOMEM;
-	}
+	/* the tree to archive: a scratch flatten, in no listing (tests: everything, the
+	 * same tree as dist/<x>); its name cannot be one of dir's */
+	char scratch[520];
+
+	snprintf(scratch, sizeof(scratch), "%s/", file);
+	pthread_rwlock_wrlock(&v->tree);
+	root = vfs_node_new(v, dir, scratch, S_IFDIR | 0755, 0);
+	pthread_rwlock_unlock(&v->tree);
+	rc = root ? vfs_flatten(v, r, x, !tests, root, NULL, NULL, err) : -ENOMEM;
 	if (rc) {
 		free(l);
 		return rc;
@@ -238,9 +217,9 @@ static int make_tarball(struct rk_vfs *v, struct node *dir, struct run *r, const
 	return rc;
 }
 
-int vfs_pop_tarballs(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+static int pop_tarballs(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
-	struct run *r = dir->parent->run;
+	struct run *r = vfs_node_run(dir);
 	const char *platform =
 		strrchr(r->cat->name, '-') ? strrchr(r->cat->name, '-') + 1 : "linux";
 	struct rk_manifest m;
@@ -268,3 +247,16 @@ int vfs_pop_tarballs(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	free(version);
 	return rc;
 }
+
+static int shown(const struct rk_run *cat)
+{
+	return cat->narts > 0;
+}
+
+const struct vfs_view vfs_view_tarballs = {
+	.name = "tarballs",
+	.readme = "  <run>/tarballs/        TheRock's release tarballs, .tar/.tar.gz/.tar.zst, made\n"
+		  "                         on read (the first look at a .gz/.zst compresses it)\n",
+	.shown = shown,
+	.populate = pop_tarballs,
+};
