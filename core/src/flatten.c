@@ -225,7 +225,44 @@ struct flatten {
 	struct rk_buf conflicts;
 	unsigned nconflicts;
 	struct linkmap *links;
+	struct node **dead; /* files whose entry was replaced: freed at the end if unlisted */
+	size_t ndead, capdead;
 };
+
+/* File n lost an entry. It may gain one again (a later hardlink of the same member), so
+ * it is freed at the end of the flatten if none is left. */
+static int unlinked(struct flatten *f, struct node *n)
+{
+	n->nlink--;
+	if (f->ndead == f->capdead) {
+		size_t ncap = f->capdead ? 2 * f->capdead : 16;
+		struct node **nd = realloc(f->dead, ncap * sizeof(*nd));
+
+		if (!nd)
+			return -ENOMEM;
+		f->dead = nd;
+		f->capdead = ncap;
+	}
+	f->dead[f->ndead++] = n;
+	return 0;
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t) * (void *const *)a, y = (uintptr_t) * (void *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void bury(struct flatten *f)
+{
+	if (f->ndead)
+		qsort(f->dead, f->ndead, sizeof(*f->dead), cmp_ptr);
+	for (size_t i = 0; i < f->ndead; i++)
+		if ((!i || f->dead[i] != f->dead[i - 1]) && !f->dead[i]->nlink)
+			vfs_tree_free(f->dead[i]);
+	free(f->dead);
+}
 
 static int conflict(struct flatten *f, const char *path, const struct node *old, const char *what)
 {
@@ -246,15 +283,19 @@ static struct node *dist_dir(struct flatten *f, struct node *parent, const char 
 		return d;
 	if (d) {
 		/* TheRock's mkdir fails here; a directory's contents matter more than the file */
-		if (conflict(f, rel, d, "directory replaces a file"))
+		struct node *nd;
+
+		if (conflict(f, rel, d, "directory replaces a file") ||
+		    !(nd = vfs_node_new(parent, name, S_IFDIR | 0755, mtime)))
 			return NULL;
-		d->nlink--;
-		if (!(d = vfs_node_new(f->v, parent, name, S_IFDIR | 0755, mtime)))
+		if (unlinked(f, d)) {
+			vfs_tree_free(nd);
 			return NULL;
-		vfs_dent_set(parent, name, d);
-		return d;
+		}
+		vfs_dent_set(parent, name, nd);
+		return nd;
 	}
-	return vfs_node_add(f->v, parent, name, S_IFDIR | 0755, mtime);
+	return vfs_node_add(parent, name, S_IFDIR | 0755, mtime);
 }
 
 static int same_content(const struct node *x, const struct node *y)
@@ -283,32 +324,36 @@ static int place(struct flatten *f, struct node *parent, const char *name, const
 		uint32_t mode =
 			S_ISLNK(b->mode) ? S_IFLNK | 0777 : S_IFREG | 0644 | (b->mode & 0111);
 
-		if (!(n = vfs_node_new(f->v, parent, name, mode, b->mtime)))
+		if (!(n = vfs_node_new(parent, name, mode, b->mtime)))
 			return -ENOMEM;
-		n->nlink = 0;
 		n->size = b->size;
 		n->src = b->src;
 		n->origin = f->a;
-		if (b->data && !(n->data = strdup(b->data)))
+		/* a rewritten host binary or a .kpack (kpack_split.c): its own layout */
+		if ((b->data && !(n->data = strdup(b->data))) ||
+		    (b->src == SRC_TAR && rk_tar_layout_copy(b->tar, &n->tar)) ||
+		    (b->nlink > 1 && !(lm = calloc(1, sizeof(*lm))))) {
+			vfs_tree_free(n);
 			return -ENOMEM;
-		if (b->src == SRC_TAR && rk_tar_layout_copy(b->tar, &n->tar))
-			return -ENOMEM; /* a rewritten host binary or a .kpack (kpack_split.c) */
-		if (b->nlink > 1) {
-			if (!(lm = calloc(1, sizeof(*lm))))
-				return -ENOMEM;
+		}
+		n->nlink = 0;
+		if (lm) {
 			lm->from = b;
 			lm->to = n;
 			HASH_ADD(hh, f->links, from, sizeof(lm->from), lm);
 			if (rk_htab_oom()) {
 				free(lm);
+				vfs_tree_free(n);
 				return -ENOMEM;
 			}
 		}
 	}
+	if (old == n)
+		return 0; /* the same file again (one member under two prefixes) */
 	if (old) {
-		if (!same_content(old, n) && conflict(f, rel, old, "different content"))
+		if ((!same_content(old, n) && conflict(f, rel, old, "different content")) ||
+		    unlinked(f, old))
 			return -ENOMEM;
-		old->nlink--;
 		vfs_dent_set(parent, name, n);
 	} else if (vfs_dent_add(parent, name, n)) {
 		return -ENOMEM;
@@ -379,13 +424,12 @@ static int flatten_arch(struct flatten *f, struct arch *a)
 static int flatten_list(struct rk_vfs *v, struct arch **as, size_t n, struct node *root,
 			char **conflicts, unsigned *nconflicts)
 {
-	struct flatten f = {v, root, NULL, NULL, 0, RK_BUF_INIT, 0, NULL};
+	struct flatten f = {.v = v, .root = root, .conflicts = RK_BUF_INIT};
 	int rc = 0;
 
-	pthread_rwlock_wrlock(&v->tree);
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = flatten_arch(&f, as[i]);
-	pthread_rwlock_unlock(&v->tree);
+	bury(&f);
 	if (!rc && conflicts && !(*conflicts = rk_buf_detach(&f.conflicts, NULL)))
 		rc = -ENOMEM;
 	if (!rc && nconflicts)

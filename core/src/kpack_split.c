@@ -87,7 +87,7 @@ struct kpack_split {
 	size_t nz;
 };
 
-/* A file or directory of the artifact being split, read under the tree lock. */
+/* A file or directory of the artifact being split. */
 struct entry {
 	char *path; /* member path: "<prefix>/<rel>" */
 	size_t rel; /* offset of rel in path */
@@ -118,7 +118,7 @@ struct source {
 struct split {
 	struct rk_vfs *v;
 	struct arch *a;
-	struct node *top; /* the run's directory: the parent of the outputs' roots */
+	int64_t mtime; /* the run directory's: of the outputs' roots */
 	int relkeys; /* vfs_kpack_split's relkeys */
 	char group[2 * RK_ARTIFACT_FIELD + 2]; /* "<name>_<component>" */
 	struct entry *e;
@@ -561,9 +561,8 @@ static struct out *get_out(struct split *s, const char *key)
 	return o;
 }
 
-/* The directory for path's parent in o's tree (created as needed). o's root is a node of
- * the run's directory that is in no listing: a view that shows the output links it.
- * Tree lock held. */
+/* The directory for path's parent in o's tree (created as needed). o's root is a private
+ * tree: a view that shows the output grafts it. */
 static struct node *out_dir(struct split *s, struct out *o, const char *path, const char **base)
 {
 	struct node *d = o->a.root;
@@ -576,7 +575,7 @@ static struct node *out_dir(struct split *s, struct out *o, const char *path, co
 		/* named per source so that every family's outputs have their own stable
 		 * inode numbers */
 		snprintf(hidden, sizeof(hidden), "%s/%s", s->a->art->stem, o->art.stem);
-		if (!(d = vfs_node_new(s->v, s->top, hidden, S_IFDIR | 0755, s->top->mtime)))
+		if (!(d = vfs_tree_new(hidden, S_IFDIR | 0755, s->mtime)))
 			return NULL;
 		o->a.root = d;
 	}
@@ -594,7 +593,7 @@ static struct node *out_dir(struct split *s, struct out *o, const char *path, co
 		comp[len] = '\0';
 		c = vfs_dent_find(d, comp);
 		if (!c) {
-			c = vfs_node_add(s->v, d, comp, S_IFDIR | 0755, d->mtime);
+			c = vfs_node_add(d, comp, S_IFDIR | 0755, d->mtime);
 			if (!c)
 				return NULL;
 		}
@@ -617,7 +616,7 @@ static struct node *out_add(struct split *s, struct out *o, const char *path, ui
 		return NULL;
 	if ((n = vfs_dent_find(d, base)))
 		return S_ISDIR(n->mode) && S_ISDIR(mode) ? n : NULL;
-	return vfs_node_add(s->v, d, base, mode, mtime);
+	return vfs_node_add(d, base, mode, mtime);
 }
 
 static int add_entry(struct split *s, struct out *o, size_t i)
@@ -675,7 +674,7 @@ static int out_manifest(struct split *s, struct out *o)
 			rc = -ENOMEM;
 	free(p);
 	if (!rc && !(f = out_add(s, o, "artifact_manifest.txt", S_IFREG | 0644,
-				 o->a.root ? o->a.root->mtime : s->top->mtime)))
+				 o->a.root ? o->a.root->mtime : s->mtime)))
 		rc = -ENOMEM;
 	if (!rc) {
 		f->src = SRC_BYTES;
@@ -883,7 +882,7 @@ static int prepare_archives(struct split *s, struct rk_err *err)
 	return rc;
 }
 
-/* Place archive ar into its output (tree lock held). */
+/* Place archive ar into its output. */
 static int add_kpack(struct split *s, struct archive *ar)
 {
 	struct out *o = get_out(s, ar->arch);
@@ -940,6 +939,7 @@ static int cmp_out(const void *x, const void *y)
 
 static void free_out(struct out *o)
 {
+	vfs_tree_free(o->a.root); /* unless a view serves it */
 	vfs_arch_release(&o->a);
 	free(o->art.stem);
 	free(o);
@@ -972,7 +972,7 @@ static void split_release(struct split *s)
 static int do_split(struct rk_vfs *v, struct arch *a, const char *group, int relkeys,
 		    struct kpack_split *ks, struct rk_err *err)
 {
-	struct split s = {.v = v, .a = a, .top = a->run->dir, .relkeys = relkeys};
+	struct split s = {.v = v, .a = a, .mtime = a->run->dir->mtime, .relkeys = relkeys};
 	struct rk_buf path = RK_BUF_INIT;
 	int rc;
 
@@ -982,7 +982,7 @@ static int do_split(struct rk_vfs *v, struct arch *a, const char *group, int rel
 		snprintf(s.group, sizeof(s.group), "%s_%s", a->art->an.name, a->art->an.component);
 	if ((rc = vfs_archs_wait(v, &a, 1, err)))
 		return rc;
-	pthread_rwlock_rdlock(&v->tree);
+	/* a's tree is immutable now that it is DONE */
 	for (size_t i = 0; !rc && i < a->nprefixes; i++) {
 		const struct node *p = vfs_find_dir(a->root, a->prefixes[i]);
 
@@ -990,7 +990,6 @@ static int do_split(struct rk_vfs *v, struct arch *a, const char *group, int rel
 		if (p && !(rc = rk_buf_adds(&path, a->prefixes[i])))
 			rc = collect(&s, p, &path, i, path.len + 1);
 	}
-	pthread_rwlock_unlock(&v->tree);
 	rk_buf_release(&path);
 	if (!rc && !(s.layouts = calloc(s.ne + 1, sizeof(*s.layouts))))
 		rc = -ENOMEM;
@@ -1009,15 +1008,11 @@ static int do_split(struct rk_vfs *v, struct arch *a, const char *group, int rel
 	}
 	if (!rc)
 		rc = prepare_archives(&s, err);
-	if (!rc) {
-		pthread_rwlock_wrlock(&v->tree);
+	if (!rc)
 		rc = build_outputs(&s);
-		pthread_rwlock_unlock(&v->tree);
-	}
 	if (s.nouts)
 		qsort(s.outs, s.nouts, sizeof(*s.outs), cmp_out);
-	/* on failure the caller frees the outputs; their nodes stay in the inode table,
-	 * unreachable, until the mount ends */
+	/* on failure the caller frees the outputs */
 	ks->outs = (struct arch **)s.outs;
 	ks->nouts = s.nouts;
 	ks->pay = s.pay;

@@ -120,24 +120,16 @@ nomem:
 	return -ENOMEM;
 }
 
-/* A new node for name in dir (dir NULL: the root), in the inode table but in no
- * directory yet. */
-struct node *vfs_node_new(struct rk_vfs *v, struct node *dir, const char *name, uint32_t mode,
-			  int64_t mtime)
+static void free_node(struct node *n);
+
+static struct node *node_alloc(struct node *dir, const char *name, uint32_t mode, int64_t mtime)
 {
 	struct node *n = calloc(1, sizeof(*n));
-	uint64_t ino;
 
 	if (!n || !(n->name = strdup(name))) {
 		free(n);
 		return NULL;
 	}
-	ino = dir ? child_ino(dir->ino, name) : RK_ROOT_INO;
-	while (ino <= RK_ROOT_INO && dir)
-		ino += 2;
-	while (dir && find_ino(v, ino))
-		ino = ino + 1 > RK_ROOT_INO ? ino + 1 : RK_ROOT_INO + 1;
-	n->ino = ino;
 	n->parent = dir;
 	n->mode = mode;
 	n->nlink = 1;
@@ -146,24 +138,95 @@ struct node *vfs_node_new(struct rk_vfs *v, struct node *dir, const char *name, 
 	n->pop_state = PS_DONE;
 	if (dir)
 		n->arch = dir->arch;
-	HASH_ADD(hh, v->inodes, ino, sizeof(n->ino), n);
-	if (rk_htab_oom()) {
-		free(n->name);
-		free(n);
-		return NULL;
-	}
-	v->n_nodes++;
 	return n;
 }
 
-/* A new node named name in dir (dir NULL: the root). */
-struct node *vfs_node_add(struct rk_vfs *v, struct node *dir, const char *name, uint32_t mode,
-			  int64_t mtime)
+/* A free inode number for name in served directory dir. */
+static uint64_t free_ino(struct rk_vfs *v, const struct node *dir, const char *name)
 {
-	struct node *n = vfs_node_new(v, dir, name, mode, mtime);
+	uint64_t ino = child_ino(dir->ino, name);
+
+	while (ino <= RK_ROOT_INO)
+		ino += 2;
+	while (find_ino(v, ino))
+		ino = ino + 1 > RK_ROOT_INO ? ino + 1 : RK_ROOT_INO + 1;
+	return ino;
+}
+
+/* Give n the inode number ino and enter it in the inode table. */
+static int node_serve(struct rk_vfs *v, struct node *n, uint64_t ino)
+{
+	n->ino = ino;
+	HASH_ADD(hh, v->inodes, ino, sizeof(n->ino), n);
+	if (rk_htab_oom()) {
+		n->ino = 0;
+		return -ENOMEM;
+	}
+	v->n_nodes++;
+	return 0;
+}
+
+/* A new served node for name in served directory dir (NULL: the root), in no listing
+ * yet. v->tree held for writing. */
+static struct node *served_new(struct rk_vfs *v, struct node *dir, const char *name, uint32_t mode,
+			       int64_t mtime)
+{
+	struct node *n = node_alloc(dir, name, mode, mtime);
+
+	if (n && node_serve(v, n, dir ? free_ino(v, dir, name) : RK_ROOT_INO)) {
+		free_node(n);
+		return NULL;
+	}
+	return n;
+}
+
+/* The same, listed in dir. */
+static struct node *served_add(struct rk_vfs *v, struct node *dir, const char *name, uint32_t mode,
+			       int64_t mtime)
+{
+	struct node *n = served_new(v, dir, name, mode, mtime);
 
 	if (n && dir && vfs_dent_add(dir, name, n))
 		return NULL; /* n stays in the inode table and is freed with it */
+	return n;
+}
+
+static struct node *served_lazy_dir(struct rk_vfs *v, struct node *dir, const char *name,
+				    vfs_pop_fn pop, int64_t mtime)
+{
+	struct node *n = served_add(v, dir, name, S_IFDIR | 0555, mtime);
+
+	if (n && pop) {
+		n->pop = pop;
+		n->pop_state = PS_TODO;
+	}
+	return n;
+}
+
+/* ---- private trees (views and services build them; no lock) ---- */
+
+struct node *vfs_tree_new(const char *name, uint32_t mode, int64_t mtime)
+{
+	return node_alloc(NULL, name, mode, mtime);
+}
+
+struct node *vfs_node_new(struct node *dir, const char *name, uint32_t mode, int64_t mtime)
+{
+	if (dir->ino) {
+		rk_err_log("internal: '%s' created in served directory '%s'", name, dir->name);
+		return NULL;
+	}
+	return node_alloc(dir, name, mode, mtime);
+}
+
+struct node *vfs_node_add(struct node *dir, const char *name, uint32_t mode, int64_t mtime)
+{
+	struct node *n = vfs_node_new(dir, name, mode, mtime);
+
+	if (n && vfs_dent_add(dir, name, n)) {
+		free_node(n);
+		return NULL;
+	}
 	return n;
 }
 
@@ -177,16 +240,81 @@ void vfs_dent_set(struct node *dir, const char *name, struct node *child)
 		d->node = child;
 }
 
-struct node *vfs_lazy_dir(struct rk_vfs *v, struct node *dir, const char *name, vfs_pop_fn pop,
-			  int64_t mtime)
+struct node *vfs_lazy_dir(struct node *dir, const char *name, vfs_pop_fn pop, int64_t mtime)
 {
-	struct node *n = vfs_node_add(v, dir, name, S_IFDIR | 0555, mtime);
+	struct node *n = vfs_node_add(dir, name, S_IFDIR | 0555, mtime);
 
 	if (n && pop) {
 		n->pop = pop;
 		n->pop_state = PS_TODO;
 	}
 	return n;
+}
+
+/* Free private node n and the private nodes below it; a file is freed with its last
+ * entry (hardlinks), served nodes stay. */
+static void tree_free(struct node *n)
+{
+	for (size_t i = 0; i < n->nents; i++) {
+		struct node *c = n->order[i]->node;
+
+		if (!c->ino && (S_ISDIR(c->mode) || --c->nlink == 0))
+			tree_free(c);
+	}
+	free_node(n);
+}
+
+void vfs_tree_free(struct node *root)
+{
+	if (root && !root->ino)
+		tree_free(root);
+}
+
+/* Serve private node n as name in served directory parent, and everything below it. */
+static int serve_tree(struct rk_vfs *v, struct node *n, struct node *parent, const char *name)
+{
+	int rc;
+
+	if (n->ino)
+		return 0; /* served already (a hardlink, or a served subtree) */
+	if ((rc = node_serve(v, n, free_ino(v, parent, name))))
+		return rc;
+	if (!n->parent || !n->parent->ino)
+		n->parent = parent;
+	for (size_t i = 0; !rc && i < n->nents; i++)
+		rc = serve_tree(v, n->order[i]->node, n, n->order[i]->name);
+	return rc;
+}
+
+int vfs_graft(struct rk_vfs *v, struct node *dir, struct node *root)
+{
+	int rc = 0;
+	size_t i;
+
+	pthread_rwlock_wrlock(&v->tree);
+	for (i = 0; !rc && i < root->nents; i++) {
+		struct node *c = root->order[i]->node;
+
+		if (vfs_dent_find(dir, root->order[i]->name))
+			rc = -EEXIST;
+		else if (!(rc = serve_tree(v, c, dir, root->order[i]->name)))
+			rc = vfs_dent_add(dir, root->order[i]->name, c);
+	}
+	pthread_rwlock_unlock(&v->tree);
+	if (rc) /* entries before i are served; the rest stays private and goes */
+		i--;
+	for (size_t j = 0; j < i; j++)
+		root->order[j]->node = NULL;
+	for (size_t j = i; j < root->nents; j++) {
+		struct node *c = root->order[j]->node;
+
+		if (!c->ino && (S_ISDIR(c->mode) || --c->nlink == 0))
+			tree_free(c);
+		root->order[j]->node = NULL;
+	}
+	root->nents = 0;
+	free_node(root);
+	return rc;
 }
 
 struct run *vfs_node_run(const struct node *n)
@@ -289,7 +417,7 @@ static int publish_locked(struct rk_vfs *v, struct arch *a, const struct rk_memb
 	while ((slash = strchr(p, '/'))) {
 		*slash = '\0';
 		n = vfs_dent_find(dir, p);
-		if (!n && !(n = vfs_node_add(v, dir, p, S_IFDIR | 0755, m->mtime)))
+		if (!n && !(n = served_add(v, dir, p, S_IFDIR | 0755, m->mtime)))
 			return -ENOMEM;
 		if (!S_ISDIR(n->mode)) {
 			rk_warn("'%s': '%s' is under a non-directory; dropped", a->art->file,
@@ -323,7 +451,7 @@ static int publish_locked(struct rk_vfs *v, struct arch *a, const struct rk_memb
 		rk_warn("'%s': '%s' changes type; later member dropped", a->art->file, m->path);
 		return 0;
 	}
-	if (!n && !(n = vfs_node_add(v, dir, p, fmt, m->mtime)))
+	if (!n && !(n = served_add(v, dir, p, fmt, m->mtime)))
 		return -ENOMEM;
 	n->mode = fmt | (fmt == S_IFLNK ? 0777 : m->mode);
 	n->mtime = m->mtime;
@@ -715,7 +843,7 @@ static int add_readme(struct rk_vfs *v, struct node *dir)
 		return rc;
 	}
 	pthread_rwlock_wrlock(&v->tree);
-	n = vfs_node_add(v, dir, "README", S_IFREG | 0444, v->mount_time);
+	n = served_add(v, dir, "README", S_IFREG | 0444, v->mount_time);
 	if (!n || !(n->data = rk_buf_detach(&b, NULL)))
 		rc = -ENOMEM;
 	else {
@@ -762,12 +890,12 @@ static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	pthread_rwlock_wrlock(&v->tree);
 	dir->run = r;
 	r->dir = dir;
-	arts = vfs_lazy_dir(v, dir, "artifacts", NULL, dir->mtime);
-	browse = vfs_lazy_dir(v, dir, "browse", NULL, dir->mtime);
+	arts = served_lazy_dir(v, dir, "artifacts", NULL, dir->mtime);
+	browse = served_lazy_dir(v, dir, "browse", NULL, dir->mtime);
 	rc = arts && browse ? 0 : -ENOMEM;
 	for (size_t i = 0; !rc && i < vfs_nviews; i++)
 		if (vfs_views[i]->shown(cat) &&
-		    !vfs_lazy_dir(v, dir, vfs_views[i]->name, vfs_views[i]->populate, dir->mtime))
+		    !served_lazy_dir(v, dir, vfs_views[i]->name, vfs_views[i]->populate, dir->mtime))
 			rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < cat->files.n; i++) {
 		const struct rk_store_entry *f = &cat->files.v[i];
@@ -775,7 +903,7 @@ static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 
 		if (f->is_dir)
 			continue;
-		n = vfs_node_add(v, arts, f->name, S_IFREG | 0444, f->mtime);
+		n = served_add(v, arts, f->name, S_IFREG | 0444, f->mtime);
 		if (!n) {
 			rc = -ENOMEM;
 			break;
@@ -792,7 +920,7 @@ static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		a->run = r;
 		a->art = &cat->arts[i];
 		vfs_arch_init(a);
-		a->root = vfs_lazy_dir(v, browse, cat->arts[i].stem, pop_arch,
+		a->root = served_lazy_dir(v, browse, cat->arts[i].stem, pop_arch,
 				       cat->arts[i].mtime_ns / 1000000000);
 		if (!a->root) {
 			rc = -ENOMEM;
@@ -840,7 +968,7 @@ static int pop_dirs(struct rk_vfs *v, struct node *dir, const char *path, int to
 
 		if (!l.v[i].is_dir || !kind)
 			continue;
-		n = vfs_lazy_dir(v, dir, name, kind, l.v[i].mtime);
+		n = served_lazy_dir(v, dir, name, kind, l.v[i].mtime);
 		if (!n || !(n->ctx = join_path(path, name)))
 			rc = -ENOMEM;
 	}
@@ -1697,7 +1825,7 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 	ro.cache = v->cache;
 	if ((rc = rk_store_open_opts(o->store, &ro, &v->store, err)))
 		goto fail;
-	root = vfs_lazy_dir(v, NULL, "", pop_root, v->mount_time);
+	root = served_lazy_dir(v, NULL, "", pop_root, v->mount_time);
 	if (!root) {
 		rc = -ENOMEM;
 		goto fail;
@@ -1721,25 +1849,29 @@ void rk_vfs_close(struct rk_vfs *v)
 	while (v->active)
 		pthread_cond_wait(&v->wait_cond, &v->wait_lock);
 	pthread_mutex_unlock(&v->wait_lock);
-	for (r = v->runs; r; r = r->next) /* background work may read what nodes own */
+	/* background work may read what nodes own; private trees (of views' state and of
+	 * what services derived) go while the served nodes they may link to are there */
+	for (r = v->runs; r; r = r->next)
 		for (size_t i = 0; i < vfs_nviews; i++)
 			if (r->vstate[i] && vfs_views[i]->stop)
 				vfs_views[i]->stop(r->vstate[i]);
+	for (r = v->runs; r; r = r->next) {
+		for (size_t i = 0; i < r->cat->narts; i++) {
+			if (r->archs[i].started)
+				pthread_join(r->archs[i].thread, NULL);
+			vfs_arch_release(&r->archs[i]);
+		}
+		for (size_t i = 0; i < vfs_nviews; i++)
+			if (r->vstate[i] && vfs_views[i]->free)
+				vfs_views[i]->free(r->vstate[i]);
+	}
 	HASH_ITER(hh, v->inodes, n, tmp) {
 		HASH_DEL(v->inodes, n);
 		free_node(n);
 	}
 	while ((r = v->runs)) {
 		v->runs = r->next;
-		for (size_t i = 0; i < r->cat->narts; i++) {
-			if (r->archs[i].started)
-				pthread_join(r->archs[i].thread, NULL);
-			vfs_arch_release(&r->archs[i]);
-		}
 		free(r->archs);
-		for (size_t i = 0; i < vfs_nviews; i++)
-			if (r->vstate[i] && vfs_views[i]->free)
-				vfs_views[i]->free(r->vstate[i]);
 		free(r->vstate);
 		rk_run_free(r->cat);
 		free(r);

@@ -117,16 +117,31 @@ struct rk_vfs {
 	int64_t mount_time;
 };
 
-/* Tree (v->tree held for writing). */
-struct node *vfs_node_new(struct rk_vfs *v, struct node *dir, const char *name, uint32_t mode,
-			  int64_t mtime);
-void vfs_dent_set(struct node *dir, const char *name, struct node *child);
-struct node *vfs_node_add(struct rk_vfs *v, struct node *dir, const char *name, uint32_t mode,
-			  int64_t mtime);
-struct node *vfs_lazy_dir(struct rk_vfs *v, struct node *dir, const char *name, vfs_pop_fn pop,
-			  int64_t mtime);
+/* ---- trees ----
+ * Served nodes have an inode number and live in the inode table under v->tree; only the
+ * engine (vfs.c) creates or changes them. Views and services build private trees
+ * (ino 0, no lock: one thread builds them) and hand them to the engine with vfs_graft,
+ * which serves them under one write lock. Nodes a view or service only reads are
+ * immutable: private trees once built, an artifact's browse tree once it is DONE. */
+/* A private root (in no directory); free it with vfs_tree_free unless grafted. */
+struct node *vfs_tree_new(const char *name, uint32_t mode, int64_t mtime);
+/* A private node for name in private directory dir, in no listing yet (NULL: ENOMEM, or
+ * dir is served, a bug, logged). */
+struct node *vfs_node_new(struct node *dir, const char *name, uint32_t mode, int64_t mtime);
+/* The same, listed in dir. */
+struct node *vfs_node_add(struct node *dir, const char *name, uint32_t mode, int64_t mtime);
+/* A private directory whose entries pop makes on first access once served. */
+struct node *vfs_lazy_dir(struct node *dir, const char *name, vfs_pop_fn pop, int64_t mtime);
 struct node *vfs_dent_find(struct node *dir, const char *name);
 int vfs_dent_add(struct node *dir, const char *name, struct node *child);
+/* Point private dir's entry name at child (which must exist). */
+void vfs_dent_set(struct node *dir, const char *name, struct node *child);
+/* Free the private nodes of a private tree (served nodes it links to stay). */
+void vfs_tree_free(struct node *root);
+/* List root's entries in served directory dir (which its populate function is filling,
+ * so no one else adds to it), serving every private node below them, and free root.
+ * Takes v->tree; no lock held. 0, -EEXIST (a name dir has) or -ENOMEM. */
+int vfs_graft(struct rk_vfs *v, struct node *dir, struct node *root);
 /* The directory node at '/'-separated path below root, or NULL. */
 struct node *vfs_find_dir(struct node *root, const char *path);
 /* The run n belongs to (n or its nearest ancestor that is a run directory), or NULL. */
@@ -190,12 +205,12 @@ void **vfs_view_state(struct run *r, const struct vfs_view *view);
 int vfs_run_is_split(struct rk_vfs *v, struct run *r);
 /* The names of run r's dist trees (release: the release tarball names instead). */
 int vfs_dist_names(struct rk_vfs *v, struct run *r, int release, char ***names, size_t *n);
-/* Flatten the artifacts of r selected for x into root (release: without the test
+/* Flatten the artifacts of r selected for x into private root (release: without the test
  * component and fftw3, as build_tarballs.py does). Ingests what it needs. */
 int vfs_flatten(struct rk_vfs *v, struct run *r, const char *x, int release, struct node *root,
 		char **conflicts, unsigned *nconflicts, struct rk_err *err);
 /* Flatten the artifacts as[0..n) (any set; ingested here, sorted into flatten order) into
- * root. */
+ * private root. */
 int vfs_flatten_archs(struct rk_vfs *v, struct arch **as, size_t n, struct node *root,
 		      struct rk_err *err);
 

@@ -2,6 +2,7 @@
  * flatten service, flatten.c, says which names and what each holds), and
  * RUN/dist/.rockfs/<X>.conflicts, the paths two artifacts wrote differently. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,22 +13,33 @@
 
 #define NOTES_DIR ".rockfs"
 
+/* The view's state for a run: each tree's conflict list, once flattened. */
+struct dist_state {
+	pthread_mutex_t lock;
+	struct conflicts {
+		char *name, *text;
+	} *v;
+	size_t n;
+};
+
+extern const struct vfs_view vfs_view_dist;
+
 static int pop_dist(struct rk_vfs *v, struct node *dir, struct rk_err *err);
 static int pop_notes(struct rk_vfs *v, struct node *notes, struct rk_err *err);
 
 static int pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
 	struct run *r = vfs_node_run(dir);
+	void **slot = vfs_view_state(r, &vfs_view_dist);
+	struct dist_state *ds = calloc(1, sizeof(*ds));
+	struct node *root = vfs_tree_new(dir->name, dir->mode, dir->mtime);
 	char **names = NULL;
 	size_t n = 0;
-	int rc = vfs_dist_names(v, r, 0, &names, &n);
+	int rc = ds && root ? vfs_dist_names(v, r, 0, &names, &n) : -ENOMEM;
 
 	(void)err;
-	if (rc)
-		return rc;
-	pthread_rwlock_wrlock(&v->tree);
 	for (size_t i = 0; !rc && i < n; i++) {
-		struct node *d = vfs_lazy_dir(v, dir, names[i], pop_dist, dir->mtime);
+		struct node *d = vfs_lazy_dir(root, names[i], pop_dist, dir->mtime);
 
 		if (d)
 			d->mode =
@@ -35,27 +47,72 @@ static int pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		else
 			rc = -ENOMEM;
 	}
-	if (!rc && n && !vfs_lazy_dir(v, dir, NOTES_DIR, pop_notes, dir->mtime))
+	if (!rc && n && !vfs_lazy_dir(root, NOTES_DIR, pop_notes, dir->mtime))
 		rc = -ENOMEM;
-	pthread_rwlock_unlock(&v->tree);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+	if (rc) {
+		vfs_tree_free(root);
+		free(ds);
+		return rc;
+	}
+	pthread_mutex_init(&ds->lock, NULL);
+	*slot = ds; /* populated once per run: nothing else sets it */
+	return vfs_graft(v, dir, root);
+}
+
+/* Keep tree name's conflict list (taken over). */
+static int keep_conflicts(struct dist_state *ds, const char *name, char *text)
+{
+	struct conflicts *nv;
+	int rc = 0;
+
+	pthread_mutex_lock(&ds->lock);
+	if ((nv = realloc(ds->v, (ds->n + 1) * sizeof(*nv))) && (nv[ds->n].name = strdup(name))) {
+		nv[ds->n++].text = text;
+		text = NULL;
+	} else {
+		rc = -ENOMEM;
+	}
+	if (nv)
+		ds->v = nv;
+	pthread_mutex_unlock(&ds->lock);
+	free(text);
 	return rc;
+}
+
+/* Tree name's conflict list (a copy), or NULL (ENOMEM, or not flattened). */
+static char *get_conflicts(struct dist_state *ds, const char *name)
+{
+	char *text = NULL;
+
+	pthread_mutex_lock(&ds->lock);
+	for (size_t i = 0; i < ds->n; i++)
+		if (!strcmp(ds->v[i].name, name)) {
+			text = strdup(ds->v[i].text ? ds->v[i].text : "");
+			break;
+		}
+	pthread_mutex_unlock(&ds->lock);
+	return text;
 }
 
 static int pop_dist(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
 	struct run *r = vfs_node_run(dir);
+	struct dist_state *ds = *vfs_view_state(r, &vfs_view_dist);
+	struct node *root = vfs_tree_new(dir->name, dir->mode, dir->mtime);
 	unsigned nconflicts = 0;
 	char *conflicts = NULL;
-	int rc = vfs_flatten(v, r, dir->name, 0, dir, &conflicts, &nconflicts, err);
+	int rc = root ? vfs_flatten(v, r, dir->name, 0, root, &conflicts, &nconflicts, err)
+		      : -ENOMEM;
 
-	if (rc)
+	if (rc) {
+		vfs_tree_free(root);
 		return rk_err_wrap(err, rc, "dist");
-	pthread_rwlock_wrlock(&v->tree);
-	dir->data = conflicts; /* the list waits here for RUN/dist/.rockfs */
-	pthread_rwlock_unlock(&v->tree);
+	}
+	if ((rc = keep_conflicts(ds, dir->name, conflicts)) || (rc = vfs_graft(v, dir, root)))
+		return rc;
 	if (nconflicts)
 		rk_warn("run '%s': dist '%s': %u paths written by two artifacts with different "
 			"content (the later wins); see dist/" NOTES_DIR "/%s.conflicts",
@@ -63,10 +120,14 @@ static int pop_dist(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	return 0;
 }
 
+/* RUN/dist/.rockfs/: flattens every tree for its list. The directory RUN/dist/ is
+ * populated (its entries no longer change). */
 static int pop_notes(struct rk_vfs *v, struct node *notes, struct rk_err *err)
 {
 	struct node *dists = notes->parent;
-	int rc = 0;
+	struct dist_state *ds = *vfs_view_state(vfs_node_run(notes), &vfs_view_dist);
+	struct node *root = vfs_tree_new(notes->name, notes->mode, notes->mtime);
+	int rc = root ? 0 : -ENOMEM;
 
 	for (size_t i = 0; !rc && i < dists->nents; i++) {
 		struct node *d = dists->order[i]->node;
@@ -78,17 +139,32 @@ static int pop_notes(struct rk_vfs *v, struct node *notes, struct rk_err *err)
 		if ((rc = vfs_populate(v, d, err)))
 			break;
 		snprintf(name, sizeof(name), "%s.conflicts", d->name);
-		pthread_rwlock_wrlock(&v->tree);
-		n = vfs_node_add(v, notes, name, S_IFREG | 0444, notes->mtime);
-		if (!n || !(n->data = strdup(d->data ? d->data : "")))
+		n = vfs_node_add(root, name, S_IFREG | 0444, notes->mtime);
+		if (!n || !(n->data = get_conflicts(ds, d->name)))
 			rc = -ENOMEM;
 		else {
 			n->src = SRC_BYTES;
 			n->size = strlen(n->data);
 		}
-		pthread_rwlock_unlock(&v->tree);
 	}
-	return rc;
+	if (rc) {
+		vfs_tree_free(root);
+		return rc;
+	}
+	return vfs_graft(v, notes, root);
+}
+
+static void dist_free(void *state)
+{
+	struct dist_state *ds = state;
+
+	for (size_t i = 0; i < ds->n; i++) {
+		free(ds->v[i].name);
+		free(ds->v[i].text);
+	}
+	free(ds->v);
+	pthread_mutex_destroy(&ds->lock);
+	free(ds);
 }
 
 static int shown(const struct rk_run *cat)
@@ -104,4 +180,5 @@ const struct vfs_view vfs_view_dist = {
 		  "                         <run>/dist/.rockfs/<X>.conflicts\n",
 	.shown = shown,
 	.populate = pop_dists,
+	.free = dist_free,
 };

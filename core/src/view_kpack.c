@@ -14,23 +14,24 @@
 #include "rk/log.h"
 #include "vfs_int.h"
 
-static int link_out(struct node *kd, struct arch *o)
+/* List split output o in root (the kpack directory being built). */
+static int link_out(struct node *root, struct arch *o)
 {
-	if (vfs_dent_find(kd, o->art->stem))
+	if (vfs_dent_find(root, o->art->stem))
 		return 0; /* an earlier family has it */
-	return vfs_dent_add(kd, o->art->stem, o->root);
+	return vfs_dent_add(root, o->art->stem, o->root);
 }
 
 static int pop_kpack(struct rk_vfs *v, struct node *kd, struct rk_err *err)
 {
 	struct run *r = vfs_node_run(kd);
-	int rc = 0;
+	struct node *root = vfs_tree_new(kd->name, kd->mode, kd->mtime);
+	int rc = root ? 0 : -ENOMEM, g;
 
-	if (vfs_run_is_split(v, r)) {
+	if (!rc && vfs_run_is_split(v, r)) {
 		/* the stored split artifacts */
-		pthread_rwlock_wrlock(&v->tree);
 		for (size_t i = 0; !rc && i < r->cat->narts; i++) {
-			struct node *n = vfs_node_add(v, kd, r->cat->arts[i].stem, S_IFLNK | 0777,
+			struct node *n = vfs_node_add(root, r->cat->arts[i].stem, S_IFLNK | 0777,
 						      kd->mtime);
 
 			if (!n || asprintf(&n->data, "../browse/%s", r->cat->arts[i].stem) < 0)
@@ -38,16 +39,18 @@ static int pop_kpack(struct rk_vfs *v, struct node *kd, struct rk_err *err)
 			else
 				n->size = strlen(n->data);
 		}
-		pthread_rwlock_unlock(&v->tree);
-		return rc;
+		g = vfs_graft(v, kd, root);
+		return rc ? rc : g;
 	}
 	/* ingest every artifact to split at once (in parallel, jobs at a time); a failed
 	 * one is reported by its split below */
 	struct arch **as = calloc(r->cat->narts + 1, sizeof(*as));
 	size_t nas = 0;
 
-	if (!as)
+	if (!as) {
+		vfs_tree_free(root);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < r->cat->narts; i++)
 		if (strcmp(r->archs[i].art->an.target, "generic"))
 			as[nas++] = &r->archs[i];
@@ -65,13 +68,14 @@ static int pop_kpack(struct rk_vfs *v, struct node *kd, struct rk_err *err)
 			rk_info("'%s': not split: %s", a->art->stem, rk_err_str(&e, rc));
 			continue; /* the other artifacts still split */
 		}
-		pthread_rwlock_wrlock(&v->tree);
 		for (size_t j = 0; !rc && j < n; j++)
-			rc = link_out(kd, outs[j]);
-		pthread_rwlock_unlock(&v->tree);
+			rc = link_out(root, outs[j]);
 	}
 	(void)err;
-	return rc == -ENOMEM ? rc : 0;
+	/* graft even after a failure: the outputs linked into root belong to their split,
+	 * and the graft (serving them) is what frees root */
+	g = vfs_graft(v, kd, root);
+	return rc == -ENOMEM ? rc : g;
 }
 
 static int shown(const struct rk_run *cat)

@@ -414,11 +414,10 @@ static int cmp_pyfile(const void *a, const void *b)
 	return c ? c : strcmp(x->rel, y->rel);
 }
 
-/* A SRC_BYTES file taking b's buffer. Caller holds v->tree for writing. */
-static int add_bytes(struct rk_vfs *v, struct node *dir, const char *name, struct rk_buf *b,
-		     int64_t mtime)
+/* A SRC_BYTES file of private dir taking b's buffer. */
+static int add_bytes(struct node *dir, const char *name, struct rk_buf *b, int64_t mtime)
 {
-	struct node *n = vfs_node_add(v, dir, name, S_IFREG | 0444, mtime);
+	struct node *n = vfs_node_add(dir, name, S_IFREG | 0444, mtime);
 
 	if (!n)
 		return -ENOMEM;
@@ -435,7 +434,8 @@ static int add_bytes(struct rk_vfs *v, struct node *dir, const char *name, struc
 
 static int pop_pyproject(struct rk_vfs *v, struct node *dir, struct rk_err *err);
 
-static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
+/* python/'s entries, in private directory py. */
+static int build_tree(struct node *py, struct pyset *s)
 {
 	struct node *simple, *files, *links;
 	struct rk_buf b = RK_BUF_INIT;
@@ -447,9 +447,9 @@ static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
 			newest = s->v[i].mtime;
 	if (!newest)
 		newest = py->mtime;
-	simple = vfs_node_add(v, py, "simple", S_IFDIR | 0555, newest);
-	files = vfs_node_add(v, py, "files", S_IFDIR | 0555, newest);
-	links = vfs_node_add(v, py, "find-links", S_IFDIR | 0555, newest);
+	simple = vfs_node_add(py, "simple", S_IFDIR | 0555, newest);
+	files = vfs_node_add(py, "files", S_IFDIR | 0555, newest);
+	links = vfs_node_add(py, "find-links", S_IFDIR | 0555, newest);
 	if (!simple || !files || !links)
 		return -ENOMEM;
 	for (size_t i = 0; !rc && i < s->n; i++) {
@@ -458,7 +458,7 @@ static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
 
 		if (!served(f))
 			continue;
-		if (!(n = vfs_node_add(v, files, f->file, S_IFREG | 0444, f->mtime))) {
+		if (!(n = vfs_node_add(files, f->file, S_IFREG | 0444, f->mtime))) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -484,7 +484,7 @@ static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
 			struct node *m;
 
 			snprintf(name, sizeof(name), "%s.metadata", f->file);
-			if (!(m = vfs_node_add(v, files, name, S_IFREG | 0444, f->mtime))) {
+			if (!(m = vfs_node_add(files, name, S_IFREG | 0444, f->mtime))) {
 				rc = -ENOMEM;
 				break;
 			}
@@ -493,7 +493,7 @@ static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
 			m->size = f->meta_len;
 			f->meta_owned = 1; /* still read for rendering */
 		}
-		if (!(n = vfs_node_add(v, links, f->file, S_IFLNK | 0777, f->mtime)) ||
+		if (!(n = vfs_node_add(links, f->file, S_IFLNK | 0777, f->mtime)) ||
 		    asprintf(&n->data, "../files/%s", f->file) < 0) {
 			rc = -ENOMEM;
 			break;
@@ -501,14 +501,14 @@ static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
 		n->size = strlen(n->data);
 	}
 	if (!rc && !(rc = render_root(s, &b)))
-		rc = add_bytes(v, simple, "index.html", &b, newest);
+		rc = add_bytes(simple, "index.html", &b, newest);
 	/* simple/<project>/ is rendered on first look: only then are its files hashed */
 	for (size_t lo = 0, hi; !rc && lo < s->n; lo = hi) {
 		int any = 0;
 
 		for (hi = lo; hi < s->n && !strcmp(s->v[hi].project, s->v[lo].project); hi++)
 			any |= served(&s->v[hi]);
-		if (any && !vfs_lazy_dir(v, simple, s->v[lo].project, pop_pyproject, newest))
+		if (any && !vfs_lazy_dir(simple, s->v[lo].project, pop_pyproject, newest))
 			rc = -ENOMEM;
 	}
 	if (!rc) {
@@ -530,7 +530,7 @@ static int build_tree(struct rk_vfs *v, struct node *py, struct pyset *s)
 				rc = rk_buf_addf(&b, "%s\tstored python/%s\n", f->file, f->rel);
 		}
 		if (!rc)
-			rc = add_bytes(v, py, "PROVENANCE", &b, newest);
+			rc = add_bytes(py, "PROVENANCE", &b, newest);
 	}
 	rk_buf_release(&b);
 	return rc;
@@ -661,9 +661,14 @@ static int pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		    !s.v[i].meta_tried)
 			read_metadata(v, &s.v[i]);
 	if (!rc) {
-		pthread_rwlock_wrlock(&v->tree);
-		rc = build_tree(v, dir, &s);
-		pthread_rwlock_unlock(&v->tree);
+		struct node *root = vfs_tree_new(dir->name, dir->mode, dir->mtime);
+
+		if (!root)
+			rc = -ENOMEM;
+		else if ((rc = build_tree(root, &s)))
+			vfs_tree_free(root);
+		else
+			rc = vfs_graft(v, dir, root);
 	}
 	for (size_t i = 0; i < s.n; i++)
 		s.v[i].syn = NULL; /* released below; what the pages need was copied */
@@ -713,9 +718,14 @@ static int pop_pyproject(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 			return rc; /* a timeout fails the page: a later look tries again */
 	}
 	if (!(rc = render_project(s, lo, hi, &b))) {
-		pthread_rwlock_wrlock(&v->tree);
-		rc = add_bytes(v, dir, "index.html", &b, dir->mtime);
-		pthread_rwlock_unlock(&v->tree);
+		struct node *root = vfs_tree_new(dir->name, dir->mode, dir->mtime);
+
+		if (!root)
+			rc = -ENOMEM;
+		else if ((rc = add_bytes(root, "index.html", &b, dir->mtime)))
+			vfs_tree_free(root);
+		else
+			rc = vfs_graft(v, dir, root);
 	}
 	rk_buf_release(&b);
 	return rc;

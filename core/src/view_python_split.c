@@ -220,10 +220,9 @@ static int wheel_refill(struct rk_vfs *v, struct arch *a, struct rk_err *err)
 	return rc;
 }
 
-/* The directory at path's parent below root (created as needed); the base name in *base.
- * Tree lock held for writing. */
-static struct node *mkdirs(struct rk_vfs *v, struct node *root, const char *path, const char **base,
-			   int64_t mtime)
+/* The directory at path's parent below private root (created as needed); the base name in
+ * *base. */
+static struct node *mkdirs(struct node *root, const char *path, const char **base, int64_t mtime)
 {
 	struct node *d = root;
 	char comp[256];
@@ -241,7 +240,7 @@ static struct node *mkdirs(struct rk_vfs *v, struct node *root, const char *path
 		memcpy(comp, path, len);
 		comp[len] = '\0';
 		if (!(c = vfs_dent_find(d, comp)) &&
-		    !(c = vfs_node_add(v, d, comp, S_IFDIR | 0755, mtime)))
+		    !(c = vfs_node_add(d, comp, S_IFDIR | 0755, mtime)))
 			return NULL;
 		if (!S_ISDIR(c->mode))
 			return NULL;
@@ -250,17 +249,16 @@ static struct node *mkdirs(struct rk_vfs *v, struct node *root, const char *path
 	}
 }
 
-/* The platform directory's files as the arch's tree. */
-static int build_tree(struct rk_vfs *v, struct pywheel_arch *w, const struct members *m,
-		      int64_t mtime, struct rk_err *err)
+/* The platform directory's files as the arch's tree (private, the wheel's own). */
+static int build_tree(struct pywheel_arch *w, const struct members *m, int64_t mtime,
+		      struct rk_err *err)
 {
 	size_t plen = strlen(w->prefix);
 	char hidden[600];
 	int rc = 0, any = 0;
 
 	snprintf(hidden, sizeof(hidden), ".pysplit/%s", w->art.file);
-	pthread_rwlock_wrlock(&v->tree);
-	w->a.root = vfs_node_new(v, w->a.run->dir, hidden, S_IFDIR | 0755, mtime);
+	w->a.root = vfs_tree_new(hidden, S_IFDIR | 0755, mtime);
 	if (!w->a.root)
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < m->n; i++) {
@@ -270,12 +268,12 @@ static int build_tree(struct rk_vfs *v, struct pywheel_arch *w, const struct mem
 
 		if (strncmp(x->name, w->prefix, plen) || x->name[plen] != '/')
 			continue;
-		if (!(d = mkdirs(v, w->a.root, x->name, &base, mtime)) || vfs_dent_find(d, base)) {
+		if (!(d = mkdirs(w->a.root, x->name, &base, mtime)) || vfs_dent_find(d, base)) {
 			rc = rk_err_set(err, -EBADMSG, "member '%s' twice or under a file",
 					x->name);
 			break;
 		}
-		if (!(n = vfs_node_add(v, d, base, x->mode, mtime))) {
+		if (!(n = vfs_node_add(d, base, x->mode, mtime))) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -292,7 +290,6 @@ static int build_tree(struct rk_vfs *v, struct pywheel_arch *w, const struct mem
 		}
 		any = 1;
 	}
-	pthread_rwlock_unlock(&v->tree);
 	if (!rc && !any)
 		rc = rk_err_set(err, -ENOENT, "no '%s/' directory", w->prefix);
 	return rc;
@@ -364,13 +361,11 @@ static int host_wheel(struct splitwheels *sw, struct arch *g, const struct membe
 	const struct node *pd;
 	int rc = p ? 0 : -ENOMEM;
 
-	pthread_rwlock_rdlock(&sw->v->tree);
 	pd = g->root ? vfs_find_dir(g->root, sw->w->prefix) : NULL;
 	if (!rc && !pd)
 		rc = rk_err_set(sw->err, -EIO, "split lost '%s/'", sw->w->prefix);
 	if (!rc && !(rc = rk_buf_adds(&rel, "")))
 		rc = add_tree(p, pd, &rel, NULL, &sw->w->a);
-	pthread_rwlock_unlock(&sw->v->tree);
 	/* the rest of the stored wheel but its dist-info and _dist_info.py */
 	for (size_t i = 0; !rc && i < m->n; i++) {
 		const struct member *x = &m->v[i];
@@ -426,7 +421,6 @@ static int device_wheel(struct splitwheels *sw, const char *t, struct arch **out
 
 	if (!rc)
 		rc = rk_buf_adds(&links, "");
-	pthread_rwlock_rdlock(&sw->v->tree);
 	for (size_t i = 1; !rc && i < nouts; i++) {
 		char base[64];
 		const struct node *pd;
@@ -440,7 +434,6 @@ static int device_wheel(struct splitwheels *sw, const char *t, struct arch **out
 		if (!(rc = rk_buf_adds(&rel, "")))
 			rc = add_tree(p, pd, &rel, &links, &sw->w->a);
 	}
-	pthread_rwlock_unlock(&sw->v->tree);
 	if (!rc)
 		rc = rk_buf_addf(&json, "{\"version\": \"%s\", \"links\": [%s]}\n", sw->version,
 				 links.buf);
@@ -480,7 +473,8 @@ static void pywheel_arch_free(struct pywheel_arch *w)
 {
 	if (!w)
 		return;
-	vfs_arch_release(&w->a);
+	vfs_arch_release(&w->a); /* its split first: the outputs link nothing of the tree */
+	vfs_tree_free(w->a.root);
 	free(w->art.file);
 	free(w->art.stem);
 	free(w->store_path);
@@ -575,7 +569,7 @@ static int split_one(struct rk_vfs *v, struct run *r, struct pystate *ps,
 	sw.tag = tag;
 	snprintf(sw.from, sizeof(sw.from), "kpack-split from stored python/%s", st->rel);
 
-	if ((rc = ingest(v, w, &m, 0, err)) || (rc = build_tree(v, w, &m, SPLIT_MTIME, err)))
+	if ((rc = ingest(v, w, &m, 0, err)) || (rc = build_tree(w, &m, SPLIT_MTIME, err)))
 		goto out;
 	/* the wheel splitter's group (the host dist, '-' -> '_') and keys relative to the
 	 * prefix */

@@ -904,15 +904,19 @@ static int flatten_pkg(struct synth *s, struct pkg *p, int kind, const char *fam
 			free(as);
 			return rc;
 		}
-	pthread_rwlock_wrlock(&s->v->tree);
-	*root = vfs_node_new(s->v, s->r->dir, ".python", S_IFDIR | 0755, 0); /* never linked */
-	pthread_rwlock_unlock(&s->v->tree);
+	*root = vfs_tree_new(".python", S_IFDIR | 0755, 0); /* private, freed by the caller */
 	rc = *root ? vfs_flatten_archs(s->v, as, n, *root, s->err) : -ENOMEM;
 	free(as);
-	return n ? rc : rc ? rc : -ENOENT;
+	if (!rc && !n)
+		rc = -ENOENT;
+	if (rc) {
+		vfs_tree_free(*root);
+		*root = NULL;
+	}
+	return rc;
 }
 
-/* Newest mtime below dir. Caller holds the tree lock. */
+/* Newest mtime below dir. */
 static void newest(const struct node *dir, int64_t *t)
 {
 	for (size_t i = 0; i < dir->nents; i++) {
@@ -951,11 +955,9 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 		pkg_release(&p);
 		return rc == -ENOENT ? 0 : rc; /* nothing to package */
 	}
-	pthread_rwlock_rdlock(&s->v->tree);
 	newest(root, &s->mtime);
 	if (!(rc = rk_buf_addf(&rel, "%s", "")))
 		rc = runtime_walk(s, &p, root, root, &rel);
-	pthread_rwlock_unlock(&s->v->tree);
 	/* the files go under the platform package; record who owns each path */
 	if (!rc) {
 		struct zentry *e, *t, *moved = NULL;
@@ -991,6 +993,7 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 	if (!rc)
 		rc = finish_wheel(s, &p, dist, kind == PKG_CORE ? NULL : req, summary, top.buf);
 	pkg_release(&p);
+	vfs_tree_free(root);
 	rk_buf_release(&rel);
 	rk_buf_release(&top);
 	return rc;
@@ -1064,11 +1067,9 @@ static int device_wheel(struct synth *s, const char *t)
 		pkg_release(&p);
 		return rc == -ENOENT ? 0 : rc;
 	}
-	pthread_rwlock_rdlock(&s->v->tree);
 	newest(root, &s->mtime);
 	if (!(rc = rk_buf_addf(&rel, "%s", "")) && !(rc = rk_buf_addf(&links, "%s", "")))
 		rc = device_walk(&p, root, &rel, &links);
-	pthread_rwlock_unlock(&s->v->tree);
 	if (!rc)
 		rc = rk_buf_addf(&json, "{\"version\": \"%s\", \"links\": [%s]}\n", s->version,
 				 links.buf);
@@ -1083,6 +1084,7 @@ static int device_wheel(struct synth *s, const char *t)
 	if (!rc)
 		rc = finish_wheel(s, &p, dist, req, summary, "_rocm_sdk_libraries\n");
 	pkg_release(&p);
+	vfs_tree_free(root);
 	rk_buf_release(&rel);
 	rk_buf_release(&links);
 	rk_buf_release(&json);
@@ -1287,12 +1289,10 @@ static int devel_wheel(struct synth *s)
 		pkg_release(&p);
 		return rc == -ENOENT ? 0 : rc;
 	}
-	pthread_rwlock_rdlock(&s->v->tree);
 	newest(root, &s->mtime);
 	if (!(rc = rk_buf_addf(&rel, "%s", "")) &&
 	    !(rc = tlist_push(&l, "_rocm_sdk_devel/", S_IFDIR | 0755, 0, NULL, NULL, NULL)))
 		rc = devel_walk(s, &l, root, &rel);
-	pthread_rwlock_unlock(&s->v->tree);
 	if (!rc) {
 		qsort(l.v, l.n, sizeof(*l.v), cmp_member);
 		rc = rk_tar_layout_build(l.v, l.n, s->mtime, &tar);
@@ -1314,6 +1314,7 @@ static int devel_wheel(struct synth *s)
 	rk_tar_layout_release(&tar);
 	tlist_release(&l);
 	pkg_release(&p);
+	vfs_tree_free(root);
 	rk_buf_release(&rel);
 	return rc;
 }

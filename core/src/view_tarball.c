@@ -58,7 +58,7 @@ static int push(struct collect *c, struct rk_tar_member *m)
 }
 
 /* Members of dir (path "./..../", ending in '/'), depth first, names sorted as GNU tar's
- * --sort=name does. Caller holds v->tree. */
+ * --sort=name does. */
 static int collect(struct collect *c, const struct node *dir, struct rk_buf *path)
 {
 	struct dent **order = NULL;
@@ -134,7 +134,8 @@ static void collect_release(struct collect *c)
 	free(c->v);
 }
 
-/* Build one archive node named file from the flatten of x. */
+/* Build the archive nodes file, file.gz and file.zst in private directory dir from the
+ * flatten of x. */
 static int make_tarball(struct rk_vfs *v, struct node *dir, struct run *r, const char *x, int tests,
 			const char *file, struct rk_err *err)
 {
@@ -147,44 +148,37 @@ static int make_tarball(struct rk_vfs *v, struct node *dir, struct run *r, const
 
 	if (!l)
 		return -ENOMEM;
-	/* the tree to archive: a scratch flatten, in no listing (tests: everything, the
-	 * same tree as dist/<x>); its name cannot be one of dir's */
-	char scratch[520];
-
-	snprintf(scratch, sizeof(scratch), "%s/", file);
-	pthread_rwlock_wrlock(&v->tree);
-	root = vfs_node_new(v, dir, scratch, S_IFDIR | 0755, 0);
-	pthread_rwlock_unlock(&v->tree);
+	/* the tree to archive, a private flatten (tests: everything, the same tree as
+	 * dist/<x>); the layout keeps what it needs of it */
+	root = vfs_tree_new(file, S_IFDIR | 0755, 0);
 	rc = root ? vfs_flatten(v, r, x, !tests, root, NULL, NULL, err) : -ENOMEM;
 	if (rc) {
+		vfs_tree_free(root);
 		free(l);
 		return rc;
 	}
 	top.path = strdup("./");
 	top.mode = root->mode;
-	pthread_rwlock_rdlock(&v->tree);
 	rc = top.path ? push(&c, &top) : -ENOMEM;
 	if (!rc && !(rc = rk_buf_adds(&path, "./")))
 		rc = collect(&c, root, &path);
-	pthread_rwlock_unlock(&v->tree);
 	if (rc && top.path && (!c.n || c.v[0].path != top.path))
 		free((char *)top.path);
 	if (!rc)
 		rc = rk_tar_layout_build(c.v, c.n, c.newest, l);
 	collect_release(&c);
+	vfs_tree_free(root);
 	rk_buf_release(&path);
 	if (rc) {
 		free(l);
 		return rk_err_set(err, rc, "tarball '%s': %s", file, strerror(-rc));
 	}
-	pthread_rwlock_wrlock(&v->tree);
-	n = vfs_node_add(v, dir, file, S_IFREG | 0444, c.newest);
+	n = vfs_node_add(dir, file, S_IFREG | 0444, c.newest);
 	if (n) {
 		n->src = SRC_TAR;
 		n->tar = l;
 		n->size = l->size;
 	}
-	pthread_rwlock_unlock(&v->tree);
 	if (!n) {
 		rk_tar_layout_release(l);
 		free(l);
@@ -201,14 +195,12 @@ static int make_tarball(struct rk_vfs *v, struct node *dir, struct run *r, const
 			 codec == RK_CODEC_GZIP ? "gz" : "zst");
 		if ((rc = rk_tarz_plan(l, codec, codec == RK_CODEC_GZIP ? 6 : 3, &z)))
 			break;
-		pthread_rwlock_wrlock(&v->tree);
-		zn = vfs_node_add(v, dir, zname, S_IFREG | 0444, c.newest);
+		zn = vfs_node_add(dir, zname, S_IFREG | 0444, c.newest);
 		if (zn) {
 			zn->src = SRC_TARZ;
 			zn->tar = l;
 			zn->tarz = z;
 		}
-		pthread_rwlock_unlock(&v->tree);
 		if (!zn) {
 			rk_tarz_free(z);
 			rc = -ENOMEM;
@@ -224,6 +216,7 @@ static int pop_tarballs(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		strrchr(r->cat->name, '-') ? strrchr(r->cat->name, '-') + 1 : "linux";
 	struct rk_manifest m;
 	char **names = NULL, *version;
+	struct node *out;
 	size_t n = 0;
 	int rc, have_m = !vfs_run_manifest(v, r->dir, &m, NULL);
 
@@ -232,20 +225,25 @@ static int pop_tarballs(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		rk_manifest_release(&m);
 	if (!version)
 		return -ENOMEM;
-	rc = vfs_dist_names(v, r, 1, &names, &n);
+	out = vfs_tree_new(dir->name, dir->mode, dir->mtime);
+	rc = out ? vfs_dist_names(v, r, 1, &names, &n) : -ENOMEM;
 	for (size_t i = 0; !rc && i < n; i++)
 		for (int tests = 0; !rc && tests <= 1; tests++) {
 			char file[512];
 
 			snprintf(file, sizeof(file), "therock-dist-%s-%s%s-%s.tar", platform,
 				 names[i], tests ? "-tests" : "", version);
-			rc = make_tarball(v, dir, r, names[i], tests, file, err);
+			rc = make_tarball(v, out, r, names[i], tests, file, err);
 		}
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
 	free(version);
-	return rc;
+	if (rc) {
+		vfs_tree_free(out);
+		return rc;
+	}
+	return vfs_graft(v, dir, out);
 }
 
 static int shown(const struct rk_run *cat)
