@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pysrc.h"
+#include "views/python/pysrc.h"
 #include "rk_test.h"
 
 /* The files the C side puts into the synthesized packages (the contract). */

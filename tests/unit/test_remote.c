@@ -9,7 +9,7 @@
 #include "rk/buf.h"
 #include "rk/remote.h"
 #include "rk/store.h"
-#include "http.h"
+#include "store/http.h"
 #include "rk_test.h"
 
 /* AWS's published SigV4 example for S3 "GET Bucket (List Objects)"

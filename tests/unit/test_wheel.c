@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "le.h"
+#include "util/le.h"
 #include "rk/wheel.h"
 #include "rk_fixture.h"
 #include "rk_test.h"

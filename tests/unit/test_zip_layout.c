@@ -11,12 +11,12 @@
 #include <archive_entry.h>
 #include <libdeflate.h>
 
-#include "le.h"
+#include "util/le.h"
 #include "rk/cache.h"
 #include "rk/wheel.h"
 #include "rk_fixture.h"
 #include "rk_test.h"
-#include "zip_layout.h"
+#include "formats/zip_layout.h"
 
 #define GIB (1ull << 30)
 #define META "Metadata-Version: 2.1\nName: pkg\nVersion: 1.0\n\n"

@@ -1,0 +1,415 @@
+/* tar_compress.c: .tar.gz and .tar.zst as concatenations of cached pieces. */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <libdeflate.h>
+#include <zstd.h>
+
+#include "rk/log.h"
+#include "cache/tar_compress.h"
+#include "util/le.h"
+
+#define PIECE_MIN (1u << 20) /* cut at a member header once a piece has this much */
+#define PIECE_SMALL (64u << 10) /* ... or at a content-chosen header past this much */
+#define DATA_CHUNK (4u << 20) /* file data longer than this is cut into such chunks */
+#define SEEKABLE_MAGIC 0x8F92EAB1u
+#define SKIPPABLE_MAGIC 0x184D2A5Eu
+#define TRAILER 16 /* after a piece's compressed bytes: "RKPC", crc32, u64 size */
+
+static int add_piece(struct rk_tarz *z, size_t *cap, uint64_t uoff, uint64_t ulen)
+{
+	if (!ulen)
+		return 0;
+	if (z->npieces == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64;
+		struct rk_tarz_piece *v = realloc(z->pieces, ncap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		z->pieces = v;
+		*cap = ncap;
+	}
+	memset(&z->pieces[z->npieces], 0, sizeof(z->pieces[0]));
+	z->pieces[z->npieces].uoff = uoff;
+	z->pieces[z->npieces].ulen = ulen;
+	z->npieces++;
+	return 0;
+}
+
+/* Content-chosen cut: a function of the member header's first bytes only. */
+static int cut_here(const struct rk_tar_layout *l, const struct rk_tar_seg *s)
+{
+	const unsigned char *h = (const unsigned char *)l->arena + s->u.bytes;
+	uint32_t x = 2166136261u;
+
+	for (int i = 0; i < 100 && h[i]; i++)
+		x = (x ^ h[i]) * 16777619u;
+	return (x & 15) == 0;
+}
+
+/* The key of one piece: codec, level and a description of its bytes. */
+static int piece_key(const struct rk_tarz *z, const struct rk_tar_layout *l,
+		     struct rk_tarz_piece *p)
+{
+	struct rk_sha256 h;
+	uint64_t off = p->uoff, end = p->uoff + p->ulen;
+	char head[64];
+	int rc = rk_sha256_init(&h);
+
+	if (rc)
+		return rc;
+	snprintf(head, sizeof(head), "rockfs-piece 1 %d %d", z->codec, z->level);
+	rk_sha256_update(&h, head, strlen(head) + 1);
+	while (off < end) {
+		const struct rk_tar_seg *s = rk_tar_layout_find(l, off);
+		uint64_t within = off - s->off, n = s->len - within;
+		char d[128];
+
+		if (n > end - off)
+			n = end - off;
+		snprintf(d, sizeof(d), "%d %llu %llu ", s->kind, (unsigned long long)within,
+			 (unsigned long long)n);
+		rk_sha256_update(&h, d, strlen(d));
+		if (s->kind == RK_SEG_BYTES)
+			rk_sha256_update(&h, l->arena + s->u.bytes + within, (size_t)n);
+		else if (s->kind == RK_SEG_BLOB)
+			rk_sha256_update(&h, s->u.blob, 64);
+		off += n;
+	}
+	rk_sha256_final(&h, p->key);
+	return 0;
+}
+
+int rk_tarz_plan(const struct rk_tar_layout *l, int codec, int level, struct rk_tarz **out)
+{
+	struct rk_tarz *z = calloc(1, sizeof(*z));
+	size_t cap = 0;
+	uint64_t start = 0;
+	int rc = 0;
+
+	if (!z)
+		return -ENOMEM;
+	z->codec = codec;
+	z->level = level;
+	pthread_mutex_init(&z->lock, NULL);
+	for (size_t i = 0; !rc && i < l->nsegs; i++) {
+		const struct rk_tar_seg *s = &l->segs[i];
+		uint64_t have = s->off - start;
+
+		if (s->kind == RK_SEG_BYTES &&
+		    (have >= PIECE_MIN || (have >= PIECE_SMALL && cut_here(l, s)))) {
+			rc = add_piece(z, &cap, start, have);
+			start = s->off;
+		} else if (s->kind == RK_SEG_BLOB && s->len > DATA_CHUNK) {
+			/* headers so far, then the data in chunks counted from its own start */
+			rc = add_piece(z, &cap, start, s->off - start);
+			for (uint64_t o = 0; !rc && o + DATA_CHUNK < s->len; o += DATA_CHUNK)
+				rc = add_piece(z, &cap, s->off + o, DATA_CHUNK);
+			start = s->off + (s->len - 1) / DATA_CHUNK * DATA_CHUNK;
+		}
+	}
+	if (!rc)
+		rc = add_piece(z, &cap, start, l->size - start);
+	for (size_t i = 0; !rc && i < z->npieces; i++)
+		rc = piece_key(z, l, &z->pieces[i]);
+	if (rc) {
+		rk_tarz_free(z);
+		return rc;
+	}
+	*out = z;
+	return 0;
+}
+
+void rk_tarz_free(struct rk_tarz *z)
+{
+	if (!z)
+		return;
+	pthread_mutex_destroy(&z->lock);
+	free(z->pieces);
+	free(z->trailer);
+	free(z);
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+	p[2] = (unsigned char)(v >> 16);
+	p[3] = (unsigned char)(v >> 24);
+}
+
+/* Compress piece p (reading the .tar through read) into a blob. */
+static int compress_piece(struct rk_tarz *z, struct rk_tarz_piece *p, struct rk_cache *c,
+			  rk_tar_read_fn read, void *ctx, struct rk_err *err)
+{
+	size_t bound = z->codec == RK_CODEC_ZSTD ? ZSTD_compressBound((size_t)p->ulen)
+						 : (size_t)p->ulen + p->ulen / 8 + 1024;
+	char *in = malloc((size_t)p->ulen), *out = malloc(bound + TRAILER), rel[100];
+	size_t got = 0, n = 0;
+	int rc = 0;
+
+	if (!in || !out)
+		rc = -ENOMEM;
+	while (!rc && got < p->ulen) {
+		ssize_t r = read(ctx, in + got, (size_t)(p->ulen - got), p->uoff + got);
+
+		if (r <= 0)
+			rc = r < 0 ? (int)r : -EIO;
+		else
+			got += (size_t)r;
+	}
+	if (!rc && z->codec == RK_CODEC_ZSTD) {
+		n = ZSTD_compress(out, bound, in, (size_t)p->ulen, z->level);
+		if (ZSTD_isError(n))
+			rc = rk_err_set(err, -EIO, "zstd: %s", ZSTD_getErrorName(n));
+	} else if (!rc) {
+		struct libdeflate_compressor *d = libdeflate_alloc_compressor(z->level);
+
+		if (!d)
+			rc = -ENOMEM;
+		else if (!(n = libdeflate_gzip_compress(d, in, (size_t)p->ulen, out, bound)))
+			rc = rk_err_set(err, -EIO, "gzip: output larger than its bound");
+		libdeflate_free_compressor(d);
+	}
+	if (!rc) {
+		/* trailer: "RKPC", CRC32 and size of the compressed bytes, little-endian */
+		unsigned char *t = (unsigned char *)out + n;
+
+		p->clen = n;
+		p->crc = (uint32_t)libdeflate_crc32(0, out, n);
+		memcpy(t, "RKPC", 4);
+		put32(t + 4, p->crc);
+		put32(t + 8, (uint32_t)n);
+		put32(t + 12, (uint32_t)((uint64_t)n >> 32));
+		snprintf(rel, sizeof(rel), "pieces/%s", p->key);
+		rc = rk_cache_put_file(c, rel, out, n + TRAILER, err);
+		if (!rc) {
+			rk_cache_added(c, n + TRAILER);
+			rk_cache_set_checked(c, p->key, 1); /* written just now */
+		}
+	}
+	free(in);
+	free(out);
+	return rc;
+}
+
+/* The trailer of the piece file behind fd: compressed size and CRC32. 0 or -EBADMSG. */
+static int read_trailer(int fd, uint64_t *clen, uint32_t *crc)
+{
+	unsigned char t[TRAILER];
+	struct stat st;
+
+	if (fstat(fd, &st) || st.st_size < TRAILER ||
+	    pread(fd, t, TRAILER, st.st_size - TRAILER) != TRAILER || memcmp(t, "RKPC", 4))
+		return -EBADMSG;
+	*crc = rk_le32(t + 4);
+	*clen = rk_le32(t + 8) | (uint64_t)rk_le32(t + 12) << 32;
+	return *clen + TRAILER == (uint64_t)st.st_size ? 0 : -EBADMSG;
+}
+
+/* A piece compressed before (by any archive, any process): its size and CRC32. */
+static int find_piece(struct rk_tarz_piece *p, struct rk_cache *c)
+{
+	char rel[100];
+	int fd, ok;
+
+	snprintf(rel, sizeof(rel), "pieces/%s", p->key);
+	if (rk_cache_open_file(c, rel, &fd))
+		return 0;
+	ok = !read_trailer(fd, &p->clen, &p->crc);
+	close(fd);
+	return ok;
+}
+
+struct job {
+	struct rk_tarz *z;
+	struct rk_cache *c;
+	rk_tar_read_fn read;
+	void *ctx;
+	_Atomic size_t next;
+	_Atomic unsigned compressed, reused;
+	pthread_mutex_t lock; /* protects: err */
+	_Atomic int rc; /* the first failure */
+	struct rk_err err;
+};
+
+static void *worker(void *arg)
+{
+	struct job *j = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&j->next, 1)) < j->z->npieces) {
+		struct rk_err err = RK_ERR_INIT;
+		int rc = 0;
+
+		if (j->rc)
+			break;
+		if (find_piece(&j->z->pieces[i], j->c))
+			j->reused++;
+		else if (!(rc = compress_piece(j->z, &j->z->pieces[i], j->c, j->read, j->ctx,
+					       &err)))
+			j->compressed++;
+		if (rc) {
+			int none = 0;
+
+			pthread_mutex_lock(&j->lock);
+			if (atomic_compare_exchange_strong(&j->rc, &none, rc))
+				j->err = err;
+			pthread_mutex_unlock(&j->lock);
+		}
+	}
+	return NULL;
+}
+
+/* The zstd seekable format's seek table: a skippable frame listing every frame. */
+static int seek_table(struct rk_tarz *z)
+{
+	size_t n = z->npieces, len = 8 + 8 * n + 9;
+	unsigned char *t = malloc(len);
+
+	if (!t)
+		return -ENOMEM;
+	put32(t, SKIPPABLE_MAGIC);
+	put32(t + 4, (uint32_t)(len - 8));
+	for (size_t i = 0; i < n; i++) {
+		put32(t + 8 + 8 * i, (uint32_t)z->pieces[i].clen);
+		put32(t + 12 + 8 * i, (uint32_t)z->pieces[i].ulen);
+	}
+	put32(t + 8 + 8 * n, (uint32_t)n);
+	t[12 + 8 * n] = 0; /* descriptor: no checksums */
+	put32(t + 13 + 8 * n, SEEKABLE_MAGIC);
+	z->trailer = t;
+	z->trailer_len = len;
+	return 0;
+}
+
+int rk_tarz_compute(struct rk_tarz *z, struct rk_cache *c, rk_tar_read_fn read, void *ctx,
+		    unsigned threads, struct rk_err *err)
+{
+	struct job j = {z, c, read, ctx, 0, 0, 0, PTHREAD_MUTEX_INITIALIZER, 0, RK_ERR_INIT};
+	pthread_t t[16];
+	unsigned started = 0;
+	int rc = 0;
+
+	pthread_mutex_lock(&z->lock);
+	if (z->ready) {
+		pthread_mutex_unlock(&z->lock);
+		return 0;
+	}
+	if (threads < 1)
+		threads = 1;
+	if (threads > 16)
+		threads = 16;
+	for (unsigned i = 1; i < threads; i++)
+		if (!pthread_create(&t[started], NULL, worker, &j))
+			started++;
+	worker(&j);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	rc = j.rc;
+	if (rc && err)
+		*err = j.err;
+	if (!rc) {
+		uint64_t off = 0;
+
+		for (size_t i = 0; i < z->npieces; i++) {
+			z->pieces[i].coff = off;
+			off += z->pieces[i].clen;
+		}
+		if (z->codec == RK_CODEC_ZSTD && !z->trailer)
+			rc = seek_table(z);
+		z->size = off + z->trailer_len;
+		z->compressed = j.compressed;
+		z->reused = j.reused;
+		z->ready = !rc;
+	}
+	pthread_mutex_unlock(&z->lock);
+	pthread_mutex_destroy(&j.lock);
+	return rc;
+}
+
+/* Open piece p and check its bytes against its CRC32. */
+static int open_checked(struct rk_tarz_piece *p, struct rk_cache *c, int *out)
+{
+	enum { CHUNK = 1 << 20 };
+	unsigned char *buf = NULL;
+	uint32_t crc = 0, want = 0;
+	uint64_t clen = 0, off = 0;
+	char rel[100];
+	int fd, rc;
+
+	snprintf(rel, sizeof(rel), "pieces/%s", p->key);
+	if ((rc = rk_cache_open_file(c, rel, &fd)))
+		return rc;
+	rc = read_trailer(fd, &clen, &want);
+	if (!rc && (clen != p->clen || want != p->crc))
+		rc = -EBADMSG;
+	if (!rc && rk_cache_checked(c, p->key)) { /* written or checked by this process */
+		*out = fd;
+		return 0;
+	}
+	if (!rc && !(buf = malloc(CHUNK)))
+		rc = -ENOMEM;
+	while (!rc && off < clen) {
+		size_t want_n = clen - off < CHUNK ? (size_t)(clen - off) : CHUNK;
+		ssize_t n = pread(fd, buf, want_n, (off_t)off);
+
+		if (n <= 0) {
+			rc = -EBADMSG;
+		} else {
+			crc = (uint32_t)libdeflate_crc32(crc, buf, (size_t)n);
+			off += (uint64_t)n;
+		}
+	}
+	if (!rc && crc != want)
+		rc = -EBADMSG;
+	free(buf);
+	rk_cache_set_checked(c, p->key, !rc);
+	if (rc) {
+		close(fd);
+		if (rc == -EBADMSG) {
+			rk_warn("cache: tarball piece %.12s failed its check; discarded", p->key);
+			rk_cache_remove_file(c, rel);
+		}
+		return rc;
+	}
+	*out = fd;
+	return 0;
+}
+
+int rk_tarz_open_piece(struct rk_tarz *z, size_t i, struct rk_cache *c, rk_tar_read_fn read,
+		       void *ctx, int *fd, struct rk_err *err)
+{
+	struct rk_tarz_piece p = z->pieces[i];
+	int rc = open_checked(&z->pieces[i], c, fd);
+
+	if (rc != -ENOENT && rc != -EBADMSG)
+		return rc;
+	if ((rc = compress_piece(z, &p, c, read, ctx, err)))
+		return rc;
+	if (p.clen != z->pieces[i].clen || p.crc != z->pieces[i].crc)
+		return rk_err_set(err, -EIO, "piece %zu compressed differently this time", i);
+	return open_checked(&z->pieces[i], c, fd);
+}
+
+size_t rk_tarz_find(const struct rk_tarz *z, uint64_t off)
+{
+	size_t lo = 0, hi = z->npieces;
+
+	if (!z->npieces || off >= z->size - z->trailer_len)
+		return z->npieces;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (z->pieces[mid].coff <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}

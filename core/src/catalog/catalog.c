@@ -1,0 +1,190 @@
+/* catalog.c: parse one run directory listing into artifacts and targets. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rk/buf.h"
+#include "rk/catalog.h"
+
+int rk_listing_has_artifacts(const struct rk_store_list *l)
+{
+	struct rk_artifact_name an;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (!l->v[i].is_dir && !rk_artifact_name_parse(l->v[i].name, &an))
+			return 1;
+	return 0;
+}
+
+static int cmp_stem(const void *a, const void *b)
+{
+	return strcmp(((const struct rk_artifact *)a)->stem, ((const struct rk_artifact *)b)->stem);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static const struct rk_store_entry *find_file(const struct rk_store_list *l, const char *name)
+{
+	size_t lo = 0, hi = l->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(l->v[mid].name, name);
+
+		if (!c)
+			return &l->v[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static int add_target(struct rk_run *r, const char *t)
+{
+	char **v;
+
+	for (size_t i = 0; i < r->ntargets; i++)
+		if (!strcmp(r->targets[i], t))
+			return 0;
+	v = realloc(r->targets, (r->ntargets + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	r->targets = v;
+	if (!(v[r->ntargets] = strdup(t)))
+		return -ENOMEM;
+	r->ntargets++;
+	return 0;
+}
+
+int rk_run_load(struct rk_store *s, const char *path, const char *name, struct rk_run **out,
+		struct rk_err *err)
+{
+	struct rk_store_list sub = {0};
+	struct rk_run *r = calloc(1, sizeof(*r));
+	struct rk_buf mpath = RK_BUF_INIT;
+	int rc;
+
+	if (!r || !(r->name = strdup(name)) || !(r->path = strdup(path))) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	if ((rc = rk_store_list(s, path, &r->files, err)))
+		goto fail;
+	r->arts = calloc(r->files.n + 1, sizeof(*r->arts));
+	if (!r->arts) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	for (size_t i = 0; i < r->files.n; i++) {
+		const struct rk_store_entry *f = &r->files.v[i];
+		struct rk_artifact *a = &r->arts[r->narts];
+		char stem[3 * RK_ARTIFACT_FIELD + 3], side[1024];
+
+		if (f->is_dir) {
+			if (!strcmp(f->name, "manifests"))
+				r->has_manifest = 1;
+			if (!strcmp(f->name, "python"))
+				r->has_python = 1;
+			continue;
+		}
+		/* f stays valid: directories are removed from the listing only below */
+		if (rk_artifact_name_parse(f->name, &a->an))
+			continue;
+		if (a->an.compression == RK_COMP_XZ) {
+			char zst[1024];
+
+			snprintf(zst, sizeof(zst), "%.*s.tar.zst", (int)(strlen(f->name) - 7),
+				 f->name);
+			if (find_file(&r->files, zst)) {
+				memset(a, 0, sizeof(*a));
+				continue; /* the .tar.zst twin wins; it sets has_xz_twin */
+			}
+		}
+		rk_artifact_stem(&a->an, stem, sizeof(stem));
+		snprintf(side, sizeof(side), "%s.sha256sum", f->name);
+		a->file = strdup(f->name);
+		a->stem = strdup(stem);
+		if (find_file(&r->files, side))
+			a->sidecar = strdup(side);
+		if (!a->file || !a->stem || (find_file(&r->files, side) && !a->sidecar)) {
+			r->narts++;
+			rc = -ENOMEM;
+			goto fail;
+		}
+		if (a->an.compression == RK_COMP_ZSTD) {
+			char xz[1024];
+
+			snprintf(xz, sizeof(xz), "%s.tar.xz", stem);
+			a->has_xz_twin = find_file(&r->files, xz) != NULL;
+		}
+		a->size = f->size;
+		a->mtime_ns = f->mtime_ns;
+		r->narts++;
+		if ((rc = add_target(r, a->an.target)))
+			goto fail;
+	}
+	/* keep only regular files in r->files (the contract of struct rk_run) */
+	{
+		size_t k = 0;
+
+		for (size_t i = 0; i < r->files.n; i++) {
+			if (r->files.v[i].is_dir)
+				free(r->files.v[i].name);
+			else
+				r->files.v[k++] = r->files.v[i];
+		}
+		r->files.n = k;
+	}
+	if (r->narts)
+		qsort(r->arts, r->narts, sizeof(*r->arts), cmp_stem);
+	if (r->ntargets)
+		qsort(r->targets, r->ntargets, sizeof(*r->targets), cmp_str);
+	if (r->has_manifest) {
+		r->has_manifest = 0;
+		if (!rk_buf_addf(&mpath, "%s%smanifests", path, path[0] ? "/" : "") &&
+		    !rk_store_list(s, mpath.buf, &sub, NULL)) {
+			const struct rk_store_entry *e = find_file(&sub, "therock_manifest.json");
+
+			r->has_manifest = e && !e->is_dir;
+			rk_store_list_release(&sub);
+		}
+		rk_buf_release(&mpath);
+	}
+	*out = r;
+	return 0;
+fail:
+	rk_run_free(r);
+	return rc;
+}
+
+void rk_run_free(struct rk_run *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->narts; i++) {
+		free(r->arts[i].file);
+		free(r->arts[i].stem);
+		free(r->arts[i].sidecar);
+	}
+	for (size_t i = 0; i < r->ntargets; i++)
+		free(r->targets[i]);
+	free(r->targets);
+	free(r->arts);
+	rk_store_list_release(&r->files);
+	free(r->name);
+	free(r->path);
+	free(r);
+}
+
+const struct rk_artifact *rk_run_find(const struct rk_run *r, const char *stem)
+{
+	struct rk_artifact key = {.stem = (char *)stem};
+
+	return r->narts ? bsearch(&key, r->arts, r->narts, sizeof(key), cmp_stem) : NULL;
+}

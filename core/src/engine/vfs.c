@@ -1,0 +1,1899 @@
+/* vfs.c: the inode tree behind every view, lazy population, and archive states.
+ *
+ * Locks, in the order they may be taken:
+ *   rk_tarz lock       one computation of a compressed tarball's pieces (tar_compress.c)
+ *   rk_file lock       one open archive file's cached blob descriptor
+ *   arch->refill       one re-ingest of an archive at a time
+ *   v->tree (rwlock)   protects: v->inodes, every node's fields below "mutable"
+ *   v->wait_lock       protects: node pop_state/pop_rc, arch state/rc/gen, v->active,
+ *                      v->runs; v->wait_cond is broadcast on every change
+ * v->tree and v->wait_lock are never held across store or cache I/O (populate
+ * functions run with none held and take v->tree for writing only to insert nodes).
+ * The three locks above them serialize work on one object and are held across its
+ * I/O: readers of other files never wait for them. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rk/buf.h"
+#include "rk/cache.h"
+#include "rk/ingest.h"
+#include "rk/log.h"
+#include "rk/manifest.h"
+#include "rk/vfs.h"
+#include "util/htab.h"
+
+#include "cache/tar_compress.h"
+#include "formats/tar_layout.h"
+#include "engine/vfs_int.h"
+
+struct rk_file {
+	struct rk_vfs *v;
+	uint64_t size;
+	int fd;
+	const char *bytes;
+	struct rk_object *obj;
+	const struct rk_tar_layout *tar; /* a synthesized archive */
+	struct rk_tarz *tarz; /* ... compressed */
+	pthread_mutex_t lock; /* tar: protects blob, blob_fd */
+	char blob[RK_SHA256_HEX]; /* tar: the blob blob_fd reads */
+	int blob_fd;
+};
+
+/* The mount's README: this head, each view's lines (vfs_views order), this tail. */
+static const char readme_head[] =
+	"This is a rockfs mount of a TheRock artifact store (read-only).\n"
+	"\n"
+	"  <run>/                 one CI run, {run_id}-{platform} (under {owner}-{repo}/ for\n"
+	"                         runs of other repositories)\n"
+	"  <run>/artifacts/       the stored archives (.tar.zst / .tar.xz) and their\n"
+	"                         .sha256sum sidecars, passed through unchanged\n"
+	"  <run>/browse/<name>/   the contents of one artifact archive, prefixes kept;\n"
+	"                         the archive is decompressed once, on first access, into\n"
+	"                         the local cache, and files appear as they are written\n";
+static const char readme_tail[] =
+	"\n"
+	"Nothing is downloaded or decompressed until you read inside browse/.\n"
+	"A corrupt archive makes its browse directory fail with EIO (see the daemon log);\n"
+	"everything else keeps working. Unmount with: fusermount3 -u <mountpoint>\n"
+	"More: man rockfs, https://github.com/ (see the project's README and docs/).\n";
+
+/* ---- nodes (v->tree held for writing unless noted) ---- */
+
+static uint64_t child_ino(uint64_t parent, const char *name)
+{
+	uint64_t h = rk_fnv64(RK_FNV_SEED, &parent, sizeof(parent));
+
+	h = rk_fnv64(h, name, strlen(name));
+	return h ^ (h >> 29);
+}
+
+static struct node *find_ino(struct rk_vfs *v, uint64_t ino)
+{
+	struct node *n;
+
+	HASH_FIND(hh, v->inodes, &ino, sizeof(ino), n);
+	return n;
+}
+
+struct node *vfs_dent_find(struct node *dir, const char *name)
+{
+	struct dent *d;
+
+	HASH_FIND_STR(dir->dents, name, d);
+	return d ? d->node : NULL;
+}
+
+int vfs_dent_add(struct node *dir, const char *name, struct node *child)
+{
+	struct dent *d = calloc(1, sizeof(*d));
+
+	if (!d || !(d->name = strdup(name)))
+		goto nomem;
+	if (dir->nents == dir->cap) {
+		size_t ncap = dir->cap ? dir->cap * 2 : 8;
+		struct dent **o = realloc(dir->order, ncap * sizeof(*o));
+
+		if (!o)
+			goto nomem;
+		dir->order = o;
+		dir->cap = ncap;
+	}
+	d->node = child;
+	HASH_ADD_KEYPTR(hh, dir->dents, d->name, strlen(d->name), d);
+	if (rk_htab_oom())
+		goto nomem;
+	dir->order[dir->nents++] = d;
+	return 0;
+nomem:
+	if (d)
+		free(d->name);
+	free(d);
+	return -ENOMEM;
+}
+
+static void free_node(struct node *n);
+
+static struct node *node_alloc(struct node *dir, const char *name, uint32_t mode, int64_t mtime)
+{
+	struct node *n = calloc(1, sizeof(*n));
+
+	if (!n || !(n->name = strdup(name))) {
+		free(n);
+		return NULL;
+	}
+	n->parent = dir;
+	n->mode = mode;
+	n->nlink = 1;
+	n->fd = -1;
+	n->mtime = mtime;
+	n->pop_state = PS_DONE;
+	if (dir)
+		n->arch = dir->arch;
+	return n;
+}
+
+/* A free inode number for name in served directory dir. */
+static uint64_t free_ino(struct rk_vfs *v, const struct node *dir, const char *name)
+{
+	uint64_t ino = child_ino(dir->ino, name);
+
+	while (ino <= RK_ROOT_INO)
+		ino += 2;
+	while (find_ino(v, ino))
+		ino = ino + 1 > RK_ROOT_INO ? ino + 1 : RK_ROOT_INO + 1;
+	return ino;
+}
+
+/* Give n the inode number ino and enter it in the inode table. */
+static int node_serve(struct rk_vfs *v, struct node *n, uint64_t ino)
+{
+	n->ino = ino;
+	HASH_ADD(hh, v->inodes, ino, sizeof(n->ino), n);
+	if (rk_htab_oom()) {
+		n->ino = 0;
+		return -ENOMEM;
+	}
+	v->n_nodes++;
+	return 0;
+}
+
+/* A new served node for name in served directory dir (NULL: the root), in no listing
+ * yet. v->tree held for writing. */
+static struct node *served_new(struct rk_vfs *v, struct node *dir, const char *name, uint32_t mode,
+			       int64_t mtime)
+{
+	struct node *n = node_alloc(dir, name, mode, mtime);
+
+	if (n && node_serve(v, n, dir ? free_ino(v, dir, name) : RK_ROOT_INO)) {
+		free_node(n);
+		return NULL;
+	}
+	return n;
+}
+
+/* The same, listed in dir. */
+static struct node *served_add(struct rk_vfs *v, struct node *dir, const char *name, uint32_t mode,
+			       int64_t mtime)
+{
+	struct node *n = served_new(v, dir, name, mode, mtime);
+
+	if (n && dir && vfs_dent_add(dir, name, n))
+		return NULL; /* n stays in the inode table and is freed with it */
+	return n;
+}
+
+static struct node *served_lazy_dir(struct rk_vfs *v, struct node *dir, const char *name,
+				    vfs_pop_fn pop, int64_t mtime)
+{
+	struct node *n = served_add(v, dir, name, S_IFDIR | 0555, mtime);
+
+	if (n && pop) {
+		n->pop = pop;
+		n->pop_state = PS_TODO;
+	}
+	return n;
+}
+
+/* ---- private trees (views and services build them; no lock) ---- */
+
+struct node *vfs_tree_new(const char *name, uint32_t mode, int64_t mtime)
+{
+	return node_alloc(NULL, name, mode, mtime);
+}
+
+struct node *vfs_node_new(struct node *dir, const char *name, uint32_t mode, int64_t mtime)
+{
+	if (dir->ino) {
+		rk_err_log("internal: '%s' created in served directory '%s'", name, dir->name);
+		return NULL;
+	}
+	return node_alloc(dir, name, mode, mtime);
+}
+
+struct node *vfs_node_add(struct node *dir, const char *name, uint32_t mode, int64_t mtime)
+{
+	struct node *n = vfs_node_new(dir, name, mode, mtime);
+
+	if (n && vfs_dent_add(dir, name, n)) {
+		free_node(n);
+		return NULL;
+	}
+	return n;
+}
+
+/* Point dir's entry name at child (which must exist). */
+void vfs_dent_set(struct node *dir, const char *name, struct node *child)
+{
+	struct dent *d;
+
+	HASH_FIND_STR(dir->dents, name, d);
+	if (d)
+		d->node = child;
+}
+
+struct node *vfs_lazy_dir(struct node *dir, const char *name, vfs_pop_fn pop, int64_t mtime)
+{
+	struct node *n = vfs_node_add(dir, name, S_IFDIR | 0555, mtime);
+
+	if (n && pop) {
+		n->pop = pop;
+		n->pop_state = PS_TODO;
+	}
+	return n;
+}
+
+/* Free private node n and the private nodes below it; a file is freed with its last
+ * entry (hardlinks), served nodes stay. */
+static void tree_free(struct node *n)
+{
+	for (size_t i = 0; i < n->nents; i++) {
+		struct node *c = n->order[i]->node;
+
+		if (!c->ino && (S_ISDIR(c->mode) || --c->nlink == 0))
+			tree_free(c);
+	}
+	free_node(n);
+}
+
+void vfs_tree_free(struct node *root)
+{
+	if (root && !root->ino)
+		tree_free(root);
+}
+
+/* Serve private node n as name in served directory parent, and everything below it. */
+static int serve_tree(struct rk_vfs *v, struct node *n, struct node *parent, const char *name)
+{
+	int rc;
+
+	if (n->ino)
+		return 0; /* served already (a hardlink, or a served subtree) */
+	if ((rc = node_serve(v, n, free_ino(v, parent, name))))
+		return rc;
+	if (!n->parent || !n->parent->ino)
+		n->parent = parent;
+	for (size_t i = 0; !rc && i < n->nents; i++)
+		rc = serve_tree(v, n->order[i]->node, n, n->order[i]->name);
+	return rc;
+}
+
+int vfs_graft(struct rk_vfs *v, struct node *dir, struct node *root)
+{
+	int rc = 0;
+	size_t i;
+
+	pthread_rwlock_wrlock(&v->tree);
+	for (i = 0; !rc && i < root->nents; i++) {
+		struct node *c = root->order[i]->node;
+
+		if (vfs_dent_find(dir, root->order[i]->name))
+			rc = -EEXIST;
+		else if (!(rc = serve_tree(v, c, dir, root->order[i]->name)))
+			rc = vfs_dent_add(dir, root->order[i]->name, c);
+	}
+	pthread_rwlock_unlock(&v->tree);
+	if (rc) /* entries before i are served; the rest stays private and goes */
+		i--;
+	for (size_t j = 0; j < i; j++)
+		root->order[j]->node = NULL;
+	for (size_t j = i; j < root->nents; j++) {
+		struct node *c = root->order[j]->node;
+
+		if (!c->ino && (S_ISDIR(c->mode) || --c->nlink == 0))
+			tree_free(c);
+		root->order[j]->node = NULL;
+	}
+	root->nents = 0;
+	free_node(root);
+	return rc;
+}
+
+struct run *vfs_node_run(const struct node *n)
+{
+	while (n && !n->run)
+		n = n->parent;
+	return n ? n->run : NULL;
+}
+
+static void fill_attr(const struct node *n, struct rk_attr *a)
+{
+	a->ino = n->ino;
+	a->mode = n->mode;
+	a->nlink = S_ISDIR(n->mode) ? 1 : n->nlink; /* 1: "unknown", so find never prunes */
+	a->size = n->size;
+	a->mtime = n->mtime;
+	a->pending = n->src == SRC_TARZ && !n->tarz->ready;
+}
+
+static void free_node(struct node *n)
+{
+	struct dent *d, *tmp;
+
+	HASH_ITER(hh, n->dents, d, tmp) {
+		HASH_DEL(n->dents, d);
+		free(d->name);
+		free(d);
+	}
+	free(n->order);
+	free(n->name);
+	free(n->data);
+	if (n->src == SRC_TARZ)
+		rk_tarz_free(n->tarz); /* n->tar belongs to the .tar node */
+	else if (n->tar) {
+		rk_tar_layout_release(n->tar);
+		free(n->tar);
+	}
+	if (n->fd >= 0)
+		close(n->fd);
+	free(n->ctx);
+	free(n);
+}
+
+struct node *vfs_find_dir(struct node *root, const char *path)
+{
+	char comp[256];
+	struct node *n = root;
+
+	while (n && *path) {
+		size_t len = strcspn(path, "/");
+
+		if (len >= sizeof(comp))
+			return NULL;
+		memcpy(comp, path, len);
+		comp[len] = '\0';
+		n = vfs_dent_find(n, comp);
+		path += len + (path[len] == '/');
+	}
+	return n && S_ISDIR(n->mode) ? n : NULL;
+}
+
+size_t vfs_owning_prefix(const struct arch *a, const char *path)
+{
+	for (size_t i = 0; i < a->nprefixes; i++) {
+		size_t n = strlen(a->prefixes[i]);
+
+		if (!strncmp(path, a->prefixes[i], n) && path[n] == '/')
+			return i;
+	}
+	return a->nprefixes;
+}
+
+/* ---- archives ---- */
+
+/* "dir/name", or "name" when dir is "": malloc'd. */
+static char *join_path(const char *dir, const char *name)
+{
+	size_t len = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(len);
+
+	if (p)
+		snprintf(p, len, "%s%s%s", dir, dir[0] ? "/" : "", name);
+	return p;
+}
+
+static void store_path(const struct run *r, const char *file, struct rk_buf *b, int *rc)
+{
+	*rc = rk_buf_addf(b, "%s%s%s", r->cat->path, r->cat->path[0] ? "/" : "", file);
+}
+
+/* Insert one member below a->root; staged >= 0 publishes a regular file whose blob is
+ * not named yet, readable through a dup of staged. Caller holds v->tree for writing. */
+static int publish_locked(struct rk_vfs *v, struct arch *a, const struct rk_member *m, int staged)
+{
+	char path[RK_INDEX_MAX_PATH + 1], *p = path, *slash;
+	struct node *dir = a->root, *n;
+	uint32_t fmt;
+
+	snprintf(path, sizeof(path), "%s", m->path);
+	while ((slash = strchr(p, '/'))) {
+		*slash = '\0';
+		n = vfs_dent_find(dir, p);
+		if (!n && !(n = served_add(v, dir, p, S_IFDIR | 0755, m->mtime)))
+			return -ENOMEM;
+		if (!S_ISDIR(n->mode)) {
+			rk_warn("'%s': '%s' is under a non-directory; dropped", a->art->file,
+				m->path);
+			return 0;
+		}
+		dir = n;
+		p = slash + 1;
+	}
+	n = vfs_dent_find(dir, p);
+	if (m->type == RK_MEMBER_HARDLINK) {
+		struct node *t = a->root;
+		char tp[RK_INDEX_MAX_PATH + 1], *q = tp, *s;
+
+		snprintf(tp, sizeof(tp), "%s", m->link);
+		while (t && (s = strchr(q, '/'))) {
+			*s = '\0';
+			t = vfs_dent_find(t, q);
+			q = s + 1;
+		}
+		t = t ? vfs_dent_find(t, q) : NULL;
+		if (!t || !S_ISREG(t->mode) || n)
+			return 0;
+		if (vfs_dent_add(dir, p, t))
+			return -ENOMEM;
+		t->nlink++;
+		return 0;
+	}
+	fmt = m->type == RK_MEMBER_DIR ? S_IFDIR : m->type == RK_MEMBER_SYMLINK ? S_IFLNK : S_IFREG;
+	if (n && (S_ISDIR(n->mode) != (fmt == S_IFDIR))) {
+		rk_warn("'%s': '%s' changes type; later member dropped", a->art->file, m->path);
+		return 0;
+	}
+	if (!n && !(n = served_add(v, dir, p, fmt, m->mtime)))
+		return -ENOMEM;
+	n->mode = fmt | (fmt == S_IFLNK ? 0777 : m->mode);
+	n->mtime = m->mtime;
+	if (fmt == S_IFDIR)
+		return 0;
+	free(n->data);
+	n->data = NULL;
+	if (n->fd >= 0)
+		close(n->fd);
+	n->fd = -1;
+	n->size = m->size;
+	n->src = SRC_NONE;
+	if (staged >= 0) {
+		if ((n->fd = fcntl(staged, F_DUPFD_CLOEXEC, 0)) < 0)
+			return -errno;
+		n->src = SRC_STAGED;
+	} else if (fmt == S_IFLNK) {
+		if (!(n->data = strdup(m->link)))
+			return -ENOMEM;
+	} else if (m->blob[0]) {
+		n->src = SRC_BLOB;
+		if (!(n->data = strdup(m->blob)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void bump(struct rk_vfs *v, struct arch *a)
+{
+	pthread_mutex_lock(&v->wait_lock);
+	a->gen++;
+	pthread_cond_broadcast(&v->wait_cond);
+	pthread_mutex_unlock(&v->wait_lock);
+}
+
+static int publish_cb(void *ctx, const struct rk_index *idx, size_t pos)
+{
+	struct arch *a = ctx;
+	int rc;
+
+	pthread_rwlock_wrlock(&a->v->tree);
+	rc = publish_locked(a->v, a, &idx->v[pos], -1);
+	pthread_rwlock_unlock(&a->v->tree);
+	bump(a->v, a);
+	return rc;
+}
+
+static int staged_cb(void *ctx, const struct rk_member *m, int fd)
+{
+	struct arch *a = ctx;
+	int rc;
+
+	pthread_rwlock_wrlock(&a->v->tree);
+	rc = publish_locked(a->v, a, m, fd);
+	pthread_rwlock_unlock(&a->v->tree);
+	bump(a->v, a);
+	return rc;
+}
+
+/* The cache key of an archive and, from its sidecar, the expected sha256. */
+static int arch_key(struct rk_vfs *v, struct arch *a, char key[80], char expect[RK_SHA256_HEX],
+		    struct rk_err *err)
+{
+	struct rk_buf b = RK_BUF_INIT;
+	char hex[RK_SHA256_HEX];
+	int rc = 0;
+
+	expect[0] = '\0';
+	if (a->art->sidecar) {
+		char *data = NULL;
+		size_t len, n;
+
+		store_path(a->run, a->art->sidecar, &b, &rc);
+		if (!rc)
+			rc = rk_store_read_small(v->store, b.buf, 4096, &data, &len, err);
+		rk_buf_release(&b);
+		if (rc)
+			return rc;
+		n = strcspn(data, " \t\r\n");
+		for (size_t i = 0; i < n; i++)
+			if (data[i] >= 'A' && data[i] <= 'F')
+				data[i] = (char)(data[i] - 'A' + 'a');
+		if (n != 64 || (data[64] = '\0', !rk_is_sha256_hex(data))) {
+			free(data);
+			return rk_err_set(err, -EBADMSG, "'%s': malformed sha256 sidecar",
+					  a->art->sidecar);
+		}
+		memcpy(expect, data, RK_SHA256_HEX);
+		free(data);
+		snprintf(key, 80, "s-%s", expect);
+		return 0;
+	}
+	if (rk_buf_add(&b, rk_store_id(v->store), strlen(rk_store_id(v->store)) + 1) ||
+	    rk_buf_addf(&b, "%s/%s", a->run->cat->path, a->art->file) ||
+	    rk_buf_addf(&b, "%c%llu%c%lld", 0, (unsigned long long)a->art->size, 0,
+			(long long)a->art->mtime_ns)) {
+		rk_buf_release(&b);
+		return -ENOMEM;
+	}
+	rc = rk_sha256_buf(b.buf, b.len, hex);
+	rk_buf_release(&b);
+	if (!rc)
+		snprintf(key, 80, "i-%s", hex);
+	return rc;
+}
+
+/* Move the archive's prefixes (artifact_manifest.txt) from idx to a, for flattening. */
+static void keep_prefixes(struct arch *a, struct rk_index *idx)
+{
+	a->prefixes = idx->prefixes;
+	a->nprefixes = idx->nprefixes;
+	idx->prefixes = NULL;
+	idx->nprefixes = 0;
+}
+
+/* Publish a cached index. -ENOENT when there is none (or it was corrupt and removed). */
+static int arch_from_index(struct rk_vfs *v, struct arch *a, const char *key, struct rk_err *err)
+{
+	struct rk_index idx = {0};
+	char rel[128], *data;
+	size_t len;
+	int rc;
+
+	snprintf(rel, sizeof(rel), "index/%s.rkix", key);
+	rc = rk_cache_get_file(v->cache, rel, 1u << 30, &data, &len, err);
+	if (rc)
+		return rc;
+	rc = rk_index_parse(data, len, &idx, err);
+	free(data);
+	if (rc) {
+		rk_warn("cache: '%s': %s; re-ingesting", rel, rk_err_str(err, rc));
+		rk_cache_remove_file(v->cache, rel);
+		rk_err_clear(err);
+		return -ENOENT;
+	}
+	pthread_rwlock_wrlock(&v->tree);
+	for (size_t i = 0; !rc && i < idx.n; i++)
+		rc = publish_locked(v, a, &idx.v[i], -1);
+	pthread_rwlock_unlock(&v->tree);
+	keep_prefixes(a, &idx);
+	rk_index_release(&idx);
+	v->n_index_loads++;
+	return rc;
+}
+
+/* Stream a's archive through rk_ingest with these callbacks (ctx NULL: a itself). */
+static int arch_ingest(struct rk_vfs *v, struct arch *a, const char *expect,
+		       rk_ingest_member_fn on_member, rk_ingest_staged_fn on_staged, void *ctx,
+		       struct rk_index *idx, struct rk_err *err)
+{
+	struct rk_ingest_opts o = {
+		.name = a->art->file,
+		.expect_sha256 = expect[0] ? expect : NULL,
+		.on_member = on_member,
+		.on_staged = on_staged,
+		.ctx = ctx ? ctx : a,
+		.progress = &a->progress,
+		.cancel = &v->cancel,
+	};
+	struct rk_buf path = RK_BUF_INIT;
+	struct rk_object *obj;
+	int rc;
+
+	store_path(a->run, a->art->file, &path, &rc);
+	if (!rc)
+		rc = rk_store_object_open(v->store, path.buf, &obj, err);
+	rk_buf_release(&path);
+	if (rc)
+		return rc;
+	rc = rk_ingest(v->cache, obj, &o, idx, err);
+	rk_object_close(obj);
+	v->n_ingests++;
+	return rc;
+}
+
+static int arch_load(struct rk_vfs *v, struct arch *a, struct rk_err *err)
+{
+	char key[80], expect[RK_SHA256_HEX], rel[128];
+	struct rk_index idx = {0};
+	struct rk_buf out = RK_BUF_INIT;
+	int rc, lock;
+
+	if ((rc = arch_key(v, a, key, expect, err)))
+		return rc;
+	rc = arch_from_index(v, a, key, err);
+	if (rc != -ENOENT)
+		return rc;
+	if ((rc = rk_cache_lock(v->cache, key, &lock, err)))
+		return rc;
+	rc = arch_from_index(v, a, key, err); /* another process may have just done it */
+	if (rc == -ENOENT) {
+		rc = arch_ingest(v, a, expect, publish_cb, staged_cb, NULL, &idx, err);
+		if (!rc && !(rc = rk_index_serialize(&idx, &out))) {
+			snprintf(rel, sizeof(rel), "index/%s.rkix", key);
+			rc = rk_cache_put_file(v->cache, rel, out.buf, out.len, err);
+		}
+		if (!rc) /* after serializing: the index on disk needs them too */
+			keep_prefixes(a, &idx);
+		rk_buf_release(&out);
+		rk_index_release(&idx);
+	}
+	rk_cache_unlock(lock);
+	return rc;
+}
+
+static void *arch_thread(void *p)
+{
+	struct arch *a = p;
+	struct rk_vfs *v = a->v;
+	struct rk_err err = RK_ERR_INIT;
+	int rc = -ECANCELED;
+
+	while (sem_wait(&v->jobs) && errno == EINTR)
+		;
+	if (!v->cancel)
+		rc = arch_load(v, a, &err);
+	sem_post(&v->jobs);
+	if (rc && rc != -ECANCELED) {
+		v->n_failures++;
+		snprintf(a->why, sizeof(a->why), "%s", rk_err_str(&err, rc));
+		rk_err_log("artifact '%s' of run '%s' is unusable: %s", a->art->file,
+			   a->run->cat->name, a->why);
+	}
+	pthread_mutex_lock(&v->wait_lock);
+	a->state = rc ? ARCH_FAILED : ARCH_DONE;
+	a->rc = rc;
+	a->transient = rc == -ETIMEDOUT;
+	a->gen++;
+	v->active--;
+	pthread_cond_broadcast(&v->wait_cond);
+	pthread_mutex_unlock(&v->wait_lock);
+	return NULL;
+}
+
+/* Start loading a's contents unless it has started. */
+int vfs_arch_start(struct rk_vfs *v, struct arch *a)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&v->wait_lock);
+	if (a->state == ARCH_IDLE || (a->state == ARCH_FAILED && a->transient)) {
+		if (a->started) {
+			pthread_join(a->thread, NULL); /* it has finished: state is FAILED */
+			a->started = 0;
+		}
+		a->transient = 0;
+		a->state = ARCH_RUNNING;
+		v->active++;
+		rc = -pthread_create(&a->thread, NULL, arch_thread, a);
+		if (rc) {
+			a->state = ARCH_IDLE;
+			v->active--;
+		} else {
+			a->started = 1;
+		}
+	}
+	pthread_mutex_unlock(&v->wait_lock);
+	return rc;
+}
+
+int vfs_archs_wait(struct rk_vfs *v, struct arch **as, size_t n, struct rk_err *err)
+{
+	int rc = 0, busy;
+
+	for (size_t i = 0; i < n; i++)
+		if ((rc = vfs_arch_start(v, as[i])))
+			return rk_err_set(err, rc, "cannot start ingest: %s", strerror(-rc));
+	pthread_mutex_lock(&v->wait_lock);
+	do {
+		busy = 0;
+		for (size_t i = 0; i < n; i++)
+			busy |= as[i]->state == ARCH_RUNNING;
+		if (busy)
+			pthread_cond_wait(&v->wait_cond, &v->wait_lock);
+	} while (busy);
+	for (size_t i = 0; i < n && !rc; i++)
+		if (as[i]->state == ARCH_FAILED)
+			rc = rk_err_set(err, -EIO, "artifact '%s' is unusable: %s",
+					as[i]->art->file, as[i]->why[0] ? as[i]->why : "cancelled");
+	pthread_mutex_unlock(&v->wait_lock);
+	return rc;
+}
+
+struct refill {
+	struct rk_vfs *v;
+	const char *want; /* the blob a reader is waiting for */
+	uint64_t size;
+	int fd; /* opened right after its commit, before later commits can evict it */
+};
+
+static int refill_cb(void *ctx, const struct rk_index *idx, size_t pos)
+{
+	struct refill *r = ctx;
+
+	if (r->fd < 0 && !strcmp(idx->v[pos].blob, r->want))
+		rk_blob_open(r->v->cache, r->want, r->size, &r->fd, NULL);
+	return 0;
+}
+
+/* Re-create an archive's blobs after one (want) went missing or failed its hash, and
+ * open want. seen: a->refills when the caller found it missing; if another thread has
+ * refilled since, just open it. */
+static int arch_refill(struct rk_vfs *v, struct arch *a, unsigned seen, const char *want,
+		       uint64_t size, int *fd, struct rk_err *err)
+{
+	struct refill r = {v, want, size, -1};
+	char key[80], expect[RK_SHA256_HEX];
+	struct rk_index idx = {0};
+	int rc = 0;
+
+	if (a->source)
+		a = a->source; /* a split output: its files come from the artifact */
+	pthread_mutex_lock(&a->refill);
+	if (a->refills == seen) {
+		rk_info("'%s': cached contents incomplete; decompressing again", a->art->file);
+		if (a->refill_fn) {
+			rc = a->refill_fn(v, a, err);
+		} else {
+			rc = arch_key(v, a, key, expect, err);
+			if (!rc)
+				rc = arch_ingest(v, a, expect, refill_cb, NULL, &r, &idx, err);
+		}
+		rk_index_release(&idx);
+		a->refills++;
+	}
+	pthread_mutex_unlock(&a->refill);
+	if (!rc && r.fd < 0)
+		rc = rk_blob_open(v->cache, want, size, &r.fd, err);
+	if (rc == -ENOENT && a->derived_restore) /* not one of the archive's files: one a
+						   * service derived from them? */
+		rc = a->derived_restore(v, a, want, size, &r.fd, err);
+	if (rc && r.fd >= 0)
+		close(r.fd);
+	else if (!rc)
+		*fd = r.fd;
+	return rc;
+}
+
+int vfs_arch_refill(struct rk_vfs *v, struct arch *a, const char *want, uint64_t size, int *fd,
+		    struct rk_err *err)
+{
+	unsigned seen;
+
+	if (a->source)
+		a = a->source;
+	pthread_mutex_lock(&a->refill);
+	seen = a->refills;
+	pthread_mutex_unlock(&a->refill);
+	/* someone may have refilled between the caller's miss and now: try first */
+	if (!rk_blob_open(v->cache, want, size, fd, NULL))
+		return 0;
+	return arch_refill(v, a, seen, want, size, fd, err);
+}
+
+void vfs_arch_init(struct arch *a)
+{
+	pthread_mutex_init(&a->refill, NULL);
+	pthread_mutex_init(&a->derived_lock, NULL);
+}
+
+void vfs_arch_release(struct arch *a)
+{
+	for (size_t j = 0; j < a->nprefixes; j++)
+		free(a->prefixes[j]);
+	free(a->prefixes);
+	a->prefixes = NULL;
+	a->nprefixes = 0;
+	if (a->derived && a->derived_free)
+		a->derived_free(a->derived);
+	a->derived = NULL;
+	pthread_mutex_destroy(&a->refill);
+	pthread_mutex_destroy(&a->derived_lock);
+}
+
+/* ---- population ---- */
+
+static int add_readme(struct rk_vfs *v, struct node *dir)
+{
+	struct rk_buf b = RK_BUF_INIT;
+	struct node *n;
+	int rc = rk_buf_adds(&b, readme_head);
+
+	for (size_t i = 0; !rc && i < vfs_nviews; i++)
+		rc = rk_buf_adds(&b, vfs_views[i]->readme);
+	if (!rc)
+		rc = rk_buf_adds(&b, readme_tail);
+	if (rc) {
+		rk_buf_release(&b);
+		return rc;
+	}
+	pthread_rwlock_wrlock(&v->tree);
+	n = served_add(v, dir, "README", S_IFREG | 0444, v->mount_time);
+	if (!n || !(n->data = rk_buf_detach(&b, NULL)))
+		rc = -ENOMEM;
+	else {
+		n->src = SRC_BYTES;
+		n->size = strlen(n->data);
+	}
+	pthread_rwlock_unlock(&v->tree);
+	rk_buf_release(&b);
+	return rc;
+}
+
+static int pop_arch(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	(void)err;
+	return vfs_arch_start(v, dir->arch);
+}
+
+static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	const char *name =
+		dir->ino == RK_ROOT_INO ? strrchr(rk_store_id(v->store), '/') + 1 : dir->name;
+	struct node *arts, *browse;
+	struct rk_run *cat;
+	struct run *r;
+	int rc;
+
+	if ((rc = rk_run_load(v->store, dir->ctx ? dir->ctx : "", name, &cat, err)))
+		return rc;
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->archs = calloc(cat->narts + 1, sizeof(*r->archs))) ||
+	    !(r->vstate = calloc(vfs_nviews + 1, sizeof(*r->vstate)))) {
+		if (r)
+			free(r->archs);
+		free(r);
+		rk_run_free(cat);
+		return -ENOMEM;
+	}
+	r->cat = cat;
+	pthread_mutex_lock(&v->wait_lock);
+	r->next = v->runs;
+	v->runs = r;
+	pthread_mutex_unlock(&v->wait_lock);
+
+	pthread_rwlock_wrlock(&v->tree);
+	dir->run = r;
+	r->dir = dir;
+	arts = served_lazy_dir(v, dir, "artifacts", NULL, dir->mtime);
+	browse = served_lazy_dir(v, dir, "browse", NULL, dir->mtime);
+	rc = arts && browse ? 0 : -ENOMEM;
+	for (size_t i = 0; !rc && i < vfs_nviews; i++)
+		if (vfs_views[i]->shown(cat) &&
+		    !served_lazy_dir(v, dir, vfs_views[i]->name, vfs_views[i]->populate, dir->mtime))
+			rc = -ENOMEM;
+	for (size_t i = 0; !rc && i < cat->files.n; i++) {
+		const struct rk_store_entry *f = &cat->files.v[i];
+		struct node *n;
+
+		if (f->is_dir)
+			continue;
+		n = served_add(v, arts, f->name, S_IFREG | 0444, f->mtime);
+		if (!n) {
+			rc = -ENOMEM;
+			break;
+		}
+		n->src = SRC_STORE;
+		n->size = f->size;
+		if (!(n->data = join_path(cat->path, f->name)))
+			rc = -ENOMEM;
+	}
+	for (size_t i = 0; !rc && i < cat->narts; i++) {
+		struct arch *a = &r->archs[i];
+
+		a->v = v;
+		a->run = r;
+		a->art = &cat->arts[i];
+		vfs_arch_init(a);
+		a->root = served_lazy_dir(v, browse, cat->arts[i].stem, pop_arch,
+				       cat->arts[i].mtime_ns / 1000000000);
+		if (!a->root) {
+			rc = -ENOMEM;
+			break;
+		}
+		a->root->mode = S_IFDIR | 0755;
+		a->root->arch = a;
+	}
+	pthread_rwlock_unlock(&v->tree);
+	return rc;
+}
+
+static int looks_like_org(const char *name)
+{
+	return name[0] != '.' && strchr(name, '-') && !rk_run_name_valid(name);
+}
+
+static int pop_org(struct rk_vfs *v, struct node *dir, struct rk_err *err);
+
+static int pop_dirs(struct rk_vfs *v, struct node *dir, const char *path, int top,
+		    struct rk_err *err)
+{
+	struct rk_store_list l;
+	int rc = rk_store_list(v->store, path, &l, err);
+
+	if (rc)
+		return rc;
+	if (top && rk_listing_has_artifacts(&l)) {
+		rk_store_list_release(&l);
+		if ((rc = add_readme(v, dir)))
+			return rc;
+		return pop_run(v, dir, err);
+	}
+	if (top && (rc = add_readme(v, dir))) {
+		rk_store_list_release(&l);
+		return rc;
+	}
+	pthread_rwlock_wrlock(&v->tree);
+	for (size_t i = 0; !rc && i < l.n; i++) {
+		const char *name = l.v[i].name;
+		vfs_pop_fn kind = rk_run_name_valid(name)	? pop_run
+				  : top && looks_like_org(name) ? pop_org
+								: NULL;
+		struct node *n;
+
+		if (!l.v[i].is_dir || !kind)
+			continue;
+		n = served_lazy_dir(v, dir, name, kind, l.v[i].mtime);
+		if (!n || !(n->ctx = join_path(path, name)))
+			rc = -ENOMEM;
+	}
+	pthread_rwlock_unlock(&v->tree);
+	rk_store_list_release(&l);
+	return rc;
+}
+
+static int pop_org(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	return pop_dirs(v, dir, dir->ctx, 0, err);
+}
+
+static int pop_root(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	return pop_dirs(v, dir, "", 1, err);
+}
+
+int vfs_populate(struct rk_vfs *v, struct node *n, struct rk_err *err)
+{
+	int rc, waited = 0, transient;
+
+	pthread_mutex_lock(&v->wait_lock);
+	while (n->pop_state == PS_RUNNING) {
+		pthread_cond_wait(&v->wait_cond, &v->wait_lock);
+		waited = 1;
+	}
+	/* a network failure is final only for those who waited for that attempt */
+	if (n->pop_state == PS_DONE && (!n->pop_transient || waited)) {
+		rc = n->pop_rc;
+		pthread_mutex_unlock(&v->wait_lock);
+		return rc == -EIO ? rk_err_set(err, rc, "'%s': unavailable (see log)", n->name)
+				  : rc;
+	}
+	n->pop_state = PS_RUNNING;
+	pthread_mutex_unlock(&v->wait_lock);
+
+	rc = n->pop ? n->pop(v, n, err) : 0;
+	transient = rc == -ETIMEDOUT;
+	if (rc && rc != -ENOMEM) {
+		rk_err_log("'%s': %s", n->ctx ? n->ctx : n->name, rk_err_str(err, rc));
+		rc = -EIO;
+	}
+	pthread_mutex_lock(&v->wait_lock);
+	n->pop_state = PS_DONE;
+	n->pop_rc = rc;
+	n->pop_transient = (uint8_t)transient;
+	pthread_cond_broadcast(&v->wait_cond);
+	pthread_mutex_unlock(&v->wait_lock);
+	return rc;
+}
+
+static int arch_transient(struct rk_vfs *v, struct arch *a)
+{
+	int t;
+
+	pthread_mutex_lock(&v->wait_lock);
+	t = a->state == ARCH_FAILED && a->transient;
+	pthread_mutex_unlock(&v->wait_lock);
+	return t;
+}
+
+/* Snapshot of an archive's state for waiters. */
+static void arch_state(struct rk_vfs *v, struct arch *a, int *state, uint64_t *gen)
+{
+	pthread_mutex_lock(&v->wait_lock);
+	*state = a->state;
+	*gen = a->gen;
+	pthread_mutex_unlock(&v->wait_lock);
+}
+
+static void arch_wait(struct rk_vfs *v, struct arch *a, uint64_t gen)
+{
+	pthread_mutex_lock(&v->wait_lock);
+	while (a->state == ARCH_RUNNING && a->gen == gen)
+		pthread_cond_wait(&v->wait_cond, &v->wait_lock);
+	pthread_mutex_unlock(&v->wait_lock);
+}
+
+static int arch_eio(struct arch *a, struct rk_err *err)
+{
+	return rk_err_set(err, -EIO, "artifact '%s' is unusable: %s", a->art->file,
+			  a->why[0] ? a->why : "cancelled");
+}
+
+/* Find ino and make sure it is a populated directory. */
+static int get_dir(struct rk_vfs *v, uint64_t ino, struct node **out, struct rk_err *err)
+{
+	struct node *n;
+	int rc, dir;
+
+	pthread_rwlock_rdlock(&v->tree);
+	n = find_ino(v, ino);
+	dir = n && S_ISDIR(n->mode);
+	pthread_rwlock_unlock(&v->tree);
+	if (!n)
+		return -ENOENT;
+	if (!dir)
+		return -ENOTDIR;
+	if (n->pop && (rc = vfs_populate(v, n, err)))
+		return rc;
+	*out = n;
+	return 0;
+}
+
+static ssize_t tar_pread(struct rk_file *f, char *buf, size_t n, uint64_t off, struct rk_err *err);
+
+/* rk_tar_read_fn over a layout: a private reader per call, so threads do not share one. */
+ssize_t vfs_layout_read(void *ctx, void *buf, size_t n, uint64_t off)
+{
+	struct vfs_layout_src *t = ctx;
+	struct rk_file f = {
+		.v = t->v, .size = t->tar->size, .fd = -1, .tar = t->tar, .blob_fd = -1};
+	ssize_t r;
+
+	if (off >= f.size)
+		return 0;
+	if (n > f.size - off)
+		n = (size_t)(f.size - off);
+	pthread_mutex_init(&f.lock, NULL);
+	r = tar_pread(&f, buf, n, off, NULL);
+	if (f.blob_fd >= 0)
+		close(f.blob_fd);
+	pthread_mutex_destroy(&f.lock);
+	return r;
+}
+
+/* A compressed tarball's size is known once its pieces are: compute them now, on both
+ * cores (the first stat pays; a wrong size is never reported). n must be SRC_TARZ (its
+ * src and tarz never change). No lock held. */
+static int ensure_size(struct rk_vfs *v, struct node *n, struct rk_err *err)
+{
+	struct vfs_layout_src src = {v, n->tar};
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int rc;
+
+	if (n->tarz->ready) /* n is SRC_TARZ (the caller saw it under the tree lock) */
+		return 0;
+	rc = rk_tarz_compute(n->tarz, v->cache, vfs_layout_read, &src,
+			     ncpu > 0 ? (unsigned)ncpu : 1, err);
+	if (rc) {
+		rk_err_log("'%s': %s", n->name, rk_err_str(err, rc));
+		return -EIO;
+	}
+	rk_info("'%s': %zu pieces, %u compressed, %u from the cache", n->name, n->tarz->npieces,
+		n->tarz->compressed, n->tarz->reused);
+	pthread_rwlock_wrlock(&v->tree);
+	n->size = n->tarz->size;
+	pthread_rwlock_unlock(&v->tree);
+	return 0;
+}
+
+int rk_vfs_lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk_attr *out,
+		  struct rk_err *err)
+{
+	struct node *dir, *n;
+	uint64_t gen = 0;
+	int rc, state = ARCH_DONE;
+
+	if ((rc = get_dir(v, parent, &dir, err)))
+		return rc;
+	if (!strcmp(name, ".") || !strcmp(name, "..")) {
+		n = !strcmp(name, "..") && dir->parent ? dir->parent : dir;
+		pthread_rwlock_rdlock(&v->tree);
+		fill_attr(n, out);
+		pthread_rwlock_unlock(&v->tree);
+		return 0;
+	}
+	for (int retried = 0;;) {
+		if (dir->arch)
+			arch_state(v, dir->arch, &state, &gen);
+		if (state == ARCH_FAILED && !retried && arch_transient(v, dir->arch)) {
+			retried = 1; /* a network failure: try this archive once more */
+			if (!vfs_arch_start(v, dir->arch))
+				continue;
+		}
+		if (state == ARCH_FAILED)
+			return arch_eio(dir->arch, err);
+		pthread_rwlock_rdlock(&v->tree);
+		n = vfs_dent_find(dir, name);
+		if (n)
+			fill_attr(n, out);
+		pthread_rwlock_unlock(&v->tree);
+		if (n && out->pending) {
+			if ((rc = ensure_size(v, n, err)))
+				return rc;
+			pthread_rwlock_rdlock(&v->tree);
+			fill_attr(n, out);
+			pthread_rwlock_unlock(&v->tree);
+		}
+		if (n)
+			return 0;
+		if (state != ARCH_RUNNING)
+			return -ENOENT;
+		arch_wait(v, dir->arch, gen);
+	}
+}
+
+int rk_vfs_getattr(struct rk_vfs *v, uint64_t ino, struct rk_attr *out, struct rk_err *err)
+{
+	struct node *n;
+	int rc = 0;
+
+	pthread_rwlock_rdlock(&v->tree);
+	n = find_ino(v, ino);
+	if (n)
+		fill_attr(n, out);
+	else
+		rc = -ENOENT;
+	pthread_rwlock_unlock(&v->tree);
+	if (!rc && out->pending && !(rc = ensure_size(v, n, err))) {
+		pthread_rwlock_rdlock(&v->tree);
+		fill_attr(n, out);
+		pthread_rwlock_unlock(&v->tree);
+	}
+	return rc;
+}
+
+int rk_vfs_readlink(struct rk_vfs *v, uint64_t ino, char *buf, size_t size, struct rk_err *err)
+{
+	struct node *n;
+	int rc;
+
+	(void)err;
+	pthread_rwlock_rdlock(&v->tree);
+	n = find_ino(v, ino);
+	if (!n)
+		rc = -ENOENT;
+	else if (!S_ISLNK(n->mode) || !n->data)
+		rc = -EINVAL;
+	else if (strlen(n->data) >= size)
+		rc = -ENAMETOOLONG;
+	else {
+		rc = (int)strlen(n->data);
+		memcpy(buf, n->data, (size_t)rc + 1);
+	}
+	pthread_rwlock_unlock(&v->tree);
+	return rc;
+}
+
+int rk_vfs_readdir(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn fill, void *ctx,
+		   struct rk_err *err)
+{
+	struct node *dir;
+	int rc, state = ARCH_DONE;
+	uint64_t gen;
+
+	if ((rc = get_dir(v, ino, &dir, err)))
+		return rc;
+	for (int retried = 0; dir->arch;) { /* a listing is only complete when the archive is */
+		arch_state(v, dir->arch, &state, &gen);
+		if (state == ARCH_FAILED && !retried && arch_transient(v, dir->arch)) {
+			retried = 1;
+			if (!vfs_arch_start(v, dir->arch))
+				continue;
+		}
+		if (state == ARCH_FAILED)
+			return arch_eio(dir->arch, err);
+		if (state != ARCH_RUNNING)
+			break;
+		arch_wait(v, dir->arch, gen);
+	}
+	pthread_rwlock_rdlock(&v->tree);
+	for (uint64_t i = off; i < dir->nents; i++) {
+		struct rk_attr a;
+
+		fill_attr(dir->order[i]->node, &a);
+		if (fill(ctx, dir->order[i]->name, &a, i + 1))
+			break;
+	}
+	pthread_rwlock_unlock(&v->tree);
+	return 0;
+}
+
+int rk_vfs_resolve(struct rk_vfs *v, const char *path, struct rk_attr *out, struct rk_err *err)
+{
+	char comp[NAME_MAX + 1];
+	struct rk_attr a;
+	int rc;
+
+	if ((rc = rk_vfs_getattr(v, RK_ROOT_INO, &a, err)))
+		return rc;
+	while (*path) {
+		size_t n;
+
+		path += strspn(path, "/");
+		n = strcspn(path, "/");
+		if (!n)
+			break;
+		if (n > NAME_MAX)
+			return rk_err_set(err, -ENAMETOOLONG, "'%.*s': name too long", (int)n,
+					  path);
+		memcpy(comp, path, n);
+		comp[n] = '\0';
+		path += n;
+		if ((rc = rk_vfs_lookup(v, a.ino, comp, &a, err)))
+			return rc == -ENOENT ? rk_err_set(err, rc,
+							  "'%s': no such file or directory", comp)
+					     : rc;
+	}
+	*out = a;
+	return 0;
+}
+
+int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struct rk_err *err)
+{
+	struct rk_file *f;
+	struct node *n;
+	char id[RK_SHA256_HEX] = "";
+	unsigned refills = 0;
+	int rc = 0, src, state, tarz = 0;
+	uint64_t gen;
+
+	pthread_rwlock_rdlock(&v->tree);
+	n = find_ino(v, ino);
+	if (!n)
+		rc = -ENOENT;
+	else if (S_ISDIR(n->mode))
+		rc = -EISDIR;
+	else if (!S_ISREG(n->mode))
+		rc = -EINVAL;
+	else
+		tarz = n->src == SRC_TARZ;
+	pthread_rwlock_unlock(&v->tree);
+	if (rc)
+		return rc;
+	if (n->arch) {
+		arch_state(v, n->arch, &state, &gen);
+		if (state == ARCH_FAILED)
+			return arch_eio(n->arch, err);
+	}
+	if (tarz && (rc = ensure_size(v, n, err)))
+		return rc;
+	if (n->arch || n->origin) {
+		struct arch *a = n->arch ? n->arch : n->origin;
+
+		if (a->source)
+			a = a->source;
+		pthread_mutex_lock(&a->refill);
+		refills = a->refills;
+		pthread_mutex_unlock(&a->refill);
+	}
+	if (!(f = calloc(1, sizeof(*f))))
+		return -ENOMEM;
+	f->v = v;
+	f->fd = -1;
+	pthread_rwlock_rdlock(&v->tree);
+	src = n->src;
+	f->size = n->size;
+	if (src == SRC_BLOB)
+		memcpy(id, n->data, RK_SHA256_HEX);
+	else if (src == SRC_BYTES)
+		f->bytes = n->data; /* immutable once published */
+	else if (src == SRC_STAGED && (f->fd = fcntl(n->fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		rc = -errno;
+	else if (src == SRC_TAR || src == SRC_TARZ) {
+		f->tar = n->tar; /* immutable once published */
+		f->tarz = src == SRC_TARZ ? n->tarz : NULL;
+		f->blob_fd = -1;
+		pthread_mutex_init(&f->lock, NULL);
+	}
+	pthread_rwlock_unlock(&v->tree);
+	if (rc) {
+		free(f);
+		return rc;
+	}
+
+	if (src == SRC_BLOB) {
+		rc = rk_blob_open(v->cache, id, f->size, &f->fd, err);
+		if ((rc == -ENOENT || rc == -EBADMSG) && (n->arch || n->origin)) {
+			rk_err_clear(err);
+			rc = arch_refill(v, n->arch ? n->arch : n->origin, refills, id, f->size,
+					 &f->fd, err);
+		}
+		if (rc) {
+			rk_err_log("'%s': %s", n->name, rk_err_str(err, rc));
+			rc = -EIO;
+		}
+	} else if (src == SRC_STORE) {
+		rc = rk_store_object_open(v->store, n->data, &f->obj, err);
+		if (!rc)
+			f->fd = rk_object_fd(f->obj);
+		else if (rc == -ETIMEDOUT) {
+			rk_err_log("'%s': %s", n->name, rk_err_str(err, rc));
+			rc = -EIO;
+		}
+	}
+	if (rc) {
+		free(f);
+		return rc;
+	}
+	*out = f;
+	return 0;
+}
+
+uint64_t rk_file_size(const struct rk_file *f)
+{
+	return f->size;
+}
+
+int rk_file_fd(const struct rk_file *f)
+{
+	return f->fd;
+}
+
+/* Exactly n bytes from fd at off (a cache blob: short means damaged). 0 or -errno. */
+static int pread_full(int fd, char *buf, size_t n, uint64_t off)
+{
+	for (size_t got = 0; got < n;) {
+		ssize_t r = pread(fd, buf + got, n - got, (off_t)(off + got));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+/* Make f->blob_fd read tar segment s (a blob range). Caller holds f->lock. */
+static int seg_fd_locked(struct rk_file *f, const struct rk_tar_seg *s, struct rk_err *err)
+{
+	int rc;
+
+	if (f->blob_fd >= 0 && !strcmp(f->blob, s->u.blob))
+		return 0;
+	if (f->blob_fd >= 0)
+		close(f->blob_fd);
+	f->blob_fd = -1;
+	rc = rk_blob_open(f->v->cache, s->u.blob, s->bsize, &f->blob_fd, err);
+	if ((rc == -ENOENT || rc == -EBADMSG) && s->origin)
+		rc = vfs_arch_refill(f->v, s->origin, s->u.blob, s->bsize, &f->blob_fd, err);
+	if (!rc)
+		memcpy(f->blob, s->u.blob, RK_SHA256_HEX);
+	return rc;
+}
+
+/* Make f->blob_fd read compressed piece i. Caller holds f->lock. */
+static int piece_fd_locked(struct rk_file *f, size_t i, struct rk_err *err)
+{
+	struct vfs_layout_src src = {f->v, f->tar};
+	int rc;
+
+	if (f->blob_fd >= 0 && !strcmp(f->blob, f->tarz->pieces[i].key))
+		return 0;
+	if (f->blob_fd >= 0)
+		close(f->blob_fd);
+	f->blob_fd = -1;
+	rc = rk_tarz_open_piece(f->tarz, i, f->v->cache, vfs_layout_read, &src, &f->blob_fd, err);
+	if (!rc)
+		memcpy(f->blob, f->tarz->pieces[i].key, RK_SHA256_HEX);
+	return rc;
+}
+
+/* Read from a synthesized archive: header bytes, zeros and blob ranges. */
+static ssize_t tar_pread(struct rk_file *f, char *buf, size_t n, uint64_t off, struct rk_err *err)
+{
+	size_t done = 0;
+	int rc = 0;
+
+	while (done < n && !rc) {
+		const struct rk_tar_seg *s = rk_tar_layout_find(f->tar, off + done);
+		uint64_t within = off + done - s->off;
+		size_t chunk = (size_t)RK_MIN((uint64_t)(n - done), s->len - within);
+
+		if (s->kind == RK_SEG_BYTES) {
+			memcpy(buf + done, f->tar->arena + s->u.bytes + within, chunk);
+		} else if (s->kind == RK_SEG_ZERO) {
+			memset(buf + done, 0, chunk);
+		} else {
+			pthread_mutex_lock(&f->lock);
+			rc = seg_fd_locked(f, s, err);
+			if (!rc)
+				rc = pread_full(f->blob_fd, buf + done, chunk, s->boff + within);
+			pthread_mutex_unlock(&f->lock);
+		}
+		done += chunk;
+	}
+	if (rc) {
+		rk_err_log("tarball read at %llu: %s", (unsigned long long)off,
+			   rk_err_str(err, rc));
+		return -EIO;
+	}
+	return (ssize_t)n;
+}
+
+/* Read from a compressed tarball: cached pieces, then the seek table. */
+static ssize_t tarz_pread(struct rk_file *f, char *buf, size_t n, uint64_t off, struct rk_err *err)
+{
+	const struct rk_tarz *z = f->tarz;
+	size_t done = 0;
+	int rc = 0;
+
+	while (done < n && !rc) {
+		size_t i = rk_tarz_find(z, off + done);
+		uint64_t start = i < z->npieces ? z->pieces[i].coff : z->size - z->trailer_len;
+		uint64_t len = i < z->npieces ? z->pieces[i].clen : z->trailer_len;
+		uint64_t within = off + done - start;
+		size_t chunk = (size_t)RK_MIN((uint64_t)(n - done), len - within);
+
+		if (i == z->npieces) {
+			memcpy(buf + done, z->trailer + within, chunk);
+			done += chunk;
+			continue;
+		}
+		pthread_mutex_lock(&f->lock);
+		rc = piece_fd_locked(f, i, err);
+		if (!rc)
+			rc = pread_full(f->blob_fd, buf + done, chunk, within);
+		pthread_mutex_unlock(&f->lock);
+		done += chunk;
+	}
+	if (rc) {
+		rk_err_log("compressed tarball read at %llu: %s", (unsigned long long)off,
+			   rk_err_str(err, rc));
+		return -EIO;
+	}
+	return (ssize_t)n;
+}
+
+int rk_file_fd_range(struct rk_file *f, uint64_t off, size_t n, int *fd, uint64_t *fd_off)
+{
+	uint64_t start, len;
+	int rc = -EAGAIN;
+
+	if (!f->tar || off >= f->size || n > f->size - off)
+		return -EAGAIN;
+	pthread_mutex_lock(&f->lock);
+	if (f->tarz) {
+		size_t i = rk_tarz_find(f->tarz, off);
+
+		if (i < f->tarz->npieces) {
+			start = f->tarz->pieces[i].coff;
+			len = f->tarz->pieces[i].clen;
+			if (off + n <= start + len && !(rc = piece_fd_locked(f, i, NULL)))
+				*fd_off = off - start;
+		}
+	} else {
+		const struct rk_tar_seg *s = rk_tar_layout_find(f->tar, off);
+
+		if (s->kind == RK_SEG_BLOB && off + n <= s->off + s->len &&
+		    !(rc = seg_fd_locked(f, s, NULL)))
+			*fd_off = s->boff + off - s->off;
+	}
+	if (!rc && (*fd = fcntl(f->blob_fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		rc = -errno;
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
+ssize_t rk_file_pread(struct rk_file *f, void *buf, size_t n, uint64_t off, struct rk_err *err)
+{
+	ssize_t r;
+
+	if (off >= f->size)
+		return 0;
+	n = (size_t)RK_MIN((uint64_t)n, f->size - off);
+	if (f->tarz)
+		return tarz_pread(f, buf, n, off, err);
+	if (f->tar)
+		return tar_pread(f, buf, n, off, err);
+	if (f->bytes) {
+		memcpy(buf, f->bytes + off, n);
+		return (ssize_t)n;
+	}
+	if (f->obj && f->fd < 0) {
+		r = rk_object_pread(f->obj, buf, n, off, err);
+		if (r < 0 && r != -ENOMEM && r != -EIO) {
+			rk_err_log("read: %s", rk_err_str(err, (int)r));
+			r = -EIO; /* the network gave up, or the object changed */
+		}
+		return r;
+	}
+	if (f->fd < 0)
+		return 0;
+	do
+		r = pread(f->fd, buf, n, (off_t)off);
+	while (r < 0 && errno == EINTR);
+	return r < 0 ? rk_err_set(err, -errno, "read: %s", strerror(errno)) : r;
+}
+
+void rk_file_close(struct rk_file *f)
+{
+	if (!f)
+		return;
+	if (f->obj)
+		rk_object_close(f->obj); /* owns fd */
+	else if (f->fd >= 0)
+		close(f->fd);
+	if (f->tar || f->tarz) {
+		if (f->blob_fd >= 0)
+			close(f->blob_fd);
+		pthread_mutex_destroy(&f->lock);
+	}
+	free(f);
+}
+
+/* ---- runs ---- */
+
+static int run_dir(struct rk_vfs *v, const char *name, struct node **out, struct rk_err *err)
+{
+	struct rk_attr a;
+	struct node *root, *n;
+	int rc;
+
+	if ((rc = get_dir(v, RK_ROOT_INO, &root, err)))
+		return rc;
+	if (root->run) {
+		*out = root;
+		return 0;
+	}
+	if (!name || !name[0])
+		return rk_err_set(err, -EINVAL, "the store holds several runs: name one");
+	if ((rc = rk_vfs_resolve(v, name, &a, err)))
+		return rc;
+	if ((rc = get_dir(v, a.ino, &n, err)))
+		return rc;
+	if (!n->run)
+		return rk_err_set(err, -ENOENT, "'%s': not a run", name);
+	*out = n;
+	return 0;
+}
+
+int rk_vfs_run(struct rk_vfs *v, const char *name, const struct rk_run **out, struct rk_err *err)
+{
+	struct node *n;
+	int rc = run_dir(v, name, &n, err);
+
+	if (!rc)
+		*out = n->run->cat;
+	return rc;
+}
+
+struct name_list {
+	char **v;
+	size_t n;
+	int rc;
+};
+
+static void name_add(struct name_list *l, const char *a, const char *b)
+{
+	char **nv = realloc(l->v, (l->n + 1) * sizeof(*nv));
+	size_t len = strlen(a) + (b ? strlen(b) + 1 : 0) + 1;
+
+	if (!nv || !(nv[l->n] = malloc(len))) {
+		if (nv)
+			l->v = nv;
+		l->rc = -ENOMEM;
+		return;
+	}
+	l->v = nv;
+	if (b)
+		snprintf(l->v[l->n], len, "%s/%s", a, b);
+	else
+		snprintf(l->v[l->n], len, "%s", a);
+	l->n++;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int rk_vfs_list_runs(struct rk_vfs *v, char ***names, size_t *count, struct rk_err *err)
+{
+	struct name_list l = {0};
+	struct node *root;
+	int rc;
+
+	if ((rc = get_dir(v, RK_ROOT_INO, &root, err)))
+		return rc;
+	if (root->run) {
+		name_add(&l, root->run->cat->name, NULL);
+	} else {
+		for (size_t i = 0; !l.rc && i < root->nents; i++) {
+			struct node *n = root->order[i]->node;
+
+			if (n->pop == pop_run) {
+				name_add(&l, n->name, NULL);
+			} else if (n->pop == pop_org) {
+				if (vfs_populate(v, n, err))
+					continue;
+				pthread_rwlock_rdlock(&v->tree);
+				for (size_t j = 0; !l.rc && j < n->nents; j++)
+					if (n->order[j]->node->pop == pop_run)
+						name_add(&l, n->name, n->order[j]->name);
+				pthread_rwlock_unlock(&v->tree);
+			}
+		}
+	}
+	if (l.rc) {
+		for (size_t i = 0; i < l.n; i++)
+			free(l.v[i]);
+		free(l.v);
+		return l.rc;
+	}
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), cmp_name);
+	*names = l.v;
+	*count = l.n;
+	return 0;
+}
+
+int rk_vfs_prefetch(struct rk_vfs *v, const char *name, rk_progress_fn progress, void *ctx,
+		    struct rk_err *err)
+{
+	struct node *dir;
+	struct run *r;
+	uint64_t total = 0;
+	int rc;
+
+	if ((rc = run_dir(v, name, &dir, err)))
+		return rc;
+	r = dir->run;
+	for (size_t i = 0; i < r->cat->narts; i++) {
+		total += r->cat->arts[i].size;
+		if ((rc = vfs_arch_start(v, &r->archs[i])))
+			return rk_err_set(err, rc, "cannot start ingest: %s", strerror(-rc));
+	}
+	for (;;) {
+		unsigned finished = 0;
+		uint64_t done = 0;
+		struct timespec ts;
+
+		pthread_mutex_lock(&v->wait_lock);
+		for (size_t i = 0; i < r->cat->narts; i++) {
+			struct arch *a = &r->archs[i];
+
+			if (a->state == ARCH_DONE || a->state == ARCH_FAILED) {
+				finished++;
+				done += a->art->size;
+			} else {
+				done += RK_MIN(a->progress, a->art->size);
+			}
+			if (a->state == ARCH_FAILED && !rc)
+				rc = arch_eio(a, err);
+		}
+		if (finished == r->cat->narts) {
+			pthread_mutex_unlock(&v->wait_lock);
+			if (progress)
+				progress(ctx, total, total, finished, (unsigned)r->cat->narts);
+			return rc;
+		}
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 100000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&v->wait_cond, &v->wait_lock, &ts);
+		pthread_mutex_unlock(&v->wait_lock);
+		if (progress)
+			progress(ctx, done, total, finished, (unsigned)r->cat->narts);
+	}
+}
+
+#define BASE_MANIFEST "base/aux-overlay/stage/share/therock/therock_manifest.json"
+
+int rk_vfs_run_manifest(struct rk_vfs *v, const char *name, struct rk_manifest *out,
+			struct rk_err *err)
+{
+	struct node *dir;
+	int rc = run_dir(v, name, &dir, err);
+
+	return rc ? rc : vfs_run_manifest(v, dir, out, err);
+}
+
+int vfs_run_manifest(struct rk_vfs *v, struct node *dir, struct rk_manifest *out,
+		     struct rk_err *err)
+{
+	struct rk_buf path = RK_BUF_INIT;
+	struct rk_file *f = NULL;
+	struct rk_attr a;
+	char *data = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (dir->run->cat->has_manifest) {
+		const char *p = dir->run->cat->path;
+
+		if (rk_buf_addf(&path, "%s%smanifests/therock_manifest.json", p, p[0] ? "/" : ""))
+			return -ENOMEM;
+		rc = rk_store_read_small(v->store, path.buf, RK_MANIFEST_MAX, &data, &len, err);
+		rk_buf_release(&path);
+	} else if (!rk_run_find(dir->run->cat, "base_lib_generic")) {
+		return rk_err_set(err, -ENOENT, "run '%s' has no therock_manifest.json",
+				  dir->run->cat->name);
+	} else {
+		rc = rk_vfs_lookup(v, dir->ino, "browse", &a, err);
+		if (!rc)
+			rc = rk_vfs_lookup(v, a.ino, "base_lib_generic", &a, err);
+		for (const char *p = BASE_MANIFEST; !rc && *p;) {
+			char comp[256];
+			size_t n = strcspn(p, "/");
+
+			snprintf(comp, sizeof(comp), "%.*s", (int)n, p);
+			rc = rk_vfs_lookup(v, a.ino, comp, &a, err);
+			p += n + (p[n] == '/');
+		}
+		if (rc == -ENOENT)
+			rc = rk_err_set(err, rc, "base_lib_generic has no %s", BASE_MANIFEST);
+		if (!rc && a.size > RK_MANIFEST_MAX)
+			rc = rk_err_set(err, -EFBIG, "therock_manifest.json is too large");
+		if (!rc)
+			rc = rk_vfs_open_file(v, a.ino, &f, err);
+		if (!rc && !(data = malloc(a.size + 1)))
+			rc = -ENOMEM;
+		while (!rc && len < a.size) {
+			ssize_t n = rk_file_pread(f, data + len, a.size - len, len, err);
+
+			if (n <= 0)
+				rc = n < 0 ? (int)n : -EIO;
+			else
+				len += (size_t)n;
+		}
+		rk_file_close(f);
+	}
+	if (!rc)
+		rc = rk_manifest_parse(data, len, out, err);
+	free(data);
+	return rc;
+}
+
+/* ---- lifetime ---- */
+
+int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err *err)
+{
+	char dir[4096];
+	struct rk_store_opts ro;
+	struct rk_vfs *v = calloc(1, sizeof(*v));
+	struct node *root;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned jobs;
+	int rc;
+
+	if (!v)
+		return -ENOMEM;
+	pthread_rwlock_init(&v->tree, NULL);
+	pthread_mutex_init(&v->wait_lock, NULL);
+	pthread_cond_init(&v->wait_cond, NULL);
+	v->kpack_zstd = o->kpack_zstd;
+	jobs = o->ingest_jobs ? o->ingest_jobs : (unsigned)(ncpu > 0 ? ncpu : 1);
+	/* a remote archive's ingest also waits on the network: run more of them at once */
+	if (!o->ingest_jobs && rk_store_is_remote(o->store) && jobs < 8)
+		jobs = 8;
+	sem_init(&v->jobs, 0, jobs);
+	v->mount_time = time(NULL);
+	if (!o->cache_dir && (rc = rk_cache_default_dir(dir, sizeof(dir))))
+		goto fail;
+	if ((rc = rk_cache_open(o->cache_dir ? o->cache_dir : dir, o->cache_limit, &v->cache, err)))
+		goto fail;
+	ro = o->remote;
+	ro.cache = v->cache;
+	if ((rc = rk_store_open_opts(o->store, &ro, &v->store, err)))
+		goto fail;
+	root = served_lazy_dir(v, NULL, "", pop_root, v->mount_time);
+	if (!root) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	*out = v;
+	return 0;
+fail:
+	rk_vfs_close(v);
+	return rc;
+}
+
+void rk_vfs_close(struct rk_vfs *v)
+{
+	struct node *n, *tmp;
+	struct run *r;
+
+	if (!v)
+		return;
+	v->cancel = 1;
+	pthread_mutex_lock(&v->wait_lock);
+	while (v->active)
+		pthread_cond_wait(&v->wait_cond, &v->wait_lock);
+	pthread_mutex_unlock(&v->wait_lock);
+	/* background work may read what nodes own; private trees (of views' state and of
+	 * what services derived) go while the served nodes they may link to are there */
+	for (r = v->runs; r; r = r->next)
+		for (size_t i = 0; i < vfs_nviews; i++)
+			if (r->vstate[i] && vfs_views[i]->stop)
+				vfs_views[i]->stop(r->vstate[i]);
+	for (r = v->runs; r; r = r->next) {
+		for (size_t i = 0; i < r->cat->narts; i++) {
+			if (r->archs[i].started)
+				pthread_join(r->archs[i].thread, NULL);
+			vfs_arch_release(&r->archs[i]);
+		}
+		for (size_t i = 0; i < vfs_nviews; i++)
+			if (r->vstate[i] && vfs_views[i]->free)
+				vfs_views[i]->free(r->vstate[i]);
+	}
+	HASH_ITER(hh, v->inodes, n, tmp) {
+		HASH_DEL(v->inodes, n);
+		free_node(n);
+	}
+	while ((r = v->runs)) {
+		v->runs = r->next;
+		free(r->archs);
+		free(r->vstate);
+		rk_run_free(r->cat);
+		free(r);
+	}
+	rk_store_close(v->store); /* it uses the cache */
+	rk_cache_close(v->cache);
+	sem_destroy(&v->jobs);
+	pthread_cond_destroy(&v->wait_cond);
+	pthread_mutex_destroy(&v->wait_lock);
+	pthread_rwlock_destroy(&v->tree);
+	free(v);
+}
+
+void rk_vfs_stats(struct rk_vfs *v, struct rk_vfs_stats *st)
+{
+	st->nodes = v->n_nodes;
+	st->ingests = v->n_ingests;
+	st->index_loads = v->n_index_loads;
+	st->ingest_failures = v->n_failures;
+}
+
+struct rk_cache *rk_vfs_cache(struct rk_vfs *v)
+{
+	return v->cache;
+}

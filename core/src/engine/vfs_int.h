@@ -1,0 +1,226 @@
+/* vfs_int.h: the inode tree's internals, shared by vfs.c (tree, browse, runs) and the
+ * view builders (view_dist.c). Locking rules are at the top of vfs.c. */
+#ifndef RK_VFS_INT_H
+#define RK_VFS_INT_H
+
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdatomic.h>
+
+#include "rk/catalog.h"
+#include "rk/hash.h"
+#include "rk/vfs.h"
+#include "util/htab.h"
+
+struct rk_tar_layout;
+struct rk_tarz;
+
+/* SRC_STAGED: a file whose bytes are written to the cache but not yet hashed and
+ * named; node->fd reads them until the committer publishes the blob id. */
+enum src_kind { SRC_NONE, SRC_BYTES, SRC_BLOB, SRC_STORE, SRC_STAGED, SRC_TAR, SRC_TARZ };
+enum pop_state { PS_TODO, PS_RUNNING, PS_DONE };
+enum arch_state { ARCH_IDLE, ARCH_RUNNING, ARCH_DONE, ARCH_FAILED };
+
+struct node;
+struct rk_vfs;
+
+/* Fill directory dir (a lazy directory, on first access; no lock held). 0 or -errno with
+ * err set. */
+typedef int (*vfs_pop_fn)(struct rk_vfs *v, struct node *dir, struct rk_err *err);
+
+struct dent {
+	char *name;
+	struct node *node;
+	UT_hash_handle hh;
+};
+
+struct run {
+	struct rk_run *cat;
+	struct arch *archs; /* one per cat->arts[i] */
+	struct node *dir; /* the run's directory */
+	void **vstate; /* per view (vfs_views order): its state for this run, or NULL */
+	struct run *next;
+};
+
+struct arch {
+	struct rk_vfs *v;
+	struct run *run;
+	const struct rk_artifact *art;
+	struct node *root; /* browse/<stem> */
+	int state; /* enum arch_state; v->wait_lock */
+	int rc;
+	int transient; /* failed on the network (-ETIMEDOUT): a later access tries again */
+	char why[256]; /* the failure, for every later EIO; written before state FAILED */
+	uint64_t gen; /* bumped on every published member; v->wait_lock */
+	_Atomic uint64_t progress;
+	pthread_mutex_t refill;
+	unsigned refills; /* completed re-ingests; refill */
+	pthread_t thread; /* joined by rk_vfs_close */
+	int started; /* thread is valid; v->wait_lock */
+	char **prefixes; /* artifact_manifest.txt lines, set before state DONE */
+	size_t nprefixes;
+	/* An artifact derived from another (a split output): its files come from source. */
+	struct arch *source;
+	/* An artifact without an archive (a stored wheel): how to re-create the blobs of its
+	 * files after one went missing (NULL: ingest art again). */
+	int (*refill_fn)(struct rk_vfs *v, struct arch *a, struct rk_err *err);
+	/* What a service derives from this artifact, computed once (kpack_split.c): the
+	 * value, how to free it, and how to re-create a blob it made that is not one of the
+	 * artifact's own files. derived_lock serializes computing it. */
+	pthread_mutex_t derived_lock;
+	void *derived;
+	void (*derived_free)(void *derived);
+	int (*derived_restore)(struct rk_vfs *v, struct arch *a, const char *want, uint64_t size,
+			       int *fd, struct rk_err *err);
+};
+
+struct node {
+	uint64_t ino;
+	struct node *parent;
+	char *name;
+	vfs_pop_fn pop; /* a lazy directory's populate function, else NULL; immutable */
+	uint8_t pop_state; /* enum pop_state; v->wait_lock */
+	int pop_rc;
+	uint8_t pop_transient; /* pop_rc is a network failure: a later access tries again */
+	char *ctx; /* POP_ORG/POP_RUN: store path */
+	struct run *run; /* run directories, once populated */
+	struct arch *arch; /* nodes inside browse/<stem> (and that root itself) */
+	struct arch *origin; /* dist nodes: the artifact whose file this is */
+	struct rk_tar_layout *tar; /* SRC_TAR: the archive's layout (owned); SRC_TARZ: borrowed */
+	struct rk_tarz *tarz; /* SRC_TARZ: the compressed pieces (owned); size once ready */
+	/* mutable (v->tree): */
+	uint32_t mode, nlink;
+	uint64_t size;
+	int64_t mtime;
+	uint8_t src;
+	int fd; /* SRC_STAGED: owned descriptor of the unnamed cache file, else -1 */
+	char *data; /* SRC_BYTES bytes, SRC_BLOB id, SRC_STORE path, symlink target */
+	struct dent *dents;
+	struct dent **order;
+	size_t nents, cap;
+	UT_hash_handle hh;
+};
+
+struct rk_vfs {
+	struct rk_store *store;
+	struct rk_cache *cache;
+	pthread_rwlock_t tree;
+	struct node *inodes;
+	pthread_mutex_t wait_lock;
+	pthread_cond_t wait_cond;
+	struct run *runs;
+	unsigned active; /* ingest threads alive */
+	sem_t jobs;
+	_Atomic int cancel;
+	int kpack_zstd; /* rk_vfs_opts.kpack_zstd */
+	_Atomic uint64_t n_nodes, n_ingests, n_index_loads, n_failures;
+	int64_t mount_time;
+};
+
+/* ---- trees ----
+ * Served nodes have an inode number and live in the inode table under v->tree; only the
+ * engine (vfs.c) creates or changes them. Views and services build private trees
+ * (ino 0, no lock: one thread builds them) and hand them to the engine with vfs_graft,
+ * which serves them under one write lock. Nodes a view or service only reads are
+ * immutable: private trees once built, an artifact's browse tree once it is DONE. */
+/* A private root (in no directory); free it with vfs_tree_free unless grafted. */
+struct node *vfs_tree_new(const char *name, uint32_t mode, int64_t mtime);
+/* A private node for name in private directory dir, in no listing yet (NULL: ENOMEM, or
+ * dir is served, a bug, logged). */
+struct node *vfs_node_new(struct node *dir, const char *name, uint32_t mode, int64_t mtime);
+/* The same, listed in dir. */
+struct node *vfs_node_add(struct node *dir, const char *name, uint32_t mode, int64_t mtime);
+/* A private directory whose entries pop makes on first access once served. */
+struct node *vfs_lazy_dir(struct node *dir, const char *name, vfs_pop_fn pop, int64_t mtime);
+struct node *vfs_dent_find(struct node *dir, const char *name);
+int vfs_dent_add(struct node *dir, const char *name, struct node *child);
+/* Point private dir's entry name at child (which must exist). */
+void vfs_dent_set(struct node *dir, const char *name, struct node *child);
+/* Free the private nodes of a private tree (served nodes it links to stay). */
+void vfs_tree_free(struct node *root);
+/* List root's entries in served directory dir (which its populate function is filling,
+ * so no one else adds to it), serving every private node below them, and free root.
+ * Takes v->tree; no lock held. 0, -EEXIST (a name dir has) or -ENOMEM. */
+int vfs_graft(struct rk_vfs *v, struct node *dir, struct node *root);
+/* The directory node at '/'-separated path below root, or NULL. */
+struct node *vfs_find_dir(struct node *root, const char *path);
+/* The run n belongs to (n or its nearest ancestor that is a run directory), or NULL. */
+struct run *vfs_node_run(const struct node *n);
+
+/* Run n's populate function once, waiting if another thread is running it (no lock held). */
+int vfs_populate(struct rk_vfs *v, struct node *n, struct rk_err *err);
+
+/* Archives (no lock held). */
+int vfs_arch_start(struct rk_vfs *v, struct arch *a);
+/* Start every archive of as[0..n) and wait until none is running. Returns 0, or -EIO
+ * (logged) when one of them failed. */
+int vfs_archs_wait(struct rk_vfs *v, struct arch **as, size_t n, struct rk_err *err);
+/* Initialize the locks of a (zeroed) artifact; release what it owns (prefixes, derived). */
+void vfs_arch_init(struct arch *a);
+void vfs_arch_release(struct arch *a);
+/* Re-create a's blobs after want went missing, and open want (see vfs.c). */
+int vfs_arch_refill(struct rk_vfs *v, struct arch *a, const char *want, uint64_t size, int *fd,
+		    struct rk_err *err);
+/* The index of the first prefix of a containing path (TheRock assigns members that way),
+ * or a->nprefixes. */
+size_t vfs_owning_prefix(const struct arch *a, const char *path);
+
+/* The run's manifest (store manifests/ or base_lib_generic). */
+struct rk_manifest;
+int vfs_run_manifest(struct rk_vfs *v, struct node *dir, struct rk_manifest *out,
+		     struct rk_err *err);
+
+/* Read n bytes at off of a synthesized file (rk_tar_read_fn shape; ctx: a struct
+ * vfs_layout_src). */
+struct vfs_layout_src {
+	struct rk_vfs *v;
+	const struct rk_tar_layout *tar;
+};
+ssize_t vfs_layout_read(void *ctx, void *buf, size_t n, uint64_t off);
+
+/* ---- the view contract ----
+ * A view is a directory RUN/<name>/ that the engine creates, lazily, in every run that
+ * shows it; everything below it is the view's. The engine calls populate on first
+ * access (no lock held), stop before the tree is freed (background work that reads
+ * nodes must end), then free with the view's per-run state (*vfs_view_state), which the
+ * view creates itself. Views live in view_*.c, one table each, listed in view_registry.c
+ * in RUN/ order; a view never includes or calls another view. */
+struct vfs_view {
+	const char *name; /* the directory below RUN/ */
+	const char *readme; /* its lines in the mount's README */
+	int (*shown)(const struct rk_run *cat); /* whether run cat has this directory */
+	vfs_pop_fn populate; /* RUN/<name>/ */
+	void (*stop)(void *state); /* may be NULL */
+	void (*free)(void *state); /* called for a state that is set; NULL: no state */
+};
+extern const struct vfs_view *const vfs_views[];
+extern const size_t vfs_nviews;
+/* The slot of r holding view's per-run state (NULL until the view sets it). */
+void **vfs_view_state(struct run *r, const struct vfs_view *view);
+
+/* ---- services below the views ---- */
+
+/* flatten.c: TheRock's artifact flatten (therock-formats.md section 2). */
+/* Whether run r is kpack-split (manifest flag, else guessed from its names). */
+int vfs_run_is_split(struct rk_vfs *v, struct run *r);
+/* The names of run r's dist trees (release: the release tarball names instead). */
+int vfs_dist_names(struct rk_vfs *v, struct run *r, int release, char ***names, size_t *n);
+/* Flatten the artifacts of r selected for x into private root (release: without the test
+ * component and fftw3, as build_tarballs.py does). Ingests what it needs. */
+int vfs_flatten(struct rk_vfs *v, struct run *r, const char *x, int release, struct node *root,
+		char **conflicts, unsigned *nconflicts, struct rk_err *err);
+/* Flatten the artifacts as[0..n) (any set; ingested here, sorted into flatten order) into
+ * private root. */
+int vfs_flatten_archs(struct rk_vfs *v, struct arch **as, size_t n, struct node *root,
+		      struct rk_err *err);
+
+/* kpack_split.c: rocm-kpack's split of one artifact (kpack-format.md section 4.2). */
+/* Split artifact a (ingesting it) once; *outs receives its outputs (generic first, then
+ * one per architecture), owned by a (a->derived). group: the .kpack group name (NULL:
+ * "<name>_<component>"); relkeys: kernel names and TOC keys relative to the prefix,
+ * source_prefix "" (rocm-kpack's wheel splitter) instead of "<prefix>/<rel>". The same
+ * artifact is always split with the same group and relkeys. */
+int vfs_kpack_split(struct rk_vfs *v, struct arch *a, const char *group, int relkeys,
+		    struct arch ***outs, size_t *nouts, struct rk_err *err);
+
+#endif

@@ -1,0 +1,695 @@
+/* http.c: the libcurl transport of the remote stores (http.h). */
+#include <curl/curl.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rk/log.h"
+#include "store/http.h"
+
+#define POOL_MAX 16
+
+struct rk_http {
+	CURLSH *share;
+	pthread_mutex_t locks[CURL_LOCK_DATA_LAST];
+	pthread_mutex_t pool_lock;
+	CURL *pool[POOL_MAX];
+	unsigned npool;
+	unsigned timeout_ms, retries, stall_ms;
+	_Atomic uint64_t requests;
+};
+
+static pthread_once_t global_once = PTHREAD_ONCE_INIT;
+static CURLcode global_rc;
+
+static void global_init(void)
+{
+	global_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+static void share_lock(CURL *e, curl_lock_data data, curl_lock_access access, void *ctx)
+{
+	struct rk_http *h = ctx;
+
+	(void)e;
+	(void)access;
+	pthread_mutex_lock(&h->locks[data]);
+}
+
+static void share_unlock(CURL *e, curl_lock_data data, void *ctx)
+{
+	struct rk_http *h = ctx;
+
+	(void)e;
+	pthread_mutex_unlock(&h->locks[data]);
+}
+
+int rk_http_new(const struct rk_http_opts *o, struct rk_http **out, struct rk_err *err)
+{
+	struct rk_http *h;
+
+	pthread_once(&global_once, global_init);
+	if (global_rc)
+		return rk_err_set(err, -EIO, "libcurl: %s", curl_easy_strerror(global_rc));
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->timeout_ms = o && o->timeout_ms ? o->timeout_ms : 60000;
+	h->retries = o && o->retries ? o->retries : 6;
+	h->stall_ms = o && o->stall_ms ? o->stall_ms : 15000;
+	if (h->stall_ms > h->timeout_ms)
+		h->stall_ms = h->timeout_ms;
+	for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
+		pthread_mutex_init(&h->locks[i], NULL);
+	pthread_mutex_init(&h->pool_lock, NULL);
+	h->share = curl_share_init();
+	if (!h->share) {
+		rk_http_free(h);
+		return -ENOMEM;
+	}
+	curl_share_setopt(h->share, CURLSHOPT_LOCKFUNC, share_lock);
+	curl_share_setopt(h->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
+	curl_share_setopt(h->share, CURLSHOPT_USERDATA, h);
+	curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+	curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+	curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+	*out = h;
+	return 0;
+}
+
+void rk_http_free(struct rk_http *h)
+{
+	if (!h)
+		return;
+	for (unsigned i = 0; i < h->npool; i++)
+		curl_easy_cleanup(h->pool[i]);
+	if (h->share)
+		curl_share_cleanup(h->share);
+	for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
+		pthread_mutex_destroy(&h->locks[i]);
+	pthread_mutex_destroy(&h->pool_lock);
+	free(h);
+}
+
+uint64_t rk_http_requests(const struct rk_http *h)
+{
+	return atomic_load(&h->requests);
+}
+
+static CURL *easy_get(struct rk_http *h)
+{
+	CURL *e = NULL;
+
+	pthread_mutex_lock(&h->pool_lock);
+	if (h->npool)
+		e = h->pool[--h->npool];
+	pthread_mutex_unlock(&h->pool_lock);
+	if (e)
+		curl_easy_reset(e);
+	else
+		e = curl_easy_init();
+	return e;
+}
+
+static void easy_put(struct rk_http *h, CURL *e)
+{
+	if (!e)
+		return;
+	pthread_mutex_lock(&h->pool_lock);
+	if (h->npool < POOL_MAX) {
+		h->pool[h->npool++] = e;
+		e = NULL;
+	}
+	pthread_mutex_unlock(&h->pool_lock);
+	if (e)
+		curl_easy_cleanup(e);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* A per-thread xorshift: rand() is not thread-safe, and jitter needs no quality. */
+static uint64_t jitter(void)
+{
+	static _Thread_local uint64_t x;
+
+	if (!x)
+		x = now_ms() ^ (uint64_t)(uintptr_t)&x ^ 0x9e3779b97f4a7c15ull;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return x;
+}
+
+/* Sleep before attempt (1-based), never past the deadline: 100 ms doubling to 5 s, with
+ * jitter so that many readers do not retry in step. */
+static void backoff(unsigned attempt, uint64_t deadline)
+{
+	uint64_t ms = 100ull << (attempt < 7 ? attempt - 1 : 6), now = now_ms();
+
+	if (ms > 5000)
+		ms = 5000;
+	ms = ms / 2 + jitter() % (ms / 2 + 1);
+	if (now + ms > deadline)
+		ms = deadline > now ? deadline - now : 0;
+	if (ms)
+		usleep((useconds_t)(ms * 1000));
+}
+
+int rk_http_escape(struct rk_buf *b, const char *s, int keep_slash)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		int keep = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+			   (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' || c == '~' ||
+			   (keep_slash && c == '/');
+		char enc[3] = {'%', hex[c >> 4], hex[c & 15]};
+
+		if (keep ? rk_buf_add(b, s, 1) : rk_buf_add(b, enc, 3))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A retry asks caching proxies on the way for a fresh copy: the one they hold may be
+ * what failed (cvmfs does the same). */
+static int no_cache(struct curl_slist **hdrs)
+{
+	struct curl_slist *n = curl_slist_append(*hdrs, "Cache-Control: no-cache");
+
+	if (!n) {
+		curl_slist_free_all(*hdrs);
+		*hdrs = NULL;
+		return -ENOMEM;
+	}
+	*hdrs = n;
+	return 0;
+}
+
+/* ---- one request ---- */
+
+struct xfer {
+	struct rk_http_meta meta;
+	uint64_t range_total; /* from Content-Range, 0 if none */
+	int has_range;
+	/* body sink */
+	struct rk_buf *body;
+	size_t max;
+	int too_big;
+	/* stream sink: skip bytes first (a server that ignored Range), then into ring */
+	uint64_t skip;
+	char etag[128]; /* of this response, "" when none */
+};
+
+static size_t header_cb(char *p, size_t size, size_t n, void *ctx)
+{
+	struct xfer *x = ctx;
+	size_t len = size * n;
+
+	if (len > 14 && !strncasecmp(p, "content-range:", 14)) {
+		const char *slash = memchr(p, '/', len);
+
+		if (slash && slash[1] >= '0' && slash[1] <= '9') {
+			x->range_total = strtoull(slash + 1, NULL, 10);
+			x->has_range = 1;
+		}
+	} else if (len > 13 && !strncasecmp(p, "content-type:", 13)) {
+		size_t i = 13, k = 0;
+
+		while (i < len && p[i] == ' ')
+			i++;
+		while (i < len && p[i] != '\r' && p[i] != '\n' && p[i] != ';' &&
+		       k + 1 < sizeof(x->meta.content_type))
+			x->meta.content_type[k++] = p[i++];
+		x->meta.content_type[k] = '\0';
+	} else if (len > 5 && !strncasecmp(p, "etag:", 5)) {
+		size_t i = 5, k = 0;
+
+		while (i < len && p[i] == ' ')
+			i++;
+		while (i < len && p[i] != '\r' && p[i] != '\n' && k + 1 < sizeof(x->etag))
+			x->etag[k++] = p[i++];
+		x->etag[k] = '\0';
+	} else if (len >= 5 && !strncmp(p, "HTTP/", 5)) {
+		/* a new response (redirect, 100-continue): forget the previous one's headers */
+		x->has_range = 0;
+		x->range_total = 0;
+		x->meta.content_type[0] = '\0';
+		x->etag[0] = '\0';
+	}
+	return len;
+}
+
+static size_t body_cb(char *p, size_t size, size_t n, void *ctx)
+{
+	struct xfer *x = ctx;
+	size_t len = size * n;
+
+	if (x->body->len + len > x->max) {
+		x->too_big = 1;
+		return 0;
+	}
+	if (rk_buf_add(x->body, p, len))
+		return 0;
+	return len;
+}
+
+static int setup(struct rk_http *h, CURL *e, const char *url, struct curl_slist *hdrs,
+		 struct xfer *x, uint64_t timeout_ms)
+{
+	long stall_s = (long)((h->stall_ms + 999) / 1000);
+
+	curl_easy_setopt(e, CURLOPT_URL, url);
+	curl_easy_setopt(e, CURLOPT_SHARE, h->share);
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
+	curl_easy_setopt(e, CURLOPT_MAXREDIRS, 5L);
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+	curl_easy_setopt(e, CURLOPT_USERAGENT, "rockfs/0.1");
+	curl_easy_setopt(e, CURLOPT_FILETIME, 1L);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
+			 (long)(timeout_ms < 10000 ? timeout_ms : 10000));
+	curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, stall_s ? stall_s : 1L);
+	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb);
+	curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
+	curl_easy_setopt(e, CURLOPT_HTTPHEADER, hdrs);
+	return 0;
+}
+
+/* What to do after a failed attempt: 1 retry, else the final -errno. */
+static int classify(CURLcode cc, long status, int *retry)
+{
+	*retry = 0;
+	if (cc == CURLE_OK) {
+		if (status == 404 || status == 410)
+			return -ENOENT;
+		if (status == 401 || status == 403)
+			return -EACCES;
+		if (status == 416)
+			return -EINVAL;
+		if (status == 429 || status >= 500 || status == 408) {
+			*retry = 1;
+			return -EIO;
+		}
+		return -EIO;
+	}
+	switch (cc) {
+	case CURLE_UNSUPPORTED_PROTOCOL:
+	case CURLE_URL_MALFORMAT:
+	case CURLE_OUT_OF_MEMORY:
+	case CURLE_TOO_MANY_REDIRECTS:
+		return cc == CURLE_OUT_OF_MEMORY ? -ENOMEM : -EIO;
+	default:
+		*retry = 1;
+		return -EIO;
+	}
+}
+
+static void fill_meta(CURL *e, struct xfer *x)
+{
+	curl_off_t cl = -1, ft = -1;
+
+	curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &x->meta.status);
+	curl_easy_getinfo(e, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
+	curl_easy_getinfo(e, CURLINFO_FILETIME_T, &ft);
+	x->meta.length = x->has_range ? x->range_total : cl >= 0 ? (uint64_t)cl : 0;
+	x->meta.mtime = ft;
+}
+
+int rk_http_get(struct rk_http *h, const struct rk_http_target *t, int head, uint64_t off,
+		uint64_t len, size_t max, struct rk_buf *body, struct rk_http_meta *meta,
+		struct rk_err *err)
+{
+	uint64_t start = now_ms(), deadline = start + h->timeout_ms;
+	size_t base = body->len;
+	char what[160] = "";
+	int rc = -EIO;
+
+	for (unsigned attempt = 0;; attempt++) {
+		struct curl_slist *hdrs = NULL;
+		struct xfer x = {.body = body, .max = base + max};
+		char range[64];
+		CURLcode cc;
+		int retry;
+		CURL *e;
+
+		if (attempt)
+			backoff(attempt, deadline);
+		body->len = base; /* a retry starts over */
+		if (body->alloc)
+			body->buf[base] = '\0';
+		if (t->sign &&
+		    (rc = t->sign(t->sign_ctx, head ? "HEAD" : "GET", t->url, &hdrs, err))) {
+			curl_slist_free_all(hdrs);
+			return rc;
+		}
+		if (attempt && (rc = no_cache(&hdrs)))
+			return rc;
+		if (len) {
+			snprintf(range, sizeof(range), "Range: bytes=%" PRIu64 "-%" PRIu64, off,
+				 off + len - 1);
+			struct curl_slist *n = curl_slist_append(hdrs, range);
+
+			if (!n) {
+				curl_slist_free_all(hdrs);
+				return -ENOMEM;
+			}
+			hdrs = n;
+		}
+		if (!(e = easy_get(h))) {
+			curl_slist_free_all(hdrs);
+			return -ENOMEM;
+		}
+		setup(h, e, t->url, hdrs, &x, h->timeout_ms);
+		{
+			uint64_t now = now_ms(), left = deadline > now ? deadline - now : 1;
+
+			curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)left);
+		}
+		if (head)
+			curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+		curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, body_cb);
+		curl_easy_setopt(e, CURLOPT_WRITEDATA, &x);
+		atomic_fetch_add(&h->requests, 1);
+		cc = curl_easy_perform(e);
+		fill_meta(e, &x);
+		easy_put(h, e);
+		curl_slist_free_all(hdrs);
+		if (x.too_big)
+			return rk_err_set(err, -EFBIG, "'%s': larger than %zu bytes", t->url, max);
+		if (cc == CURLE_OK && x.meta.status >= 200 && x.meta.status < 300) {
+			uint64_t got = body->len - base;
+
+			if (len && !head) {
+				if (x.meta.status == 200) {
+					/* the server ignored Range: keep our slice */
+					uint64_t total = got, want;
+
+					if (off > total)
+						off = total;
+					want = RK_MIN(len, total - off);
+					memmove(body->buf + base, body->buf + base + off, want);
+					body->len = base + want;
+					body->buf[body->len] = '\0';
+					x.meta.length = total;
+					got = want;
+				}
+				if (x.meta.length &&
+				    got == RK_MIN(len,
+						  x.meta.length - RK_MIN(off, x.meta.length))) {
+					if (meta)
+						*meta = x.meta;
+					return 0;
+				}
+				snprintf(what, sizeof(what), "short body (%" PRIu64 " bytes)", got);
+			} else {
+				if (meta)
+					*meta = x.meta;
+				return 0;
+			}
+			retry = 1;
+			rc = -EIO;
+		} else {
+			rc = classify(cc, x.meta.status, &retry);
+			if (cc != CURLE_OK)
+				snprintf(what, sizeof(what), "%s", curl_easy_strerror(cc));
+			else
+				snprintf(what, sizeof(what), "HTTP %ld", x.meta.status);
+		}
+		if (!retry)
+			return rk_err_set(err, rc, "'%s': %s", t->url, what);
+		if (attempt >= h->retries || now_ms() >= deadline) {
+			rk_warn("'%s': giving up after %u attempts in %.1f s: %s", t->url,
+				attempt + 1, (double)(now_ms() - start) / 1000, what);
+			return rk_err_set(err, -ETIMEDOUT, "'%s': %s (after %u attempts)", t->url,
+					  what, attempt + 1);
+		}
+		rk_info("'%s': %s; retrying", t->url, what);
+	}
+}
+
+/* ---- sequential streams ---- */
+
+struct rk_http_stream {
+	struct rk_http *h;
+	struct rk_http_target t;
+	uint64_t size;
+	uint64_t pos; /* next byte the transfer will hand us (object offset) */
+	CURLM *m;
+	CURL *e;
+	struct curl_slist *hdrs;
+	struct xfer x;
+	int status_checked, bad_status, paused;
+	char etag[128]; /* of the first response: a resume must get the same object */
+	char *ring; /* received, not yet read: ring[rstart, rstart+rlen) */
+	size_t rstart, rlen, rcap;
+	unsigned attempt;
+	char what[160];
+};
+
+#define RING_MAX (4u << 20)
+
+static size_t stream_cb(char *p, size_t size, size_t n, void *ctx)
+{
+	struct rk_http_stream *s = ctx;
+	size_t len = size * n;
+
+	if (!s->status_checked) {
+		long st = 0;
+
+		curl_easy_getinfo(s->e, CURLINFO_RESPONSE_CODE, &st);
+		s->x.meta.status = st;
+		s->status_checked = 1;
+		if (!s->etag[0] && s->x.etag[0] && strlen(s->x.etag) < sizeof(s->etag))
+			memcpy(s->etag, s->x.etag, strlen(s->x.etag) + 1);
+		if (st == 200 && s->pos)
+			s->x.skip = s->pos; /* Range ignored: drop what we have */
+		else if (st != 206 && !(st == 200 && !s->pos)) {
+			s->bad_status = 1;
+			return 0;
+		}
+	}
+	if (s->x.skip) {
+		size_t k = (size_t)RK_MIN((uint64_t)len, s->x.skip);
+
+		s->x.skip -= k;
+		p += k;
+		len -= k;
+		if (!len)
+			return size * n;
+	}
+	if (s->pos + len > s->size) {
+		snprintf(s->what, sizeof(s->what), "longer than the listed %" PRIu64 " bytes",
+			 s->size);
+		return 0;
+	}
+	if (s->rlen && s->rlen + len > RING_MAX) {
+		s->paused = 1;
+		return CURL_WRITEFUNC_PAUSE;
+	}
+	if (s->rstart + s->rlen + len > s->rcap) {
+		if (s->rstart) {
+			memmove(s->ring, s->ring + s->rstart, s->rlen);
+			s->rstart = 0;
+		}
+		if (s->rlen + len > s->rcap) {
+			size_t ncap = RK_MAX(s->rlen + len, (size_t)256 << 10);
+			char *r = realloc(s->ring, ncap);
+
+			if (!r)
+				return 0;
+			s->ring = r;
+			s->rcap = ncap;
+		}
+	}
+	memcpy(s->ring + s->rstart + s->rlen, p, len);
+	s->rlen += len;
+	s->pos += len;
+	return size * n;
+}
+
+static void stream_stop(struct rk_http_stream *s)
+{
+	if (s->e) {
+		curl_multi_remove_handle(s->m, s->e);
+		easy_put(s->h, s->e);
+		s->e = NULL;
+	}
+	curl_slist_free_all(s->hdrs);
+	s->hdrs = NULL;
+}
+
+static int stream_start(struct rk_http_stream *s, struct rk_err *err)
+{
+	char range[64];
+	int rc;
+
+	memset(&s->x, 0, sizeof(s->x));
+	s->status_checked = s->bad_status = s->paused = 0;
+	s->what[0] = '\0';
+	if (s->t.sign && (rc = s->t.sign(s->t.sign_ctx, "GET", s->t.url, &s->hdrs, err)))
+		return rc;
+	if (s->attempt && (rc = no_cache(&s->hdrs)))
+		return rc;
+	if (s->pos) {
+		struct curl_slist *n;
+
+		snprintf(range, sizeof(range), "Range: bytes=%" PRIu64 "-", s->pos);
+		if (!(n = curl_slist_append(s->hdrs, range)))
+			return -ENOMEM;
+		s->hdrs = n;
+		if (s->etag[0]) { /* the rest of the same object, or 412 */
+			char im[160];
+
+			snprintf(im, sizeof(im), "If-Match: %s", s->etag);
+			if (!(n = curl_slist_append(s->hdrs, im)))
+				return -ENOMEM;
+			s->hdrs = n;
+		}
+	}
+	if (!(s->e = easy_get(s->h)))
+		return -ENOMEM;
+	setup(s->h, s->e, s->t.url, s->hdrs, &s->x, s->h->timeout_ms);
+	curl_easy_setopt(s->e, CURLOPT_WRITEFUNCTION, stream_cb);
+	curl_easy_setopt(s->e, CURLOPT_WRITEDATA, s);
+	if (curl_multi_add_handle(s->m, s->e)) {
+		easy_put(s->h, s->e);
+		s->e = NULL;
+		return -ENOMEM;
+	}
+	atomic_fetch_add(&s->h->requests, 1);
+	return 0;
+}
+
+int rk_http_stream_open(struct rk_http *h, const struct rk_http_target *t, uint64_t size,
+			struct rk_http_stream **out, struct rk_err *err)
+{
+	struct rk_http_stream *s = calloc(1, sizeof(*s));
+
+	(void)err;
+	if (!s)
+		return -ENOMEM;
+	s->h = h;
+	s->t = *t;
+	s->size = size;
+	if (!(s->m = curl_multi_init())) {
+		free(s);
+		return -ENOMEM;
+	}
+	*out = s;
+	return 0;
+}
+
+void rk_http_stream_close(struct rk_http_stream *s)
+{
+	if (!s)
+		return;
+	stream_stop(s);
+	curl_multi_cleanup(s->m);
+	free(s->ring);
+	free(s);
+}
+
+ssize_t rk_http_stream_read(struct rk_http_stream *s, void *buf, size_t n, struct rk_err *err)
+{
+	uint64_t start = now_ms(), deadline = start + s->h->timeout_ms;
+	int rc;
+
+	while (!s->rlen) {
+		int running = 0, msgs;
+		CURLMsg *msg;
+
+		if (s->pos >= s->size && !s->e)
+			return 0;
+		if (!s->e) {
+			if (s->attempt)
+				backoff(s->attempt, deadline);
+			if ((rc = stream_start(s, err)))
+				return rc;
+		}
+		if (s->paused) {
+			s->paused = 0;
+			curl_easy_pause(s->e, CURLPAUSE_CONT); /* may deliver into the ring */
+			if (s->rlen)
+				break;
+		}
+		curl_multi_perform(s->m, &running);
+		while ((msg = curl_multi_info_read(s->m, &msgs))) {
+			CURLcode cc;
+			int retry = 1;
+
+			if (msg->msg != CURLMSG_DONE)
+				continue;
+			cc = msg->data.result;
+			curl_easy_getinfo(s->e, CURLINFO_RESPONSE_CODE, &s->x.meta.status);
+			if (cc == CURLE_OK && s->pos == s->size && !s->bad_status) {
+				stream_stop(s); /* complete; the ring may still hold bytes */
+				break;
+			}
+			if (s->bad_status || (s->x.meta.status && s->x.meta.status != 200 &&
+					      s->x.meta.status != 206)) {
+				rc = classify(CURLE_OK, s->x.meta.status, &retry);
+				snprintf(s->what, sizeof(s->what), "HTTP %ld", s->x.meta.status);
+			} else if (cc == CURLE_OK) {
+				snprintf(s->what, sizeof(s->what),
+					 "body ended at %" PRIu64 " of %" PRIu64 " bytes", s->pos,
+					 s->size);
+				rc = -EIO;
+			} else {
+				rc = classify(cc, 0, &retry);
+				if (!s->what[0])
+					snprintf(s->what, sizeof(s->what), "%s at byte %" PRIu64,
+						 curl_easy_strerror(cc), s->pos);
+				else
+					retry = 0; /* longer than listed: the object changed */
+			}
+			stream_stop(s);
+			if (!retry)
+				return rk_err_set(err, rc, "'%s': %s", s->t.url, s->what);
+			s->attempt++;
+			if (s->attempt > s->h->retries || now_ms() >= deadline) {
+				rk_warn("'%s': giving up after %u attempts: %s", s->t.url,
+					s->attempt, s->what);
+				return rk_err_set(err, -ETIMEDOUT, "'%s': %s (after %u attempts)",
+						  s->t.url, s->what, s->attempt);
+			}
+			rk_info("'%s': %s; resuming", s->t.url, s->what);
+			break;
+		}
+		if (s->rlen)
+			break;
+		if (s->e && now_ms() >= deadline) {
+			stream_stop(s);
+			rk_warn("'%s': no data for %u ms at byte %" PRIu64 "; giving up", s->t.url,
+				s->h->timeout_ms, s->pos);
+			return rk_err_set(err, -ETIMEDOUT, "'%s': timed out at byte %" PRIu64,
+					  s->t.url, s->pos);
+		}
+		if (s->e)
+			curl_multi_poll(s->m, NULL, 0, 200, NULL);
+	}
+	n = RK_MIN(n, s->rlen);
+	memcpy(buf, s->ring + s->rstart, n);
+	s->rstart += n;
+	s->rlen -= n;
+	if (!s->rlen)
+		s->rstart = 0;
+	s->attempt = 0; /* progress: a later break gets the full number of retries */
+	return (ssize_t)n;
+}

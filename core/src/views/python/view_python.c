@@ -1,0 +1,795 @@
+/* view_python.c: RUN/python/, a pip "simple" index (PEP 503, 658, 714) over the wheels
+ * and sdists the run stores in python/ or python/<group>/ (therock-formats.md 6.6) and
+ * the packages synthesized from its artifacts (view_python_synth.c).
+ *
+ *   python/simple/index.html             one link per project (PEP 503-normalized)
+ *   python/simple/<project>/index.html   one link per file: #sha256=, data-requires-python,
+ *                                        data-core-metadata (and data-dist-info-metadata)
+ *   python/files/<file>                  the stored bytes, or the synthesized package
+ *   python/files/<wheel>.metadata        the wheel's METADATA
+ *   python/find-links/<file>             symlinks to ../files/<file>
+ *   python/PROVENANCE                    where each file came from
+ *
+ * Populating python/ reads each stored wheel's METADATA (a few ranged reads) and builds
+ * the synthesized packages; a project's files are hashed when its page is first looked
+ * at, once: the hash is kept in the cache under pyhash/ (keyed by the store, path, size
+ * and mtime, or a synthesized wheel's layout digest), so a remount reads no file whole.
+ * A stored file wins over a synthesized one of the same name; when two groups store a
+ * file of the same name, the first (sorted) one is served; PROVENANCE says so. A wheel
+ * whose METADATA cannot be read is listed without data-core-metadata, with one log line;
+ * a file that cannot be read to hash is left out of its page, with one log line. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "rk/buf.h"
+#include "rk/cache.h"
+#include "rk/hash.h"
+#include "rk/log.h"
+#include "rk/wheel.h"
+#include "views/python/view_python.h"
+
+struct pyfile {
+	char *file; /* e.g. "rocm_sdk_core-7.13.0-py3-none-linux_x86_64.whl" */
+	char *path; /* store path */
+	char *rel; /* below python/, e.g. "gfx110X-all/<file>" */
+	char project[256];
+	char dist_info[300];
+	int kind; /* enum rk_pyfile */
+	uint64_t size;
+	int64_t mtime, mtime_ns;
+	char sha[RK_SHA256_HEX];
+	char *meta; /* METADATA, or NULL */
+	size_t meta_len;
+	char meta_sha[RK_SHA256_HEX];
+	char *requires_python;
+	char *dup_of; /* a same-named file already served: its rel */
+	int meta_owned; /* meta belongs to the .metadata node (immutable, kept to the end) */
+	int unreadable; /* its bytes could not be hashed (logged): left out of its page */
+	struct pysynth *syn; /* synthesized (view_python_synth.c), while populating */
+	int synth; /* synthesized, not stored */
+	char syn_key[RK_SHA256_HEX]; /* a synthesized wheel's layout digest */
+	const struct rk_tar_layout *zip; /* a synthesized wheel: its node's layout */
+	const char *bytes; /* the synthesized sdist: its node's bytes */
+	int meta_tried; /* read_metadata ran (before the kpack split) */
+	/* once the set is kept (vfs_pop_python's end): */
+	pthread_mutex_t lock; /* hashing it; sha, hashed and unreadable */
+	int hashed;
+};
+
+struct pyset {
+	struct pyfile *v;
+	size_t n, cap;
+	int locks; /* every v[i].lock is initialized */
+	pthread_t bg; /* the background hasher */
+	int bg_started;
+	_Atomic int stop; /* asks it to stop */
+	struct rk_vfs *vfs;
+};
+
+/* Whether f is listed (not a duplicate name, readable). */
+static int served(const struct pyfile *f)
+{
+	return !f->dup_of && !f->unreadable;
+}
+
+static void pyset_release(struct pyset *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->locks)
+			pthread_mutex_destroy(&s->v[i].lock);
+		free(s->v[i].file);
+		free(s->v[i].path);
+		free(s->v[i].rel);
+		if (!s->v[i].meta_owned)
+			free(s->v[i].meta);
+		free(s->v[i].requires_python);
+		free(s->v[i].dup_of);
+	}
+	free(s->v);
+}
+
+/* A new entry in s for package file `file` (kind and names parsed, file copied), or NULL
+ * with *rc 0 when it is not a package file, -ENOMEM when out of memory. */
+static struct pyfile *pyset_add(struct pyset *s, const char *file, int *rc)
+{
+	struct pyfile f = {0}, *n;
+
+	*rc = 0;
+	f.kind = rk_pyfile_parse(file, f.project, sizeof(f.project), f.dist_info,
+				 sizeof(f.dist_info));
+	if (f.kind == RK_PYFILE_NONE)
+		return NULL;
+	if (s->n == s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 16;
+		struct pyfile *v = realloc(s->v, ncap * sizeof(*v));
+
+		if (!v) {
+			*rc = -ENOMEM;
+			return NULL;
+		}
+		s->v = v;
+		s->cap = ncap;
+	}
+	n = &s->v[s->n++]; /* the set owns it from here, even half made */
+	*n = f;
+	if (!(n->file = strdup(file)))
+		*rc = -ENOMEM;
+	return *rc ? NULL : n;
+}
+
+/* Add the package files of one store listing (dir: "python" or "python/<group>"). */
+static int pyset_scan(const char *run_path, const char *sub, struct pyset *s,
+		      struct rk_store_list *l)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < l->n; i++) {
+		const struct rk_store_entry *e = &l->v[i];
+		struct pyfile *f;
+
+		if (e->is_dir || !(f = pyset_add(s, e->name, &rc)))
+			continue;
+		f->size = e->size;
+		f->mtime = e->mtime;
+		f->mtime_ns = e->mtime_ns;
+		if (asprintf(&f->rel, "%s%s%s", sub, sub[0] ? "/" : "", e->name) < 0 ||
+		    asprintf(&f->path, "%s%spython/%s", run_path, run_path[0] ? "/" : "", f->rel) <
+			    0)
+			rc = -ENOMEM;
+	}
+	return rc;
+}
+
+/* ---- hashes, once per stored file version, kept in the cache ---- */
+
+int vfs_pyhash_rel(struct rk_vfs *v, const char *kind, const char *path, uint64_t size,
+		   int64_t mtime_ns, char rel[128])
+{
+	char *k = NULL, hex[RK_SHA256_HEX];
+	int len = asprintf(&k, "%s%c%s%c%s%c%llu%c%lld", kind, 0, rk_store_id(v->store), 0, path, 0,
+			   (unsigned long long)size, 0, (long long)mtime_ns);
+	int rc;
+
+	if (len < 0)
+		return -ENOMEM;
+	rc = rk_sha256_buf(k, (size_t)len, hex);
+	free(k);
+	if (!rc)
+		snprintf(rel, 128, "pyhash/%s%.64s", kind[0] ? kind : "", hex);
+	return rc;
+}
+
+/* f's record: by store identity, or a synthesized wheel's layout digest. */
+static int hash_key(struct rk_vfs *v, const struct pyfile *f, char rel[128])
+{
+	return f->synth ? vfs_pyhash_rel(v, "", f->syn_key, 0, 0, rel)
+			: vfs_pyhash_rel(v, "", f->path, f->size, f->mtime_ns, rel);
+}
+
+static int hash_object(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
+{
+	struct rk_object *o;
+	struct rk_sha256 h;
+	uint64_t total = 0;
+	char *buf;
+	int rc;
+
+	if ((rc = rk_store_object_open(v->store, f->path, &o, err)))
+		return rc;
+	if (!(buf = malloc(1 << 20)) || (rc = rk_sha256_init(&h))) {
+		free(buf);
+		rk_object_close(o);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t r = rk_object_read(o, buf, 1 << 20, err);
+
+		if (r <= 0) {
+			rc = (int)r;
+			break;
+		}
+		rk_sha256_update(&h, buf, (size_t)r);
+		total += (uint64_t)r;
+	}
+	if (!rc && total != f->size)
+		rc = rk_err_set(err, -EIO, "'%s': read %llu bytes, listed %llu", f->path,
+				(unsigned long long)total, (unsigned long long)f->size);
+	if (rc)
+		rk_sha256_release(&h);
+	else
+		rk_sha256_final(&h, f->sha);
+	free(buf);
+	rk_object_close(o);
+	return rc;
+}
+
+void vfs_pyhash_dir(struct rk_vfs *v)
+{
+	char dir[4096];
+
+	snprintf(dir, sizeof(dir), "%s/pyhash", rk_cache_dir(v->cache));
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		rk_warn("cache '%s': %s", dir, strerror(errno));
+}
+
+/* The sha256 of a synthesized wheel: its bytes read once through the layout. */
+static int hash_layout(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
+{
+	struct vfs_layout_src src = {v, f->zip};
+	struct rk_sha256 h;
+	char *buf = malloc(1 << 20);
+	int rc = buf ? rk_sha256_init(&h) : -ENOMEM;
+
+	for (uint64_t off = 0; !rc && off < f->size;) {
+		ssize_t r = vfs_layout_read(
+			&src, buf, (size_t)RK_MIN((uint64_t)(1 << 20), f->size - off), off);
+
+		if (r <= 0)
+			rc = rk_err_set(err, -EIO, "'%s': unreadable at %llu", f->file,
+					(unsigned long long)off);
+		else
+			rk_sha256_update(&h, buf, (size_t)r);
+		off += r > 0 ? (uint64_t)r : 0;
+	}
+	if (buf && !rc)
+		rk_sha256_final(&h, f->sha);
+	else if (buf)
+		rk_sha256_release(&h);
+	free(buf);
+	return rc;
+}
+
+static int file_sha256(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
+{
+	char rel[128], *data = NULL;
+	size_t len;
+	int rc;
+
+	if (f->bytes)
+		return rk_sha256_buf(f->bytes, f->size, f->sha);
+	if ((rc = hash_key(v, f, rel)))
+		return rc;
+	if (v->cache && !rk_cache_get_file(v->cache, rel, 4096, &data, &len, NULL)) {
+		int ok = len >= RK_SHA256_HEX - 1 && (data[RK_SHA256_HEX - 1] = '\0', 1) &&
+			 rk_is_sha256_hex(data);
+
+		if (ok)
+			memcpy(f->sha, data, RK_SHA256_HEX);
+		free(data);
+		if (ok)
+			return 0;
+	}
+	if ((rc = f->synth ? hash_layout(v, f, err) : hash_object(v, f, err)))
+		return rc;
+	if (v->cache) {
+		char line[RK_SHA256_HEX + 1];
+
+		vfs_pyhash_dir(v);
+		snprintf(line, sizeof(line), "%s\n", f->sha);
+		if (rk_cache_put_file(v->cache, rel, line, strlen(line), NULL))
+			rk_warn("'%s': could not keep its hash in the cache", f->path);
+	}
+	return 0;
+}
+
+static ssize_t obj_pread(void *ctx, void *buf, size_t n, uint64_t off)
+{
+	return rk_object_pread(ctx, buf, n, off, NULL);
+}
+
+/* f's METADATA, or a log line saying why not. */
+static void read_metadata(struct rk_vfs *v, struct pyfile *f)
+{
+	struct rk_err err = RK_ERR_INIT;
+	struct rk_object *o;
+	char key[128], rel[136];
+	int rc, keep = v->cache && !hash_key(v, f, key), kept = 0;
+
+	/* kept in the cache next to the hash: a remount (or an offline one) reads nothing */
+	if (keep) {
+		snprintf(rel, sizeof(rel), "%s.meta", key);
+		kept = !rk_cache_get_file(v->cache, rel, RK_WHEEL_MAX_METADATA, &f->meta,
+					  &f->meta_len, NULL);
+	}
+	rc = kept ? 0 : rk_store_object_open(v->store, f->path, &o, &err);
+	if (!rc && !kept) {
+		rc = rk_wheel_metadata(obj_pread, o, rk_object_size(o), f->dist_info, &f->meta,
+				       &f->meta_len, &err);
+		rk_object_close(o);
+		if (!rc && keep) {
+			vfs_pyhash_dir(v);
+			if (rk_cache_put_file(v->cache, rel, f->meta, f->meta_len, NULL))
+				rk_warn("'%s': could not keep its METADATA in the cache", f->path);
+		}
+	}
+	if (!rc)
+		rc = rk_sha256_buf(f->meta, f->meta_len, f->meta_sha);
+	if (!rc) {
+		if (rk_metadata_field(f->meta, f->meta_len, "Requires-Python",
+				      &f->requires_python) == -ENOMEM)
+			rc = -ENOMEM;
+	}
+	if (rc) {
+		rk_warn("python: '%s': no METADATA served: %s", f->path, rk_err_str(&err, rc));
+		free(f->meta);
+		f->meta = NULL;
+	}
+}
+
+/* ---- rendering ---- */
+
+/* Percent-encode everything but RFC 3986 unreserved characters. */
+static int add_url(struct rk_buf *b, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	int rc = 0;
+
+	for (; !rc && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == '-' || c == '_' || c == '.' || c == '~') {
+			rc = rk_buf_add(b, s, 1);
+		} else {
+			char e[3] = {'%', hex[c >> 4], hex[c & 15]};
+
+			rc = rk_buf_add(b, e, 3);
+		}
+	}
+	return rc;
+}
+
+/* The page's start up to <body>, then h1 (when given), both HTML-escaped. */
+static int add_head(struct rk_buf *b, const char *title, const char *h1)
+{
+	int rc = rk_buf_adds(b, "<!DOCTYPE html>\n<html>\n<head>\n"
+				"<meta name=\"pypi:repository-version\" content=\"1.0\">\n<title>");
+
+	if (!rc && !(rc = rk_buf_add_html(b, title)))
+		rc = rk_buf_adds(b, "</title>\n</head>\n<body>\n");
+	if (!rc && h1 && !(rc = rk_buf_adds(b, "<h1>")) && !(rc = rk_buf_add_html(b, h1)))
+		rc = rk_buf_adds(b, "</h1>\n");
+	return rc;
+}
+
+static int render_root(const struct pyset *s, struct rk_buf *b)
+{
+	int rc = add_head(b, "Simple index", NULL);
+	const char *last = NULL;
+
+	for (size_t i = 0; !rc && i < s->n; i++) {
+		if (!served(&s->v[i]) || (last && !strcmp(s->v[i].project, last)))
+			continue;
+		last = s->v[i].project;
+		if (!(rc = rk_buf_adds(b, "<a href=\"")) && !(rc = add_url(b, s->v[i].project)) &&
+		    !(rc = rk_buf_adds(b, "/\">")) && !(rc = rk_buf_add_html(b, s->v[i].project)))
+			rc = rk_buf_adds(b, "</a><br>\n");
+	}
+	return rc ? rc : rk_buf_adds(b, "</body>\n</html>\n");
+}
+
+/* The project page of s->v[lo..hi). */
+static int render_project(const struct pyset *s, size_t lo, size_t hi, struct rk_buf *b)
+{
+	char title[300];
+	int rc;
+
+	snprintf(title, sizeof(title), "Links for %s", s->v[lo].project);
+	rc = add_head(b, title, title);
+	for (size_t i = lo; !rc && i < hi; i++) {
+		const struct pyfile *f = &s->v[i];
+
+		if (!served(f))
+			continue;
+		if (!(rc = rk_buf_adds(b, "<a href=\"../../files/")) && !(rc = add_url(b, f->file)))
+			rc = rk_buf_addf(b, "#sha256=%s\"", f->sha);
+		if (!rc && f->requires_python &&
+		    !(rc = rk_buf_adds(b, " data-requires-python=\"")) &&
+		    !(rc = rk_buf_add_html(b, f->requires_python)))
+			rc = rk_buf_adds(b, "\"");
+		if (!rc && f->meta)
+			rc = rk_buf_addf(b,
+					 " data-core-metadata=\"sha256=%s\""
+					 " data-dist-info-metadata=\"sha256=%s\"",
+					 f->meta_sha, f->meta_sha);
+		if (!rc && !(rc = rk_buf_adds(b, ">")) && !(rc = rk_buf_add_html(b, f->file)))
+			rc = rk_buf_adds(b, "</a><br>\n");
+	}
+	return rc ? rc : rk_buf_adds(b, "</body>\n</html>\n");
+}
+
+static int cmp_pyfile(const void *a, const void *b)
+{
+	const struct pyfile *x = a, *y = b;
+	int c = strcmp(x->project, y->project);
+
+	if (!c)
+		c = strcmp(x->file, y->file);
+	if (!c)
+		c = x->synth - y->synth;
+	return c ? c : strcmp(x->rel, y->rel);
+}
+
+/* A SRC_BYTES file of private dir taking b's buffer. */
+static int add_bytes(struct node *dir, const char *name, struct rk_buf *b, int64_t mtime)
+{
+	struct node *n = vfs_node_add(dir, name, S_IFREG | 0444, mtime);
+
+	if (!n)
+		return -ENOMEM;
+	n->src = SRC_BYTES;
+	n->size = b->len;
+	if (b->alloc) {
+		n->data = b->buf;
+		*b = (struct rk_buf)RK_BUF_INIT;
+	} else if (!(n->data = strdup(""))) {
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int pop_pyproject(struct rk_vfs *v, struct node *dir, struct rk_err *err);
+
+/* python/'s entries, in private directory py. */
+static int build_tree(struct node *py, struct pyset *s)
+{
+	struct node *simple, *files, *links;
+	struct rk_buf b = RK_BUF_INIT;
+	int64_t newest = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].mtime > newest)
+			newest = s->v[i].mtime;
+	if (!newest)
+		newest = py->mtime;
+	simple = vfs_node_add(py, "simple", S_IFDIR | 0555, newest);
+	files = vfs_node_add(py, "files", S_IFDIR | 0555, newest);
+	links = vfs_node_add(py, "find-links", S_IFDIR | 0555, newest);
+	if (!simple || !files || !links)
+		return -ENOMEM;
+	for (size_t i = 0; !rc && i < s->n; i++) {
+		struct pyfile *f = &s->v[i];
+		struct node *n;
+
+		if (!served(f))
+			continue;
+		if (!(n = vfs_node_add(files, f->file, S_IFREG | 0444, f->mtime))) {
+			rc = -ENOMEM;
+			break;
+		}
+		n->size = f->size;
+		if (f->syn && f->syn->zip) {
+			n->src = SRC_TAR; /* a zip laid out like a tarball */
+			n->tar = f->syn->zip;
+			f->zip = n->tar;
+			f->syn->zip = NULL;
+		} else if (f->syn) {
+			n->src = SRC_BYTES;
+			n->data = f->syn->bytes;
+			f->bytes = n->data;
+			f->syn->bytes = NULL;
+		} else if ((n->data = strdup(f->path))) {
+			n->src = SRC_STORE;
+		} else {
+			rc = -ENOMEM;
+			break;
+		}
+		if (f->meta) {
+			char name[600];
+			struct node *m;
+
+			snprintf(name, sizeof(name), "%s.metadata", f->file);
+			if (!(m = vfs_node_add(files, name, S_IFREG | 0444, f->mtime))) {
+				rc = -ENOMEM;
+				break;
+			}
+			m->src = SRC_BYTES;
+			m->data = f->meta;
+			m->size = f->meta_len;
+			f->meta_owned = 1; /* still read for rendering */
+		}
+		if (!(n = vfs_node_add(links, f->file, S_IFLNK | 0777, f->mtime)) ||
+		    asprintf(&n->data, "../files/%s", f->file) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		n->size = strlen(n->data);
+	}
+	if (!rc && !(rc = render_root(s, &b)))
+		rc = add_bytes(simple, "index.html", &b, newest);
+	/* simple/<project>/ is rendered on first look: only then are its files hashed */
+	for (size_t lo = 0, hi; !rc && lo < s->n; lo = hi) {
+		int any = 0;
+
+		for (hi = lo; hi < s->n && !strcmp(s->v[hi].project, s->v[lo].project); hi++)
+			any |= served(&s->v[hi]);
+		if (any && !vfs_lazy_dir(simple, s->v[lo].project, pop_pyproject, newest))
+			rc = -ENOMEM;
+	}
+	if (!rc) {
+		b.len = 0;
+		rc = rk_buf_adds(&b, "# python/ of this run: where each file comes from\n");
+		for (size_t i = 0; !rc && i < s->n; i++) {
+			const struct pyfile *f = &s->v[i];
+
+			if (f->dup_of)
+				rc = rk_buf_addf(
+					&b, "%s%s\tnot served: same name as stored python/%s\n",
+					f->syn ? "synthesized " : "", f->rel, f->dup_of);
+			else if (f->syn && !strncmp(f->syn->from, "kpack-split ", 12))
+				rc = rk_buf_addf(&b, "%s\t%s\n", f->file, f->syn->from);
+			else if (f->syn)
+				rc = rk_buf_addf(&b, "%s\tsynthesized from %s\n", f->file,
+						 f->syn->from);
+			else
+				rc = rk_buf_addf(&b, "%s\tstored python/%s\n", f->file, f->rel);
+		}
+		if (!rc)
+			rc = add_bytes(py, "PROVENANCE", &b, newest);
+	}
+	rk_buf_release(&b);
+	return rc;
+}
+
+/* Add the synthesized packages of syn to s (they sort after stored files of the same
+ * name, which therefore win). */
+static int pyset_synth(struct pyset *s, struct pysynth_set *syn, int64_t mtime)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < syn->n; i++) {
+		struct pysynth *p = &syn->v[i];
+		struct pyfile *f;
+
+		if (!(f = pyset_add(s, p->file, &rc)))
+			continue;
+		f->syn = p;
+		f->synth = 1;
+		memcpy(f->syn_key, p->key, RK_SHA256_HEX);
+		f->size = p->size;
+		f->mtime = mtime;
+		if (p->meta) {
+			f->meta = p->meta; /* moves: the node or pyset_release frees it */
+			f->meta_len = p->meta_len;
+			p->meta = NULL;
+		}
+		if (!(f->rel = strdup(p->file)) || !(f->path = strdup("(synthesized)")) ||
+		    (f->meta && (rk_sha256_buf(f->meta, f->meta_len, f->meta_sha) ||
+				 rk_metadata_field(f->meta, f->meta_len, "Requires-Python",
+						   &f->requires_python) == -ENOMEM)))
+			rc = -ENOMEM;
+	}
+	return rc;
+}
+
+static void *hash_ahead(void *p);
+extern const struct vfs_view vfs_view_python;
+
+/* The view's state for run r, created on first use (populating python/ runs once at a
+ * time, and its pages only after it). */
+static struct pystate *pystate_of(struct run *r)
+{
+	void **slot = vfs_view_state(r, &vfs_view_python);
+
+	if (!*slot)
+		*slot = calloc(1, sizeof(struct pystate));
+	return *slot;
+}
+
+static int pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	struct run *r = vfs_node_run(dir);
+	struct pystate *ps = pystate_of(r);
+	struct pyset s = {0};
+	struct pysynth_set syn = {0};
+	struct rk_store_list top = {0};
+	char *path = NULL;
+	int rc;
+
+	if (!ps)
+		return -ENOMEM;
+	if (asprintf(&path, "%s%spython", r->cat->path, r->cat->path[0] ? "/" : "") < 0)
+		return -ENOMEM;
+	rc = r->cat->has_python ? rk_store_list(v->store, path, &top, err) : 0;
+	if (rc) {
+		free(path);
+		return rc;
+	}
+	rc = pyset_scan(r->cat->path, "", &s, &top);
+	for (size_t i = 0; !rc && i < top.n; i++) {
+		struct rk_store_list l;
+		char *sub = NULL;
+
+		if (!top.v[i].is_dir)
+			continue;
+		if (asprintf(&sub, "%s/%s", path, top.v[i].name) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		if (!(rc = rk_store_list(v->store, sub, &l, err))) {
+			rc = pyset_scan(r->cat->path, top.v[i].name, &s, &l);
+			rk_store_list_release(&l);
+		}
+		free(sub);
+	}
+	rk_store_list_release(&top);
+	free(path);
+	if (!rc)
+		rc = vfs_python_synth(v, r, &syn, err);
+	if (!rc && s.n) {
+		/* the kpack split of stored fat libraries wheels whose METADATA reads (a
+		 * damaged one has its log line from read_metadata) */
+		struct pystored *st = calloc(s.n, sizeof(*st));
+		size_t n = 0;
+
+		if (!st)
+			rc = -ENOMEM;
+		for (size_t i = 0; st && i < s.n; i++) {
+			if (s.v[i].kind != RK_PYFILE_WHEEL)
+				continue;
+			read_metadata(v, &s.v[i]);
+			s.v[i].meta_tried = 1;
+			if (s.v[i].meta)
+				st[n++] = (struct pystored){s.v[i].file,  s.v[i].path,
+							    s.v[i].rel,	  s.v[i].size,
+							    s.v[i].mtime, s.v[i].mtime_ns};
+		}
+		if (st)
+			rc = vfs_python_split(v, r, ps, st, n, &syn, err);
+		free(st);
+	}
+	if (!rc)
+		rc = pyset_synth(&s, &syn, dir->mtime);
+	if (!rc && s.n)
+		qsort(s.v, s.n, sizeof(*s.v), cmp_pyfile);
+	/* the same file name twice: the first (stored before synthesized, then by group) is
+	 * served */
+	for (size_t i = 0; !rc && i < s.n; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!s.v[j].dup_of && !strcmp(s.v[i].file, s.v[j].file)) {
+				if (!(s.v[i].dup_of = strdup(s.v[j].rel)))
+					rc = -ENOMEM;
+				break;
+			}
+	for (size_t i = 0; !rc && i < s.n; i++)
+		if (served(&s.v[i]) && !s.v[i].synth && s.v[i].kind == RK_PYFILE_WHEEL &&
+		    !s.v[i].meta_tried)
+			read_metadata(v, &s.v[i]);
+	if (!rc) {
+		struct node *root = vfs_tree_new(dir->name, dir->mode, dir->mtime);
+
+		if (!root)
+			rc = -ENOMEM;
+		else if ((rc = build_tree(root, &s)))
+			vfs_tree_free(root);
+		else
+			rc = vfs_graft(v, dir, root);
+	}
+	for (size_t i = 0; i < s.n; i++)
+		s.v[i].syn = NULL; /* released below; what the pages need was copied */
+	pysynth_release(&syn);
+	if (!rc && !(ps->set = malloc(sizeof(*ps->set))))
+		rc = -ENOMEM;
+	if (rc) {
+		pyset_release(&s);
+		return rc;
+	}
+	*ps->set = s; /* for the project pages (pop_pyproject) */
+	for (size_t i = 0; i < s.n; i++)
+		pthread_mutex_init(&ps->set->v[i].lock, NULL);
+	ps->set->locks = 1;
+	ps->set->vfs = v;
+	ps->set->bg_started = s.n && !pthread_create(&ps->set->bg, NULL, hash_ahead, ps->set);
+	return 0;
+}
+
+static int pop_pyproject(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	struct pyset *s = pystate_of(vfs_node_run(dir))->set;
+	struct rk_buf b = RK_BUF_INIT;
+	size_t lo = 0, hi;
+	int rc = 0;
+
+	while (lo < s->n && strcmp(s->v[lo].project, dir->name))
+		lo++;
+	for (hi = lo; hi < s->n && !strcmp(s->v[hi].project, dir->name); hi++) {
+		struct pyfile *f = &s->v[hi];
+
+		pthread_mutex_lock(&f->lock);
+		if (served(f) && !f->hashed) {
+			rc = file_sha256(v, f, err);
+			f->hashed = !rc;
+			if (rc && rc != -ENOMEM && rc != -ETIMEDOUT) {
+				/* gone or unreadable: left out of the page, the rest stays */
+				rk_warn("python: '%s': not listed: %s", f->rel,
+					rk_err_str(err, rc));
+				rk_err_clear(err);
+				f->unreadable = 1;
+				rc = 0;
+			}
+		}
+		pthread_mutex_unlock(&f->lock);
+		if (rc)
+			return rc; /* a timeout fails the page: a later look tries again */
+	}
+	if (!(rc = render_project(s, lo, hi, &b))) {
+		struct node *root = vfs_tree_new(dir->name, dir->mode, dir->mtime);
+
+		if (!root)
+			rc = -ENOMEM;
+		else if ((rc = add_bytes(root, "index.html", &b, dir->mtime)))
+			vfs_tree_free(root);
+		else
+			rc = vfs_graft(v, dir, root);
+	}
+	rk_buf_release(&b);
+	return rc;
+}
+
+/* The background hasher: while pip reads the first project page, hash the other files
+ * that are cheap to read (synthesized ones, and stored ones of a local store) on the other
+ * core, so that their pages are ready when asked for. A failure is left to the page,
+ * which logs it. Never on a remote store: that would download the whole run. */
+static void *hash_ahead(void *p)
+{
+	struct pyset *s = p;
+	struct rk_vfs *v = s->vfs;
+	int local = !strncmp(rk_store_id(v->store), "dir:", 4);
+
+	for (size_t i = 0; i < s->n && !s->stop && !v->cancel; i++) {
+		struct pyfile *f = &s->v[i];
+		struct rk_err err = RK_ERR_INIT;
+
+		if (!f->synth && !local)
+			continue;
+		pthread_mutex_lock(&f->lock);
+		if (served(f) && !f->hashed)
+			f->hashed = !file_sha256(v, f, &err);
+		pthread_mutex_unlock(&f->lock);
+	}
+	return NULL;
+}
+
+static void python_stop(void *state)
+{
+	struct pystate *ps = state;
+
+	if (ps->set && ps->set->bg_started) {
+		ps->set->stop = 1;
+		pthread_join(ps->set->bg, NULL);
+		ps->set->bg_started = 0;
+	}
+}
+
+static void python_free(void *state)
+{
+	struct pystate *ps = state;
+
+	python_stop(ps);
+	if (ps->set)
+		pyset_release(ps->set);
+	free(ps->set);
+	vfs_python_split_free(ps);
+	free(ps);
+}
+
+/* python/: stored packages, or a manifest to version synthesized ones */
+static int shown(const struct rk_run *cat)
+{
+	return cat->has_python || cat->has_manifest || rk_run_find(cat, "base_lib_generic");
+}
+
+const struct vfs_view vfs_view_python = {
+	.name = "python",
+	.readme = "  <run>/python/          runs with stored wheels: a pip index, use\n"
+		  "                         pip install --index-url file://<run>/python/simple/ ...\n",
+	.shown = shown,
+	.populate = pop_python,
+	.stop = python_stop,
+	.free = python_free,
+};

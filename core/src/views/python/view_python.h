@@ -1,0 +1,85 @@
+/* view_python.h: the python view's own parts (view_python.c, the index; view_python_synth.c,
+ * the packages TheRock would build from the run's artifacts; view_python_split.c, the kpack
+ * split of stored fat wheels). Nothing outside these three files includes it. */
+#ifndef RK_VIEW_PYTHON_H
+#define RK_VIEW_PYTHON_H
+
+#include "engine/vfs_int.h"
+
+struct rk_tar_layout;
+struct pyset;
+
+/* The view's state for one run (*vfs_view_state). */
+struct pystate {
+	struct pyset *set; /* the packages of python/, once populated (view_python.c) */
+	struct arch **wheels; /* stored fat wheels split (view_python_split.c), owned */
+	size_t nwheels;
+};
+/* Free the split wheels' artifacts of ps (after the inodes). */
+void vfs_python_split_free(struct pystate *ps);
+
+/* view_python_synth.c: the packages TheRock would build from run r's artifacts. */
+struct pysynth {
+	char *file; /* "rocm_sdk_core-V-py3-none-linux_x86_64.whl", "rocm-V.tar.gz" */
+	struct rk_tar_layout *zip; /* a wheel's layout (owned), or NULL */
+	char *bytes; /* the sdist's bytes (owned), or NULL */
+	uint64_t size;
+	char *meta; /* a wheel's METADATA (NUL-terminated), or NULL */
+	size_t meta_len;
+	char *from; /* what it is made of, for PROVENANCE */
+	char key[RK_SHA256_HEX]; /* a wheel's identity: the digest of its layout */
+};
+struct pysynth_set {
+	struct pysynth *v;
+	size_t n, cap;
+};
+struct pysynth *pysynth_push(struct pysynth_set *s);
+void pysynth_release(struct pysynth_set *s);
+/* Release the entries from n on (s->n becomes n). */
+void pysynth_truncate(struct pysynth_set *s, size_t n);
+/* Append run r's synthesized packages to out (none for runs without a usable manifest
+ * version). A package that cannot be built is left out with a log line; only -ENOMEM
+ * and network failures fail the call. Ingests the artifacts it needs. */
+int vfs_python_synth(struct rk_vfs *v, struct run *r, struct pysynth_set *out, struct rk_err *err);
+/* A wheel built from parts (view_python_split.c): members are blobs, bytes (taken over;
+ * NULL for an empty file) or segment lists (borrowed until pywheel_finish, whose CRC-32
+ * and sha256 are computed once and remembered in the cache). pywheel_finish adds
+ * METADATA (Name, Version, Summary, Requires-Dist), WHEEL, top_level.txt and RECORD and
+ * pushes the wheel "{dist}-{version}-{tag}.whl" to out. */
+struct pywheel;
+struct rk_buf;
+struct pywheel *pywheel_new(void);
+void pywheel_free(struct pywheel *w);
+int pywheel_add(struct pywheel *w, const char *name, uint32_t mode, uint64_t size, const char *blob,
+		char *data, const struct rk_tar_layout *layout, void *origin);
+struct pywheel_info {
+	const char *dist, *version, *tag, *requires, *summary, *top_level, *from;
+	int64_t mtime;
+};
+int pywheel_finish(struct rk_vfs *v, struct pywheel *w, const struct pywheel_info *in,
+		   struct pysynth_set *out, struct rk_err *err);
+/* _dist_info.py as TheRock writes it (6.5) for these families. */
+int pywheel_dist_info_py(const char *version, int split, char **families, size_t n,
+			 const char *entry, const char *family, struct rk_buf *b);
+/* Append the kpack split of the run's stored fat libraries wheels (view_python_split.c):
+ * rocm-sdk-libraries and rocm-sdk-device-<target>, from st[0..n) (the stored wheels whose
+ * METADATA reads). A wheel that cannot be split is left out with a log line; only -ENOMEM
+ * and -ETIMEDOUT fail the call. */
+struct pystored {
+	const char *file, *path, *rel; /* file name, store path, path below python/ */
+	uint64_t size;
+	int64_t mtime, mtime_ns;
+};
+int vfs_python_split(struct rk_vfs *v, struct run *r, struct pystate *ps, const struct pystored *st,
+		     size_t n, struct pysynth_set *out, struct rk_err *err);
+/* One .devel_links entry (py_packaging.py): relpath and its target from the devel tree. */
+int pywheel_devel_link(struct rk_buf *links, const char *rel);
+
+/* Create the cache's pyhash/ directory (hashes and records of python/). */
+void vfs_pyhash_dir(struct rk_vfs *v);
+/* The record "pyhash/<kind><sha256 of kind, store id, path, size, mtime_ns>" of a stored
+ * file's version (kind "" for its hash, "members-" for a wheel's member list). */
+int vfs_pyhash_rel(struct rk_vfs *v, const char *kind, const char *path, uint64_t size,
+		   int64_t mtime_ns, char rel[128]);
+
+#endif

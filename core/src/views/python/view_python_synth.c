@@ -1,0 +1,1525 @@
+/* view_python_synth.c: the Python packages TheRock would build from a run's artifacts
+ * (therock-formats.md 6.1-6.5; build_python_packages.py, py_packaging.py), synthesized
+ * for RUN/python/ without building anything:
+ *
+ *   rocm_sdk_core-V-py3-none-P.whl                 core runtime (6.2 "core")
+ *   rocm_sdk_libraries-V-...whl                    kpack-split runs: generic libraries
+ *   rocm_sdk_libraries_<family>-V-...whl           legacy runs: one per family
+ *   rocm_sdk_device_<target>-V-...whl              kpack-split runs: one per base target
+ *   rocm_sdk_devel-V-...whl                        headers, cmake, ... as _devel.tar
+ *   rocm-V.tar.gz                                  the selector sdist (our rocm_sdk package)
+ *
+ * A wheel is a zip of stored entries laid out over the cache blobs of the flattened
+ * artifacts (zip_layout.h): its size is known at once and any range is read directly.
+ * RECORD hashes are the blobs' own content ids. Only the devel wheel's _devel.tar is
+ * written once into the cache (its hash goes into RECORD). */
+#include <errno.h>
+#include <fcntl.h>
+#include <libdeflate.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "rk/buf.h"
+#include "rk/cache.h"
+#include "rk/elf_info.h"
+#include "rk/gpu.h"
+#include "rk/hash.h"
+#include "rk/log.h"
+#include "rk/manifest.h"
+#include "views/python/pysrc.h"
+#include "formats/tar_layout.h"
+#include "views/python/view_python.h"
+#include "formats/zip_layout.h"
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* 6.2: artifact names per package */
+static const char *const core_names[] = {
+	"amd-dbgapi",	    "amd-llvm",		  "aqlprofile",	      "base",
+	"core-amdsmi",	    "core-hip",		  "core-kpack",	      "core-ocl",
+	"core-hipinfo",	    "core-runtime",	  "hipfile",	      "hipify",
+	"host-blas",	    "host-suite-sparse",  "rocdecode",	      "rocgdb",
+	"rocjpeg",	    "rocprofiler-sdk",	  "rocr-debug-agent", "sysdeps",
+	"sysdeps-amd-mesa", "sysdeps-expat",	  "sysdeps-gmp",      "sysdeps-mpfr",
+	"sysdeps-ncurses",  "sysdeps-util-linux", "wsl-rocdxg",	      "rocjitsu-hotswap",
+};
+static const char *const lib_names[] = {
+	"blas",
+	"fft",
+	"hipdnn",
+	"miopen",
+	"miopenprovider",
+	"hipblasltprovider",
+	"hipkernelprovider",
+	"rand",
+	"rccl",
+	"rpp",
+};
+static const char *const devel_extra[] = {
+	"prim",	    "rocwmma",	  "libhipcxx", "flatbuffers", "nlohmann-json",
+	"rocshmem", "hipthreads", "rocjitsu",  "mirage",
+};
+
+enum pkg_kind { PKG_CORE, PKG_LIBRARIES, PKG_DEVICE, PKG_DEVEL };
+
+static int in_list(const char *const *l, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(l[i], s))
+			return 1;
+	return 0;
+}
+
+static int is_generic(const struct arch *a)
+{
+	return !strcmp(a->art->an.target, "generic");
+}
+
+/* Whether artifact a goes into package p (family: legacy libraries/devel; target:
+ * device). 6.2. */
+static int wanted(const struct arch *a, int p, int split, const char *family, const char *target)
+{
+	const char *name = a->art->an.name, *comp = a->art->an.component;
+	char base[64];
+
+	switch (p) {
+	case PKG_CORE:
+		if (!in_list(core_names, ARRAY_LEN(core_names), name))
+			return 0;
+		if (!strcmp(name, "rocjitsu-hotswap"))
+			return !strcmp(comp, "lib");
+		return !strcmp(comp, "lib") || !strcmp(comp, "run") ||
+		       (!strcmp(comp, "dev") &&
+			(!strcmp(name, "core-hip") || !strcmp(name, "core-ocl")));
+	case PKG_LIBRARIES:
+		return in_list(lib_names, ARRAY_LEN(lib_names), name) && !strcmp(comp, "lib") &&
+		       (is_generic(a) || (!split && !strcmp(a->art->an.target, family)));
+	case PKG_DEVICE:
+		return in_list(lib_names, ARRAY_LEN(lib_names) - 1, name) /* no rpp */ &&
+		       !strcmp(comp, "lib") && !is_generic(a) &&
+		       rk_gpu_base_arch(a->art->an.target, base, sizeof(base)) > 0 &&
+		       !strcmp(base, target);
+	default: /* PKG_DEVEL */
+		if (!in_list(core_names, ARRAY_LEN(core_names), name) &&
+		    !in_list(lib_names, ARRAY_LEN(lib_names), name) &&
+		    !(in_list(devel_extra, ARRAY_LEN(devel_extra), name) &&
+		      (split || (strcmp(name, "libhipcxx") && strcmp(name, "rocshmem") &&
+				 strcmp(name, "hipthreads")))))
+			return 0;
+		if (split && !strcmp(comp, "test"))
+			return 0;
+		return is_generic(a) || (!split && !strcmp(a->art->an.target, family));
+	}
+}
+
+/* ---- ELF facts per blob ---- */
+
+struct elfinfo {
+	char blob[RK_SHA256_HEX];
+	struct rk_elf_info i;
+	UT_hash_handle hh;
+};
+
+/* ---- one package being assembled ---- */
+
+struct zentry {
+	char *name;
+	uint32_t mode;
+	uint64_t size;
+	char blob[RK_SHA256_HEX]; /* "" for data */
+	char *data;
+	const struct rk_tar_layout *layout; /* content as a segment list (borrowed) */
+	void *origin;
+	UT_hash_handle hh;
+};
+
+/* A path materialized by a runtime wheel (for the devel tree), or a soname alias. */
+struct owned {
+	char *path;
+	char *owner; /* platform package; NULL for an alias */
+	char *soname_path; /* aliases: the path kept under the soname */
+	UT_hash_handle hh;
+};
+
+struct synth {
+	struct rk_vfs *v;
+	struct run *r;
+	int split;
+	char version[128];
+	char tag[96]; /* "py3-none-linux_x86_64" */
+	char **families;
+	size_t nfamilies;
+	struct elfinfo *elf;
+	struct owned *owned;
+	int64_t mtime;
+	struct pysynth_set *out;
+	struct rk_err *err;
+};
+
+struct pkg {
+	struct zentry *ents; /* by name */
+	int excl_cmake; /* core: cmake directories and bin/rocprof-* are left out */
+	const char *platform;
+	struct rk_buf sources; /* artifact stems, for PROVENANCE */
+};
+
+static void pkg_release(struct pkg *p)
+{
+	struct zentry *e, *t;
+
+	HASH_ITER(hh, p->ents, e, t) {
+		HASH_DEL(p->ents, e);
+		free(e->name);
+		free(e->data);
+		free(e);
+	}
+	rk_buf_release(&p->sources);
+}
+
+/* Add a member (blob, or data of size bytes, taken over). A second add of a name is
+ * ignored (the first wins, as the first copy does in a wheel build). */
+static int pkg_add(struct pkg *p, const char *name, uint32_t mode, uint64_t size, const char *blob,
+		   char *data, void *origin)
+{
+	struct zentry *e;
+
+	HASH_FIND_STR(p->ents, name, e);
+	if (e) {
+		free(data);
+		return 0;
+	}
+	if (!(e = calloc(1, sizeof(*e))) || !(e->name = strdup(name))) {
+		free(e);
+		free(data);
+		return -ENOMEM;
+	}
+	e->mode = mode;
+	e->size = size;
+	if (blob)
+		memcpy(e->blob, blob, RK_SHA256_HEX);
+	e->data = data;
+	e->origin = origin;
+	HASH_ADD_KEYPTR(hh, p->ents, e->name, strlen(e->name), e);
+	return rk_htab_oom() ? -ENOMEM : 0;
+}
+
+/* Add a member with b's bytes (b is left empty). */
+static int pkg_add_buf(struct pkg *p, const char *name, struct rk_buf *b)
+{
+	size_t len = b->len;
+	char *d = rk_buf_detach(b, NULL);
+
+	return d ? pkg_add(p, name, S_IFREG | 0644, len, NULL, d, NULL) : -ENOMEM;
+}
+
+static int pkg_add_str(struct pkg *p, const char *name, const char *s)
+{
+	char *d = strdup(s);
+
+	return d ? pkg_add(p, name, S_IFREG | 0644, strlen(d), NULL, d, NULL) : -ENOMEM;
+}
+
+static int owned_add(struct synth *s, const char *path, const char *owner, const char *soname_path)
+{
+	struct owned *o;
+
+	HASH_FIND_STR(s->owned, path, o);
+	if (o)
+		return 0;
+	if (!(o = calloc(1, sizeof(*o))) || !(o->path = strdup(path)) ||
+	    (owner && !(o->owner = strdup(owner))) ||
+	    (soname_path && !(o->soname_path = strdup(soname_path)))) {
+		if (o) {
+			free(o->path);
+			free(o->owner);
+		}
+		free(o);
+		return -ENOMEM;
+	}
+	HASH_ADD_KEYPTR(hh, s->owned, o->path, strlen(o->path), o);
+	return rk_htab_oom() ? -ENOMEM : 0;
+}
+
+/* Open blob id of artifact origin, re-creating it when it was evicted. */
+static int blob_open(struct synth *s, const char *id, uint64_t size, struct arch *origin, int *fd)
+{
+	int rc = rk_blob_open(s->v->cache, id, size, fd, s->err);
+
+	if ((rc == -ENOENT || rc == -EBADMSG) && origin) {
+		rk_err_clear(s->err);
+		rc = vfs_arch_refill(s->v, origin, id, size, fd, s->err);
+	}
+	return rc;
+}
+
+/* The ELF facts of regular file n (cached per blob) in *out. */
+static int elf_of(struct synth *s, const struct node *n, const struct rk_elf_info **out)
+{
+	static const struct rk_elf_info none = {0};
+	struct elfinfo *e;
+	int fd, rc;
+
+	*out = &none;
+	if (n->src != SRC_BLOB || n->size < 64)
+		return 0;
+	HASH_FIND(hh, s->elf, n->data, RK_SHA256_HEX - 1, e);
+	if (e) {
+		*out = &e->i;
+		return 0;
+	}
+	if ((rc = blob_open(s, n->data, n->size, n->origin, &fd)))
+		return rc;
+	if (!(e = calloc(1, sizeof(*e)))) {
+		close(fd);
+		return -ENOMEM;
+	}
+	memcpy(e->blob, n->data, RK_SHA256_HEX);
+	rk_elf_info_fd(fd, &e->i);
+	close(fd);
+	HASH_ADD(hh, s->elf, blob, RK_SHA256_HEX - 1, e);
+	if (rk_htab_oom()) {
+		free(e);
+		return -ENOMEM;
+	}
+	*out = &e->i;
+	return 0;
+}
+
+/* The node at '/'-separated path below root (NULL: none). */
+static struct node *find_path(struct node *root, const char *path)
+{
+	char comp[256];
+	struct node *n = root;
+
+	while (n && *path) {
+		size_t len = strcspn(path, "/");
+
+		if (!len || len >= sizeof(comp))
+			return NULL;
+		memcpy(comp, path, len);
+		comp[len] = '\0';
+		n = S_ISDIR(n->mode) ? vfs_dent_find(n, comp) : NULL;
+		path += len + (path[len] == '/');
+	}
+	return n;
+}
+
+/* Resolve the symlink at path (relative to root) to its final node and path (out, n
+ * bytes). NULL when it dangles, loops or leaves the tree. */
+static struct node *resolve(struct node *root, const char *path, char *out, size_t n)
+{
+	char cur[4096], next[4096];
+	struct node *x = NULL;
+
+	snprintf(cur, sizeof(cur), "%s", path);
+	for (int hops = 0; hops < 40; hops++) {
+		const char *slash, *t;
+		char *comps[512];
+		size_t nc = 0;
+		char *tok, *save;
+
+		if (!(x = find_path(root, cur)))
+			return NULL;
+		if (!S_ISLNK(x->mode)) {
+			snprintf(out, n, "%s", cur);
+			return x;
+		}
+		t = x->data;
+		if (!t || t[0] == '/')
+			return NULL;
+		slash = strrchr(cur, '/');
+		if ((size_t)snprintf(next, sizeof(next), "%.*s%s%s", slash ? (int)(slash - cur) : 0,
+				     cur, slash ? "/" : "", t) >= sizeof(next))
+			return NULL;
+		/* normalize: drop ".", pop on ".." (never above the root) */
+		for (tok = strtok_r(next, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+			if (!strcmp(tok, "."))
+				continue;
+			if (!strcmp(tok, "..")) {
+				if (!nc)
+					return NULL;
+				nc--;
+				continue;
+			}
+			if (nc == ARRAY_LEN(comps))
+				return NULL;
+			comps[nc++] = tok;
+		}
+		cur[0] = '\0';
+		for (size_t i = 0, len = 0; i < nc; i++) {
+			int w = snprintf(cur + len, sizeof(cur) - len, "%s%s", i ? "/" : "",
+					 comps[i]);
+
+			if (w < 0 || (size_t)w >= sizeof(cur) - len)
+				return NULL;
+			len += (size_t)w;
+		}
+	}
+	return NULL;
+}
+
+/* The relative path from directory `from` (a path below the root, "" for the root) to
+ * `to`, in out[n]: "../" for each component of `from` past their common directories. */
+static void relpath(const char *from, const char *to, char *out, size_t n)
+{
+	size_t f = 0, t = 0, len = 0;
+
+	/* skip the common leading components */
+	for (;;) {
+		size_t fl = strcspn(from + f, "/"), tl = strcspn(to + t, "/");
+
+		if (!fl || fl != tl || memcmp(from + f, to + t, fl) || to[t + tl] != '/')
+			break;
+		f += fl + (from[f + fl] == '/');
+		t += tl + 1;
+	}
+	out[0] = '\0';
+	while (from[f] && len + 4 < n) {
+		len += (size_t)snprintf(out + len, n - len, "../");
+		f += strcspn(from + f, "/");
+		f += from[f] == '/';
+	}
+	snprintf(out + len, n - len, "%s", to + t);
+}
+
+static int excluded(const struct pkg *p, const char *rel, int is_dir)
+{
+	const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+
+	if (!p->excl_cmake)
+		return 0;
+	if (is_dir && !strcmp(base, "cmake"))
+		return 1;
+	return !is_dir && !strncmp(rel, "bin/rocprof-", 12);
+}
+
+/* 6.3: a runtime wheel's files from the flattened tree, without symlinks. */
+static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struct node *dir,
+			struct rk_buf *rel)
+{
+	size_t len = rel->len;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < dir->nents; i++) {
+		struct node *c = dir->order[i]->node, *t = c;
+		const char *name = dir->order[i]->name;
+		char out[4096], target[4096], dirpart[4096];
+		const struct rk_elf_info *e;
+
+		if ((rc = rk_buf_addf(rel, "%s%s", len ? "/" : "", name)))
+			break;
+		snprintf(dirpart, sizeof(dirpart), "%.*s", (int)len, rel->buf);
+		if (excluded(p, rel->buf, S_ISDIR(c->mode))) {
+			/* left out */
+		} else if (S_ISDIR(c->mode)) {
+			rc = runtime_walk(s, p, root, c, rel);
+		} else if (S_ISLNK(c->mode) &&
+			   (!(t = resolve(root, rel->buf, target, sizeof(target))) ||
+			    !S_ISREG(t->mode))) {
+			/* dangling, looping or to a directory: dropped */
+		} else if ((rc = elf_of(s, t, &e))) {
+			/* unreadable: the package fails (never different bytes) */
+		} else if (e->shared && S_ISLNK(c->mode)) {
+			/* a name of a shared library: an alias of the soname name */
+			const char *slash = strrchr(target, '/');
+
+			snprintf(out, sizeof(out), "%.*s%s%s", slash ? (int)(slash - target) : 0,
+				 target, slash ? "/" : "",
+				 e->soname[0] ? e->soname
+				 : slash      ? slash + 1
+					      : target);
+			if (strcmp(out, rel->buf))
+				rc = owned_add(s, rel->buf, NULL, out);
+		} else if (S_ISLNK(c->mode) && (t->mode & 0111)) {
+			/* a symlink to an executable: a stub that execs it (TheRock compiles one)
+			 */
+			char rp[4096], *stub = NULL;
+
+			relpath(dirpart, target, rp, sizeof(rp));
+			if (asprintf(&stub, "#!/bin/sh\nexec \"$(dirname \"$0\")/%s\" \"$@\"\n",
+				     rp) < 0)
+				rc = -ENOMEM;
+			else
+				rc = pkg_add(p, rel->buf, S_IFREG | 0755, strlen(stub), NULL, stub,
+					     NULL);
+		} else {
+			/* a file (or a symlink to one: its target's bytes); a shared library
+			 * goes under its soname */
+			if (e->shared && e->soname[0] && strcmp(e->soname, name) &&
+			    !S_ISLNK(c->mode)) {
+				snprintf(out, sizeof(out), "%s%s%s", dirpart, len ? "/" : "",
+					 e->soname);
+				rc = owned_add(s, rel->buf, NULL, out);
+			} else {
+				snprintf(out, sizeof(out), "%s", rel->buf);
+			}
+			if (!rc && t->size && t->src != SRC_BLOB)
+				rc = rk_err_set(s->err, -EIO, "'%s': not a cache blob", rel->buf);
+			if (!rc)
+				rc = pkg_add(p, out, S_IFREG | ((t->mode & 0111) ? 0755 : 0644),
+					     t->size, t->size ? t->data : NULL,
+					     t->size ? NULL : strdup(""), t->origin);
+		}
+		rel->len = len;
+		rel->buf[len] = '\0';
+	}
+	return rc;
+}
+
+/* ---- wheel assembly ---- */
+
+static int layout_digest(const struct rk_tar_layout *l, char hex[RK_SHA256_HEX]);
+
+/* The CRC-32 and SHA-256 of a file that is a segment list (a rewritten binary, a .kpack
+ * archive): read through once, then remembered as pyhash/sums-<layout digest>
+ * ("<crc hex> <sha256 hex>"). */
+static int layout_sums(struct rk_vfs *v, const struct rk_tar_layout *l, uint32_t *crc,
+		       char hex[RK_SHA256_HEX], struct rk_err *err)
+{
+	struct vfs_layout_src src = {v, l};
+	char key[RK_SHA256_HEX], rel[128], *data = NULL, *buf;
+	struct rk_sha256 h;
+	unsigned c;
+	size_t len;
+	int rc;
+
+	if ((rc = layout_digest(l, key)))
+		return rc;
+	snprintf(rel, sizeof(rel), "pyhash/sums-%s", key);
+	if (v->cache && !rk_cache_get_file(v->cache, rel, 256, &data, &len, NULL)) {
+		int ok = sscanf(data, "%8x %64s", &c, hex) == 2 && rk_is_sha256_hex(hex);
+
+		free(data);
+		if (ok) {
+			*crc = c;
+			return 0;
+		}
+	}
+	if (!(buf = malloc(1 << 20)))
+		return -ENOMEM;
+	if ((rc = rk_sha256_init(&h))) {
+		free(buf);
+		return rc;
+	}
+	*crc = 0;
+	for (uint64_t off = 0; !rc && off < l->size;) {
+		size_t n = (size_t)RK_MIN((uint64_t)(1 << 20), l->size - off);
+		ssize_t r = vfs_layout_read(&src, buf, n, off);
+
+		if (r <= 0) {
+			rc = rk_err_set(err, -EIO, "reading a synthesized member at %llu",
+					(unsigned long long)off);
+		} else {
+			rk_sha256_update(&h, buf, (size_t)r);
+			*crc = (uint32_t)libdeflate_crc32(*crc, buf, (size_t)r);
+			off += (uint64_t)r;
+		}
+	}
+	free(buf);
+	if (rc) {
+		rk_sha256_release(&h);
+		return rc;
+	}
+	rk_sha256_final(&h, hex);
+	if (v->cache) {
+		char line[100];
+
+		vfs_pyhash_dir(v);
+		snprintf(line, sizeof(line), "%08x %s\n", (unsigned)*crc, hex);
+		rk_cache_put_file(v->cache, rel, line, strlen(line), NULL); /* best effort */
+	}
+	return 0;
+}
+
+static int b64url_of_hex(const char *hex, char out[44])
+{
+	static const char tab[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+	unsigned char d[33] = {0};
+	size_t o = 0;
+
+	for (int i = 0; i < 32; i++) {
+		unsigned v;
+
+		if (sscanf(hex + 2 * i, "%2x", &v) != 1)
+			return -EINVAL;
+		d[i] = (unsigned char)v;
+	}
+	for (int i = 0; i < 33; i += 3) {
+		uint32_t w = (uint32_t)d[i] << 16 | (uint32_t)d[i + 1] << 8 | d[i + 2];
+
+		for (int k = 0; k < 4 && o < 43; k++)
+			out[o++] = tab[(w >> (18 - 6 * k)) & 63];
+	}
+	out[43] = '\0';
+	return 0;
+}
+
+static int cmp_zentry(const void *a, const void *b)
+{
+	return strcmp((*(struct zentry *const *)a)->name, (*(struct zentry *const *)b)->name);
+}
+
+/* "{dist}-{version}" with '-' escaped to '_' in both (PEP 427), in out[n]. */
+static void dist_stem(const struct synth *s, const char *dist, char *out, size_t n)
+{
+	snprintf(out, n, "%s-%s", dist, s->version);
+	for (size_t i = 0; out[i]; i++)
+		if (out[i] == '-' && i != strlen(dist))
+			out[i] = '_';
+}
+
+static int is_dist_info(const char *name, const char *stem)
+{
+	size_t n = strlen(stem);
+
+	return !strncmp(name, stem, n) && !strncmp(name + n, ".dist-info/", 11);
+}
+
+/* Finish p as wheel dist: dist-info, zip layout, and the result entry. */
+static int finish_wheel(struct synth *s, struct pkg *p, const char *dist, const char *requires,
+			const char *summary, const char *top_level)
+{
+	struct rk_buf meta = RK_BUF_INIT, rec = RK_BUF_INIT, tmp = RK_BUF_INIT;
+	struct zentry **order = NULL, *e, *t;
+	struct rk_zip_member *zm = NULL;
+	struct rk_tar_layout *l = NULL;
+	char stem[300], name[600];
+	size_t n = 0;
+	int rc;
+
+	dist_stem(s, dist, stem, sizeof(stem));
+	rc = rk_buf_addf(&meta, "Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: %s\n", dist,
+			 s->version, summary);
+	if (!rc && requires)
+		rc = rk_buf_addf(&meta, "Requires-Dist: %s\n", requires);
+	if (!rc) {
+		snprintf(name, sizeof(name), "%s.dist-info/METADATA", stem);
+		rc = pkg_add_buf(p, name, &meta);
+	}
+	if (!rc && !(rc = rk_buf_addf(&tmp,
+				      "Wheel-Version: 1.0\nGenerator: rockfs\nRoot-Is-Purelib: "
+				      "false\nTag: %s\n",
+				      s->tag))) {
+		snprintf(name, sizeof(name), "%s.dist-info/WHEEL", stem);
+		rc = pkg_add_buf(p, name, &tmp);
+	}
+	if (!rc) {
+		snprintf(name, sizeof(name), "%s.dist-info/top_level.txt", stem);
+		rc = pkg_add_str(p, name, top_level);
+	}
+	if (rc)
+		goto out;
+	/* members sorted, then the dist-info files as bdist_wheel writes them, RECORD last */
+	if (!(order = malloc((HASH_COUNT(p->ents) + 1) * sizeof(*order)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	HASH_ITER(hh, p->ents, e, t) {
+		if (!is_dist_info(e->name, stem))
+			order[n++] = e;
+	}
+	qsort(order, n, sizeof(*order), cmp_zentry);
+	for (int i = 0; i < 3; i++) {
+		static const char *const di[] = {"METADATA", "WHEEL", "top_level.txt"};
+
+		snprintf(name, sizeof(name), "%s.dist-info/%s", stem, di[i]);
+		HASH_FIND_STR(p->ents, name, e);
+		order[n++] = e;
+	}
+	if (!(zm = calloc(n + 1, sizeof(*zm)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; !rc && i < n; i++) {
+		char hex[RK_SHA256_HEX], b64[44];
+
+		e = order[i];
+		zm[i].name = e->name;
+		zm[i].mode = e->mode;
+		zm[i].size = e->size;
+		zm[i].origin = e->origin;
+		if (e->blob[0]) {
+			zm[i].blob = e->blob;
+			memcpy(hex, e->blob, RK_SHA256_HEX);
+			rc = rk_blob_crc32(s->v->cache, e->blob, e->size, &zm[i].crc, s->err);
+			if (rc == -ENOENT || rc == -EBADMSG) { /* evicted: re-create it */
+				int fd;
+
+				rk_err_clear(s->err);
+				if (!(rc = blob_open(s, e->blob, e->size, e->origin, &fd))) {
+					close(fd);
+					rc = rk_blob_crc32(s->v->cache, e->blob, e->size,
+							   &zm[i].crc, s->err);
+				}
+			}
+		} else if (e->layout) {
+			zm[i].layout = e->layout;
+			rc = layout_sums(s->v, e->layout, &zm[i].crc, hex, s->err);
+		} else {
+			zm[i].data = e->data;
+			zm[i].crc = (uint32_t)libdeflate_crc32(0, e->data, e->size);
+			rc = rk_sha256_buf(e->data, e->size, hex);
+		}
+		if (!rc && !(rc = b64url_of_hex(hex, b64)))
+			rc = rk_buf_addf(&rec, "%s,sha256=%s,%llu\n", e->name, b64,
+					 (unsigned long long)e->size);
+	}
+	snprintf(name, sizeof(name), "%s.dist-info/RECORD", stem);
+	if (!rc)
+		rc = rk_buf_addf(&rec, "%s,,\n", name);
+	if (rc)
+		goto out;
+	zm[n].name = name;
+	zm[n].mode = S_IFREG | 0644;
+	zm[n].size = rec.len;
+	zm[n].data = rec.buf;
+	zm[n].crc = (uint32_t)libdeflate_crc32(0, rec.buf, rec.len);
+	if (!(l = calloc(1, sizeof(*l)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if ((rc = rk_zip_layout_build(zm, n + 1, s->mtime, l))) {
+		free(l);
+		goto out;
+	}
+	{
+		struct pysynth *ps;
+		char file[600];
+
+		snprintf(file, sizeof(file), "%s-%s.whl", stem, s->tag);
+		snprintf(name, sizeof(name), "%s.dist-info/METADATA", stem);
+		HASH_FIND_STR(p->ents, name, e);
+		if (!(ps = pysynth_push(s->out)) || !(ps->file = strdup(file)) ||
+		    !(ps->meta = malloc(e->size + 1)) ||
+		    !(ps->from = rk_buf_detach(&p->sources, NULL))) {
+			rk_tar_layout_release(l);
+			free(l);
+			rc = -ENOMEM;
+			goto out;
+		}
+		memcpy(ps->meta, e->data, e->size);
+		ps->meta[e->size] = '\0';
+		ps->meta_len = e->size;
+		ps->zip = l;
+		ps->size = l->size;
+		rc = layout_digest(l, ps->key);
+	}
+out:
+	free(zm);
+	free(order);
+	rk_buf_release(&meta);
+	rk_buf_release(&rec);
+	rk_buf_release(&tmp);
+	return rc;
+}
+
+struct pysynth *pysynth_push(struct pysynth_set *s)
+{
+	if (s->n == s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 8;
+		struct pysynth *v = realloc(s->v, ncap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		s->v = v;
+		s->cap = ncap;
+	}
+	memset(&s->v[s->n], 0, sizeof(s->v[0]));
+	return &s->v[s->n++];
+}
+
+void pysynth_truncate(struct pysynth_set *s, size_t n)
+{
+	for (size_t i = n; i < s->n; i++) {
+		free(s->v[i].file);
+		if (s->v[i].zip)
+			rk_tar_layout_release(s->v[i].zip);
+		free(s->v[i].zip);
+		free(s->v[i].bytes);
+		free(s->v[i].meta);
+		free(s->v[i].from);
+	}
+	if (n < s->n)
+		s->n = n;
+}
+
+void pysynth_release(struct pysynth_set *s)
+{
+	pysynth_truncate(s, 0);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- building a wheel from parts (view_python_split.c) ---- */
+
+struct pywheel {
+	struct pkg p;
+};
+
+struct pywheel *pywheel_new(void)
+{
+	struct pywheel *w = calloc(1, sizeof(*w));
+
+	if (w)
+		w->p.sources = (struct rk_buf)RK_BUF_INIT;
+	return w;
+}
+
+void pywheel_free(struct pywheel *w)
+{
+	if (w) {
+		pkg_release(&w->p);
+		free(w);
+	}
+}
+
+int pywheel_add(struct pywheel *w, const char *name, uint32_t mode, uint64_t size, const char *blob,
+		char *data, const struct rk_tar_layout *layout, void *origin)
+{
+	struct zentry *e;
+	int rc;
+
+	if (!blob && !layout && !data && !(data = strdup("")))
+		return -ENOMEM;
+	if ((rc = pkg_add(&w->p, name, mode, size, blob, data, origin)))
+		return rc;
+	HASH_FIND_STR(w->p.ents, name, e);
+	if (e && layout && !e->blob[0] && !e->data)
+		e->layout = layout;
+	return 0;
+}
+
+static int dist_info_py(const struct synth *s, const char *entry, const char *family,
+			struct rk_buf *b);
+
+int pywheel_dist_info_py(const char *version, int split, char **families, size_t n,
+			 const char *entry, const char *family, struct rk_buf *b)
+{
+	struct synth s = {.split = split, .families = families, .nfamilies = n};
+
+	snprintf(s.version, sizeof(s.version), "%s", version);
+	return dist_info_py(&s, entry, family, b);
+}
+
+int pywheel_finish(struct rk_vfs *v, struct pywheel *w, const struct pywheel_info *in,
+		   struct pysynth_set *out, struct rk_err *err)
+{
+	struct synth s = {.v = v, .out = out, .err = err, .mtime = in->mtime};
+	int rc;
+
+	if (strlen(in->version) >= sizeof(s.version) || strlen(in->tag) >= sizeof(s.tag))
+		return rk_err_set(err, -ENAMETOOLONG, "version or tag too long");
+	snprintf(s.version, sizeof(s.version), "%s", in->version);
+	snprintf(s.tag, sizeof(s.tag), "%s", in->tag);
+	w->p.sources.len = 0;
+	if ((rc = rk_buf_adds(&w->p.sources, in->from)))
+		return rc;
+	return finish_wheel(&s, &w->p, in->dist, in->requires, in->summary, in->top_level);
+}
+
+/* ---- _dist_info.py (6.5) ---- */
+
+/* The template followed by the lines TheRock's build appends. entry: ALL_PACKAGES key
+ * of the package (NULL: the sdist); family: THIS_TARGET_FAMILY (NULL: None). */
+static int dist_info_py(const struct synth *s, const char *entry, const char *family,
+			struct rk_buf *b)
+{
+	const struct rk_pysrc *t = rk_pysrc_find("rocm_sdk/_dist_info.py");
+	const char *os = "LINUX";
+	int rc;
+
+	if (!t)
+		return -ENOENT;
+	rc = rk_buf_add(b, t->data, t->len);
+	if (!rc)
+		rc = rk_buf_addf(b, "__version__ = '%s'\nPY_PACKAGE_SUFFIX_NONCE = ''\n",
+				 s->version);
+	if (!rc && s->split)
+		rc = rk_buf_adds(b, "ALL_PACKAGES[\"libraries\"].dist_package_template = "
+				    "\"rocm-sdk-libraries\"\n");
+	if (!rc && s->nfamilies)
+		rc = rk_buf_addf(b, "DEFAULT_TARGET_FAMILY = '%s'\n", s->families[0]);
+	for (size_t i = 0; !rc && i < s->nfamilies; i++)
+		rc = rk_buf_addf(b, "AVAILABLE_TARGET_FAMILIES.append('%s')\n", s->families[i]);
+	for (size_t i = 0; !rc && i < s->nfamilies; i++)
+		rc = rk_buf_addf(b, "%s_TARGET_FAMILIES.append('%s')\n", os, s->families[i]);
+	if (!rc)
+		rc = family ? rk_buf_addf(b, "THIS_TARGET_FAMILY = '%s'\n", family)
+			    : rk_buf_adds(b, "THIS_TARGET_FAMILY = None\n");
+	if (!rc)
+		rc = entry ? rk_buf_addf(b, "THIS_PACKAGE_ENTRY = ALL_PACKAGES['%s']\n", entry)
+			   : rk_buf_adds(b, "THIS_PACKAGE_ENTRY = None\n");
+	return rc;
+}
+
+/* The pure package of a wheel: <pure>/__init__.py and <pure>/_dist_info.py. */
+static int add_pure(const struct synth *s, struct pkg *p, const char *pure, const char *entry,
+		    const char *family)
+{
+	const struct rk_pysrc *init = rk_pysrc_find("pure/__init__.py");
+	struct rk_buf b = RK_BUF_INIT;
+	char name[300];
+	char *d;
+	int rc;
+
+	if (!init)
+		return -ENOENT;
+	snprintf(name, sizeof(name), "%s/__init__.py", pure);
+	if (!(d = malloc(init->len + 1)))
+		return -ENOMEM;
+	memcpy(d, init->data, init->len);
+	if ((rc = pkg_add(p, name, S_IFREG | 0644, init->len, NULL, d, NULL)))
+		return rc;
+	if ((rc = dist_info_py(s, entry, family, &b))) {
+		rk_buf_release(&b);
+		return rc;
+	}
+	snprintf(name, sizeof(name), "%s/_dist_info.py", pure);
+	return pkg_add_buf(p, name, &b);
+}
+
+/* ---- packages ---- */
+
+/* A hidden directory with the flatten of the run's artifacts wanted by package kind. */
+static int flatten_pkg(struct synth *s, struct pkg *p, int kind, const char *family,
+		       const char *target, struct node **root)
+{
+	struct run *r = s->r;
+	struct arch **as = calloc(r->cat->narts + 1, sizeof(*as));
+	size_t n = 0;
+	int rc;
+
+	if (!as)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->cat->narts; i++)
+		if (wanted(&r->archs[i], kind, s->split, family, target))
+			as[n++] = &r->archs[i];
+	for (size_t i = 0; i < n; i++)
+		if ((rc = rk_buf_addf(&p->sources, "%s%s", i ? " " : "", as[i]->art->stem))) {
+			free(as);
+			return rc;
+		}
+	*root = vfs_tree_new(".python", S_IFDIR | 0755, 0); /* private, freed by the caller */
+	rc = *root ? vfs_flatten_archs(s->v, as, n, *root, s->err) : -ENOMEM;
+	free(as);
+	if (!rc && !n)
+		rc = -ENOENT;
+	if (rc) {
+		vfs_tree_free(*root);
+		*root = NULL;
+	}
+	return rc;
+}
+
+/* Newest mtime below dir. */
+static void newest(const struct node *dir, int64_t *t)
+{
+	for (size_t i = 0; i < dir->nents; i++) {
+		const struct node *c = dir->order[i]->node;
+
+		if (c->mtime > *t)
+			*t = c->mtime;
+		if (S_ISDIR(c->mode))
+			newest(c, t);
+	}
+}
+
+/* A runtime wheel (core, libraries[-family]): 6.3. */
+static int runtime_wheel(struct synth *s, int kind, const char *family)
+{
+	struct pkg p = {.excl_cmake = kind == PKG_CORE, .sources = RK_BUF_INIT};
+	struct rk_buf rel = RK_BUF_INIT, top = RK_BUF_INIT;
+	char dist[160], platform[160], req[200], summary[300], *q;
+	const char *pure = kind == PKG_CORE ? "rocm_sdk_core" : "rocm_sdk_libraries";
+	struct node *root;
+	int rc;
+
+	if (kind == PKG_CORE)
+		snprintf(dist, sizeof(dist), "rocm-sdk-core");
+	else if (family)
+		snprintf(dist, sizeof(dist), "rocm-sdk-libraries-%s", family);
+	else
+		snprintf(dist, sizeof(dist), "rocm-sdk-libraries");
+	snprintf(platform, sizeof(platform), "_%s", dist);
+	for (q = platform; *q; q++)
+		if (*q == '-')
+			*q = '_';
+	p.platform = platform;
+	rc = flatten_pkg(s, &p, kind, family, NULL, &root);
+	if (rc) {
+		pkg_release(&p);
+		return rc == -ENOENT ? 0 : rc; /* nothing to package */
+	}
+	newest(root, &s->mtime);
+	if (!(rc = rk_buf_addf(&rel, "%s", "")))
+		rc = runtime_walk(s, &p, root, root, &rel);
+	/* the files go under the platform package; record who owns each path */
+	if (!rc) {
+		struct zentry *e, *t, *moved = NULL;
+
+		HASH_ITER(hh, p.ents, e, t) {
+			char *name = NULL;
+
+			HASH_DEL(p.ents, e);
+			if (asprintf(&name, "%s/%s", platform, e->name) < 0 ||
+			    (rc = owned_add(s, e->name, platform, NULL))) {
+				free(name);
+				free(e->name);
+				free(e->data);
+				free(e);
+				rc = rc ? rc : -ENOMEM;
+				continue;
+			}
+			free(e->name);
+			e->name = name;
+			HASH_ADD_KEYPTR(hh, moved, e->name, strlen(e->name), e);
+		}
+		p.ents = moved;
+		if (!rc && rk_htab_oom())
+			rc = -ENOMEM;
+	}
+	if (!rc)
+		rc = add_pure(s, &p, pure, kind == PKG_CORE ? "core" : "libraries", family);
+	snprintf(req, sizeof(req), "rocm-sdk-core==%s", s->version);
+	snprintf(summary, sizeof(summary), "ROCm SDK %s (synthesized by rockfs from run %s)",
+		 kind == PKG_CORE ? "core runtime" : "math libraries", s->r->cat->name);
+	if (!rc)
+		rc = rk_buf_addf(&top, "%s\n%s\n", platform, pure);
+	if (!rc)
+		rc = finish_wheel(s, &p, dist, kind == PKG_CORE ? NULL : req, summary, top.buf);
+	pkg_release(&p);
+	vfs_tree_free(root);
+	rk_buf_release(&rel);
+	rk_buf_release(&top);
+	return rc;
+}
+
+/* One .devel_links entry: relpath, and the target relative to the link's directory in
+ * the devel tree, "../" per component of relpath (py_packaging.py). */
+int pywheel_devel_link(struct rk_buf *links, const char *rel)
+{
+	struct rk_buf t = RK_BUF_INIT;
+	int rc = 0;
+
+	for (const char *q = rel; !rc && q; q = strchr(q + 1, '/'))
+		rc = rk_buf_adds(&t, "../");
+	if (!rc)
+		rc = rk_buf_addf(&t, "_rocm_sdk_libraries/%s", rel);
+	if (!rc && !(rc = rk_buf_addf(links, "%s{\"relpath\": ", links->len ? ", " : "")) &&
+	    !(rc = rk_buf_add_json_str(links, rel)) &&
+	    !(rc = rk_buf_adds(links, ", \"target\": ")) &&
+	    !(rc = rk_buf_add_json_str(links, t.buf)))
+		rc = rk_buf_adds(links, "}");
+	rk_buf_release(&t);
+	return rc;
+}
+
+/* Device wheel for base target t: its files verbatim into the libraries platform
+ * directory, plus .devel_links/<t>.json (6.3). */
+static int device_walk(struct pkg *p, struct node *dir, struct rk_buf *rel, struct rk_buf *links)
+{
+	size_t len = rel->len;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < dir->nents; i++) {
+		struct node *c = dir->order[i]->node;
+		char name[4096];
+
+		if ((rc = rk_buf_addf(rel, "%s%s", len ? "/" : "", dir->order[i]->name)))
+			break;
+		snprintf(name, sizeof(name), "_rocm_sdk_libraries/%s", rel->buf);
+		if (S_ISDIR(c->mode)) {
+			rc = device_walk(p, c, rel, links);
+		} else if (S_ISREG(c->mode)) {
+			if (c->size && c->src != SRC_BLOB)
+				rc = -EIO;
+			if (!rc)
+				rc = pkg_add(p, name, S_IFREG | ((c->mode & 0111) ? 0755 : 0644),
+					     c->size, c->size ? c->data : NULL,
+					     c->size ? NULL : strdup(""), c->origin);
+			/* target: relative to the link's directory in the devel tree,
+			 * "../" per component of relpath (py_packaging.py) */
+			if (!rc)
+				rc = pywheel_devel_link(links, rel->buf);
+		} /* symlinks: none in device artifacts; a wheel could not hold one */
+		rel->len = len;
+		rel->buf[len] = '\0';
+	}
+	return rc;
+}
+
+static int device_wheel(struct synth *s, const char *t)
+{
+	struct pkg p = {.sources = RK_BUF_INIT};
+	struct rk_buf rel = RK_BUF_INIT, links = RK_BUF_INIT, json = RK_BUF_INIT;
+	char dist[160], req[200], summary[300], name[300];
+	struct node *root;
+	int rc;
+
+	snprintf(dist, sizeof(dist), "rocm-sdk-device-%s", t);
+	rc = flatten_pkg(s, &p, PKG_DEVICE, NULL, t, &root);
+	if (rc) {
+		pkg_release(&p);
+		return rc == -ENOENT ? 0 : rc;
+	}
+	newest(root, &s->mtime);
+	if (!(rc = rk_buf_addf(&rel, "%s", "")) && !(rc = rk_buf_addf(&links, "%s", "")))
+		rc = device_walk(&p, root, &rel, &links);
+	if (!rc)
+		rc = rk_buf_addf(&json, "{\"version\": \"%s\", \"links\": [%s]}\n", s->version,
+				 links.buf);
+	snprintf(name, sizeof(name), "_rocm_sdk_libraries/.devel_links/%s.json", t);
+	if (!rc)
+		rc = pkg_add_buf(&p, name, &json);
+	snprintf(req, sizeof(req), "rocm-sdk-libraries==%s", s->version);
+	snprintf(summary, sizeof(summary),
+		 "ROCm SDK device code for %s (synthesized by rockfs "
+		 "from run %s)",
+		 t, s->r->cat->name);
+	if (!rc)
+		rc = finish_wheel(s, &p, dist, req, summary, "_rocm_sdk_libraries\n");
+	pkg_release(&p);
+	vfs_tree_free(root);
+	rk_buf_release(&rel);
+	rk_buf_release(&links);
+	rk_buf_release(&json);
+	return rc;
+}
+
+/* ---- devel (6.4) ---- */
+
+struct tlist {
+	struct rk_tar_member *v;
+	size_t n, cap;
+};
+
+static int tlist_push(struct tlist *l, const char *path, uint32_t mode, uint64_t size,
+		      const char *blob, const char *link, void *origin)
+{
+	struct rk_tar_member *m;
+
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? l->cap * 2 : 256;
+		struct rk_tar_member *v = realloc(l->v, ncap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = ncap;
+	}
+	m = &l->v[l->n];
+	memset(m, 0, sizeof(*m));
+	m->mode = mode;
+	m->size = size;
+	m->origin = origin;
+	if (!(m->path = strdup(path)) || (blob && !(m->blob = strdup(blob))) ||
+	    (link && !(m->link = strdup(link)))) {
+		free((char *)m->path);
+		free((char *)m->blob);
+		return -ENOMEM;
+	}
+	l->n++;
+	return 0;
+}
+
+static void tlist_release(struct tlist *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free((char *)l->v[i].path);
+		free((char *)l->v[i].blob);
+		free((char *)l->v[i].link);
+	}
+	free(l->v);
+}
+
+static int cmp_member(const void *a, const void *b)
+{
+	return strcmp(((const struct rk_tar_member *)a)->path,
+		      ((const struct rk_tar_member *)b)->path);
+}
+
+static int devel_walk(struct synth *s, struct tlist *l, struct node *dir, struct rk_buf *rel)
+{
+	size_t len = rel->len;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < dir->nents; i++) {
+		struct node *c = dir->order[i]->node;
+		char path[4096], link[4096];
+		struct owned *o;
+		int depth = 1;
+
+		if ((rc = rk_buf_addf(rel, "%s%s", len ? "/" : "", dir->order[i]->name)))
+			break;
+		for (const char *q = rel->buf; *q; q++)
+			depth += *q == '/';
+		snprintf(path, sizeof(path), "_rocm_sdk_devel/%s%s", rel->buf,
+			 S_ISDIR(c->mode) ? "/" : "");
+		HASH_FIND_STR(s->owned, rel->buf, o);
+		if (S_ISDIR(c->mode)) {
+			if (!(rc = tlist_push(l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL)))
+				rc = devel_walk(s, l, c, rel);
+		} else if (o && o->owner) {
+			/* a runtime wheel has it: a relative link into that package */
+			size_t k = 0;
+
+			for (int d = 0; d < depth && k + 3 < sizeof(link); d++)
+				k += (size_t)snprintf(link + k, sizeof(link) - k, "../");
+			snprintf(link + k, sizeof(link) - k, "%s/%s", o->owner, rel->buf);
+			rc = tlist_push(l, path, S_IFLNK | 0777, 0, NULL, link, NULL);
+		} else if (o) {
+			/* a soname alias: a link to the soname */
+			char dirpart[4096];
+
+			snprintf(dirpart, sizeof(dirpart), "%.*s", (int)len, rel->buf);
+			relpath(dirpart, o->soname_path, link, sizeof(link));
+			rc = tlist_push(l, path, S_IFLNK | 0777, 0, NULL, link, NULL);
+		} else if (S_ISLNK(c->mode)) {
+			rc = tlist_push(l, path, S_IFLNK | 0777, 0, NULL, c->data, NULL);
+		} else if (c->size && c->src != SRC_BLOB) {
+			rc = rk_err_set(s->err, -EIO, "'%s': not a cache blob", rel->buf);
+		} else {
+			rc = tlist_push(l, path, S_IFREG | 0644 | (c->mode & 0111), c->size,
+					c->size ? c->data : NULL, NULL, c->origin);
+		}
+		rel->len = len;
+		rel->buf[len] = '\0';
+	}
+	return rc;
+}
+
+/* A layout's identity: the digest of its segments (blob ids and header bytes). */
+static int layout_digest(const struct rk_tar_layout *l, char hex[RK_SHA256_HEX])
+{
+	struct rk_sha256 h;
+	int rc = rk_sha256_init(&h);
+
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < l->nsegs; i++) {
+		const struct rk_tar_seg *g = &l->segs[i];
+
+		rk_sha256_update(&h, &g->kind, 1);
+		rk_sha256_update(&h, &g->len, sizeof(g->len));
+		if (g->kind == RK_SEG_BYTES)
+			rk_sha256_update(&h, l->arena + g->u.bytes, g->len);
+		else if (g->kind == RK_SEG_BLOB) {
+			rk_sha256_update(&h, g->u.blob, RK_SHA256_HEX);
+			rk_sha256_update(&h, &g->boff, sizeof(g->boff));
+		}
+	}
+	rk_sha256_final(&h, hex);
+	return 0;
+}
+
+/* Write layout l into a cache blob once (remembered under pyhash/), id in id. */
+static int materialize(struct synth *s, const struct rk_tar_layout *l, char id[RK_SHA256_HEX])
+{
+	struct vfs_layout_src src = {s->v, l};
+	struct rk_blob_writer *w;
+	char key[RK_SHA256_HEX], rel[128], *data = NULL, *buf;
+	size_t len;
+	int rc;
+
+	if ((rc = layout_digest(l, key)))
+		return rc;
+	snprintf(rel, sizeof(rel), "pyhash/blob-%s", key);
+	if (!rk_cache_get_file(s->v->cache, rel, 128, &data, &len, NULL)) {
+		int ok = len >= RK_SHA256_HEX - 1 && (data[RK_SHA256_HEX - 1] = '\0', 1) &&
+			 rk_is_sha256_hex(data) && rk_blob_exists(s->v->cache, data, l->size);
+
+		if (ok)
+			memcpy(id, data, RK_SHA256_HEX);
+		free(data);
+		if (ok)
+			return 0;
+	}
+	if (!(buf = malloc(1 << 20)))
+		return -ENOMEM;
+	if ((rc = rk_blob_create(s->v->cache, 1, &w, s->err))) {
+		free(buf);
+		return rc;
+	}
+	for (uint64_t off = 0; !rc && off < l->size;) {
+		size_t n = (size_t)RK_MIN((uint64_t)(1 << 20), l->size - off);
+		ssize_t r = vfs_layout_read(&src, buf, n, off);
+
+		if (r <= 0)
+			rc = rk_err_set(s->err, -EIO, "reading the devel tarball at %llu",
+					(unsigned long long)off);
+		else if (!(rc = rk_blob_write(w, buf, (size_t)r, s->err)))
+			off += (uint64_t)r;
+	}
+	free(buf);
+	if (rc) {
+		rk_blob_abort(w);
+		return rc;
+	}
+	if ((rc = rk_blob_commit(w, id, s->err)))
+		return rc;
+	vfs_pyhash_dir(s->v);
+	{
+		char line[RK_SHA256_HEX + 1];
+
+		snprintf(line, sizeof(line), "%s\n", id);
+		if (rk_cache_put_file(s->v->cache, rel, line, strlen(line), NULL))
+			rk_warn("python: could not remember the devel tarball in the cache");
+	}
+	return 0;
+}
+
+static int devel_wheel(struct synth *s)
+{
+	struct pkg p = {.sources = RK_BUF_INIT};
+	struct rk_buf rel = RK_BUF_INIT;
+	struct tlist l = {0};
+	struct rk_tar_layout tar = {0};
+	const char *family = s->split || !s->nfamilies ? NULL : s->families[0];
+	char req[200], summary[300], id[RK_SHA256_HEX];
+	struct node *root;
+	int rc;
+
+	rc = flatten_pkg(s, &p, PKG_DEVEL, family, NULL, &root);
+	if (rc) {
+		pkg_release(&p);
+		return rc == -ENOENT ? 0 : rc;
+	}
+	newest(root, &s->mtime);
+	if (!(rc = rk_buf_addf(&rel, "%s", "")) &&
+	    !(rc = tlist_push(&l, "_rocm_sdk_devel/", S_IFDIR | 0755, 0, NULL, NULL, NULL)))
+		rc = devel_walk(s, &l, root, &rel);
+	if (!rc) {
+		qsort(l.v, l.n, sizeof(*l.v), cmp_member);
+		rc = rk_tar_layout_build(l.v, l.n, s->mtime, &tar);
+	}
+	if (!rc)
+		rc = materialize(s, &tar, id);
+	if (!rc)
+		rc = pkg_add(&p, "rocm_sdk_devel/_devel.tar", S_IFREG | 0644, tar.size, id, NULL,
+			     NULL);
+	if (!rc)
+		rc = add_pure(s, &p, "rocm_sdk_devel", "devel", family);
+	snprintf(req, sizeof(req), "rocm-sdk-core==%s", s->version);
+	snprintf(summary, sizeof(summary),
+		 "ROCm SDK development files (synthesized by rockfs "
+		 "from run %s)",
+		 s->r->cat->name);
+	if (!rc)
+		rc = finish_wheel(s, &p, "rocm-sdk-devel", req, summary, "rocm_sdk_devel\n");
+	rk_tar_layout_release(&tar);
+	tlist_release(&l);
+	pkg_release(&p);
+	vfs_tree_free(root);
+	rk_buf_release(&rel);
+	return rc;
+}
+
+/* ---- the rocm selector sdist (6.5) ---- */
+
+static int sdist_add(struct synth *s, struct tlist *l, const char *path, const void *data,
+		     size_t len)
+{
+	char id[RK_SHA256_HEX];
+	int rc = len ? rk_blob_put(s->v->cache, data, len, id, s->err) : 0;
+
+	return rc ? rc : tlist_push(l, path, S_IFREG | 0644, len, len ? id : NULL, NULL, NULL);
+}
+
+static int sdist(struct synth *s)
+{
+	struct rk_buf b = RK_BUF_INIT;
+	struct tlist l = {0};
+	struct rk_tar_layout tar = {0};
+	struct vfs_layout_src src = {s->v, &tar};
+	char base[200], path[400], *raw = NULL, *gz = NULL;
+	size_t gzlen = 0;
+	int rc;
+
+	snprintf(base, sizeof(base), "rocm-%s", s->version);
+	snprintf(path, sizeof(path), "%s/", base);
+	rc = tlist_push(&l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL);
+	if (!rc && !(rc = rk_buf_addf(&b,
+				      "Metadata-Version: 2.1\nName: rocm\nVersion: %s\nSummary: "
+				      "ROCm SDK selector (synthesized by rockfs from run %s)\n",
+				      s->version, s->r->cat->name))) {
+		snprintf(path, sizeof(path), "%s/PKG-INFO", base);
+		rc = sdist_add(s, &l, path, b.buf, b.len);
+	}
+	for (size_t i = 0; !rc && i < rk_npysrc; i++) {
+		const struct rk_pysrc *f = &rk_pysrc[i];
+
+		if (!strncmp(f->path, "sdist/", 6)) {
+			snprintf(path, sizeof(path), "%s/%s", base, f->path + 6);
+			rc = sdist_add(s, &l, path, f->data, f->len);
+		} else if (!strcmp(f->path, "rocm_sdk/_dist_info.py")) {
+			b.len = 0;
+			snprintf(path, sizeof(path), "%s/src/%s", base, f->path);
+			if (!(rc = dist_info_py(s, NULL, NULL, &b)))
+				rc = sdist_add(s, &l, path, b.buf, b.len);
+		} else if (!strncmp(f->path, "rocm_sdk/", 9)) {
+			snprintf(path, sizeof(path), "%s/src/%s", base, f->path);
+			rc = sdist_add(s, &l, path, f->data, f->len);
+		}
+	}
+	snprintf(path, sizeof(path), "%s/src/", base);
+	if (!rc)
+		rc = tlist_push(&l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL);
+	snprintf(path, sizeof(path), "%s/src/rocm_sdk/", base);
+	if (!rc)
+		rc = tlist_push(&l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL);
+	if (!rc) {
+		qsort(l.v, l.n, sizeof(*l.v), cmp_member);
+		rc = rk_tar_layout_build(l.v, l.n, s->mtime, &tar);
+	}
+	if (!rc && !(raw = malloc(tar.size)))
+		rc = -ENOMEM;
+	if (!rc && vfs_layout_read(&src, raw, tar.size, 0) != (ssize_t)tar.size)
+		rc = -EIO;
+	if (!rc) {
+		struct libdeflate_compressor *c = libdeflate_alloc_compressor(9);
+		size_t bound = c ? libdeflate_gzip_compress_bound(c, tar.size) : 0;
+
+		if (!c || !(gz = malloc(bound)) ||
+		    !(gzlen = libdeflate_gzip_compress(c, raw, tar.size, gz, bound)))
+			rc = -ENOMEM;
+		libdeflate_free_compressor(c);
+	}
+	if (!rc) {
+		struct pysynth *ps = pysynth_push(s->out);
+
+		snprintf(path, sizeof(path), "%s.tar.gz", base);
+		if (!ps || !(ps->file = strdup(path)) || !(ps->from = strdup("rockfs rocm_sdk"))) {
+			rc = -ENOMEM;
+		} else {
+			ps->bytes = gz;
+			ps->size = gzlen;
+			gz = NULL;
+		}
+	}
+	free(gz);
+	free(raw);
+	rk_tar_layout_release(&tar);
+	tlist_release(&l);
+	rk_buf_release(&b);
+	return rc;
+}
+
+/* ---- the run ---- */
+
+/* Only what can sit in a Python string literal and a file name unquoted. */
+static int plain_word(const char *w)
+{
+	if (!*w)
+		return 0;
+	for (; *w; w++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+-_:!",
+			    *w))
+			return 0;
+	return 1;
+}
+
+/* Whether a failure of one package leaves the others worth serving. */
+static int recoverable(int rc)
+{
+	return rc && rc != -ENOMEM && rc != -ETIMEDOUT && rc != -ECANCELED;
+}
+
+int vfs_python_synth(struct rk_vfs *v, struct run *r, struct pysynth_set *out, struct rk_err *err)
+{
+	struct synth s = {.v = v, .r = r, .out = out, .err = err};
+	struct rk_manifest m;
+	struct utsname u;
+	char **bases = NULL;
+	size_t nbases = 0;
+	int rc = 0;
+	const char *platform = strrchr(r->cat->name, '-');
+
+	if (!v->cache || !platform || strcmp(platform, "-linux"))
+		return 0; /* wheels of Windows runs are not ELF trees */
+	if (vfs_run_manifest(v, r->dir, &m, NULL))
+		return 0;
+	if (!m.rocm_package_version || !plain_word(m.rocm_package_version) ||
+	    strlen(m.rocm_package_version) >= sizeof(s.version)) {
+		rk_warn("python: run '%s': no usable rocm_package_version in its manifest; no "
+			"packages synthesized",
+			r->cat->name);
+		rk_manifest_release(&m);
+		return 0;
+	}
+	snprintf(s.version, sizeof(s.version), "%s", m.rocm_package_version);
+	rk_manifest_release(&m);
+	snprintf(s.tag, sizeof(s.tag), "py3-none-linux_%s", uname(&u) ? "x86_64" : u.machine);
+	s.split = vfs_run_is_split(v, r);
+	if (!(s.families = calloc(r->cat->ntargets + 1, sizeof(char *))) ||
+	    !(bases = calloc(r->cat->ntargets + 1, sizeof(char *))))
+		rc = -ENOMEM;
+	for (size_t i = 0; !rc && i < r->cat->ntargets; i++) {
+		const char *t = r->cat->targets[i];
+		char base[64];
+
+		if (!strcmp(t, "generic") || !plain_word(t))
+			continue;
+		s.families[s.nfamilies++] = (char *)t;
+		if (s.split && rk_gpu_base_arch(t, base, sizeof(base)) > 0 &&
+		    (!nbases || strcmp(bases[nbases - 1], base)) &&
+		    !(bases[nbases++] = strdup(base)))
+			rc = -ENOMEM;
+	}
+	/* core first: the devel tree links to what the runtime wheels hold */
+	if (!rc && recoverable(rc = runtime_wheel(&s, PKG_CORE, NULL))) {
+		rk_warn("python: run '%s': rocm-sdk-core not synthesized: %s", r->cat->name,
+			rk_err_str(err, rc));
+		rk_err_clear(err);
+		rc = 0;
+	}
+	for (size_t i = 0; !rc && i < (s.split ? 1 : s.nfamilies); i++)
+		if (recoverable(rc = runtime_wheel(&s, PKG_LIBRARIES,
+						   s.split ? NULL : s.families[i]))) {
+			rk_warn("python: run '%s': rocm-sdk-libraries%s%s not synthesized: %s",
+				r->cat->name, s.split ? "" : "-", s.split ? "" : s.families[i],
+				rk_err_str(err, rc));
+			rk_err_clear(err);
+			rc = 0;
+		}
+	for (size_t i = 0; !rc && i < nbases; i++)
+		if (recoverable(rc = device_wheel(&s, bases[i]))) {
+			rk_warn("python: run '%s': rocm-sdk-device-%s not synthesized: %s",
+				r->cat->name, bases[i], rk_err_str(err, rc));
+			rk_err_clear(err);
+			rc = 0;
+		}
+	if (!rc && recoverable(rc = devel_wheel(&s))) {
+		rk_warn("python: run '%s': rocm-sdk-devel not synthesized: %s", r->cat->name,
+			rk_err_str(err, rc));
+		rk_err_clear(err);
+		rc = 0;
+	}
+	if (!rc && s.out->n)
+		rc = sdist(&s);
+	{
+		struct elfinfo *e, *t;
+		struct owned *o, *ot;
+
+		HASH_ITER(hh, s.elf, e, t) {
+			HASH_DEL(s.elf, e);
+			free(e);
+		}
+		HASH_ITER(hh, s.owned, o, ot) {
+			HASH_DEL(s.owned, o);
+			free(o->path);
+			free(o->owner);
+			free(o->soname_path);
+			free(o);
+		}
+	}
+	for (size_t i = 0; i < nbases; i++)
+		free(bases[i]);
+	free(bases);
+	free(s.families);
+	return rc;
+}

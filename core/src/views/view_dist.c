@@ -1,0 +1,184 @@
+/* view_dist.c: RUN/dist/<X>, one flattened install tree per GPU family or target (the
+ * flatten service, flatten.c, says which names and what each holds), and
+ * RUN/dist/.rockfs/<X>.conflicts, the paths two artifacts wrote differently. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "rk/log.h"
+#include "engine/vfs_int.h"
+
+#define NOTES_DIR ".rockfs"
+
+/* The view's state for a run: each tree's conflict list, once flattened. */
+struct dist_state {
+	pthread_mutex_t lock;
+	struct conflicts {
+		char *name, *text;
+	} *v;
+	size_t n;
+};
+
+extern const struct vfs_view vfs_view_dist;
+
+static int pop_dist(struct rk_vfs *v, struct node *dir, struct rk_err *err);
+static int pop_notes(struct rk_vfs *v, struct node *notes, struct rk_err *err);
+
+static int pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	struct run *r = vfs_node_run(dir);
+	void **slot = vfs_view_state(r, &vfs_view_dist);
+	struct dist_state *ds = calloc(1, sizeof(*ds));
+	struct node *root = vfs_tree_new(dir->name, dir->mode, dir->mtime);
+	char **names = NULL;
+	size_t n = 0;
+	int rc = ds && root ? vfs_dist_names(v, r, 0, &names, &n) : -ENOMEM;
+
+	(void)err;
+	for (size_t i = 0; !rc && i < n; i++) {
+		struct node *d = vfs_lazy_dir(root, names[i], pop_dist, dir->mtime);
+
+		if (d)
+			d->mode =
+				S_IFDIR | 0755; /* the root of an install tree, as mkdir makes it */
+		else
+			rc = -ENOMEM;
+	}
+	if (!rc && n && !vfs_lazy_dir(root, NOTES_DIR, pop_notes, dir->mtime))
+		rc = -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	if (rc) {
+		vfs_tree_free(root);
+		free(ds);
+		return rc;
+	}
+	pthread_mutex_init(&ds->lock, NULL);
+	*slot = ds; /* populated once per run: nothing else sets it */
+	return vfs_graft(v, dir, root);
+}
+
+/* Keep tree name's conflict list (taken over). */
+static int keep_conflicts(struct dist_state *ds, const char *name, char *text)
+{
+	struct conflicts *nv;
+	int rc = 0;
+
+	pthread_mutex_lock(&ds->lock);
+	if ((nv = realloc(ds->v, (ds->n + 1) * sizeof(*nv))) && (nv[ds->n].name = strdup(name))) {
+		nv[ds->n++].text = text;
+		text = NULL;
+	} else {
+		rc = -ENOMEM;
+	}
+	if (nv)
+		ds->v = nv;
+	pthread_mutex_unlock(&ds->lock);
+	free(text);
+	return rc;
+}
+
+/* Tree name's conflict list (a copy), or NULL (ENOMEM, or not flattened). */
+static char *get_conflicts(struct dist_state *ds, const char *name)
+{
+	char *text = NULL;
+
+	pthread_mutex_lock(&ds->lock);
+	for (size_t i = 0; i < ds->n; i++)
+		if (!strcmp(ds->v[i].name, name)) {
+			text = strdup(ds->v[i].text ? ds->v[i].text : "");
+			break;
+		}
+	pthread_mutex_unlock(&ds->lock);
+	return text;
+}
+
+static int pop_dist(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	struct run *r = vfs_node_run(dir);
+	struct dist_state *ds = *vfs_view_state(r, &vfs_view_dist);
+	struct node *root = vfs_tree_new(dir->name, dir->mode, dir->mtime);
+	unsigned nconflicts = 0;
+	char *conflicts = NULL;
+	int rc = root ? vfs_flatten(v, r, dir->name, 0, root, &conflicts, &nconflicts, err)
+		      : -ENOMEM;
+
+	if (rc) {
+		vfs_tree_free(root);
+		return rk_err_wrap(err, rc, "dist");
+	}
+	if ((rc = keep_conflicts(ds, dir->name, conflicts)) || (rc = vfs_graft(v, dir, root)))
+		return rc;
+	if (nconflicts)
+		rk_warn("run '%s': dist '%s': %u paths written by two artifacts with different "
+			"content (the later wins); see dist/" NOTES_DIR "/%s.conflicts",
+			r->cat->name, dir->name, nconflicts, dir->name);
+	return 0;
+}
+
+/* RUN/dist/.rockfs/: flattens every tree for its list. The directory RUN/dist/ is
+ * populated (its entries no longer change). */
+static int pop_notes(struct rk_vfs *v, struct node *notes, struct rk_err *err)
+{
+	struct node *dists = notes->parent;
+	struct dist_state *ds = *vfs_view_state(vfs_node_run(notes), &vfs_view_dist);
+	struct node *root = vfs_tree_new(notes->name, notes->mode, notes->mtime);
+	int rc = root ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !rc && i < dists->nents; i++) {
+		struct node *d = dists->order[i]->node;
+		char name[300];
+		struct node *n;
+
+		if (d->pop != pop_dist)
+			continue;
+		if ((rc = vfs_populate(v, d, err)))
+			break;
+		snprintf(name, sizeof(name), "%s.conflicts", d->name);
+		n = vfs_node_add(root, name, S_IFREG | 0444, notes->mtime);
+		if (!n || !(n->data = get_conflicts(ds, d->name)))
+			rc = -ENOMEM;
+		else {
+			n->src = SRC_BYTES;
+			n->size = strlen(n->data);
+		}
+	}
+	if (rc) {
+		vfs_tree_free(root);
+		return rc;
+	}
+	return vfs_graft(v, notes, root);
+}
+
+static void dist_free(void *state)
+{
+	struct dist_state *ds = state;
+
+	for (size_t i = 0; i < ds->n; i++) {
+		free(ds->v[i].name);
+		free(ds->v[i].text);
+	}
+	free(ds->v);
+	pthread_mutex_destroy(&ds->lock);
+	free(ds);
+}
+
+static int shown(const struct rk_run *cat)
+{
+	return cat->narts > 0;
+}
+
+const struct vfs_view vfs_view_dist = {
+	.name = "dist",
+	.readme = "  <run>/dist/<X>/        one flattened install tree (TheRock's artifact flatten)\n"
+		  "                         per GPU family or target X, and multiarch for kpack-split\n"
+		  "                         runs; paths two artifacts wrote differently are listed in\n"
+		  "                         <run>/dist/.rockfs/<X>.conflicts\n",
+	.shown = shown,
+	.populate = pop_dists,
+	.free = dist_free,
+};

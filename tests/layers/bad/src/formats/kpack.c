@@ -1,0 +1,1 @@
+#include "engine/vfs_int.h"

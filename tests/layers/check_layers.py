@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""check_layers.py: the core's dependency rule, checked (ctest: layers.*).
+
+core/src/ is layered (core/src/README.md); a file may include headers of its own layer
+and of the layers below it, never above:
+
+    util < formats < cache < store < catalog < engine < services < views
+
+Private headers are named by their folder ("engine/vfs_int.h"); public headers
+(core/include/rk/*.h) belong to the layer of the file that implements them (the
+table below). Also checked:
+  views:     never include another view's private headers, never touch the engine's
+             locks (v->tree, wait_lock, wait_cond) or pthread_rwlock_*;
+  services:  the same locks rule; no view header;
+  engine:    names no view (no view_* symbol, no views/ or services/ header).
+Usage: check_layers.py CORE_SRC_DIR CORE_INCLUDE_DIR [rule...]; exits 1 listing every
+violation as "file:line: what".
+"""
+import os
+import re
+import sys
+
+LAYERS = ["util", "formats", "cache", "store", "catalog", "engine", "services", "views"]
+RANK = {name: i for i, name in enumerate(LAYERS)}
+
+# Public headers -> layer (the layer of the .c that implements them).
+PUBLIC = {
+    "buf.h": "util", "err.h": "util", "log.h": "util", "hash.h": "util", "path.h": "util",
+    "size.h": "util", "compiler.h": "util", "splice.h": "util", "composite.h": "util",
+    "artifact.h": "formats", "bundle.h": "formats", "elf_info.h": "formats",
+    "gpu.h": "formats", "target.h": "formats", "index.h": "formats", "kpack.h": "formats",
+    "kpack_db.h": "formats", "kpack_elf.h": "formats", "manifest.h": "formats",
+    "wheel.h": "formats", "msgpack.h": "formats",
+    "cache.h": "cache", "ingest.h": "cache",
+    "store.h": "store", "remote.h": "store",
+    "catalog.h": "catalog",
+    "vfs.h": "engine",
+}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+ENGINE_LOCKS = re.compile(r"pthread_rwlock_\w+|->tree\b|\bwait_lock\b|\bwait_cond\b")
+VIEW_NAME = re.compile(r"\bvfs_view_(?!state\b)\w+|\bview_\w+\.h\b")
+
+
+def layer_of(path):
+    top = path.split("/", 1)[0]
+    return top if top in RANK else None
+
+
+def strip_comments(text):
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def main():
+    src, inc = sys.argv[1], sys.argv[2]
+    rules = set(sys.argv[3:]) or {"includes", "locks", "engine", "public"}
+    bad = []
+    for root, _, names in os.walk(src):
+        for name in sorted(names):
+            if not name.endswith((".c", ".h")):
+                continue
+            path = os.path.join(root, name)
+            rel = os.path.relpath(path, src)
+            mine = layer_of(rel)
+            if mine is None:
+                bad.append(f"{rel}:1: not in a layer folder ({', '.join(LAYERS)})")
+                continue
+            with open(path, encoding="utf-8") as f:
+                raw = f.read()
+            code = strip_comments(raw)
+            for no, line in enumerate(raw.splitlines(), 1):
+                m = INCLUDE.match(line)
+                if not m or "includes" not in rules:
+                    continue
+                hdr = m.group(1)
+                if hdr.startswith("rk/"):
+                    theirs = PUBLIC.get(hdr[3:])
+                    if theirs is None:
+                        bad.append(f"{rel}:{no}: {hdr} has no layer (add it to the table)")
+                        continue
+                else:
+                    theirs = layer_of(hdr)
+                    if theirs is None:
+                        bad.append(f"{rel}:{no}: \"{hdr}\": name private headers by folder")
+                        continue
+                if RANK[theirs] > RANK[mine]:
+                    bad.append(f"{rel}:{no}: {mine} includes {hdr} ({theirs}, above it)")
+                if mine == "views" and theirs == "views":
+                    own = os.path.dirname(rel)
+                    if os.path.dirname(hdr) != own or own == "views":
+                        bad.append(f"{rel}:{no}: a view includes another view's {hdr}")
+            for no, line in enumerate(code.splitlines(), 1):
+                if "locks" in rules and mine in ("views", "services") and ENGINE_LOCKS.search(line):
+                    bad.append(f"{rel}:{no}: {mine} touch the engine's locks: {line.strip()}")
+                if "engine" in rules and mine == "engine" and VIEW_NAME.search(line):
+                    bad.append(f"{rel}:{no}: the engine names a view: {line.strip()}")
+    # every public header is in the table
+    if "public" in rules:
+        for name in sorted(os.listdir(os.path.join(inc, "rk"))):
+            if name.endswith(".h") and name not in PUBLIC:
+                bad.append(f"include/rk/{name}:1: public header without a layer in check_layers.py")
+    for b in bad:
+        print(b)
+    if bad:
+        print(f"check_layers: {len(bad)} violation(s) of the dependency rule (core/src/README.md)")
+        return 1
+    print("check_layers: the dependency rule holds")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
