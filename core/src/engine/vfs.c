@@ -1,16 +1,21 @@
-/* vfs.c: the inode tree behind every view, lazy population, and archive states.
+/* vfs.c: the engine: the served inode tree (and the grafting of private trees views
+ * build), lazy population, the artifacts' life cycle (ingest threads, publish, wait,
+ * refill), file content, runs. It names no view: it walks vfs_views[]
+ * (views/view_registry.c). docs/internals/vfs.md explains it.
  *
- * Locks, in the order they may be taken:
+ * Locks, in the order they may be taken (all of them: docs/internals/vfs.md):
+ *   a->derived_lock    one computation of what a service derives from an artifact
  *   rk_tarz lock       one computation of a compressed tarball's pieces (tar_compress.c)
- *   rk_file lock       one open archive file's cached blob descriptor
- *   arch->refill       one re-ingest of an archive at a time
- *   v->tree (rwlock)   protects: v->inodes, every node's fields below "mutable"
- *   v->wait_lock       protects: node pop_state/pop_rc, arch state/rc/gen, v->active,
+ *   rk_file lock       one open file's cached blob descriptor
+ *   a->refill          one re-ingest of an artifact at a time
+ *   v->tree (rwlock)   protects: v->inodes, every served node's fields below "mutable"
+ *   v->wait_lock       protects: node pop_state/pop_rc, artifact state/rc/gen, v->active,
  *                      v->runs; v->wait_cond is broadcast on every change
- * v->tree and v->wait_lock are never held across store or cache I/O (populate
- * functions run with none held and take v->tree for writing only to insert nodes).
- * The three locks above them serialize work on one object and are held across its
- * I/O: readers of other files never wait for them. */
+ * v->tree and v->wait_lock are never held across store or cache I/O, nor together
+ * (populate functions run with none held; vfs_graft takes v->tree for writing to serve
+ * a private tree). The locks above them serialize work on one object and are held
+ * across its I/O: readers of other files never wait for them. Views and services never
+ * take v->tree or v->wait_lock. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -137,7 +142,7 @@ static struct node *node_alloc(struct node *dir, const char *name, uint32_t mode
 	n->mtime = mtime;
 	n->pop_state = PS_DONE;
 	if (dir)
-		n->arch = dir->arch;
+		n->artifact = dir->artifact;
 	return n;
 }
 
@@ -376,7 +381,7 @@ struct node *vfs_find_dir(struct node *root, const char *path)
 	return n && S_ISDIR(n->mode) ? n : NULL;
 }
 
-size_t vfs_owning_prefix(const struct arch *a, const char *path)
+size_t vfs_owning_prefix(const struct artifact *a, const char *path)
 {
 	for (size_t i = 0; i < a->nprefixes; i++) {
 		size_t n = strlen(a->prefixes[i]);
@@ -387,7 +392,7 @@ size_t vfs_owning_prefix(const struct arch *a, const char *path)
 	return a->nprefixes;
 }
 
-/* ---- archives ---- */
+/* ---- artifacts ---- */
 
 /* "dir/name", or "name" when dir is "": malloc'd. */
 static char *join_path(const char *dir, const char *name)
@@ -407,7 +412,7 @@ static void store_path(const struct run *r, const char *file, struct rk_buf *b, 
 
 /* Insert one member below a->root; staged >= 0 publishes a regular file whose blob is
  * not named yet, readable through a dup of staged. Caller holds v->tree for writing. */
-static int publish_locked(struct rk_vfs *v, struct arch *a, const struct rk_member *m, int staged)
+static int publish_locked(struct rk_vfs *v, struct artifact *a, const struct rk_member *m, int staged)
 {
 	char path[RK_INDEX_MAX_PATH + 1], *p = path, *slash;
 	struct node *dir = a->root, *n;
@@ -479,7 +484,7 @@ static int publish_locked(struct rk_vfs *v, struct arch *a, const struct rk_memb
 	return 0;
 }
 
-static void bump(struct rk_vfs *v, struct arch *a)
+static void bump(struct rk_vfs *v, struct artifact *a)
 {
 	pthread_mutex_lock(&v->wait_lock);
 	a->gen++;
@@ -489,7 +494,7 @@ static void bump(struct rk_vfs *v, struct arch *a)
 
 static int publish_cb(void *ctx, const struct rk_index *idx, size_t pos)
 {
-	struct arch *a = ctx;
+	struct artifact *a = ctx;
 	int rc;
 
 	pthread_rwlock_wrlock(&a->v->tree);
@@ -501,7 +506,7 @@ static int publish_cb(void *ctx, const struct rk_index *idx, size_t pos)
 
 static int staged_cb(void *ctx, const struct rk_member *m, int fd)
 {
-	struct arch *a = ctx;
+	struct artifact *a = ctx;
 	int rc;
 
 	pthread_rwlock_wrlock(&a->v->tree);
@@ -512,7 +517,7 @@ static int staged_cb(void *ctx, const struct rk_member *m, int fd)
 }
 
 /* The cache key of an archive and, from its sidecar, the expected sha256. */
-static int arch_key(struct rk_vfs *v, struct arch *a, char key[80], char expect[RK_SHA256_HEX],
+static int artifact_key(struct rk_vfs *v, struct artifact *a, char key[80], char expect[RK_SHA256_HEX],
 		    struct rk_err *err)
 {
 	struct rk_buf b = RK_BUF_INIT;
@@ -559,7 +564,7 @@ static int arch_key(struct rk_vfs *v, struct arch *a, char key[80], char expect[
 }
 
 /* Move the archive's prefixes (artifact_manifest.txt) from idx to a, for flattening. */
-static void keep_prefixes(struct arch *a, struct rk_index *idx)
+static void keep_prefixes(struct artifact *a, struct rk_index *idx)
 {
 	a->prefixes = idx->prefixes;
 	a->nprefixes = idx->nprefixes;
@@ -568,7 +573,7 @@ static void keep_prefixes(struct arch *a, struct rk_index *idx)
 }
 
 /* Publish a cached index. -ENOENT when there is none (or it was corrupt and removed). */
-static int arch_from_index(struct rk_vfs *v, struct arch *a, const char *key, struct rk_err *err)
+static int artifact_from_index(struct rk_vfs *v, struct artifact *a, const char *key, struct rk_err *err)
 {
 	struct rk_index idx = {0};
 	char rel[128], *data;
@@ -598,7 +603,7 @@ static int arch_from_index(struct rk_vfs *v, struct arch *a, const char *key, st
 }
 
 /* Stream a's archive through rk_ingest with these callbacks (ctx NULL: a itself). */
-static int arch_ingest(struct rk_vfs *v, struct arch *a, const char *expect,
+static int artifact_ingest(struct rk_vfs *v, struct artifact *a, const char *expect,
 		       rk_ingest_member_fn on_member, rk_ingest_staged_fn on_staged, void *ctx,
 		       struct rk_index *idx, struct rk_err *err)
 {
@@ -627,23 +632,23 @@ static int arch_ingest(struct rk_vfs *v, struct arch *a, const char *expect,
 	return rc;
 }
 
-static int arch_load(struct rk_vfs *v, struct arch *a, struct rk_err *err)
+static int artifact_load(struct rk_vfs *v, struct artifact *a, struct rk_err *err)
 {
 	char key[80], expect[RK_SHA256_HEX], rel[128];
 	struct rk_index idx = {0};
 	struct rk_buf out = RK_BUF_INIT;
 	int rc, lock;
 
-	if ((rc = arch_key(v, a, key, expect, err)))
+	if ((rc = artifact_key(v, a, key, expect, err)))
 		return rc;
-	rc = arch_from_index(v, a, key, err);
+	rc = artifact_from_index(v, a, key, err);
 	if (rc != -ENOENT)
 		return rc;
 	if ((rc = rk_cache_lock(v->cache, key, &lock, err)))
 		return rc;
-	rc = arch_from_index(v, a, key, err); /* another process may have just done it */
+	rc = artifact_from_index(v, a, key, err); /* another process may have just done it */
 	if (rc == -ENOENT) {
-		rc = arch_ingest(v, a, expect, publish_cb, staged_cb, NULL, &idx, err);
+		rc = artifact_ingest(v, a, expect, publish_cb, staged_cb, NULL, &idx, err);
 		if (!rc && !(rc = rk_index_serialize(&idx, &out))) {
 			snprintf(rel, sizeof(rel), "index/%s.rkix", key);
 			rc = rk_cache_put_file(v->cache, rel, out.buf, out.len, err);
@@ -657,9 +662,9 @@ static int arch_load(struct rk_vfs *v, struct arch *a, struct rk_err *err)
 	return rc;
 }
 
-static void *arch_thread(void *p)
+static void *artifact_thread(void *p)
 {
-	struct arch *a = p;
+	struct artifact *a = p;
 	struct rk_vfs *v = a->v;
 	struct rk_err err = RK_ERR_INIT;
 	int rc = -ECANCELED;
@@ -667,7 +672,7 @@ static void *arch_thread(void *p)
 	while (sem_wait(&v->jobs) && errno == EINTR)
 		;
 	if (!v->cancel)
-		rc = arch_load(v, a, &err);
+		rc = artifact_load(v, a, &err);
 	sem_post(&v->jobs);
 	if (rc && rc != -ECANCELED) {
 		v->n_failures++;
@@ -676,7 +681,7 @@ static void *arch_thread(void *p)
 			   a->run->cat->name, a->why);
 	}
 	pthread_mutex_lock(&v->wait_lock);
-	a->state = rc ? ARCH_FAILED : ARCH_DONE;
+	a->state = rc ? ART_FAILED : ART_DONE;
 	a->rc = rc;
 	a->transient = rc == -ETIMEDOUT;
 	a->gen++;
@@ -687,22 +692,22 @@ static void *arch_thread(void *p)
 }
 
 /* Start loading a's contents unless it has started. */
-int vfs_arch_start(struct rk_vfs *v, struct arch *a)
+int vfs_artifact_start(struct rk_vfs *v, struct artifact *a)
 {
 	int rc = 0;
 
 	pthread_mutex_lock(&v->wait_lock);
-	if (a->state == ARCH_IDLE || (a->state == ARCH_FAILED && a->transient)) {
+	if (a->state == ART_IDLE || (a->state == ART_FAILED && a->transient)) {
 		if (a->started) {
 			pthread_join(a->thread, NULL); /* it has finished: state is FAILED */
 			a->started = 0;
 		}
 		a->transient = 0;
-		a->state = ARCH_RUNNING;
+		a->state = ART_RUNNING;
 		v->active++;
-		rc = -pthread_create(&a->thread, NULL, arch_thread, a);
+		rc = -pthread_create(&a->thread, NULL, artifact_thread, a);
 		if (rc) {
-			a->state = ARCH_IDLE;
+			a->state = ART_IDLE;
 			v->active--;
 		} else {
 			a->started = 1;
@@ -712,23 +717,23 @@ int vfs_arch_start(struct rk_vfs *v, struct arch *a)
 	return rc;
 }
 
-int vfs_archs_wait(struct rk_vfs *v, struct arch **as, size_t n, struct rk_err *err)
+int vfs_artifacts_wait(struct rk_vfs *v, struct artifact **as, size_t n, struct rk_err *err)
 {
 	int rc = 0, busy;
 
 	for (size_t i = 0; i < n; i++)
-		if ((rc = vfs_arch_start(v, as[i])))
+		if ((rc = vfs_artifact_start(v, as[i])))
 			return rk_err_set(err, rc, "cannot start ingest: %s", strerror(-rc));
 	pthread_mutex_lock(&v->wait_lock);
 	do {
 		busy = 0;
 		for (size_t i = 0; i < n; i++)
-			busy |= as[i]->state == ARCH_RUNNING;
+			busy |= as[i]->state == ART_RUNNING;
 		if (busy)
 			pthread_cond_wait(&v->wait_cond, &v->wait_lock);
 	} while (busy);
 	for (size_t i = 0; i < n && !rc; i++)
-		if (as[i]->state == ARCH_FAILED)
+		if (as[i]->state == ART_FAILED)
 			rc = rk_err_set(err, -EIO, "artifact '%s' is unusable: %s",
 					as[i]->art->file, as[i]->why[0] ? as[i]->why : "cancelled");
 	pthread_mutex_unlock(&v->wait_lock);
@@ -754,7 +759,7 @@ static int refill_cb(void *ctx, const struct rk_index *idx, size_t pos)
 /* Re-create an archive's blobs after one (want) went missing or failed its hash, and
  * open want. seen: a->refills when the caller found it missing; if another thread has
  * refilled since, just open it. */
-static int arch_refill(struct rk_vfs *v, struct arch *a, unsigned seen, const char *want,
+static int artifact_refill(struct rk_vfs *v, struct artifact *a, unsigned seen, const char *want,
 		       uint64_t size, int *fd, struct rk_err *err)
 {
 	struct refill r = {v, want, size, -1};
@@ -770,9 +775,9 @@ static int arch_refill(struct rk_vfs *v, struct arch *a, unsigned seen, const ch
 		if (a->refill_fn) {
 			rc = a->refill_fn(v, a, err);
 		} else {
-			rc = arch_key(v, a, key, expect, err);
+			rc = artifact_key(v, a, key, expect, err);
 			if (!rc)
-				rc = arch_ingest(v, a, expect, refill_cb, NULL, &r, &idx, err);
+				rc = artifact_ingest(v, a, expect, refill_cb, NULL, &r, &idx, err);
 		}
 		rk_index_release(&idx);
 		a->refills++;
@@ -790,7 +795,7 @@ static int arch_refill(struct rk_vfs *v, struct arch *a, unsigned seen, const ch
 	return rc;
 }
 
-int vfs_arch_refill(struct rk_vfs *v, struct arch *a, const char *want, uint64_t size, int *fd,
+int vfs_artifact_refill(struct rk_vfs *v, struct artifact *a, const char *want, uint64_t size, int *fd,
 		    struct rk_err *err)
 {
 	unsigned seen;
@@ -803,16 +808,16 @@ int vfs_arch_refill(struct rk_vfs *v, struct arch *a, const char *want, uint64_t
 	/* someone may have refilled between the caller's miss and now: try first */
 	if (!rk_blob_open(v->cache, want, size, fd, NULL))
 		return 0;
-	return arch_refill(v, a, seen, want, size, fd, err);
+	return artifact_refill(v, a, seen, want, size, fd, err);
 }
 
-void vfs_arch_init(struct arch *a)
+void vfs_artifact_init(struct artifact *a)
 {
 	pthread_mutex_init(&a->refill, NULL);
 	pthread_mutex_init(&a->derived_lock, NULL);
 }
 
-void vfs_arch_release(struct arch *a)
+void vfs_artifact_release(struct artifact *a)
 {
 	for (size_t j = 0; j < a->nprefixes; j++)
 		free(a->prefixes[j]);
@@ -855,10 +860,10 @@ static int add_readme(struct rk_vfs *v, struct node *dir)
 	return rc;
 }
 
-static int pop_arch(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+static int pop_artifact(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
 	(void)err;
-	return vfs_arch_start(v, dir->arch);
+	return vfs_artifact_start(v, dir->artifact);
 }
 
 static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
@@ -873,10 +878,10 @@ static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	if ((rc = rk_run_load(v->store, dir->ctx ? dir->ctx : "", name, &cat, err)))
 		return rc;
 	r = calloc(1, sizeof(*r));
-	if (!r || !(r->archs = calloc(cat->narts + 1, sizeof(*r->archs))) ||
+	if (!r || !(r->artifacts = calloc(cat->narts + 1, sizeof(*r->artifacts))) ||
 	    !(r->vstate = calloc(vfs_nviews + 1, sizeof(*r->vstate)))) {
 		if (r)
-			free(r->archs);
+			free(r->artifacts);
 		free(r);
 		rk_run_free(cat);
 		return -ENOMEM;
@@ -914,20 +919,20 @@ static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 			rc = -ENOMEM;
 	}
 	for (size_t i = 0; !rc && i < cat->narts; i++) {
-		struct arch *a = &r->archs[i];
+		struct artifact *a = &r->artifacts[i];
 
 		a->v = v;
 		a->run = r;
 		a->art = &cat->arts[i];
-		vfs_arch_init(a);
-		a->root = served_lazy_dir(v, browse, cat->arts[i].stem, pop_arch,
+		vfs_artifact_init(a);
+		a->root = served_lazy_dir(v, browse, cat->arts[i].stem, pop_artifact,
 				       cat->arts[i].mtime_ns / 1000000000);
 		if (!a->root) {
 			rc = -ENOMEM;
 			break;
 		}
 		a->root->mode = S_IFDIR | 0755;
-		a->root->arch = a;
+		a->root->artifact = a;
 	}
 	pthread_rwlock_unlock(&v->tree);
 	return rc;
@@ -1021,18 +1026,18 @@ int vfs_populate(struct rk_vfs *v, struct node *n, struct rk_err *err)
 	return rc;
 }
 
-static int arch_transient(struct rk_vfs *v, struct arch *a)
+static int artifact_transient(struct rk_vfs *v, struct artifact *a)
 {
 	int t;
 
 	pthread_mutex_lock(&v->wait_lock);
-	t = a->state == ARCH_FAILED && a->transient;
+	t = a->state == ART_FAILED && a->transient;
 	pthread_mutex_unlock(&v->wait_lock);
 	return t;
 }
 
-/* Snapshot of an archive's state for waiters. */
-static void arch_state(struct rk_vfs *v, struct arch *a, int *state, uint64_t *gen)
+/* Snapshot of an artifact's state for waiters. */
+static void artifact_state(struct rk_vfs *v, struct artifact *a, int *state, uint64_t *gen)
 {
 	pthread_mutex_lock(&v->wait_lock);
 	*state = a->state;
@@ -1040,15 +1045,15 @@ static void arch_state(struct rk_vfs *v, struct arch *a, int *state, uint64_t *g
 	pthread_mutex_unlock(&v->wait_lock);
 }
 
-static void arch_wait(struct rk_vfs *v, struct arch *a, uint64_t gen)
+static void artifact_wait(struct rk_vfs *v, struct artifact *a, uint64_t gen)
 {
 	pthread_mutex_lock(&v->wait_lock);
-	while (a->state == ARCH_RUNNING && a->gen == gen)
+	while (a->state == ART_RUNNING && a->gen == gen)
 		pthread_cond_wait(&v->wait_cond, &v->wait_lock);
 	pthread_mutex_unlock(&v->wait_lock);
 }
 
-static int arch_eio(struct arch *a, struct rk_err *err)
+static int artifact_eio(struct artifact *a, struct rk_err *err)
 {
 	return rk_err_set(err, -EIO, "artifact '%s' is unusable: %s", a->art->file,
 			  a->why[0] ? a->why : "cancelled");
@@ -1126,7 +1131,7 @@ int rk_vfs_lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk
 {
 	struct node *dir, *n;
 	uint64_t gen = 0;
-	int rc, state = ARCH_DONE;
+	int rc, state = ART_DONE;
 
 	if ((rc = get_dir(v, parent, &dir, err)))
 		return rc;
@@ -1138,15 +1143,15 @@ int rk_vfs_lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk
 		return 0;
 	}
 	for (int retried = 0;;) {
-		if (dir->arch)
-			arch_state(v, dir->arch, &state, &gen);
-		if (state == ARCH_FAILED && !retried && arch_transient(v, dir->arch)) {
+		if (dir->artifact)
+			artifact_state(v, dir->artifact, &state, &gen);
+		if (state == ART_FAILED && !retried && artifact_transient(v, dir->artifact)) {
 			retried = 1; /* a network failure: try this archive once more */
-			if (!vfs_arch_start(v, dir->arch))
+			if (!vfs_artifact_start(v, dir->artifact))
 				continue;
 		}
-		if (state == ARCH_FAILED)
-			return arch_eio(dir->arch, err);
+		if (state == ART_FAILED)
+			return artifact_eio(dir->artifact, err);
 		pthread_rwlock_rdlock(&v->tree);
 		n = vfs_dent_find(dir, name);
 		if (n)
@@ -1161,9 +1166,9 @@ int rk_vfs_lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk
 		}
 		if (n)
 			return 0;
-		if (state != ARCH_RUNNING)
+		if (state != ART_RUNNING)
 			return -ENOENT;
-		arch_wait(v, dir->arch, gen);
+		artifact_wait(v, dir->artifact, gen);
 	}
 }
 
@@ -1213,23 +1218,23 @@ int rk_vfs_readdir(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn 
 		   struct rk_err *err)
 {
 	struct node *dir;
-	int rc, state = ARCH_DONE;
+	int rc, state = ART_DONE;
 	uint64_t gen;
 
 	if ((rc = get_dir(v, ino, &dir, err)))
 		return rc;
-	for (int retried = 0; dir->arch;) { /* a listing is only complete when the archive is */
-		arch_state(v, dir->arch, &state, &gen);
-		if (state == ARCH_FAILED && !retried && arch_transient(v, dir->arch)) {
+	for (int retried = 0; dir->artifact;) { /* a listing is only complete when the archive is */
+		artifact_state(v, dir->artifact, &state, &gen);
+		if (state == ART_FAILED && !retried && artifact_transient(v, dir->artifact)) {
 			retried = 1;
-			if (!vfs_arch_start(v, dir->arch))
+			if (!vfs_artifact_start(v, dir->artifact))
 				continue;
 		}
-		if (state == ARCH_FAILED)
-			return arch_eio(dir->arch, err);
-		if (state != ARCH_RUNNING)
+		if (state == ART_FAILED)
+			return artifact_eio(dir->artifact, err);
+		if (state != ART_RUNNING)
 			break;
-		arch_wait(v, dir->arch, gen);
+		artifact_wait(v, dir->artifact, gen);
 	}
 	pthread_rwlock_rdlock(&v->tree);
 	for (uint64_t i = off; i < dir->nents; i++) {
@@ -1295,15 +1300,15 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 	pthread_rwlock_unlock(&v->tree);
 	if (rc)
 		return rc;
-	if (n->arch) {
-		arch_state(v, n->arch, &state, &gen);
-		if (state == ARCH_FAILED)
-			return arch_eio(n->arch, err);
+	if (n->artifact) {
+		artifact_state(v, n->artifact, &state, &gen);
+		if (state == ART_FAILED)
+			return artifact_eio(n->artifact, err);
 	}
 	if (tarz && (rc = ensure_size(v, n, err)))
 		return rc;
-	if (n->arch || n->origin) {
-		struct arch *a = n->arch ? n->arch : n->origin;
+	if (n->artifact || n->origin) {
+		struct artifact *a = n->artifact ? n->artifact : n->origin;
 
 		if (a->source)
 			a = a->source;
@@ -1338,9 +1343,9 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 
 	if (src == SRC_BLOB) {
 		rc = rk_blob_open(v->cache, id, f->size, &f->fd, err);
-		if ((rc == -ENOENT || rc == -EBADMSG) && (n->arch || n->origin)) {
+		if ((rc == -ENOENT || rc == -EBADMSG) && (n->artifact || n->origin)) {
 			rk_err_clear(err);
-			rc = arch_refill(v, n->arch ? n->arch : n->origin, refills, id, f->size,
+			rc = artifact_refill(v, n->artifact ? n->artifact : n->origin, refills, id, f->size,
 					 &f->fd, err);
 		}
 		if (rc) {
@@ -1401,7 +1406,7 @@ static int seg_fd_locked(struct rk_file *f, const struct rk_tar_seg *s, struct r
 	f->blob_fd = -1;
 	rc = rk_blob_open(f->v->cache, s->u.blob, s->bsize, &f->blob_fd, err);
 	if ((rc == -ENOENT || rc == -EBADMSG) && s->origin)
-		rc = vfs_arch_refill(f->v, s->origin, s->u.blob, s->bsize, &f->blob_fd, err);
+		rc = vfs_artifact_refill(f->v, s->origin, s->u.blob, s->bsize, &f->blob_fd, err);
 	if (!rc)
 		memcpy(f->blob, s->u.blob, RK_SHA256_HEX);
 	return rc;
@@ -1686,7 +1691,7 @@ int rk_vfs_prefetch(struct rk_vfs *v, const char *name, rk_progress_fn progress,
 	r = dir->run;
 	for (size_t i = 0; i < r->cat->narts; i++) {
 		total += r->cat->arts[i].size;
-		if ((rc = vfs_arch_start(v, &r->archs[i])))
+		if ((rc = vfs_artifact_start(v, &r->artifacts[i])))
 			return rk_err_set(err, rc, "cannot start ingest: %s", strerror(-rc));
 	}
 	for (;;) {
@@ -1696,16 +1701,16 @@ int rk_vfs_prefetch(struct rk_vfs *v, const char *name, rk_progress_fn progress,
 
 		pthread_mutex_lock(&v->wait_lock);
 		for (size_t i = 0; i < r->cat->narts; i++) {
-			struct arch *a = &r->archs[i];
+			struct artifact *a = &r->artifacts[i];
 
-			if (a->state == ARCH_DONE || a->state == ARCH_FAILED) {
+			if (a->state == ART_DONE || a->state == ART_FAILED) {
 				finished++;
 				done += a->art->size;
 			} else {
 				done += RK_MIN(a->progress, a->art->size);
 			}
-			if (a->state == ARCH_FAILED && !rc)
-				rc = arch_eio(a, err);
+			if (a->state == ART_FAILED && !rc)
+				rc = artifact_eio(a, err);
 		}
 		if (finished == r->cat->narts) {
 			pthread_mutex_unlock(&v->wait_lock);
@@ -1857,9 +1862,9 @@ void rk_vfs_close(struct rk_vfs *v)
 				vfs_views[i]->stop(r->vstate[i]);
 	for (r = v->runs; r; r = r->next) {
 		for (size_t i = 0; i < r->cat->narts; i++) {
-			if (r->archs[i].started)
-				pthread_join(r->archs[i].thread, NULL);
-			vfs_arch_release(&r->archs[i]);
+			if (r->artifacts[i].started)
+				pthread_join(r->artifacts[i].thread, NULL);
+			vfs_artifact_release(&r->artifacts[i]);
 		}
 		for (size_t i = 0; i < vfs_nviews; i++)
 			if (r->vstate[i] && vfs_views[i]->free)
@@ -1871,7 +1876,7 @@ void rk_vfs_close(struct rk_vfs *v)
 	}
 	while ((r = v->runs)) {
 		v->runs = r->next;
-		free(r->archs);
+		free(r->artifacts);
 		free(r->vstate);
 		rk_run_free(r->cat);
 		free(r);

@@ -1,5 +1,6 @@
-/* vfs_int.h: the inode tree's internals, shared by vfs.c (tree, browse, runs) and the
- * view builders (view_dist.c). Locking rules are at the top of vfs.c. */
+/* vfs_int.h: the engine's contract with the services and views: nodes and private trees,
+ * artifacts, runs, the view table, and the services' entry points. Locking rules are at
+ * the top of vfs.c and in docs/internals/vfs.md. */
 #ifndef RK_VFS_INT_H
 #define RK_VFS_INT_H
 
@@ -19,7 +20,7 @@ struct rk_tarz;
  * named; node->fd reads them until the committer publishes the blob id. */
 enum src_kind { SRC_NONE, SRC_BYTES, SRC_BLOB, SRC_STORE, SRC_STAGED, SRC_TAR, SRC_TARZ };
 enum pop_state { PS_TODO, PS_RUNNING, PS_DONE };
-enum arch_state { ARCH_IDLE, ARCH_RUNNING, ARCH_DONE, ARCH_FAILED };
+enum artifact_state { ART_IDLE, ART_RUNNING, ART_DONE, ART_FAILED };
 
 struct node;
 struct rk_vfs;
@@ -36,18 +37,18 @@ struct dent {
 
 struct run {
 	struct rk_run *cat;
-	struct arch *archs; /* one per cat->arts[i] */
+	struct artifact *artifacts; /* one per cat->arts[i] */
 	struct node *dir; /* the run's directory */
 	void **vstate; /* per view (vfs_views order): its state for this run, or NULL */
 	struct run *next;
 };
 
-struct arch {
+struct artifact {
 	struct rk_vfs *v;
 	struct run *run;
 	const struct rk_artifact *art;
 	struct node *root; /* browse/<stem> */
-	int state; /* enum arch_state; v->wait_lock */
+	int state; /* enum artifact_state; v->wait_lock */
 	int rc;
 	int transient; /* failed on the network (-ETIMEDOUT): a later access tries again */
 	char why[256]; /* the failure, for every later EIO; written before state FAILED */
@@ -60,17 +61,17 @@ struct arch {
 	char **prefixes; /* artifact_manifest.txt lines, set before state DONE */
 	size_t nprefixes;
 	/* An artifact derived from another (a split output): its files come from source. */
-	struct arch *source;
+	struct artifact *source;
 	/* An artifact without an archive (a stored wheel): how to re-create the blobs of its
 	 * files after one went missing (NULL: ingest art again). */
-	int (*refill_fn)(struct rk_vfs *v, struct arch *a, struct rk_err *err);
+	int (*refill_fn)(struct rk_vfs *v, struct artifact *a, struct rk_err *err);
 	/* What a service derives from this artifact, computed once (kpack_split.c): the
 	 * value, how to free it, and how to re-create a blob it made that is not one of the
 	 * artifact's own files. derived_lock serializes computing it. */
 	pthread_mutex_t derived_lock;
 	void *derived;
 	void (*derived_free)(void *derived);
-	int (*derived_restore)(struct rk_vfs *v, struct arch *a, const char *want, uint64_t size,
+	int (*derived_restore)(struct rk_vfs *v, struct artifact *a, const char *want, uint64_t size,
 			       int *fd, struct rk_err *err);
 };
 
@@ -84,8 +85,8 @@ struct node {
 	uint8_t pop_transient; /* pop_rc is a network failure: a later access tries again */
 	char *ctx; /* POP_ORG/POP_RUN: store path */
 	struct run *run; /* run directories, once populated */
-	struct arch *arch; /* nodes inside browse/<stem> (and that root itself) */
-	struct arch *origin; /* dist nodes: the artifact whose file this is */
+	struct artifact *artifact; /* nodes inside browse/<stem> (and that root itself) */
+	struct artifact *origin; /* dist nodes: the artifact whose file this is */
 	struct rk_tar_layout *tar; /* SRC_TAR: the archive's layout (owned); SRC_TARZ: borrowed */
 	struct rk_tarz *tarz; /* SRC_TARZ: the compressed pieces (owned); size once ready */
 	/* mutable (v->tree): */
@@ -150,20 +151,20 @@ struct run *vfs_node_run(const struct node *n);
 /* Run n's populate function once, waiting if another thread is running it (no lock held). */
 int vfs_populate(struct rk_vfs *v, struct node *n, struct rk_err *err);
 
-/* Archives (no lock held). */
-int vfs_arch_start(struct rk_vfs *v, struct arch *a);
-/* Start every archive of as[0..n) and wait until none is running. Returns 0, or -EIO
+/* Artifacts (no lock held). */
+int vfs_artifact_start(struct rk_vfs *v, struct artifact *a);
+/* Start every artifact of as[0..n) and wait until none is running. Returns 0, or -EIO
  * (logged) when one of them failed. */
-int vfs_archs_wait(struct rk_vfs *v, struct arch **as, size_t n, struct rk_err *err);
+int vfs_artifacts_wait(struct rk_vfs *v, struct artifact **as, size_t n, struct rk_err *err);
 /* Initialize the locks of a (zeroed) artifact; release what it owns (prefixes, derived). */
-void vfs_arch_init(struct arch *a);
-void vfs_arch_release(struct arch *a);
+void vfs_artifact_init(struct artifact *a);
+void vfs_artifact_release(struct artifact *a);
 /* Re-create a's blobs after want went missing, and open want (see vfs.c). */
-int vfs_arch_refill(struct rk_vfs *v, struct arch *a, const char *want, uint64_t size, int *fd,
+int vfs_artifact_refill(struct rk_vfs *v, struct artifact *a, const char *want, uint64_t size, int *fd,
 		    struct rk_err *err);
 /* The index of the first prefix of a containing path (TheRock assigns members that way),
  * or a->nprefixes. */
-size_t vfs_owning_prefix(const struct arch *a, const char *path);
+size_t vfs_owning_prefix(const struct artifact *a, const char *path);
 
 /* The run's manifest (store manifests/ or base_lib_generic). */
 struct rk_manifest;
@@ -211,7 +212,7 @@ int vfs_flatten(struct rk_vfs *v, struct run *r, const char *x, int release, str
 		char **conflicts, unsigned *nconflicts, struct rk_err *err);
 /* Flatten the artifacts as[0..n) (any set; ingested here, sorted into flatten order) into
  * private root. */
-int vfs_flatten_archs(struct rk_vfs *v, struct arch **as, size_t n, struct node *root,
+int vfs_flatten_artifacts(struct rk_vfs *v, struct artifact **as, size_t n, struct node *root,
 		      struct rk_err *err);
 
 /* kpack_split.c: rocm-kpack's split of one artifact (kpack-format.md section 4.2). */
@@ -220,7 +221,7 @@ int vfs_flatten_archs(struct rk_vfs *v, struct arch **as, size_t n, struct node 
  * "<name>_<component>"); relkeys: kernel names and TOC keys relative to the prefix,
  * source_prefix "" (rocm-kpack's wheel splitter) instead of "<prefix>/<rel>". The same
  * artifact is always split with the same group and relkeys. */
-int vfs_kpack_split(struct rk_vfs *v, struct arch *a, const char *group, int relkeys,
-		    struct arch ***outs, size_t *nouts, struct rk_err *err);
+int vfs_kpack_split(struct rk_vfs *v, struct artifact *a, const char *group, int relkeys,
+		    struct artifact ***outs, size_t *nouts, struct rk_err *err);
 
 #endif

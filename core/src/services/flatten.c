@@ -35,7 +35,7 @@
 
 #define MULTIARCH "multiarch"
 
-static int is_generic(const struct arch *a)
+static int is_generic(const struct artifact *a)
 {
 	return !strcmp(a->art->an.target, "generic");
 }
@@ -132,7 +132,7 @@ int vfs_dist_names(struct rk_vfs *v, struct run *r, int release, char ***out, si
 }
 
 /* Whether artifact a goes into tree x. */
-static int selected(const struct arch *a, const char *x)
+static int selected(const struct artifact *a, const char *x)
 {
 	return is_generic(a) || !strcmp(x, MULTIARCH) || rk_gpu_family_has(x, a->art->an.target);
 }
@@ -152,7 +152,7 @@ static int is_split_target(struct rk_vfs *v, struct run *r, const char *x)
 /* The generic artifacts first, then the others, each by name (the flatten order). */
 static int cmp_flatten_order(const void *x, const void *y)
 {
-	const struct arch *a = *(struct arch *const *)x, *b = *(struct arch *const *)y;
+	const struct artifact *a = *(struct artifact *const *)x, *b = *(struct artifact *const *)y;
 
 	if (is_generic(a) != is_generic(b))
 		return is_generic(b) - is_generic(a);
@@ -162,15 +162,15 @@ static int cmp_flatten_order(const void *x, const void *y)
 /* Replace the family artifacts in as[0..*n) by the outputs of their split that belong
  * in tree x: the generic output and the outputs whose base arch is x. Each <name>_
  * <component> is taken from its first family only. */
-static int add_split_outputs(struct rk_vfs *v, struct arch ***as, size_t *n, const char *x,
+static int add_split_outputs(struct rk_vfs *v, struct artifact ***as, size_t *n, const char *x,
 			     struct rk_err *err)
 {
 	size_t m = *n, cap = *n;
-	struct arch **v2 = NULL;
+	struct artifact **v2 = NULL;
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < m; i++) {
-		struct arch *a = (*as)[i], **outs;
+		struct artifact *a = (*as)[i], **outs;
 		size_t nouts;
 		char base[64];
 
@@ -219,7 +219,7 @@ struct linkmap {
 struct flatten {
 	struct rk_vfs *v;
 	struct node *root; /* the tree's root */
-	struct arch *a;
+	struct artifact *a;
 	const char *prefix; /* the prefix being walked */
 	size_t prefix_index;
 	struct rk_buf conflicts;
@@ -393,7 +393,7 @@ static int walk(struct flatten *f, const struct node *b, struct node *d, struct 
 	return rc;
 }
 
-static int flatten_arch(struct flatten *f, struct arch *a)
+static int flatten_artifact(struct flatten *f, struct artifact *a)
 {
 	struct rk_buf mpath = RK_BUF_INIT, rel = RK_BUF_INIT;
 	struct linkmap *lm, *tmp;
@@ -421,14 +421,14 @@ static int flatten_arch(struct flatten *f, struct arch *a)
 }
 
 /* Flatten as[0..n) (ingested, in flatten order) into root. */
-static int flatten_list(struct rk_vfs *v, struct arch **as, size_t n, struct node *root,
+static int flatten_list(struct rk_vfs *v, struct artifact **as, size_t n, struct node *root,
 			char **conflicts, unsigned *nconflicts)
 {
 	struct flatten f = {.v = v, .root = root, .conflicts = RK_BUF_INIT};
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < n; i++)
-		rc = flatten_arch(&f, as[i]);
+		rc = flatten_artifact(&f, as[i]);
 	bury(&f);
 	if (!rc && conflicts && !(*conflicts = rk_buf_detach(&f.conflicts, NULL)))
 		rc = -ENOMEM;
@@ -441,7 +441,7 @@ static int flatten_list(struct rk_vfs *v, struct arch **as, size_t n, struct nod
 int vfs_flatten(struct rk_vfs *v, struct run *r, const char *x, int release, struct node *root,
 		char **conflicts, unsigned *nconflicts, struct rk_err *err)
 {
-	struct arch **as = calloc(r->cat->narts + 1, sizeof(*as));
+	struct artifact **as = calloc(r->cat->narts + 1, sizeof(*as));
 	int split_target = !release && is_split_target(v, r, x);
 	size_t n = 0;
 	int rc;
@@ -450,7 +450,7 @@ int vfs_flatten(struct rk_vfs *v, struct run *r, const char *x, int release, str
 		return -ENOMEM;
 	for (int generic = 1; generic >= 0; generic--)
 		for (size_t i = 0; i < r->cat->narts; i++) {
-			struct arch *a = &r->archs[i];
+			struct artifact *a = &r->artifacts[i];
 
 			/* build_tarballs.py: --exclude-components=test --exclude-artifacts=fftw3 */
 			if (release && (!strcmp(a->art->an.component, "test") ||
@@ -461,7 +461,7 @@ int vfs_flatten(struct rk_vfs *v, struct run *r, const char *x, int release, str
 					  : selected(a, x)))
 				as[n++] = a;
 		}
-	rc = vfs_archs_wait(v, as, n, err);
+	rc = vfs_artifacts_wait(v, as, n, err);
 	if (!rc && split_target)
 		rc = add_split_outputs(v, &as, &n, x, err);
 	if (rc) {
@@ -473,10 +473,10 @@ int vfs_flatten(struct rk_vfs *v, struct run *r, const char *x, int release, str
 	return rc;
 }
 
-int vfs_flatten_archs(struct rk_vfs *v, struct arch **as, size_t n, struct node *root,
+int vfs_flatten_artifacts(struct rk_vfs *v, struct artifact **as, size_t n, struct node *root,
 		      struct rk_err *err)
 {
-	int rc = vfs_archs_wait(v, as, n, err);
+	int rc = vfs_artifacts_wait(v, as, n, err);
 
 	if (!rc) {
 		qsort(as, n, sizeof(*as), cmp_flatten_order);

@@ -3,7 +3,7 @@
  * stored fat wheels) (kpack-format.md section 4.2).
  *
  * A legacy artifact <P>_<family> (fat host binaries) splits into outputs that are
- * artifacts of their own, "struct arch" objects with a tree but no archive:
+ * artifacts of their own, "struct artifact" objects with a tree but no archive:
  *   <P>_generic  every file except database files; each fat host binary rewritten
  *                (rk/kpack_elf.h) to point at its .kpack archives;
  *   <P>_<arch>   <first sorted prefix with kernels>/.kpack/<P>_<arch>.kpack holding the
@@ -47,7 +47,7 @@
 
 /* One output of a split: a synthesized artifact. */
 struct out {
-	struct arch a; /* a.art = &art, a.root, a.prefixes; state DONE */
+	struct artifact a; /* a.art = &art, a.root, a.prefixes; state DONE */
 	struct rk_artifact art;
 	char key[RK_TARGET_MAX]; /* "" for generic, else the arch */
 };
@@ -64,7 +64,7 @@ struct zarchive {
 };
 
 /* The .kpack archive of one arch, between prepare_archives and build_outputs. */
-struct archive {
+struct kpack_archive {
 	char arch[RK_TARGET_MAX];
 	const char *prefix; /* the first prefix (sorted) with code objects for it */
 	int64_t mtime; /* the newest of the binaries it holds code objects of */
@@ -79,7 +79,7 @@ struct payload {
 };
 
 struct kpack_split {
-	struct arch **outs; /* struct out's first member */
+	struct artifact **outs; /* struct out's first member */
 	size_t nouts;
 	struct payload *pay; /* for restore */
 	size_t npay;
@@ -117,7 +117,7 @@ struct source {
 
 struct split {
 	struct rk_vfs *v;
-	struct arch *a;
+	struct artifact *a;
 	int64_t mtime; /* the run directory's: of the outputs' roots */
 	int relkeys; /* vfs_kpack_split's relkeys */
 	char group[2 * RK_ARTIFACT_FIELD + 2]; /* "<name>_<component>" */
@@ -130,7 +130,7 @@ struct split {
 	struct payload *pay;
 	size_t npay;
 	struct rk_tar_layout **layouts; /* per entry: the rewritten binary, or NULL */
-	struct archive *ar;
+	struct kpack_archive *ar;
 	size_t nar;
 	struct out **outs;
 	size_t nouts;
@@ -212,7 +212,7 @@ static int add_source(struct split *s, const char *id, uint64_t size, size_t *id
 
 /* The splice of a rewritten binary (source 0 = blob) as a segment list. Also used for
  * .kpack archives, whose sources are s->src. */
-static int to_layout(const struct rk_splice *sp, const struct source *srcs, struct arch *origin,
+static int to_layout(const struct rk_splice *sp, const struct source *srcs, struct artifact *origin,
 		     struct rk_tar_layout **out)
 {
 	struct rk_tar_layout *l = calloc(1, sizeof(*l));
@@ -513,7 +513,7 @@ static int classify(struct split *s, size_t i, struct rk_err *err)
 		return 0;
 	rc = rk_blob_open(s->v->cache, e->data, e->size, &fd, err);
 	if (rc == -ENOENT || rc == -EBADMSG)
-		rc = vfs_arch_refill(s->v, s->a, e->data, e->size, &fd, err);
+		rc = vfs_artifact_refill(s->v, s->a, e->data, e->size, &fd, err);
 	if (rc)
 		return rc;
 	img = mmap(NULL, e->size, PROT_READ, MAP_SHARED, fd, 0);
@@ -552,9 +552,9 @@ static struct out *get_out(struct split *s, const char *key)
 	o->a.v = s->v;
 	o->a.run = s->a->run;
 	o->a.art = &o->art;
-	o->a.state = ARCH_DONE;
+	o->a.state = ART_DONE;
 	o->a.source = s->a;
-	vfs_arch_init(&o->a);
+	vfs_artifact_init(&o->a);
 	s->outs[s->nouts++] = o;
 	if (!o->art.stem)
 		return NULL;
@@ -689,7 +689,7 @@ static int out_manifest(struct split *s, struct out *o)
 /* Reads code objects for the zstd scheme from their blobs, opened as needed. */
 struct src_reader {
 	struct rk_vfs *v;
-	struct arch *a; /* the artifact: refills */
+	struct artifact *a; /* the artifact: refills */
 	const struct source *src;
 	int *fd;
 };
@@ -704,7 +704,7 @@ static ssize_t read_source(void *ctx, uint32_t src, void *buf, size_t n, uint64_
 		int rc = rk_blob_open(r->v->cache, so->id, so->size, &r->fd[src], NULL);
 
 		if (rc == -ENOENT || rc == -EBADMSG)
-			rc = vfs_arch_refill(r->v, r->a, so->id, so->size, &r->fd[src], NULL);
+			rc = vfs_artifact_refill(r->v, r->a, so->id, so->size, &r->fd[src], NULL);
 		if (rc)
 			return rc;
 	}
@@ -740,7 +740,7 @@ static int zarchive_key(const struct zarchive *z, char key[RK_SHA256_HEX])
 }
 
 /* Find or build archive z's blob (z->id, z->size). */
-static int zarchive_make(struct rk_vfs *v, struct arch *a, struct zarchive *z, struct rk_err *err)
+static int zarchive_make(struct rk_vfs *v, struct artifact *a, struct zarchive *z, struct rk_err *err)
 {
 	struct rk_splice sp = RK_SPLICE_INIT;
 	struct rk_blob_writer *w = NULL;
@@ -815,7 +815,7 @@ static int prepare_archives(struct split *s, struct rk_err *err)
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < s->nk; i++) {
-		struct archive *ar;
+		struct kpack_archive *ar;
 		struct rk_kpack_kernel *kk;
 		size_t n = 0, j;
 
@@ -883,7 +883,7 @@ static int prepare_archives(struct split *s, struct rk_err *err)
 }
 
 /* Place archive ar into its output. */
-static int add_kpack(struct split *s, struct archive *ar)
+static int add_kpack(struct split *s, struct kpack_archive *ar)
 {
 	struct out *o = get_out(s, ar->arch);
 	struct rk_buf path = RK_BUF_INIT;
@@ -940,7 +940,7 @@ static int cmp_out(const void *x, const void *y)
 static void free_out(struct out *o)
 {
 	vfs_tree_free(o->a.root); /* unless a view serves it */
-	vfs_arch_release(&o->a);
+	vfs_artifact_release(&o->a);
 	free(o->art.stem);
 	free(o);
 }
@@ -969,7 +969,7 @@ static void split_release(struct split *s)
 	free(s->layouts);
 }
 
-static int do_split(struct rk_vfs *v, struct arch *a, const char *group, int relkeys,
+static int do_split(struct rk_vfs *v, struct artifact *a, const char *group, int relkeys,
 		    struct kpack_split *ks, struct rk_err *err)
 {
 	struct split s = {.v = v, .a = a, .mtime = a->run->dir->mtime, .relkeys = relkeys};
@@ -980,7 +980,7 @@ static int do_split(struct rk_vfs *v, struct arch *a, const char *group, int rel
 		snprintf(s.group, sizeof(s.group), "%s", group);
 	else
 		snprintf(s.group, sizeof(s.group), "%s_%s", a->art->an.name, a->art->an.component);
-	if ((rc = vfs_archs_wait(v, &a, 1, err)))
+	if ((rc = vfs_artifacts_wait(v, &a, 1, err)))
 		return rc;
 	/* a's tree is immutable now that it is DONE */
 	for (size_t i = 0; !rc && i < a->nprefixes; i++) {
@@ -1013,7 +1013,7 @@ static int do_split(struct rk_vfs *v, struct arch *a, const char *group, int rel
 	if (s.nouts)
 		qsort(s.outs, s.nouts, sizeof(*s.outs), cmp_out);
 	/* on failure the caller frees the outputs */
-	ks->outs = (struct arch **)s.outs;
+	ks->outs = (struct artifact **)s.outs;
 	ks->nouts = s.nouts;
 	ks->pay = s.pay;
 	ks->npay = s.npay;
@@ -1046,11 +1046,11 @@ static void split_free(void *p)
 	free(ks);
 }
 
-static int restore(struct rk_vfs *v, struct arch *a, const char *want, uint64_t size, int *fd,
+static int restore(struct rk_vfs *v, struct artifact *a, const char *want, uint64_t size, int *fd,
 		   struct rk_err *err);
 
-int vfs_kpack_split(struct rk_vfs *v, struct arch *a, const char *group, int relkeys,
-		    struct arch ***outs, size_t *nouts, struct rk_err *err)
+int vfs_kpack_split(struct rk_vfs *v, struct artifact *a, const char *group, int relkeys,
+		    struct artifact ***outs, size_t *nouts, struct rk_err *err)
 {
 	struct kpack_split *ks;
 	int rc = 0;
@@ -1080,7 +1080,7 @@ int vfs_kpack_split(struct rk_vfs *v, struct arch *a, const char *group, int rel
 
 /* Re-create blob want (evicted from the cache): a decompressed bundle, from the binary
  * it came from, or a zstd archive, compressed again. */
-static int restore(struct rk_vfs *v, struct arch *a, const char *want, uint64_t size, int *fd,
+static int restore(struct rk_vfs *v, struct artifact *a, const char *want, uint64_t size, int *fd,
 		   struct rk_err *err)
 {
 	struct payload p = {0};
@@ -1111,7 +1111,7 @@ static int restore(struct rk_vfs *v, struct arch *a, const char *want, uint64_t 
 		return rk_err_set(err, -ENOENT, "blob %.12s: not in the cache", want);
 	rc = rk_blob_open(v->cache, p.host, p.host_size, &hfd, err);
 	if (rc == -ENOENT || rc == -EBADMSG)
-		rc = vfs_arch_refill(v, a, p.host, p.host_size, &hfd, err);
+		rc = vfs_artifact_refill(v, a, p.host, p.host_size, &hfd, err);
 	if (rc)
 		return rc;
 	img = mmap(NULL, p.host_size, PROT_READ, MAP_SHARED, hfd, 0);

@@ -15,7 +15,7 @@
 #include "engine/vfs_int.h"
 
 /* List split output o in root (the kpack directory being built). */
-static int link_out(struct node *root, struct arch *o)
+static int link_out(struct node *root, struct artifact *o)
 {
 	if (vfs_dent_find(root, o->art->stem))
 		return 0; /* an earlier family has it */
@@ -44,7 +44,7 @@ static int pop_kpack(struct rk_vfs *v, struct node *kd, struct rk_err *err)
 	}
 	/* ingest every artifact to split at once (in parallel, jobs at a time); a failed
 	 * one is reported by its split below */
-	struct arch **as = calloc(r->cat->narts + 1, sizeof(*as));
+	struct artifact **as = calloc(r->cat->narts + 1, sizeof(*as));
 	size_t nas = 0;
 
 	if (!as) {
@@ -52,12 +52,12 @@ static int pop_kpack(struct rk_vfs *v, struct node *kd, struct rk_err *err)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < r->cat->narts; i++)
-		if (strcmp(r->archs[i].art->an.target, "generic"))
-			as[nas++] = &r->archs[i];
-	vfs_archs_wait(v, as, nas, NULL);
+		if (strcmp(r->artifacts[i].art->an.target, "generic"))
+			as[nas++] = &r->artifacts[i];
+	vfs_artifacts_wait(v, as, nas, NULL);
 	free(as);
 	for (size_t i = 0; rc != -ENOMEM && i < r->cat->narts; i++) {
-		struct arch *a = &r->archs[i], **outs;
+		struct artifact *a = &r->artifacts[i], **outs;
 		size_t n;
 		struct rk_err e = RK_ERR_INIT;
 

@@ -12,7 +12,7 @@ struct pyset;
 /* The view's state for one run (*vfs_view_state). */
 struct pystate {
 	struct pyset *set; /* the packages of python/, once populated (view_python.c) */
-	struct arch **wheels; /* stored fat wheels split (view_python_split.c), owned */
+	struct artifact **wheels; /* stored fat wheels split (view_python_split.c), owned */
 	size_t nwheels;
 };
 /* Free the split wheels' artifacts of ps (after the inodes). */

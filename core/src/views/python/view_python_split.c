@@ -16,7 +16,7 @@
  *
  * The stored wheel's members are extracted once into cache blobs; the member list is kept
  * as pyhash/members-<key> (key: store id, path, size, mtime), so a remount extracts
- * nothing. The platform directory becomes an artifact without an archive (a struct arch
+ * nothing. The platform directory becomes an artifact without an archive (a struct artifact
  * whose tree is those blobs) and goes through view_kpack.c's split, with the wheel
  * splitter's naming: group "rocm_sdk_libraries", kernel names relative to the platform
  * directory. The split's outputs (blobs, rewritten binaries and .kpack archives as
@@ -44,8 +44,8 @@
 #define SPLIT_MTIME 315532800 /* 1980-01-01T00:00:00Z */
 
 /* A stored fat wheel as an artifact: the arch is the first member (outputs point at it). */
-struct pywheel_arch {
-	struct arch a;
+struct pywheel_artifact {
+	struct artifact a;
 	struct rk_artifact art;
 	char *store_path;
 	uint64_t size;
@@ -85,7 +85,7 @@ static int blob_write(void *ctx, const void *buf, size_t n)
 	return rk_blob_write(ctx, buf, n, NULL);
 }
 
-static int record_rel(struct rk_vfs *v, const struct pywheel_arch *w, char rel[128])
+static int record_rel(struct rk_vfs *v, const struct pywheel_artifact *w, char rel[128])
 {
 	return vfs_pyhash_rel(v, "members-", w->store_path, w->size, w->mtime_ns, rel);
 }
@@ -141,7 +141,7 @@ static int load_members(struct rk_vfs *v, const char *rel, struct members *m)
 }
 
 /* Extract every file member of the stored wheel into blobs (and remember the list). */
-static int ingest(struct rk_vfs *v, struct pywheel_arch *w, struct members *m, int force,
+static int ingest(struct rk_vfs *v, struct pywheel_artifact *w, struct members *m, int force,
 		  struct rk_err *err)
 {
 	struct rk_wheel_member *zm = NULL;
@@ -211,10 +211,10 @@ static int ingest(struct rk_vfs *v, struct pywheel_arch *w, struct members *m, i
 }
 
 /* refill_fn: a blob of the wheel went missing; extract the wheel again. */
-static int wheel_refill(struct rk_vfs *v, struct arch *a, struct rk_err *err)
+static int wheel_refill(struct rk_vfs *v, struct artifact *a, struct rk_err *err)
 {
 	struct members m = {0};
-	int rc = ingest(v, (struct pywheel_arch *)a, &m, 1, err);
+	int rc = ingest(v, (struct pywheel_artifact *)a, &m, 1, err);
 
 	members_release(&m);
 	return rc;
@@ -250,7 +250,7 @@ static struct node *mkdirs(struct node *root, const char *path, const char **bas
 }
 
 /* The platform directory's files as the arch's tree (private, the wheel's own). */
-static int build_tree(struct pywheel_arch *w, const struct members *m, int64_t mtime,
+static int build_tree(struct pywheel_artifact *w, const struct members *m, int64_t mtime,
 		      struct rk_err *err)
 {
 	size_t plen = strlen(w->prefix);
@@ -299,7 +299,7 @@ static int build_tree(struct pywheel_arch *w, const struct members *m, int64_t m
 
 struct splitwheels {
 	struct rk_vfs *v;
-	struct pywheel_arch *w;
+	struct pywheel_artifact *w;
 	const char *version, *tag;
 	char from[600];
 	int64_t mtime;
@@ -311,7 +311,7 @@ struct splitwheels {
  * _rocm_sdk_libraries/<rel>; links (device wheels): their .devel_links entries. Tree
  * lock held. */
 static int add_tree(struct pywheel *p, const struct node *dir, struct rk_buf *rel,
-		    struct rk_buf *links, struct arch *origin)
+		    struct rk_buf *links, struct artifact *origin)
 {
 	size_t len = rel->len;
 	int rc = 0;
@@ -352,7 +352,7 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int host_wheel(struct splitwheels *sw, struct arch *g, const struct members *m,
+static int host_wheel(struct splitwheels *sw, struct artifact *g, const struct members *m,
 		      char **arches, size_t narches)
 {
 	struct pywheel *p = pywheel_new();
@@ -412,7 +412,7 @@ static int host_wheel(struct splitwheels *sw, struct arch *g, const struct membe
 }
 
 /* The device wheel of base target t: every arch output whose base is t. */
-static int device_wheel(struct splitwheels *sw, const char *t, struct arch **outs, size_t nouts)
+static int device_wheel(struct splitwheels *sw, const char *t, struct artifact **outs, size_t nouts)
 {
 	struct pywheel *p = pywheel_new();
 	struct rk_buf rel = RK_BUF_INIT, links = RK_BUF_INIT, json = RK_BUF_INIT;
@@ -469,11 +469,11 @@ static int device_wheel(struct splitwheels *sw, const char *t, struct arch **out
 
 /* ---- one stored wheel ---- */
 
-static void pywheel_arch_free(struct pywheel_arch *w)
+static void pywheel_artifact_free(struct pywheel_artifact *w)
 {
 	if (!w)
 		return;
-	vfs_arch_release(&w->a); /* its split first: the outputs link nothing of the tree */
+	vfs_artifact_release(&w->a); /* its split first: the outputs link nothing of the tree */
 	vfs_tree_free(w->a.root);
 	free(w->art.file);
 	free(w->art.stem);
@@ -485,7 +485,7 @@ static void pywheel_arch_free(struct pywheel_arch *w)
 void vfs_python_split_free(struct pystate *ps)
 {
 	for (size_t i = 0; i < ps->nwheels; i++)
-		pywheel_arch_free((struct pywheel_arch *)ps->wheels[i]);
+		pywheel_artifact_free((struct pywheel_artifact *)ps->wheels[i]);
 	free(ps->wheels);
 	ps->wheels = NULL;
 	ps->nwheels = 0;
@@ -518,9 +518,9 @@ static int wheel_fields(const char *file, char *dist, char *version, char *tag, 
 static int split_one(struct rk_vfs *v, struct run *r, struct pystate *ps,
 		     const struct pystored *st, struct pysynth_set *out, struct rk_err *err)
 {
-	struct pywheel_arch *w = calloc(1, sizeof(*w));
+	struct pywheel_artifact *w = calloc(1, sizeof(*w));
 	struct members m = {0};
-	struct arch **outs = NULL, **grow;
+	struct artifact **outs = NULL, **grow;
 	char dist[200], version[200], tag[200], **arches = NULL, **bases = NULL;
 	size_t nouts = 0, narches = 0, nbases = 0;
 	/* every time in the split wheels is the zip epoch: the stored wheel's own mtime is
@@ -531,9 +531,9 @@ static int split_one(struct rk_vfs *v, struct run *r, struct pystate *ps,
 
 	if (!w)
 		return -ENOMEM;
-	vfs_arch_init(&w->a);
+	vfs_artifact_init(&w->a);
 	if (!(grow = realloc(ps->wheels, (ps->nwheels + 1) * sizeof(*grow)))) {
-		pywheel_arch_free(w);
+		pywheel_artifact_free(w);
 		return -ENOMEM;
 	}
 	ps->wheels = grow;
@@ -543,7 +543,7 @@ static int split_one(struct rk_vfs *v, struct run *r, struct pystate *ps,
 	w->a.v = v;
 	w->a.run = r;
 	w->a.art = &w->art;
-	w->a.state = ARCH_DONE;
+	w->a.state = ART_DONE;
 	w->a.refill_fn = wheel_refill;
 	w->size = st->size;
 	w->mtime_ns = st->mtime_ns;

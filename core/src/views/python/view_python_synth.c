@@ -74,14 +74,14 @@ static int in_list(const char *const *l, size_t n, const char *s)
 	return 0;
 }
 
-static int is_generic(const struct arch *a)
+static int is_generic(const struct artifact *a)
 {
 	return !strcmp(a->art->an.target, "generic");
 }
 
 /* Whether artifact a goes into package p (family: legacy libraries/devel; target:
  * device). 6.2. */
-static int wanted(const struct arch *a, int p, int split, const char *family, const char *target)
+static int wanted(const struct artifact *a, int p, int split, const char *family, const char *target)
 {
 	const char *name = a->art->an.name, *comp = a->art->an.component;
 	char base[64];
@@ -245,13 +245,13 @@ static int owned_add(struct synth *s, const char *path, const char *owner, const
 }
 
 /* Open blob id of artifact origin, re-creating it when it was evicted. */
-static int blob_open(struct synth *s, const char *id, uint64_t size, struct arch *origin, int *fd)
+static int blob_open(struct synth *s, const char *id, uint64_t size, struct artifact *origin, int *fd)
 {
 	int rc = rk_blob_open(s->v->cache, id, size, fd, s->err);
 
 	if ((rc == -ENOENT || rc == -EBADMSG) && origin) {
 		rk_err_clear(s->err);
-		rc = vfs_arch_refill(s->v, origin, id, size, fd, s->err);
+		rc = vfs_artifact_refill(s->v, origin, id, size, fd, s->err);
 	}
 	return rc;
 }
@@ -890,22 +890,22 @@ static int flatten_pkg(struct synth *s, struct pkg *p, int kind, const char *fam
 		       const char *target, struct node **root)
 {
 	struct run *r = s->r;
-	struct arch **as = calloc(r->cat->narts + 1, sizeof(*as));
+	struct artifact **as = calloc(r->cat->narts + 1, sizeof(*as));
 	size_t n = 0;
 	int rc;
 
 	if (!as)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->cat->narts; i++)
-		if (wanted(&r->archs[i], kind, s->split, family, target))
-			as[n++] = &r->archs[i];
+		if (wanted(&r->artifacts[i], kind, s->split, family, target))
+			as[n++] = &r->artifacts[i];
 	for (size_t i = 0; i < n; i++)
 		if ((rc = rk_buf_addf(&p->sources, "%s%s", i ? " " : "", as[i]->art->stem))) {
 			free(as);
 			return rc;
 		}
 	*root = vfs_tree_new(".python", S_IFDIR | 0755, 0); /* private, freed by the caller */
-	rc = *root ? vfs_flatten_archs(s->v, as, n, *root, s->err) : -ENOMEM;
+	rc = *root ? vfs_flatten_artifacts(s->v, as, n, *root, s->err) : -ENOMEM;
 	free(as);
 	if (!rc && !n)
 		rc = -ENOENT;
