@@ -6,6 +6,9 @@
  *   pieces/<key>          compressed tarball pieces with a CRC32 trailer (tar_compress.c);
  *                         counted and evicted with the blobs
  *   index/<key>.rkix      persistent member index of one archive (rk/index.h)
+ *   kpack/                derived-value records ("memos", below) of zstd .kpack archives
+ *   pyhash/, remote/      memos of python/ and of remote stores, made on first use
+ *                         (rk_cache_area), so a cache that never needed them has none
  *   locks/<key>           flock()ed while one process ingests that archive
  *   tmp/                  files being written; renamed into place when complete
  *
@@ -72,8 +75,12 @@ int rk_blob_crc32(struct rk_cache *c, const char *id, uint64_t size, uint32_t *c
 /* 1 when blob id is in the cache with that size (a stat, no hash check), else 0. */
 int rk_blob_exists(struct rk_cache *c, const char *id, uint64_t size);
 
-/* Small metadata files (indexes and the like), by path relative to the cache dir.
- * put is atomic; get returns -ENOENT when absent, malloc'd data otherwise. */
+/* Small metadata files (indexes and the like), by path relative to the cache dir (in
+ * one of the directories above). put is atomic; get returns -ENOENT when absent,
+ * malloc'd data otherwise. */
+/* Make the directory of a records area ("pyhash", "remote") if it is missing; a failure
+ * is logged once per call and returned (the records are then not kept). */
+int rk_cache_area(struct rk_cache *c, const char *area);
 int rk_cache_put_file(struct rk_cache *c, const char *rel, const void *data, size_t len,
 		      struct rk_err *err);
 int rk_cache_get_file(struct rk_cache *c, const char *rel, size_t max, char **data, size_t *len,
@@ -83,6 +90,17 @@ int rk_cache_remove_file(struct rk_cache *c, const char *rel);
  * keys) whose files it has written or checked: they need no second check. */
 int rk_cache_checked(struct rk_cache *c, const char *id);
 void rk_cache_set_checked(struct rk_cache *c, const char *id, int ok);
+
+/* Derived-value records ("memos"): a value rockfs computed once from some input (a
+ * file's hash, a wheel's member list, a compressed .kpack's blob id), kept as a small
+ * metadata file so that no process computes it again. Its name says what it was derived
+ * from: "<area>/<prefix><sha256 of parts[0..n) joined by NUL bytes>". Read and write it
+ * with rk_cache_get_file/rk_cache_put_file; a record that does not parse is recomputed.
+ * Areas in use: "pyhash" (python/), "kpack" (zstd .kpack archives), "remote" (remote
+ * store listings and small objects, named by path instead). */
+#define RK_MEMO_NAME 128
+int rk_memo_name(const char *area, const char *prefix, const char *const *parts, size_t n,
+		 char rel[RK_MEMO_NAME]);
 
 /* Open a metadata file for reading (refreshing its use stamp). 0 or -errno. */
 int rk_cache_open_file(struct rk_cache *c, const char *rel, int *fd);

@@ -586,6 +586,34 @@ int rk_cache_put_file(struct rk_cache *c, const char *rel, const void *data, siz
 	return 0;
 }
 
+int rk_cache_area(struct rk_cache *c, const char *area)
+{
+	int rc = strchr(area, '/') || area[0] == '.' ? -EINVAL : mkdir_at(c->dirfd, area);
+
+	if (rc)
+		rk_warn("cache '%s/%s': %s; its records are not kept", c->dir, area,
+			strerror(-rc));
+	return rc;
+}
+
+int rk_memo_name(const char *area, const char *prefix, const char *const *parts, size_t n,
+		 char rel[RK_MEMO_NAME])
+{
+	struct rk_sha256 h;
+	char hex[RK_SHA256_HEX];
+	int rc;
+
+	if (strlen(area) + strlen(prefix) + RK_SHA256_HEX + 1 > RK_MEMO_NAME)
+		return -ENAMETOOLONG;
+	if ((rc = rk_sha256_init(&h)))
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		rk_sha256_update(&h, parts[i], strlen(parts[i]) + (i + 1 < n));
+	rk_sha256_final(&h, hex);
+	snprintf(rel, RK_MEMO_NAME, "%s/%s%s", area, prefix, hex);
+	return 0;
+}
+
 int rk_cache_get_file(struct rk_cache *c, const char *rel, size_t max, char **data, size_t *len,
 		      struct rk_err *err)
 {

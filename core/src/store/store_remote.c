@@ -750,15 +750,8 @@ int remote_init(struct remote_store *r, const struct rk_store_opts *o, struct rk
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
 	r->cache = o->cache;
-	if (r->cache) { /* made on first use, so that caches of local stores keep their layout */
-		struct rk_buf d = RK_BUF_INIT;
-
-		if (rk_buf_addf(&d, "%s/remote", rk_cache_dir(r->cache)))
-			return -ENOMEM;
-		if (mkdir(d.buf, 0755) && errno != EEXIST)
-			rk_warn("cache: '%s': %s; listings are not kept", d.buf, strerror(errno));
-		rk_buf_release(&d);
-	}
+	if (r->cache) /* listings are kept; a failure is logged and leaves them unkept */
+		rk_cache_area(r->cache, "remote");
 	r->offline = o->offline;
 	r->refresh = o->refresh;
 	{

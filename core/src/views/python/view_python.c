@@ -147,20 +147,14 @@ static int pyset_scan(const char *run_path, const char *sub, struct pyset *s,
 /* ---- hashes, once per stored file version, kept in the cache ---- */
 
 int vfs_pyhash_rel(struct rk_vfs *v, const char *kind, const char *path, uint64_t size,
-		   int64_t mtime_ns, char rel[128])
+		   int64_t mtime_ns, char rel[RK_MEMO_NAME])
 {
-	char *k = NULL, hex[RK_SHA256_HEX];
-	int len = asprintf(&k, "%s%c%s%c%s%c%llu%c%lld", kind, 0, rk_store_id(v->store), 0, path, 0,
-			   (unsigned long long)size, 0, (long long)mtime_ns);
-	int rc;
+	char sz[32], mt[32];
+	const char *parts[] = {kind, rk_store_id(v->store), path, sz, mt};
 
-	if (len < 0)
-		return -ENOMEM;
-	rc = rk_sha256_buf(k, (size_t)len, hex);
-	free(k);
-	if (!rc)
-		snprintf(rel, 128, "pyhash/%s%.64s", kind[0] ? kind : "", hex);
-	return rc;
+	snprintf(sz, sizeof(sz), "%llu", (unsigned long long)size);
+	snprintf(mt, sizeof(mt), "%lld", (long long)mtime_ns);
+	return rk_memo_name("pyhash", kind, parts, 5, rel);
 }
 
 /* f's record: by store identity, or a synthesized wheel's layout digest. */
@@ -205,15 +199,6 @@ static int hash_object(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
 	free(buf);
 	rk_object_close(o);
 	return rc;
-}
-
-void vfs_pyhash_dir(struct rk_vfs *v)
-{
-	char dir[4096];
-
-	snprintf(dir, sizeof(dir), "%s/pyhash", rk_cache_dir(v->cache));
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		rk_warn("cache '%s': %s", dir, strerror(errno));
 }
 
 /* The sha256 of a synthesized wheel: its bytes read once through the layout. */
@@ -268,7 +253,7 @@ static int file_sha256(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
 	if (v->cache) {
 		char line[RK_SHA256_HEX + 1];
 
-		vfs_pyhash_dir(v);
+		rk_cache_area(v->cache, "pyhash");
 		snprintf(line, sizeof(line), "%s\n", f->sha);
 		if (rk_cache_put_file(v->cache, rel, line, strlen(line), NULL))
 			rk_warn("'%s': could not keep its hash in the cache", f->path);
@@ -301,7 +286,7 @@ static void read_metadata(struct rk_vfs *v, struct pyfile *f)
 				       &f->meta_len, &err);
 		rk_object_close(o);
 		if (!rc && keep) {
-			vfs_pyhash_dir(v);
+			rk_cache_area(v->cache, "pyhash");
 			if (rk_cache_put_file(v->cache, rel, f->meta, f->meta_len, NULL))
 				rk_warn("'%s': could not keep its METADATA in the cache", f->path);
 		}

@@ -5,6 +5,7 @@
 #define RK_VIEW_PYTHON_H
 
 #include "engine/vfs_int.h"
+#include "rk/cache.h"
 
 struct rk_tar_layout;
 struct pyset;
@@ -75,11 +76,9 @@ int vfs_python_split(struct rk_vfs *v, struct run *r, struct pystate *ps, const 
 /* One .devel_links entry (py_packaging.py): relpath and its target from the devel tree. */
 int pywheel_devel_link(struct rk_buf *links, const char *rel);
 
-/* Create the cache's pyhash/ directory (hashes and records of python/). */
-void vfs_pyhash_dir(struct rk_vfs *v);
 /* The record "pyhash/<kind><sha256 of kind, store id, path, size, mtime_ns>" of a stored
  * file's version (kind "" for its hash, "members-" for a wheel's member list). */
 int vfs_pyhash_rel(struct rk_vfs *v, const char *kind, const char *path, uint64_t size,
-		   int64_t mtime_ns, char rel[128]);
+		   int64_t mtime_ns, char rel[RK_MEMO_NAME]);
 
 #endif

@@ -200,7 +200,7 @@ static int ingest(struct rk_vfs *v, struct pywheel_artifact *w, struct members *
 	rk_wheel_members_free(zm, zn);
 	rk_object_close(o);
 	if (!rc) {
-		vfs_pyhash_dir(v);
+		rk_cache_area(v->cache, "pyhash");
 		if (rk_cache_put_file(v->cache, rel, rec.buf ? rec.buf : "", rec.len, NULL))
 			rk_warn("python: '%s': could not keep its member list", w->store_path);
 	} else {

@@ -528,7 +528,7 @@ static int layout_sums(struct rk_vfs *v, const struct rk_tar_layout *l, uint32_t
 	if (v->cache) {
 		char line[100];
 
-		vfs_pyhash_dir(v);
+		rk_cache_area(v->cache, "pyhash");
 		snprintf(line, sizeof(line), "%08x %s\n", (unsigned)*crc, hex);
 		rk_cache_put_file(v->cache, rel, line, strlen(line), NULL); /* best effort */
 	}
@@ -1262,7 +1262,7 @@ static int materialize(struct synth *s, const struct rk_tar_layout *l, char id[R
 	}
 	if ((rc = rk_blob_commit(w, id, s->err)))
 		return rc;
-	vfs_pyhash_dir(s->v);
+	rk_cache_area(s->v->cache, "pyhash");
 	{
 		char line[RK_SHA256_HEX + 1];
 
