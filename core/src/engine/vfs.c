@@ -363,7 +363,7 @@ static void free_node(struct node *n)
 	free(n);
 }
 
-struct node *vfs_find_dir(struct node *root, const char *path)
+struct node *vfs_find(struct node *root, const char *path)
 {
 	char comp[256];
 	struct node *n = root;
@@ -371,14 +371,47 @@ struct node *vfs_find_dir(struct node *root, const char *path)
 	while (n && *path) {
 		size_t len = strcspn(path, "/");
 
+		if (!len || len >= sizeof(comp))
+			return NULL;
+		memcpy(comp, path, len);
+		comp[len] = '\0';
+		n = S_ISDIR(n->mode) ? vfs_dent_find(n, comp) : NULL;
+		path += len + (path[len] == '/');
+	}
+	return n;
+}
+
+struct node *vfs_find_dir(struct node *root, const char *path)
+{
+	struct node *n = vfs_find(root, path);
+
+	return n && S_ISDIR(n->mode) ? n : NULL;
+}
+
+struct node *vfs_mkdirs(struct node *root, const char *path, const char **base, int64_t mtime)
+{
+	struct node *d = root;
+	char comp[256];
+
+	for (;;) {
+		size_t len = strcspn(path, "/");
+		struct node *c;
+
+		if (!path[len]) {
+			*base = path;
+			return d;
+		}
 		if (len >= sizeof(comp))
 			return NULL;
 		memcpy(comp, path, len);
 		comp[len] = '\0';
-		n = vfs_dent_find(n, comp);
-		path += len + (path[len] == '/');
+		if (!(c = vfs_dent_find(d, comp)) && !(c = vfs_node_add(d, comp, S_IFDIR | 0755, mtime)))
+			return NULL;
+		if (!S_ISDIR(c->mode))
+			return NULL;
+		d = c;
+		path += len + 1;
 	}
-	return n && S_ISDIR(n->mode) ? n : NULL;
 }
 
 size_t vfs_owning_prefix(const struct artifact *a, const char *path)
@@ -434,16 +467,8 @@ static int publish_locked(struct rk_vfs *v, struct artifact *a, const struct rk_
 	}
 	n = vfs_dent_find(dir, p);
 	if (m->type == RK_MEMBER_HARDLINK) {
-		struct node *t = a->root;
-		char tp[RK_INDEX_MAX_PATH + 1], *q = tp, *s;
+		struct node *t = vfs_find(a->root, m->link);
 
-		snprintf(tp, sizeof(tp), "%s", m->link);
-		while (t && (s = strchr(q, '/'))) {
-			*s = '\0';
-			t = vfs_dent_find(t, q);
-			q = s + 1;
-		}
-		t = t ? vfs_dent_find(t, q) : NULL;
 		if (!t || !S_ISREG(t->mode) || n)
 			return 0;
 		if (vfs_dent_add(dir, p, t))

@@ -143,8 +143,14 @@ void vfs_tree_free(struct node *root);
  * so no one else adds to it), serving every private node below them, and free root.
  * Takes v->tree; no lock held. 0, -EEXIST (a name dir has) or -ENOMEM. */
 int vfs_graft(struct rk_vfs *v, struct node *dir, struct node *root);
-/* The directory node at '/'-separated path below root, or NULL. */
+/* The node at '/'-separated path below root ("": root), or NULL; vfs_find_dir: only if it
+ * is a directory. */
+struct node *vfs_find(struct node *root, const char *path);
 struct node *vfs_find_dir(struct node *root, const char *path);
+/* The directory of path's last component below private root, made as needed (0755,
+ * mtime); the last component in *base. NULL: ENOMEM, a name over 255 bytes, or a file in
+ * the way. */
+struct node *vfs_mkdirs(struct node *root, const char *path, const char **base, int64_t mtime);
 /* The run n belongs to (n or its nearest ancestor that is a run directory), or NULL. */
 struct run *vfs_node_run(const struct node *n);
 

@@ -565,43 +565,16 @@ static struct out *get_out(struct split *s, const char *key)
  * tree: a view that shows the output grafts it. */
 static struct node *out_dir(struct split *s, struct out *o, const char *path, const char **base)
 {
-	struct node *d = o->a.root;
-	const char *p = path;
-	char comp[256];
-
-	if (!d) {
+	if (!o->a.root) {
 		char hidden[3 * RK_ARTIFACT_FIELD + 8];
 
 		/* named per source so that every family's outputs have their own stable
 		 * inode numbers */
 		snprintf(hidden, sizeof(hidden), "%s/%s", s->a->art->stem, o->art.stem);
-		if (!(d = vfs_tree_new(hidden, S_IFDIR | 0755, s->mtime)))
+		if (!(o->a.root = vfs_tree_new(hidden, S_IFDIR | 0755, s->mtime)))
 			return NULL;
-		o->a.root = d;
 	}
-	for (;;) {
-		size_t len = strcspn(p, "/");
-		struct node *c;
-
-		if (!p[len]) {
-			*base = p;
-			return d;
-		}
-		if (len >= sizeof(comp))
-			return NULL;
-		memcpy(comp, p, len);
-		comp[len] = '\0';
-		c = vfs_dent_find(d, comp);
-		if (!c) {
-			c = vfs_node_add(d, comp, S_IFDIR | 0755, d->mtime);
-			if (!c)
-				return NULL;
-		}
-		if (!S_ISDIR(c->mode))
-			return NULL;
-		d = c;
-		p += len + 1;
-	}
+	return vfs_mkdirs(o->a.root, path, base, s->mtime);
 }
 
 /* A new node at path in o (directories on the way created); NULL on ENOMEM, or when

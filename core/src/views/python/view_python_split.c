@@ -220,35 +220,6 @@ static int wheel_refill(struct rk_vfs *v, struct artifact *a, struct rk_err *err
 	return rc;
 }
 
-/* The directory at path's parent below private root (created as needed); the base name in
- * *base. */
-static struct node *mkdirs(struct node *root, const char *path, const char **base, int64_t mtime)
-{
-	struct node *d = root;
-	char comp[256];
-
-	for (;;) {
-		size_t len = strcspn(path, "/");
-		struct node *c;
-
-		if (!path[len]) {
-			*base = path;
-			return d;
-		}
-		if (len >= sizeof(comp))
-			return NULL;
-		memcpy(comp, path, len);
-		comp[len] = '\0';
-		if (!(c = vfs_dent_find(d, comp)) &&
-		    !(c = vfs_node_add(d, comp, S_IFDIR | 0755, mtime)))
-			return NULL;
-		if (!S_ISDIR(c->mode))
-			return NULL;
-		d = c;
-		path += len + 1;
-	}
-}
-
 /* The platform directory's files as the arch's tree (private, the wheel's own). */
 static int build_tree(struct pywheel_artifact *w, const struct members *m, int64_t mtime,
 		      struct rk_err *err)
@@ -268,7 +239,7 @@ static int build_tree(struct pywheel_artifact *w, const struct members *m, int64
 
 		if (strncmp(x->name, w->prefix, plen) || x->name[plen] != '/')
 			continue;
-		if (!(d = mkdirs(w->a.root, x->name, &base, mtime)) || vfs_dent_find(d, base)) {
+		if (!(d = vfs_mkdirs(w->a.root, x->name, &base, mtime)) || vfs_dent_find(d, base)) {
 			rc = rk_err_set(err, -EBADMSG, "member '%s' twice or under a file",
 					x->name);
 			break;

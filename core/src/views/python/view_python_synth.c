@@ -289,25 +289,6 @@ static int elf_of(struct synth *s, const struct node *n, const struct rk_elf_inf
 	return 0;
 }
 
-/* The node at '/'-separated path below root (NULL: none). */
-static struct node *find_path(struct node *root, const char *path)
-{
-	char comp[256];
-	struct node *n = root;
-
-	while (n && *path) {
-		size_t len = strcspn(path, "/");
-
-		if (!len || len >= sizeof(comp))
-			return NULL;
-		memcpy(comp, path, len);
-		comp[len] = '\0';
-		n = S_ISDIR(n->mode) ? vfs_dent_find(n, comp) : NULL;
-		path += len + (path[len] == '/');
-	}
-	return n;
-}
-
 /* Resolve the symlink at path (relative to root) to its final node and path (out, n
  * bytes). NULL when it dangles, loops or leaves the tree. */
 static struct node *resolve(struct node *root, const char *path, char *out, size_t n)
@@ -322,7 +303,7 @@ static struct node *resolve(struct node *root, const char *path, char *out, size
 		size_t nc = 0;
 		char *tok, *save;
 
-		if (!(x = find_path(root, cur)))
+		if (!(x = vfs_find(root, cur)))
 			return NULL;
 		if (!S_ISLNK(x->mode)) {
 			snprintf(out, n, "%s", cur);
