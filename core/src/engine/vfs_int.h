@@ -221,6 +221,11 @@ int vfs_flatten(struct rk_vfs *v, struct run *r, const char *x, int release, str
 int vfs_flatten_artifacts(struct rk_vfs *v, struct artifact **as, size_t n, struct node *root,
 		      struct rk_err *err);
 
+/* tree_tar.c: root's tree as GNU tar lays it out (members sorted by name, rooted at
+ * "./", hardlinks to their first path, every mtime the newest, which *newest receives
+ * when not NULL). Reads the tree only. */
+int vfs_tree_tar(const struct node *root, struct rk_tar_layout *out, int64_t *newest);
+
 /* kpack_split.c: rocm-kpack's split of one artifact (kpack-format.md section 4.2). */
 /* Split artifact a (ingesting it) once; *outs receives its outputs (generic first, then
  * one per architecture), owned by a (a->derived). group: the .kpack group name (NULL:

@@ -1,0 +1,146 @@
+/* tree_tar.c: a tree as GNU tar lays it out, a service of the views (tarballs/, and any
+ * view that serves a tree as a tar archive): members sorted by name depth first (GNU
+ * tar's --sort=name), rooted at "./", hardlinks as links to their first path, every
+ * mtime the newest mtime in the tree (formats/tar_layout.h has the bytes). Reads the
+ * tree only: a private tree, or a served one that no longer changes. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "rk/buf.h"
+#include "engine/vfs_int.h"
+#include "formats/tar_layout.h"
+
+struct seen_link {
+	const struct node *node;
+	char *path;
+	UT_hash_handle hh;
+};
+
+struct collect {
+	struct rk_tar_member *v;
+	size_t n, cap;
+	struct seen_link *links;
+	int64_t newest;
+};
+
+static int cmp_dent(const void *a, const void *b)
+{
+	return strcmp((*(struct dent *const *)a)->name, (*(struct dent *const *)b)->name);
+}
+
+static int push(struct collect *c, struct rk_tar_member *m)
+{
+	if (c->n == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 256;
+		struct rk_tar_member *v = realloc(c->v, ncap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->v = v;
+		c->cap = ncap;
+	}
+	c->v[c->n++] = *m;
+	return 0;
+}
+
+/* Members of dir (path "./..../", ending in '/'), depth first, names sorted as GNU tar's
+ * --sort=name does. */
+static int collect(struct collect *c, const struct node *dir, struct rk_buf *path)
+{
+	struct dent **order = NULL;
+	size_t len = path->len;
+	int rc = 0;
+
+	if (dir->nents && !(order = malloc(dir->nents * sizeof(*order))))
+		return -ENOMEM;
+	if (dir->nents)
+		memcpy(order, dir->order, dir->nents * sizeof(*order));
+	if (dir->nents)
+		qsort(order, dir->nents, sizeof(*order), cmp_dent);
+	for (size_t i = 0; !rc && i < dir->nents; i++) {
+		const struct node *n = order[i]->node;
+		struct rk_tar_member m = {0};
+		struct seen_link *sl = NULL;
+
+		if ((rc = rk_buf_adds(path, order[i]->name)) ||
+		    (S_ISDIR(n->mode) && (rc = rk_buf_adds(path, "/"))))
+			break;
+		if (n->mtime > c->newest)
+			c->newest = n->mtime;
+		m.mode = n->mode;
+		m.size = n->size;
+		m.origin = n->origin;
+		if (!(m.path = strdup(path->buf))) {
+			rc = -ENOMEM;
+			break;
+		}
+		if (S_ISLNK(n->mode)) {
+			m.link = n->data;
+		} else if (S_ISREG(n->mode)) {
+			m.blob = n->src == SRC_BLOB ? n->data : NULL;
+			if (n->nlink > 1) {
+				HASH_FIND(hh, c->links, &n, sizeof(n), sl);
+				if (sl) {
+					m.link = sl->path; /* the first path of this inode */
+					m.hardlink = 1;
+				} else if ((sl = calloc(1, sizeof(*sl)))) {
+					sl->node = n;
+					sl->path = (char *)m.path;
+					HASH_ADD(hh, c->links, node, sizeof(sl->node), sl);
+					if (rk_htab_oom()) {
+						free(sl);
+						rc = -ENOMEM;
+					}
+				} else {
+					rc = -ENOMEM;
+				}
+			}
+		}
+		if (!rc && (rc = push(c, &m)))
+			free((char *)m.path);
+		if (!rc && S_ISDIR(n->mode))
+			rc = collect(c, n, path);
+		path->len = len;
+		path->buf[len] = '\0';
+	}
+	free(order);
+	return rc;
+}
+
+static void collect_release(struct collect *c)
+{
+	struct seen_link *sl, *tmp;
+
+	HASH_ITER(hh, c->links, sl, tmp) {
+		HASH_DEL(c->links, sl);
+		free(sl);
+	}
+	for (size_t i = 0; i < c->n; i++)
+		free((char *)c->v[i].path);
+	free(c->v);
+}
+
+int vfs_tree_tar(const struct node *root, struct rk_tar_layout *out, int64_t *newest)
+{
+	struct rk_buf path = RK_BUF_INIT;
+	struct collect c = {0};
+	struct rk_tar_member top = {0};
+	int rc;
+
+	top.path = strdup("./");
+	top.mode = root->mode;
+	rc = top.path ? push(&c, &top) : -ENOMEM;
+	if (!rc && !(rc = rk_buf_adds(&path, "./")))
+		rc = collect(&c, root, &path);
+	if (rc && top.path && (!c.n || c.v[0].path != top.path))
+		free((char *)top.path);
+	if (!rc)
+		rc = rk_tar_layout_build(c.v, c.n, c.newest, out);
+	if (!rc && newest)
+		*newest = c.newest;
+	collect_release(&c);
+	rk_buf_release(&path);
+	return rc;
+}
