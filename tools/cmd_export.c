@@ -66,18 +66,21 @@ static int copy_file(struct exporter *e, const struct rk_attr *a, int dirfd, con
 		     const char *shown)
 {
 	struct rk_file *f;
-	uint64_t off = 0;
+	uint64_t off = 0, size;
 	int fd, rc = rk_vfs_open_file(e->v, a->ino, &f, &e->err);
 
 	if (rc)
 		return rp_fail("%s: %s", shown, rk_err_str(&e->err, rc));
+	/* the open file's size: a listing may not know it yet (a compressed tarball's size
+	 * is known once it is planned, which opening does) */
+	size = rk_file_size(f);
 	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		rc = rp_fail("%s: %s", shown, strerror(errno));
 		rk_file_close(f);
 		return rc;
 	}
-	while (!rc && off < a->size) {
+	while (!rc && off < size) {
 		ssize_t n = rk_file_pread(f, e->buf, 1 << 20, off, &e->err);
 
 		if (n <= 0)
