@@ -32,6 +32,7 @@
 #include "rk/cache.h"
 #include "rk/gpu.h"
 #include "rk/hash.h"
+#include "rk/index.h"
 #include "rk/log.h"
 #include "rk/path.h"
 #include "rk/wheel.h"
@@ -90,51 +91,39 @@ static int record_rel(struct rk_vfs *v, const struct pywheel_artifact *w, char r
 	return vfs_pyhash_rel(v, "members-", w->store_path, w->size, w->mtime_ns, rel);
 }
 
-/* The member list remembered in the cache, when every blob of it is still there:
- *   <blob id or "-"> TAB <size> TAB <mode, octal> TAB <name> NL */
+/* The member list remembered in the cache (an index in the cache's RKIX format,
+ * rk/index.h: one file member each), when every blob of it is still there. */
 static int load_members(struct rk_vfs *v, const char *rel, struct members *m)
 {
-	char *data = NULL, *save = NULL;
-	size_t len, cap = 0;
-	int rc = 0;
+	struct rk_index idx = {0};
+	char *data = NULL;
+	size_t len;
+	int rc;
 
 	if (rk_cache_get_file(v->cache, rel, 64 << 20, &data, &len, NULL))
 		return -ENOENT;
-	for (char *line = strtok_r(data, "\n", &save); !rc && line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char blob[RK_SHA256_HEX], name[4096];
-		unsigned long long size;
-		unsigned mode;
+	rc = rk_index_parse(data, len, &idx, NULL) ? -ENOENT : 0; /* an old or bad record */
+	free(data);
+	if (!rc && !(m->v = calloc(idx.n + 1, sizeof(*m->v))))
+		rc = -ENOMEM;
+	for (size_t i = 0; !rc && i < idx.n; i++) {
+		const struct rk_member *x = &idx.v[i];
 
-		if (sscanf(line, "%64[^\t]\t%llu\t%o\t%4095[^\n]", blob, &size, &mode, name) != 4 ||
-		    (strcmp(blob, "-") &&
-		     (!rk_is_sha256_hex(blob) || !rk_blob_exists(v->cache, blob, size)))) {
+		if (x->type != RK_MEMBER_FILE ||
+		    (x->size && !rk_blob_exists(v->cache, x->blob, x->size))) {
 			rc = -ENOENT;
 			break;
 		}
-		if (m->n == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			struct member *nv = realloc(m->v, ncap * sizeof(*nv));
-
-			if (!nv) {
-				rc = -ENOMEM;
-				break;
-			}
-			m->v = nv;
-			cap = ncap;
-		}
-		memset(&m->v[m->n], 0, sizeof(m->v[0]));
-		if (!(m->v[m->n].name = strdup(name))) {
+		if (!(m->v[m->n].name = strdup(x->path))) {
 			rc = -ENOMEM;
 			break;
 		}
-		m->v[m->n].size = size;
-		m->v[m->n].mode = mode;
-		if (strcmp(blob, "-"))
-			memcpy(m->v[m->n].blob, blob, RK_SHA256_HEX);
+		m->v[m->n].size = x->size;
+		m->v[m->n].mode = S_IFREG | x->mode;
+		memcpy(m->v[m->n].blob, x->blob, RK_SHA256_HEX);
 		m->n++;
 	}
-	free(data);
+	rk_index_release(&idx);
 	if (rc)
 		members_release(m);
 	return rc;
@@ -146,6 +135,7 @@ static int ingest(struct rk_vfs *v, struct pywheel_artifact *w, struct members *
 {
 	struct rk_wheel_member *zm = NULL;
 	struct rk_object *o = NULL;
+	struct rk_index idx = {0};
 	struct rk_buf rec = RK_BUF_INIT;
 	char rel[128];
 	size_t zn = 0;
@@ -193,19 +183,26 @@ static int ingest(struct rk_vfs *v, struct pywheel_artifact *w, struct members *
 			else
 				rk_blob_abort(bw);
 		}
-		if (!rc)
-			rc = rk_buf_addf(&rec, "%s\t%llu\t%o\t%s\n", x->blob[0] ? x->blob : "-",
-					 (unsigned long long)x->size, (unsigned)x->mode, x->name);
+		if (!rc) {
+			struct rk_member im = {.path = x->name,
+					       .size = x->size,
+					       .mode = x->mode & 07777,
+					       .type = RK_MEMBER_FILE};
+
+			memcpy(im.blob, x->blob, RK_SHA256_HEX);
+			rc = rk_index_add(&idx, &im);
+		}
 	}
 	rk_wheel_members_free(zm, zn);
 	rk_object_close(o);
-	if (!rc) {
+	if (!rc && !(rc = rk_index_serialize(&idx, &rec))) {
 		rk_cache_area(v->cache, "pyhash");
-		if (rk_cache_put_file(v->cache, rel, rec.buf ? rec.buf : "", rec.len, NULL))
+		if (rk_cache_put_file(v->cache, rel, rec.buf, rec.len, NULL))
 			rk_warn("python: '%s': could not keep its member list", w->store_path);
-	} else {
-		members_release(m);
 	}
+	if (rc)
+		members_release(m);
+	rk_index_release(&idx);
 	rk_buf_release(&rec);
 	return rc;
 }
