@@ -23,6 +23,7 @@
 #include "rk/bundle.h"
 #include "rk/hash.h"
 #include "rk/kpack.h"
+#include "rk/kpack_binary.h"
 #include "rk/kpack_elf.h"
 #include "rk/splice.h"
 #include "rk/target.h"
@@ -236,9 +237,9 @@ static int split_file(const char *fat, const char *dir, const char *group, const
 	struct rk_fatbin fb = {0};
 	struct rk_splice host = RK_SPLICE_INIT;
 	struct rk_kpack_kernel *k = NULL;
-	char **keys = NULL, *pattern = NULL, path[4096];
-	void *marker = NULL;
-	size_t mlen, nk = 0;
+	char **keys = NULL, path[4096];
+	unsigned *index = NULL;
+	size_t nk = 0;
 	struct rp_map m;
 	struct stat st;
 	struct fat f = {-1, &fb};
@@ -265,26 +266,20 @@ static int split_file(const char *fat, const char *dir, const char *group, const
 	}
 	k = calloc(fb.nentries + 1, sizeof(*k));
 	keys = calloc(fb.nentries + 1, sizeof(*keys));
-	if (!k || !keys) {
+	index = calloc(fb.nentries + 1, sizeof(*index));
+	if (!k || !keys || !index) {
 		rp_fail("out of memory");
+		goto out;
+	}
+	if ((rc = rk_kpack_check_entries(m.p, &fe, &fb, index, &err))) {
+		rp_fail("%s: %s", fat, rk_err_str(&err, rc));
 		goto out;
 	}
 	for (size_t i = 0; i < fb.nentries; i++) {
 		const struct rk_bundle_entry *e = &fb.entries[i];
 		const struct rk_bundle *b = &fb.bundles[e->bundle];
-		char got[RK_TARGET_MAX], want[RK_TARGET_MAX];
-		unsigned idx = 0;
 
-		rc = rk_codeobj_target(rk_fatbin_data(&fb, e, (const char *)m.p + fe.fatbin_off),
-				       e->size, got, &err);
-		if (rc || rk_target_canon(e->arch, want) || strcmp(got, want)) {
-			rp_fail("%s: bundle entry '%s': %s", fat, e->id,
-				rc ? rk_err_str(&err, rc) : "code object for another target");
-			goto out;
-		}
-		for (size_t j = 0; j < nk; j++)
-			idx += !strcmp(k[j].arch, e->arch);
-		if (asprintf(&keys[nk], "%s#%u", rel, idx) < 0) {
+		if (asprintf(&keys[nk], "%s#%u", rel, index[i]) < 0) {
 			rp_fail("out of memory");
 			goto out;
 		}
@@ -298,13 +293,7 @@ static int split_file(const char *fat, const char *dir, const char *group, const
 		};
 		nk++;
 	}
-	rc = rk_kpack_search_pattern(rel, group, &pattern);
-	if (!rc)
-		rc = rk_kpack_marker_encode((const char *const *)&pattern, 1, rel, &marker, &mlen,
-					    &err);
-	if (!rc)
-		rc = rk_kpack_elf_transform(m.p, m.n, marker, mlen, &host, &err);
-	if (rc) {
+	if ((rc = rk_kpack_host_rewrite(m.p, m.n, rel, group, rel, &host, &err))) {
 		rp_fail("%s: %s", fat, rk_err_str(&err, rc));
 		goto out;
 	}
@@ -354,8 +343,7 @@ out:
 		free(keys[i]);
 	free(keys);
 	free(k);
-	free(marker);
-	free(pattern);
+	free(index);
 	rk_splice_release(&host);
 	rk_fatbin_release(&fb);
 	if (f.fd >= 0)

@@ -37,6 +37,7 @@
 #include "rk/hash.h"
 #include "rk/gpu.h"
 #include "rk/kpack.h"
+#include "rk/kpack_binary.h"
 #include "rk/kpack_db.h"
 #include "rk/kpack_elf.h"
 #include "rk/log.h"
@@ -399,6 +400,7 @@ static int add_kernels(struct split *s, struct entry *e, const struct rk_fat_elf
 	struct rk_fatbin fb = {0};
 	size_t first = s->nk, host;
 	char(*payload)[RK_SHA256_HEX] = NULL;
+	unsigned *index = NULL;
 	int rc;
 
 	if ((rc = add_source(s, e->data, e->size, &host)))
@@ -412,28 +414,19 @@ static int add_kernels(struct split *s, struct entry *e, const struct rk_fat_elf
 		rk_fatbin_release(&fb);
 		return rk_err_set(err, -EBADMSG, ".hip_fatbin holds no device code");
 	}
-	if (!(payload = calloc(fb.nbundles, sizeof(*payload)))) {
+	if (!(payload = calloc(fb.nbundles, sizeof(*payload))) ||
+	    !(index = calloc(fb.nentries, sizeof(*index)))) {
 		rc = -ENOMEM;
 		goto out;
 	}
+	if ((rc = rk_kpack_check_entries(img, fe, &fb, index, err)))
+		goto out;
 	for (size_t i = 0; i < fb.nentries; i++) {
 		const struct rk_bundle_entry *be = &fb.entries[i];
 		const struct rk_bundle *b = &fb.bundles[be->bundle];
-		const unsigned char *data = rk_fatbin_data(&fb, be, sec);
-		char got[RK_TARGET_MAX], want[RK_TARGET_MAX];
 		size_t src = host;
 		uint64_t off = fe->fatbin_off + be->off;
 
-		if ((rc = rk_codeobj_target(data, be->size, got, err))) {
-			rk_err_wrap(err, rc, "bundle entry '%s'", be->id);
-			goto out;
-		}
-		if (rk_target_canon(be->arch, want) || strcmp(got, want)) {
-			rc = rk_err_set(err, -EBADMSG,
-					"bundle entry '%s' holds a code object for '%s'", be->id,
-					got);
-			goto out;
-		}
 		if (b->format == RK_BUNDLE_CCOB) {
 			if (!payload[be->bundle][0] &&
 			    (rc = rk_blob_put(s->v->cache, b->payload, b->usize,
@@ -460,6 +453,7 @@ out:
 	if (rc)
 		drop_kernels(s, first);
 	free(payload);
+	free(index);
 	rk_fatbin_release(&fb);
 	return rc;
 }
@@ -472,20 +466,12 @@ static int split_binary(struct split *s, size_t i, const unsigned char *img,
 	struct rk_splice sp = RK_SPLICE_INIT;
 	struct source self;
 	size_t first = s->nk;
-	char *pattern = NULL;
-	void *marker = NULL;
-	size_t mlen = 0;
-	const char *kname = s->relkeys ? e->path + e->rel : e->path;
 	int rc;
 
 	if ((rc = add_kernels(s, e, fe, img, err)))
 		return rc;
-	rc = rk_kpack_search_pattern(e->path + e->rel, s->group, &pattern);
-	if (!rc)
-		rc = rk_kpack_marker_encode((const char *const *)&pattern, 1, kname, &marker, &mlen,
-					    err);
-	if (!rc)
-		rc = rk_kpack_elf_transform(img, e->size, marker, mlen, &sp, err);
+	rc = rk_kpack_host_rewrite(img, e->size, e->path + e->rel, s->group,
+				   s->relkeys ? e->path + e->rel : e->path, &sp, err);
 	memcpy(self.id, e->data, RK_SHA256_HEX);
 	self.size = e->size;
 	if (!rc)
@@ -493,8 +479,6 @@ static int split_binary(struct split *s, size_t i, const unsigned char *img,
 	if (rc)
 		drop_kernels(s, first);
 	rk_splice_release(&sp);
-	free(marker);
-	free(pattern);
 	return rc;
 }
 
