@@ -586,7 +586,8 @@ static int parse_zstd(struct rk_kpack *k, const msgpack_object *toc, uint64_t to
 	uint64_t off, size, pos, end;
 	uint32_t count;
 
-	if (rk_mp_uint(rk_mp_get(toc, "zstd_offset"), &off) || rk_mp_uint(rk_mp_get(toc, "zstd_size"), &size))
+	if (rk_mp_uint(rk_mp_get(toc, "zstd_offset"), &off) ||
+	    rk_mp_uint(rk_mp_get(toc, "zstd_size"), &size))
 		return bad(err, 0, "'zstd_offset' or 'zstd_size' missing or not unsigned", NULL);
 	if (size > ZSTD_MAX_REGION)
 		return rk_err_set(err, -EBADMSG, "toc: zstd_size %llu is over 4 GiB",

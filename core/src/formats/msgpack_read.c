@@ -119,7 +119,7 @@ int rk_mp_skip_body(struct rk_mp_cursor *c, const struct rk_mp_head *h, unsigned
 	unsigned depth = 0; /* open containers holding elements still owed (with a limit) */
 	struct rk_mp_head e = *h;
 
-	if (max_depth > RK_MP_MAX_DEPTH)
+	if (max_depth > RK_MP_MAX_DEPTH && max_depth != RK_MP_ANY_DEPTH)
 		return -EINVAL;
 	for (;;) {
 		size_t rest = c->n - c->off;

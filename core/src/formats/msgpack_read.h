@@ -64,7 +64,7 @@ struct rk_mp_cursor {
 #define RK_MP_CURSOR(p_, n_) ((struct rk_mp_cursor){(const unsigned char *)(p_), (n_), 0})
 
 /* No nesting limit for rk_mp_skip_body/rk_mp_skip (the walk is iterative). */
-#define RK_MP_ANY_DEPTH 0u
+#define RK_MP_ANY_DEPTH (~0u)
 /* The largest finite limit (the walk keeps one counter per open container). */
 #define RK_MP_MAX_DEPTH 64u
 
@@ -77,8 +77,8 @@ int rk_mp_head(struct rk_mp_cursor *c, struct rk_mp_head *h);
  * all its elements, recursively. max_depth, if not RK_MP_ANY_DEPTH (at most
  * RK_MP_MAX_DEPTH), is how many container levels h's object may span, itself included:
  * with 1 an array of scalars passes and an array holding an array (even an empty one)
- * fails. 0, -EBADMSG or -ELOOP (-EINVAL if max_depth is over RK_MP_MAX_DEPTH); on error
- * c->off is unspecified. */
+ * fails, and with 0 only a scalar passes. 0, -EBADMSG or -ELOOP (-EINVAL if max_depth is over
+ * RK_MP_MAX_DEPTH); on error c->off is unspecified. */
 int rk_mp_skip_body(struct rk_mp_cursor *c, const struct rk_mp_head *h, unsigned max_depth);
 
 /* Skip one whole object (rk_mp_head, then rk_mp_skip_body). On success c->off is where
