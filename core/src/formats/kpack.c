@@ -4,7 +4,8 @@
  * The reader is stricter than the runtime where a stricter check only rejects files no
  * writer produces: nothing may follow the TOC, the compression scheme must be known, blob
  * ranges and the zstd region must lie between the header and the TOC, the zstd region
- * must end with its last frame, and a (key, arch) pair must not appear twice. */
+ * must end with its last frame, and a (key, arch) pair must not appear twice. The TOC and
+ * the marker are read with formats/msgpack_read.h (bounded, then msgpack-c's tree). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,6 +18,7 @@
 #include <zstd.h>
 
 #include "rk/buf.h"
+#include "formats/msgpack_read.h"
 #include "rk/kpack.h"
 #include "util/le.h"
 
@@ -66,130 +68,6 @@ static void mp_str(struct mp_out *o, const char *s)
 
 	msgpack_pack_str(&o->pk, n);
 	msgpack_pack_str_body(&o->pk, s, n);
-}
-
-/* msgpack reading ---------------------------------------------------------------------- */
-
-/* Walk one msgpack object at p[0..n) without building it, so that no container can
- * announce more elements than there are bytes left (msgpack-c would allocate for them up
- * front). *end is where the object stops. */
-static int mp_scan(const unsigned char *p, size_t n, size_t *end)
-{
-	size_t off = 0, pending = 1;
-
-	while (pending) {
-		unsigned c;
-		uint64_t len = 0, elems = 0;
-		size_t head = 1;
-
-		if (off >= n)
-			return -1;
-		c = p[off];
-		pending--;
-		if (c <= 0x7f || c >= 0xe0 || (c >= 0xc0 && c <= 0xc3 && c != 0xc1)) {
-			/* fixint, nil, bool */
-		} else if (c <= 0x8f) {
-			elems = 2ull * (c & 0x0f);
-		} else if (c <= 0x9f) {
-			elems = c & 0x0f;
-		} else if (c <= 0xbf) {
-			len = c & 0x1f;
-		} else if (c == 0xc1) {
-			return -1;
-		} else {
-			static const unsigned char lenbytes[] = {
-				[0xc4 - 0xc4] = 1, [0xc5 - 0xc4] = 2, [0xc6 - 0xc4] = 4,
-				[0xc7 - 0xc4] = 1, [0xc8 - 0xc4] = 2, [0xc9 - 0xc4] = 4,
-				[0xd9 - 0xc4] = 1, [0xda - 0xc4] = 2, [0xdb - 0xc4] = 4,
-				[0xdc - 0xc4] = 2, [0xdd - 0xc4] = 4, [0xde - 0xc4] = 2,
-				[0xdf - 0xc4] = 4};
-			static const unsigned char fixed[] = {
-				[0xca - 0xc4] = 4, [0xcb - 0xc4] = 8, [0xcc - 0xc4] = 1,
-				[0xcd - 0xc4] = 2, [0xce - 0xc4] = 4, [0xcf - 0xc4] = 8,
-				[0xd0 - 0xc4] = 1, [0xd1 - 0xc4] = 2, [0xd2 - 0xc4] = 4,
-				[0xd3 - 0xc4] = 8, [0xd4 - 0xc4] = 2, [0xd5 - 0xc4] = 3,
-				[0xd6 - 0xc4] = 5, [0xd7 - 0xc4] = 9, [0xd8 - 0xc4] = 17};
-			unsigned lb = lenbytes[c - 0xc4];
-			uint64_t v = 0;
-
-			if (!lb) {
-				len = fixed[c - 0xc4];
-			} else {
-				if (n - off < 1 + (size_t)lb)
-					return -1;
-				for (unsigned i = 0; i < lb; i++)
-					v = v << 8 | p[off + 1 + i];
-				head += lb;
-				if (c >= 0xdc && c <= 0xdd)
-					elems = v;
-				else if (c >= 0xde)
-					elems = 2 * v;
-				else
-					len = v + (c >= 0xc7 && c <= 0xc9); /* ext: type byte */
-			}
-		}
-		if (n - off < head || n - off - head < len)
-			return -1;
-		off += head + (size_t)len;
-		/* every element takes at least one byte */
-		if (elems > n - off || pending + elems > n - off)
-			return -1;
-		pending += (size_t)elems;
-	}
-	*end = off;
-	return 0;
-}
-
-static int mp_is_str(const msgpack_object *o, const char *s)
-{
-	size_t n = strlen(s);
-
-	return o->type == MSGPACK_OBJECT_STR && o->via.str.size == n &&
-	       !memcmp(o->via.str.ptr, s, n);
-}
-
-/* The value of key in map m, or NULL (the first match, as the runtime's find_key). */
-static const msgpack_object *mp_get(const msgpack_object *m, const char *key)
-{
-	for (uint32_t i = 0; i < m->via.map.size; i++)
-		if (mp_is_str(&m->via.map.ptr[i].key, key))
-			return &m->via.map.ptr[i].val;
-	return NULL;
-}
-
-/* A malloc'd C string from a msgpack str with no NUL inside; NULL with *rc set. */
-static char *mp_strdup(const msgpack_object *o, int *rc)
-{
-	char *s;
-
-	if (o->type != MSGPACK_OBJECT_STR || memchr(o->via.str.ptr, 0, o->via.str.size)) {
-		*rc = -EBADMSG;
-		return NULL;
-	}
-	if (!(s = malloc(o->via.str.size + 1))) {
-		*rc = -ENOMEM;
-		return NULL;
-	}
-	memcpy(s, o->via.str.ptr, o->via.str.size);
-	s[o->via.str.size] = '\0';
-	return s;
-}
-
-/* A short printable excerpt of a msgpack str for messages. */
-static void mp_show(const msgpack_object *o, char out[64])
-{
-	size_t n = 0;
-
-	if (o->type != MSGPACK_OBJECT_STR) {
-		snprintf(out, 64, "<msgpack type %d>", (int)o->type);
-		return;
-	}
-	for (uint32_t i = 0; i < o->via.str.size && n < 60; i++) {
-		char c = o->via.str.ptr[i];
-
-		out[n++] = (c >= 0x20 && c < 0x7f) ? c : '?';
-	}
-	out[n] = '\0';
 }
 
 /* Writing ------------------------------------------------------------------------------- */
@@ -563,14 +441,6 @@ void rk_kpack_close(struct rk_kpack *k)
 	free(k);
 }
 
-static int uint_of(const msgpack_object *o, uint64_t *v)
-{
-	if (!o || o->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
-		return -1;
-	*v = o->via.u64;
-	return 0;
-}
-
 /* Fail with "toc: <what>" unless rc is ENOMEM. */
 static int bad(struct rk_err *err, int rc, const char *what, const char *name)
 {
@@ -589,7 +459,7 @@ static int parse_arches(struct rk_kpack *k, const msgpack_object *a, struct rk_e
 	if (!(k->arches = calloc(a->via.array.size + 1, sizeof(*k->arches))))
 		return bad(err, -ENOMEM, "", NULL);
 	for (uint32_t i = 0; i < a->via.array.size; i++) {
-		if (!(k->arches[i] = mp_strdup(&a->via.array.ptr[i], &rc)))
+		if (!(k->arches[i] = rk_mp_strdup(&a->via.array.ptr[i], &rc)))
 			return rk_err_set(err, rc == -ENOMEM ? -ENOMEM : -EBADMSG,
 					  rc == -ENOMEM ? "out of memory"
 							: "toc: gfx_arches[%u] is not a string",
@@ -607,27 +477,27 @@ static int parse_entry(struct entry *e, const msgpack_object *key, const msgpack
 	char name[64];
 	int rc = 0;
 
-	mp_show(key, name);
-	if (!(e->arch = mp_strdup(key, &rc)))
+	rk_mp_show(key, name);
+	if (!(e->arch = rk_mp_strdup(key, &rc)))
 		return rc == -ENOMEM
 			       ? bad(err, rc, "", NULL)
 			       : rk_err_set(err, -EBADMSG,
 					    "toc: '%s': arch key '%s' is not a string", bin, name);
 	if (v->type != MSGPACK_OBJECT_MAP)
 		return rk_err_set(err, -EBADMSG, "toc: '%s' '%s': entry is not a map", bin, name);
-	if (uint_of(mp_get(v, "ordinal"), &ord) || ord > UINT32_MAX)
+	if (rk_mp_uint(rk_mp_get(v, "ordinal"), &ord) || ord > UINT32_MAX)
 		return rk_err_set(err, -EBADMSG, "toc: '%s' '%s': 'ordinal' missing or not a u32",
 				  bin, name);
 	e->ordinal = (uint32_t)ord;
-	if ((o = mp_get(v, "original_size")) != NULL) {
-		if (uint_of(o, &e->original_size))
+	if ((o = rk_mp_get(v, "original_size")) != NULL) {
+		if (rk_mp_uint(o, &e->original_size))
 			return rk_err_set(
 				err, -EBADMSG,
 				"toc: '%s' '%s': 'original_size' is not an unsigned integer", bin,
 				name);
 		e->has_size = 1;
 	}
-	if ((o = mp_get(v, "type")) != NULL && o->type != MSGPACK_OBJECT_STR)
+	if ((o = rk_mp_get(v, "type")) != NULL && o->type != MSGPACK_OBJECT_STR)
 		return rk_err_set(err, -EBADMSG, "toc: '%s' '%s': 'type' is not a string", bin,
 				  name);
 	return 0;
@@ -651,8 +521,8 @@ static int parse_toc_map(struct rk_kpack *k, const msgpack_object *t, struct rk_
 		struct binary *b = &k->bins[k->nbins];
 		char name[64];
 
-		mp_show(key, name);
-		if (!(b->key = mp_strdup(key, &rc)))
+		rk_mp_show(key, name);
+		if (!(b->key = rk_mp_strdup(key, &rc)))
 			return rc == -ENOMEM ? bad(err, rc, "", NULL)
 					     : bad(err, 0, "binary key is not a string:", name);
 		k->nbins++;
@@ -694,8 +564,8 @@ static int parse_blobs(struct rk_kpack *k, const msgpack_object *a, uint64_t toc
 		const msgpack_object *b = &a->via.array.ptr[i];
 		struct range *r = &k->blobs[i];
 
-		if (b->type != MSGPACK_OBJECT_MAP || uint_of(mp_get(b, "offset"), &r->off) ||
-		    uint_of(mp_get(b, "size"), &r->size))
+		if (b->type != MSGPACK_OBJECT_MAP || rk_mp_uint(rk_mp_get(b, "offset"), &r->off) ||
+		    rk_mp_uint(rk_mp_get(b, "size"), &r->size))
 			return rk_err_set(err, -EBADMSG,
 					  "toc: blobs[%u] is not a map of 'offset' and 'size'",
 					  (unsigned)i);
@@ -716,7 +586,8 @@ static int parse_zstd(struct rk_kpack *k, const msgpack_object *toc, uint64_t to
 	uint64_t off, size, pos, end;
 	uint32_t count;
 
-	if (uint_of(mp_get(toc, "zstd_offset"), &off) || uint_of(mp_get(toc, "zstd_size"), &size))
+	if (rk_mp_uint(rk_mp_get(toc, "zstd_offset"), &off) ||
+	    rk_mp_uint(rk_mp_get(toc, "zstd_size"), &size))
 		return bad(err, 0, "'zstd_offset' or 'zstd_size' missing or not unsigned", NULL);
 	if (size > ZSTD_MAX_REGION)
 		return rk_err_set(err, -EBADMSG, "toc: zstd_size %llu is over 4 GiB",
@@ -776,24 +647,24 @@ static int parse_toc(struct rk_kpack *k, const msgpack_object *toc, uint64_t toc
 	for (uint32_t i = 0; i < toc->via.map.size; i++)
 		if (toc->via.map.ptr[i].key.type != MSGPACK_OBJECT_STR)
 			return bad(err, 0, "a key is not a string", NULL);
-	if ((o = mp_get(toc, "group_name")) != NULL && !(k->group = mp_strdup(o, &rc)))
+	if ((o = rk_mp_get(toc, "group_name")) != NULL && !(k->group = rk_mp_strdup(o, &rc)))
 		return bad(err, rc, "'group_name' is not a string", NULL);
-	if ((rc = parse_arches(k, mp_get(toc, "gfx_arches"), err)) != 0)
+	if ((rc = parse_arches(k, rk_mp_get(toc, "gfx_arches"), err)) != 0)
 		return rc;
-	if ((rc = parse_toc_map(k, mp_get(toc, "toc"), err)) != 0)
+	if ((rc = parse_toc_map(k, rk_mp_get(toc, "toc"), err)) != 0)
 		return rc;
-	o = mp_get(toc, "compression_scheme");
-	if (o && mp_is_str(o, SCHEME_NONE)) {
+	o = rk_mp_get(toc, "compression_scheme");
+	if (o && rk_mp_is_str(o, SCHEME_NONE)) {
 		k->scheme = RK_KPACK_NONE;
-		rc = parse_blobs(k, mp_get(toc, "blobs"), toc_off, err);
-	} else if (o && mp_is_str(o, SCHEME_ZSTD)) {
+		rc = parse_blobs(k, rk_mp_get(toc, "blobs"), toc_off, err);
+	} else if (o && rk_mp_is_str(o, SCHEME_ZSTD)) {
 		k->scheme = RK_KPACK_ZSTD;
 		rc = parse_zstd(k, toc, toc_off, err);
 	} else {
 		char name[64] = "(missing)";
 
 		if (o)
-			mp_show(o, name);
+			rk_mp_show(o, name);
 		return rk_err_set(err, -EBADMSG, "toc: unknown compression_scheme '%s'", name);
 	}
 	if (rc)
@@ -830,7 +701,7 @@ int rk_kpack_open(const void *p, size_t n, struct rk_kpack **out, struct rk_err 
 	const unsigned char *b = p;
 	uint64_t toc_off;
 	uint32_t version;
-	size_t end = 0, off = 0;
+	struct rk_mp_cursor c;
 	msgpack_unpacked u;
 	struct rk_kpack *k;
 	int rc;
@@ -846,29 +717,25 @@ int rk_kpack_open(const void *p, size_t n, struct rk_kpack **out, struct rk_err 
 	if (toc_off < KPACK_HEADER || toc_off >= n)
 		return rk_err_set(err, -EBADMSG, "header: toc_offset %llu outside [16, %zu)",
 				  (unsigned long long)toc_off, n);
-	if (mp_scan(b + toc_off, n - (size_t)toc_off, &end))
+	c = RK_MP_CURSOR(b + toc_off, n - (size_t)toc_off);
+	if (rk_mp_skip(&c, RK_MP_ANY_DEPTH))
 		return rk_err_set(err, -EBADMSG, "toc: malformed or truncated msgpack at %llu",
 				  (unsigned long long)toc_off);
-	if (end != n - toc_off)
+	if (c.off != c.n)
 		return rk_err_set(err, -EBADMSG, "toc: %zu trailing bytes after the map",
-				  (size_t)(n - toc_off - end));
+				  c.n - c.off);
 	if (!(k = calloc(1, sizeof(*k))))
 		return rk_err_set(err, -ENOMEM, "out of memory");
 	k->p = b;
 	k->n = n;
 	msgpack_unpacked_init(&u);
-	switch (msgpack_unpack_next(&u, (const char *)b + toc_off, end, &off)) {
-	case MSGPACK_UNPACK_SUCCESS:
-	case MSGPACK_UNPACK_EXTRA_BYTES:
+	rc = rk_mp_unpack(c.p, c.off, &u);
+	if (rc == 0)
 		rc = parse_toc(k, &u.data, toc_off, err);
-		break;
-	case MSGPACK_UNPACK_NOMEM_ERROR:
+	else if (rc == -ENOMEM) /* also: nested deeper than msgpack-c's stack */
 		rc = rk_err_set(err, -ENOMEM, "out of memory");
-		break;
-	default: /* e.g. nested deeper than msgpack-c's stack */
+	else
 		rc = rk_err_set(err, -EBADMSG, "toc: msgpack-c cannot parse it");
-		break;
-	}
 	msgpack_unpacked_destroy(&u);
 	if (rc) {
 		rk_kpack_close(k);
@@ -1008,14 +875,14 @@ static int marker_fields(const msgpack_object *o, struct rk_kpack_marker *m, str
 
 	if (o->type != MSGPACK_OBJECT_MAP)
 		return rk_err_set(err, -EBADMSG, "marker: not a msgpack map");
-	v = mp_get(o, "kernel_name");
+	v = rk_mp_get(o, "kernel_name");
 	if (!v || v->type != MSGPACK_OBJECT_STR)
 		return rk_err_set(err, -EBADMSG, "marker: 'kernel_name' missing or not a string");
-	if (!(m->kernel_name = mp_strdup(v, &rc)))
+	if (!(m->kernel_name = rk_mp_strdup(v, &rc)))
 		return rc == -ENOMEM
 			       ? rk_err_set(err, rc, "out of memory")
 			       : rk_err_set(err, -EBADMSG, "marker: 'kernel_name' holds a NUL");
-	v = mp_get(o, "kpack_search_paths");
+	v = rk_mp_get(o, "kpack_search_paths");
 	if (!v || v->type != MSGPACK_OBJECT_ARRAY)
 		return rk_err_set(err, -EBADMSG,
 				  "marker: 'kpack_search_paths' missing or not an array");
@@ -1026,7 +893,7 @@ static int marker_fields(const msgpack_object *o, struct rk_kpack_marker *m, str
 
 		if (s->type != MSGPACK_OBJECT_STR)
 			continue; /* the runtime skips non-strings */
-		if (!(m->paths[m->npaths] = mp_strdup(s, &rc)))
+		if (!(m->paths[m->npaths] = rk_mp_strdup(s, &rc)))
 			return rc == -ENOMEM
 				       ? rk_err_set(err, rc, "out of memory")
 				       : rk_err_set(err, -EBADMSG,
@@ -1041,27 +908,21 @@ static int marker_fields(const msgpack_object *o, struct rk_kpack_marker *m, str
 
 int rk_kpack_marker_decode(const void *p, size_t n, struct rk_kpack_marker *out, struct rk_err *err)
 {
+	struct rk_mp_cursor c = RK_MP_CURSOR(p, RK_MIN(n, (size_t)MARKER_MAX));
 	msgpack_unpacked u;
-	size_t end = 0, off = 0;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	n = RK_MIN(n, (size_t)MARKER_MAX);
-	if (mp_scan(p, n, &end))
+	if (rk_mp_skip(&c, RK_MP_ANY_DEPTH)) /* what follows the map is not read */
 		return rk_err_set(err, -EBADMSG, "marker: malformed or truncated msgpack");
 	msgpack_unpacked_init(&u);
-	switch (msgpack_unpack_next(&u, p, end, &off)) {
-	case MSGPACK_UNPACK_SUCCESS:
-	case MSGPACK_UNPACK_EXTRA_BYTES:
+	rc = rk_mp_unpack(p, c.off, &u);
+	if (rc == 0)
 		rc = marker_fields(&u.data, out, err);
-		break;
-	case MSGPACK_UNPACK_NOMEM_ERROR:
+	else if (rc == -ENOMEM) /* also: nested deeper than msgpack-c's stack */
 		rc = rk_err_set(err, -ENOMEM, "out of memory");
-		break;
-	default:
+	else
 		rc = rk_err_set(err, -EBADMSG, "marker: msgpack-c cannot parse it");
-		break;
-	}
 	msgpack_unpacked_destroy(&u);
 	if (rc)
 		rk_kpack_marker_release(out);

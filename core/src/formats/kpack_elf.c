@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/msgpack_read.h"
 #include "rk/kpack_elf.h"
 #include "util/le.h"
 
@@ -37,6 +38,7 @@
 #define RELA_SIZE 24u
 #define MARKER_NAME ".rocm_kpack_ref"
 #define MARKER_MAX 65536u /* the runtime's MAX_METADATA_SIZE */
+#define MARKER_DEPTH 32u /* container levels a marker key or value may span */
 #define PHDR_SPARE 16u /* relocated tables get ceil((n+1)/16)*16 slots */
 #define ZERO_RUN 65536u /* appended zero runs at least this long are splice zero pieces */
 
@@ -1146,153 +1148,30 @@ out:
 /* ---------------------------------------------------------------------------------------
  * Verification. */
 
-/* A minimal msgpack reader for the marker: bounded (every count is checked against the
- * bytes left, nesting is limited), since msgpack-c would allocate whatever a hostile
- * array count asks for. */
-struct mp {
-	const unsigned char *p;
-	size_t n, off;
-};
-
-static int mp_uint(struct mp *m, size_t len, uint64_t *v)
-{
-	*v = 0;
-	if (len > m->n - m->off)
-		return -1;
-	for (size_t i = 0; i < len; i++)
-		*v = *v << 8 | m->p[m->off++];
-	return 0;
-}
-
-/* The header of the next object: its type byte, and in *count its length (str, bin,
- * ext), entries (array) or key/value pairs (map). */
-static int mp_head(struct mp *m, unsigned *type, uint64_t *count)
-{
-	unsigned t;
-
-	if (m->off >= m->n)
-		return -1;
-	t = m->p[m->off++];
-	*type = t;
-	*count = 0;
-	if (t <= 0x7f || t >= 0xe0 || t == 0xc0 || t == 0xc2 || t == 0xc3)
-		return 0;
-	if (t >= 0x80 && t <= 0x9f)
-		return (*count = t & 0x0f), 0;
-	if (t >= 0xa0 && t <= 0xbf)
-		return (*count = t & 0x1f), 0;
-	switch (t) {
-	case 0xc4:
-	case 0xd9:
-		return mp_uint(m, 1, count);
-	case 0xc5:
-	case 0xda:
-	case 0xdc:
-	case 0xde:
-		return mp_uint(m, 2, count);
-	case 0xc6:
-	case 0xdb:
-	case 0xdd:
-	case 0xdf:
-		return mp_uint(m, 4, count);
-	case 0xc7:
-	case 0xc8:
-	case 0xc9: {
-		int rc = mp_uint(m, 1u << (t - 0xc7), count);
-
-		return rc || ++*count == 0 ? -1 : 0; /* the ext type byte */
-	}
-	case 0xca:
-	case 0xcb:
-	case 0xcc:
-	case 0xcd:
-	case 0xce:
-	case 0xcf:
-	case 0xd0:
-	case 0xd1:
-	case 0xd2:
-	case 0xd3:
-		*count = t == 0xca ? 4 : t == 0xcb ? 8 : 1u << (t & 3);
-		return 0;
-	case 0xd4:
-	case 0xd5:
-	case 0xd6:
-	case 0xd7:
-	case 0xd8:
-		*count = (1u << (t - 0xd4)) + 1;
-		return 0;
-	default:
-		return -1; /* 0xc1 */
-	}
-}
-
-static int mp_is_container(unsigned t)
-{
-	return (t >= 0x80 && t <= 0x9f) || t == 0xdc || t == 0xdd || t == 0xde || t == 0xdf;
-}
-
-static int mp_is_map(unsigned t)
-{
-	return (t >= 0x80 && t <= 0x8f) || t == 0xde || t == 0xdf;
-}
-
-static int mp_is_str(unsigned t)
-{
-	return (t >= 0xa0 && t <= 0xbf) || t == 0xd9 || t == 0xda || t == 0xdb;
-}
-
-/* Skip the rest of an object whose header was read. */
-static int mp_skip_body(struct mp *m, unsigned t, uint64_t count, int depth)
-{
-	if (!mp_is_container(t)) {
-		if (count > m->n - m->off)
-			return -1;
-		m->off += (size_t)count;
-		return 0;
-	}
-	if (depth > 32)
-		return -1;
-	if (mp_is_map(t)) {
-		if (count > (m->n - m->off) / 2)
-			return -1;
-		count *= 2;
-	}
-	if (count > m->n - m->off)
-		return -1; /* every object takes at least one byte */
-	for (uint64_t i = 0; i < count; i++) {
-		unsigned et;
-		uint64_t ec;
-
-		if (mp_head(m, &et, &ec) || mp_skip_body(m, et, ec, depth + 1))
-			return -1;
-	}
-	return 0;
-}
-
 /* The marker is one msgpack map with a non-empty "kpack_search_paths" array and a
  * "kernel_name" string (kpack-format.md 3.1). */
 static int check_marker(const unsigned char *p, size_t len, struct rk_err *err)
 {
-	struct mp m = {p, len, 0};
-	unsigned t, kt, vt;
-	uint64_t count, kc, vc;
+	struct rk_mp_cursor c = RK_MP_CURSOR(p, len);
+	struct rk_mp_head map, k, v;
 	int paths = 0, name = 0;
 
-	if (mp_head(&m, &t, &count) || !mp_is_map(t) || count > len)
-		return rk_err_set(err, -EBADMSG, "'%s' is not a msgpack map", MARKER_NAME);
-	for (uint64_t i = 0; i < count; i++) {
+	if (rk_mp_head(&c, &map) || map.kind != RK_MP_MAP || map.count > len)
+		goto bad;
+	for (uint64_t i = 0; i < map.count; i++) {
 		const unsigned char *key;
 
-		if (mp_head(&m, &kt, &kc))
+		if (rk_mp_head(&c, &k))
 			goto bad;
-		key = p + m.off;
-		if (mp_skip_body(&m, kt, kc, 1) || mp_head(&m, &vt, &vc))
+		key = p + c.off;
+		/* keys and values: at most 32 container levels below the map */
+		if (rk_mp_skip_body(&c, &k, MARKER_DEPTH) || rk_mp_head(&c, &v))
 			goto bad;
-		if (mp_is_str(kt) && kc == 18 && !memcmp(key, "kpack_search_paths", 18))
-			paths = (vt >= 0x90 && vt <= 0x9f) || vt == 0xdc || vt == 0xdd ? vc > 0 : 0;
-		else if (mp_is_str(kt) && kc == 11 && !memcmp(key, "kernel_name", 11))
-			name = mp_is_str(vt);
-		if (mp_skip_body(&m, vt, vc, 1))
+		if (rk_mp_head_is(&k, key, "kpack_search_paths"))
+			paths = v.kind == RK_MP_ARRAY && v.count > 0;
+		else if (rk_mp_head_is(&k, key, "kernel_name"))
+			name = v.kind == RK_MP_STR;
+		if (rk_mp_skip_body(&c, &v, MARKER_DEPTH))
 			goto bad;
 	}
 	if (!paths || !name)
