@@ -86,8 +86,8 @@ it_quiet_log three
 it_cmp_tree "artifact larger than the cache: $BIG" "$T/want/$BIG" "$M/${BIG%/*}/browse/${BIG#*/}"
 if grep -q "rockfs: error: .*No such file or directory" "${IT_LOG[three]}"; then
 	bug "an artifact larger than cache_size cannot be read: re-decompressing it to re-create" \
-		"an evicted blob evicts the blobs it has just re-created (core/src/cache.c" \
-		"rk_cache_added -> rk_cache_gc, called from core/src/vfs.c arch_refill), so" \
+		"an evicted blob evicts the blobs it has just re-created (core/src/cache/cache.c" \
+		"rk_cache_added -> rk_cache_gc, called from core/src/engine/vfs.c artifact_refill), so" \
 		"rk_vfs_open_file finds the blob missing again and answers EIO"
 fi
 check_size "at the end"

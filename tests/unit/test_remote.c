@@ -1,5 +1,5 @@
 /* test_remote.c: the remote stores' parsers and signer (rk/remote.h), and the transport's
- * failures without a server (core/src/http.h). Servers are exercised by the integration
+ * failures without a server (core/src/store/http.h). Servers are exercised by the integration
  * tests (tests/integration/remote_*.sh). */
 #include <errno.h>
 #include <stdio.h>

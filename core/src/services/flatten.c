@@ -18,7 +18,7 @@
  * Modes follow TheRock's extraction: files 0644 plus the member's executable bits,
  * directories 0755, symlinks verbatim, hardlinks kept as hardlinks.
  *
- * Uses the engine's tree and artifacts (vfs_int.h) and the kpack split service. */
+ * Uses the engine's tree and artifacts (engine/vfs_int.h) and the kpack split service. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -20,7 +20,7 @@
  * bundles, zstd archives) when the cache evicted them. The outputs' roots are nodes
  * of the run's directory in no listing: the kpack view links them into RUN/kpack/.
  *
- * Uses the engine's tree and artifacts (vfs_int.h) and the formats (bundle, kpack,
+ * Uses the engine's tree and artifacts (engine/vfs_int.h) and the formats (bundle, kpack,
  * kpack_elf, kpack_db). */
 #include <errno.h>
 #include <fcntl.h>

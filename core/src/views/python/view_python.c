@@ -55,7 +55,7 @@ struct pyfile {
 	const struct rk_tar_layout *zip; /* a synthesized wheel: its node's layout */
 	const char *bytes; /* the synthesized sdist: its node's bytes */
 	int meta_tried; /* read_metadata ran (before the kpack split) */
-	/* once the set is kept (vfs_pop_python's end): */
+	/* once the set is kept (pop_python's end): */
 	pthread_mutex_t lock; /* hashing it; sha, hashed and unreadable */
 	int hashed;
 };

@@ -17,7 +17,7 @@
  * The stored wheel's members are extracted once into cache blobs; the member list is kept
  * as pyhash/members-<key> (key: store id, path, size, mtime), so a remount extracts
  * nothing. The platform directory becomes an artifact without an archive (a struct artifact
- * whose tree is those blobs) and goes through view_kpack.c's split, with the wheel
+ * whose tree is those blobs) and goes through the kpack split service, with the wheel
  * splitter's naming: group "rocm_sdk_libraries", kernel names relative to the platform
  * directory. The split's outputs (blobs, rewritten binaries and .kpack archives as
  * segment lists) become zip layouts (zip_layout.h); nothing is copied. docs/kpack.md,
