@@ -1,6 +1,6 @@
 /* vfs_int.h: the engine's contract with the services and views: nodes and private trees,
- * artifacts, runs, the view table, and the services' entry points. Locking rules are at
- * the top of vfs.c and in docs/internals/vfs.md. */
+ * artifacts, runs and the view table (each service has its own header in services/).
+ * Locking rules are at the top of vfs.c and in docs/internals/vfs.md. */
 #ifndef RK_VFS_INT_H
 #define RK_VFS_INT_H
 
@@ -204,35 +204,5 @@ extern const struct vfs_view *const vfs_views[];
 extern const size_t vfs_nviews;
 /* The slot of r holding view's per-run state (NULL until the view sets it). */
 void **vfs_view_state(struct run *r, const struct vfs_view *view);
-
-/* ---- services below the views ---- */
-
-/* flatten.c: TheRock's artifact flatten (therock-formats.md section 2). */
-/* Whether run r is kpack-split (manifest flag, else guessed from its names). */
-int vfs_run_is_split(struct rk_vfs *v, struct run *r);
-/* The names of run r's dist trees (release: the release tarball names instead). */
-int vfs_dist_names(struct rk_vfs *v, struct run *r, int release, char ***names, size_t *n);
-/* Flatten the artifacts of r selected for x into private root (release: without the test
- * component and fftw3, as build_tarballs.py does). Ingests what it needs. */
-int vfs_flatten(struct rk_vfs *v, struct run *r, const char *x, int release, struct node *root,
-		char **conflicts, unsigned *nconflicts, struct rk_err *err);
-/* Flatten the artifacts as[0..n) (any set; ingested here, sorted into flatten order) into
- * private root. */
-int vfs_flatten_artifacts(struct rk_vfs *v, struct artifact **as, size_t n, struct node *root,
-		      struct rk_err *err);
-
-/* tree_tar.c: root's tree as GNU tar lays it out (members sorted by name, rooted at
- * "./", hardlinks to their first path, every mtime the newest, which *newest receives
- * when not NULL). Reads the tree only. */
-int vfs_tree_tar(const struct node *root, struct rk_tar_layout *out, int64_t *newest);
-
-/* kpack_split.c: rocm-kpack's split of one artifact (kpack-format.md section 4.2). */
-/* Split artifact a (ingesting it) once; *outs receives its outputs (generic first, then
- * one per architecture), owned by a (a->derived). group: the .kpack group name (NULL:
- * "<name>_<component>"); relkeys: kernel names and TOC keys relative to the prefix,
- * source_prefix "" (rocm-kpack's wheel splitter) instead of "<prefix>/<rel>". The same
- * artifact is always split with the same group and relkeys. */
-int vfs_kpack_split(struct rk_vfs *v, struct artifact *a, const char *group, int relkeys,
-		    struct artifact ***outs, size_t *nouts, struct rk_err *err);
 
 #endif

@@ -32,6 +32,8 @@
 #include "rk/manifest.h"
 #include "formats/tar_layout.h"
 #include "engine/vfs_int.h"
+#include "services/flatten.h"
+#include "services/kpack_split.h"
 
 #define MULTIARCH "multiarch"
 

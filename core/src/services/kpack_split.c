@@ -45,6 +45,7 @@
 #include "rk/target.h"
 #include "formats/tar_layout.h"
 #include "engine/vfs_int.h"
+#include "services/kpack_split.h"
 
 /* One output of a split: a synthesized artifact. */
 struct out {

@@ -11,6 +11,7 @@
 #include "rk/buf.h"
 #include "engine/vfs_int.h"
 #include "formats/tar_layout.h"
+#include "services/tree_tar.h"
 
 struct seen_link {
 	const struct node *node;

@@ -10,6 +10,7 @@
 
 #include "rk/log.h"
 #include "engine/vfs_int.h"
+#include "services/flatten.h"
 
 #define NOTES_DIR ".rockfs"
 

@@ -13,6 +13,8 @@
 
 #include "rk/log.h"
 #include "engine/vfs_int.h"
+#include "services/flatten.h"
+#include "services/kpack_split.h"
 
 /* List split output o in root (the kpack directory being built). */
 static int link_out(struct node *root, struct artifact *o)

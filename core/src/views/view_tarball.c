@@ -22,6 +22,8 @@
 #include "cache/tar_compress.h"
 #include "formats/tar_layout.h"
 #include "engine/vfs_int.h"
+#include "services/flatten.h"
+#include "services/tree_tar.h"
 
 /* Build the archive nodes file, file.gz and file.zst in private directory dir from the
  * flatten of x. */

@@ -38,6 +38,7 @@
 #include "rk/wheel.h"
 #include "formats/tar_layout.h"
 #include "views/python/view_python.h"
+#include "services/kpack_split.h"
 
 #define LIB_PREFIX "rocm_sdk_libraries_"
 #define PLATFORM "_rocm_sdk_libraries"

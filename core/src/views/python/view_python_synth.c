@@ -34,6 +34,7 @@
 #include "formats/tar_layout.h"
 #include "views/python/view_python.h"
 #include "formats/zip_layout.h"
+#include "services/flatten.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
