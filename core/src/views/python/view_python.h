@@ -5,6 +5,7 @@
 #define RK_VIEW_PYTHON_H
 
 #include "engine/vfs_int.h"
+#include "rk/buf.h"
 #include "rk/cache.h"
 
 struct rk_tar_layout;
@@ -42,23 +43,46 @@ void pysynth_truncate(struct pysynth_set *s, size_t n);
  * version). A package that cannot be built is left out with a log line; only -ENOMEM
  * and network failures fail the call. Ingests the artifacts it needs. */
 int vfs_python_synth(struct rk_vfs *v, struct run *r, struct pysynth_set *out, struct rk_err *err);
-/* A wheel built from parts (view_python_split.c): members are blobs, bytes (taken over;
- * NULL for an empty file) or segment lists (borrowed until pywheel_finish, whose CRC-32
- * and sha256 are computed once and remembered in the cache). pywheel_finish adds
- * METADATA (Name, Version, Summary, Requires-Dist), WHEEL, top_level.txt and RECORD and
- * pushes the wheel "{dist}-{version}-{tag}.whl" to out. */
-struct pywheel;
+/* wheel_build.c: a wheel built from members: blobs (content id, size), bytes (taken over;
+ * NULL with no blob and no layout: an empty file) or segment lists (borrowed until
+ * pywheel_finish, whose CRC-32 and sha256 are computed once and remembered in the cache).
+ * A second add of a name is ignored (the first wins, as the first copy does in a wheel
+ * build). origin: the artifact whose blobs they are (a missing one is re-created).
+ * pywheel_finish adds METADATA (Name, Version, Summary, Requires-Dist), WHEEL,
+ * top_level.txt and RECORD and pushes the wheel "{dist}-{version}-{tag}.whl" to out. */
 struct rk_buf;
+struct pyentry {
+	char *name;
+	uint32_t mode;
+	uint64_t size;
+	char blob[RK_SHA256_HEX]; /* "" for data */
+	char *data;
+	const struct rk_tar_layout *layout; /* content as a segment list (borrowed) */
+	struct artifact *origin;
+	UT_hash_handle hh;
+};
+struct pywheel {
+	struct pyentry *ents; /* by name */
+	struct rk_buf sources; /* what it is made of, for PROVENANCE (when info.from is NULL) */
+};
 struct pywheel *pywheel_new(void);
 void pywheel_free(struct pywheel *w);
+void pywheel_release(struct pywheel *w); /* a pywheel that is not pywheel_new's */
 int pywheel_add(struct pywheel *w, const char *name, uint32_t mode, uint64_t size, const char *blob,
-		char *data, const struct rk_tar_layout *layout, void *origin);
+		char *data, const struct rk_tar_layout *layout, struct artifact *origin);
+int pywheel_add_buf(struct pywheel *w, const char *name, struct rk_buf *b); /* b emptied */
+int pywheel_add_str(struct pywheel *w, const char *name, const char *s);
 struct pywheel_info {
 	const char *dist, *version, *tag, *requires, *summary, *top_level, *from;
 	int64_t mtime;
 };
 int pywheel_finish(struct rk_vfs *v, struct pywheel *w, const struct pywheel_info *in,
 		   struct pysynth_set *out, struct rk_err *err);
+/* A layout's identity: the digest of its segments (blob ids and header bytes). */
+int pywheel_layout_digest(const struct rk_tar_layout *l, char hex[RK_SHA256_HEX]);
+/* Open blob id (size bytes), re-created through origin when it is missing or damaged. */
+int pywheel_blob_open(struct rk_vfs *v, const char *id, uint64_t size, struct artifact *origin,
+		      int *fd, struct rk_err *err);
 /* _dist_info.py as TheRock writes it (6.5) for these families. */
 int pywheel_dist_info_py(const char *version, int split, char **families, size_t n,
 			 const char *entry, const char *family, struct rk_buf *b);

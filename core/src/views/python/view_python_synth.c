@@ -10,9 +10,9 @@
  *   rocm-V.tar.gz                                  the selector sdist (our rocm_sdk package)
  *
  * A wheel is a zip of stored entries laid out over the cache blobs of the flattened
- * artifacts (zip_layout.h): its size is known at once and any range is read directly.
- * RECORD hashes are the blobs' own content ids. Only the devel wheel's _devel.tar is
- * written once into the cache (its hash goes into RECORD). */
+ * artifacts (wheel_build.c, zip_layout.h): its size is known at once and any range is
+ * read directly. RECORD hashes are the blobs' own content ids. Only the devel wheel's
+ * _devel.tar is written once into the cache (its hash goes into RECORD). */
 #include <errno.h>
 #include <fcntl.h>
 #include <libdeflate.h>
@@ -127,17 +127,6 @@ struct elfinfo {
 
 /* ---- one package being assembled ---- */
 
-struct zentry {
-	char *name;
-	uint32_t mode;
-	uint64_t size;
-	char blob[RK_SHA256_HEX]; /* "" for data */
-	char *data;
-	const struct rk_tar_layout *layout; /* content as a segment list (borrowed) */
-	void *origin;
-	UT_hash_handle hh;
-};
-
 /* A path materialized by a runtime wheel (for the devel tree), or a soname alias. */
 struct owned {
 	char *path;
@@ -162,66 +151,29 @@ struct synth {
 };
 
 struct pkg {
-	struct zentry *ents; /* by name */
+	struct pywheel w; /* its members; w.sources: artifact stems, for PROVENANCE */
 	int excl_cmake; /* core: cmake directories and bin/rocprof-* are left out */
 	const char *platform;
-	struct rk_buf sources; /* artifact stems, for PROVENANCE */
 };
 
-static void pkg_release(struct pkg *p)
+static int blob_open(struct synth *s, const char *id, uint64_t size, struct artifact *origin, int *fd)
 {
-	struct zentry *e, *t;
-
-	HASH_ITER(hh, p->ents, e, t) {
-		HASH_DEL(p->ents, e);
-		free(e->name);
-		free(e->data);
-		free(e);
-	}
-	rk_buf_release(&p->sources);
+	return pywheel_blob_open(s->v, id, size, origin, fd, s->err);
 }
 
-/* Add a member (blob, or data of size bytes, taken over). A second add of a name is
- * ignored (the first wins, as the first copy does in a wheel build). */
-static int pkg_add(struct pkg *p, const char *name, uint32_t mode, uint64_t size, const char *blob,
-		   char *data, void *origin)
+/* Finish p as wheel dist (dist-info, zip layout) into s->out. */
+static int finish_wheel(struct synth *s, struct pkg *p, const char *dist, const char *requires,
+			const char *summary, const char *top_level)
 {
-	struct zentry *e;
+	struct pywheel_info in = {.dist = dist,
+				  .version = s->version,
+				  .tag = s->tag,
+				  .requires = requires,
+				  .summary = summary,
+				  .top_level = top_level,
+				  .mtime = s->mtime};
 
-	HASH_FIND_STR(p->ents, name, e);
-	if (e) {
-		free(data);
-		return 0;
-	}
-	if (!(e = calloc(1, sizeof(*e))) || !(e->name = strdup(name))) {
-		free(e);
-		free(data);
-		return -ENOMEM;
-	}
-	e->mode = mode;
-	e->size = size;
-	if (blob)
-		memcpy(e->blob, blob, RK_SHA256_HEX);
-	e->data = data;
-	e->origin = origin;
-	HASH_ADD_KEYPTR(hh, p->ents, e->name, strlen(e->name), e);
-	return rk_htab_oom() ? -ENOMEM : 0;
-}
-
-/* Add a member with b's bytes (b is left empty). */
-static int pkg_add_buf(struct pkg *p, const char *name, struct rk_buf *b)
-{
-	size_t len = b->len;
-	char *d = rk_buf_detach(b, NULL);
-
-	return d ? pkg_add(p, name, S_IFREG | 0644, len, NULL, d, NULL) : -ENOMEM;
-}
-
-static int pkg_add_str(struct pkg *p, const char *name, const char *s)
-{
-	char *d = strdup(s);
-
-	return d ? pkg_add(p, name, S_IFREG | 0644, strlen(d), NULL, d, NULL) : -ENOMEM;
+	return pywheel_finish(s->v, &p->w, &in, s->out, s->err);
 }
 
 static int owned_add(struct synth *s, const char *path, const char *owner, const char *soname_path)
@@ -246,17 +198,6 @@ static int owned_add(struct synth *s, const char *path, const char *owner, const
 }
 
 /* Open blob id of artifact origin, re-creating it when it was evicted. */
-static int blob_open(struct synth *s, const char *id, uint64_t size, struct artifact *origin, int *fd)
-{
-	int rc = rk_blob_open(s->v->cache, id, size, fd, s->err);
-
-	if ((rc == -ENOENT || rc == -EBADMSG) && origin) {
-		rk_err_clear(s->err);
-		rc = vfs_artifact_refill(s->v, origin, id, size, fd, s->err);
-	}
-	return rc;
-}
-
 /* The ELF facts of regular file n (cached per blob) in *out. */
 static int elf_of(struct synth *s, const struct node *n, const struct rk_elf_info **out)
 {
@@ -426,8 +367,8 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 				     rp) < 0)
 				rc = -ENOMEM;
 			else
-				rc = pkg_add(p, rel->buf, S_IFREG | 0755, strlen(stub), NULL, stub,
-					     NULL);
+				rc = pywheel_add(&p->w, rel->buf, S_IFREG | 0755, strlen(stub),
+						 NULL, stub, NULL, NULL);
 		} else {
 			/* a file (or a symlink to one: its target's bytes); a shared library
 			 * goes under its soname */
@@ -442,9 +383,9 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 			if (!rc && t->size && t->src != SRC_BLOB)
 				rc = rk_err_set(s->err, -EIO, "'%s': not a cache blob", rel->buf);
 			if (!rc)
-				rc = pkg_add(p, out, S_IFREG | ((t->mode & 0111) ? 0755 : 0644),
+				rc = pywheel_add(&p->w, out, S_IFREG | ((t->mode & 0111) ? 0755 : 0644),
 					     t->size, t->size ? t->data : NULL,
-					     t->size ? NULL : strdup(""), t->origin);
+					     t->size ? NULL : strdup(""), NULL, t->origin);
 		}
 		rel->len = len;
 		rel->buf[len] = '\0';
@@ -452,329 +393,7 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 	return rc;
 }
 
-/* ---- wheel assembly ---- */
-
-static int layout_digest(const struct rk_tar_layout *l, char hex[RK_SHA256_HEX]);
-
-/* The CRC-32 and SHA-256 of a file that is a segment list (a rewritten binary, a .kpack
- * archive): read through once, then remembered as pyhash/sums-<layout digest>
- * ("<crc hex> <sha256 hex>"). */
-static int layout_sums(struct rk_vfs *v, const struct rk_tar_layout *l, uint32_t *crc,
-		       char hex[RK_SHA256_HEX], struct rk_err *err)
-{
-	struct vfs_layout_src src = {v, l};
-	char key[RK_SHA256_HEX], rel[128], *data = NULL, *buf;
-	struct rk_sha256 h;
-	unsigned c;
-	size_t len;
-	int rc;
-
-	if ((rc = layout_digest(l, key)))
-		return rc;
-	snprintf(rel, sizeof(rel), "pyhash/sums-%s", key);
-	if (v->cache && !rk_cache_get_file(v->cache, rel, 256, &data, &len, NULL)) {
-		int ok = sscanf(data, "%8x %64s", &c, hex) == 2 && rk_is_sha256_hex(hex);
-
-		free(data);
-		if (ok) {
-			*crc = c;
-			return 0;
-		}
-	}
-	if (!(buf = malloc(1 << 20)))
-		return -ENOMEM;
-	if ((rc = rk_sha256_init(&h))) {
-		free(buf);
-		return rc;
-	}
-	*crc = 0;
-	for (uint64_t off = 0; !rc && off < l->size;) {
-		size_t n = (size_t)RK_MIN((uint64_t)(1 << 20), l->size - off);
-		ssize_t r = vfs_layout_read(&src, buf, n, off);
-
-		if (r <= 0) {
-			rc = rk_err_set(err, -EIO, "reading a synthesized member at %llu",
-					(unsigned long long)off);
-		} else {
-			rk_sha256_update(&h, buf, (size_t)r);
-			*crc = (uint32_t)libdeflate_crc32(*crc, buf, (size_t)r);
-			off += (uint64_t)r;
-		}
-	}
-	free(buf);
-	if (rc) {
-		rk_sha256_release(&h);
-		return rc;
-	}
-	rk_sha256_final(&h, hex);
-	if (v->cache) {
-		char line[100];
-
-		rk_cache_area(v->cache, "pyhash");
-		snprintf(line, sizeof(line), "%08x %s\n", (unsigned)*crc, hex);
-		rk_cache_put_file(v->cache, rel, line, strlen(line), NULL); /* best effort */
-	}
-	return 0;
-}
-
-static int b64url_of_hex(const char *hex, char out[44])
-{
-	static const char tab[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-	unsigned char d[33] = {0};
-	size_t o = 0;
-
-	for (int i = 0; i < 32; i++) {
-		unsigned v;
-
-		if (sscanf(hex + 2 * i, "%2x", &v) != 1)
-			return -EINVAL;
-		d[i] = (unsigned char)v;
-	}
-	for (int i = 0; i < 33; i += 3) {
-		uint32_t w = (uint32_t)d[i] << 16 | (uint32_t)d[i + 1] << 8 | d[i + 2];
-
-		for (int k = 0; k < 4 && o < 43; k++)
-			out[o++] = tab[(w >> (18 - 6 * k)) & 63];
-	}
-	out[43] = '\0';
-	return 0;
-}
-
-static int cmp_zentry(const void *a, const void *b)
-{
-	return strcmp((*(struct zentry *const *)a)->name, (*(struct zentry *const *)b)->name);
-}
-
-/* "{dist}-{version}" with '-' escaped to '_' in both (PEP 427), in out[n]. */
-static void dist_stem(const struct synth *s, const char *dist, char *out, size_t n)
-{
-	snprintf(out, n, "%s-%s", dist, s->version);
-	for (size_t i = 0; out[i]; i++)
-		if (out[i] == '-' && i != strlen(dist))
-			out[i] = '_';
-}
-
-static int is_dist_info(const char *name, const char *stem)
-{
-	size_t n = strlen(stem);
-
-	return !strncmp(name, stem, n) && !strncmp(name + n, ".dist-info/", 11);
-}
-
-/* Finish p as wheel dist: dist-info, zip layout, and the result entry. */
-static int finish_wheel(struct synth *s, struct pkg *p, const char *dist, const char *requires,
-			const char *summary, const char *top_level)
-{
-	struct rk_buf meta = RK_BUF_INIT, rec = RK_BUF_INIT, tmp = RK_BUF_INIT;
-	struct zentry **order = NULL, *e, *t;
-	struct rk_zip_member *zm = NULL;
-	struct rk_tar_layout *l = NULL;
-	char stem[300], name[600];
-	size_t n = 0;
-	int rc;
-
-	dist_stem(s, dist, stem, sizeof(stem));
-	rc = rk_buf_addf(&meta, "Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: %s\n", dist,
-			 s->version, summary);
-	if (!rc && requires)
-		rc = rk_buf_addf(&meta, "Requires-Dist: %s\n", requires);
-	if (!rc) {
-		snprintf(name, sizeof(name), "%s.dist-info/METADATA", stem);
-		rc = pkg_add_buf(p, name, &meta);
-	}
-	if (!rc && !(rc = rk_buf_addf(&tmp,
-				      "Wheel-Version: 1.0\nGenerator: rockfs\nRoot-Is-Purelib: "
-				      "false\nTag: %s\n",
-				      s->tag))) {
-		snprintf(name, sizeof(name), "%s.dist-info/WHEEL", stem);
-		rc = pkg_add_buf(p, name, &tmp);
-	}
-	if (!rc) {
-		snprintf(name, sizeof(name), "%s.dist-info/top_level.txt", stem);
-		rc = pkg_add_str(p, name, top_level);
-	}
-	if (rc)
-		goto out;
-	/* members sorted, then the dist-info files as bdist_wheel writes them, RECORD last */
-	if (!(order = malloc((HASH_COUNT(p->ents) + 1) * sizeof(*order)))) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	HASH_ITER(hh, p->ents, e, t) {
-		if (!is_dist_info(e->name, stem))
-			order[n++] = e;
-	}
-	qsort(order, n, sizeof(*order), cmp_zentry);
-	for (int i = 0; i < 3; i++) {
-		static const char *const di[] = {"METADATA", "WHEEL", "top_level.txt"};
-
-		snprintf(name, sizeof(name), "%s.dist-info/%s", stem, di[i]);
-		HASH_FIND_STR(p->ents, name, e);
-		order[n++] = e;
-	}
-	if (!(zm = calloc(n + 1, sizeof(*zm)))) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; !rc && i < n; i++) {
-		char hex[RK_SHA256_HEX], b64[44];
-
-		e = order[i];
-		zm[i].name = e->name;
-		zm[i].mode = e->mode;
-		zm[i].size = e->size;
-		zm[i].origin = e->origin;
-		if (e->blob[0]) {
-			zm[i].blob = e->blob;
-			memcpy(hex, e->blob, RK_SHA256_HEX);
-			rc = rk_blob_crc32(s->v->cache, e->blob, e->size, &zm[i].crc, s->err);
-			if (rc == -ENOENT || rc == -EBADMSG) { /* evicted: re-create it */
-				int fd;
-
-				rk_err_clear(s->err);
-				if (!(rc = blob_open(s, e->blob, e->size, e->origin, &fd))) {
-					close(fd);
-					rc = rk_blob_crc32(s->v->cache, e->blob, e->size,
-							   &zm[i].crc, s->err);
-				}
-			}
-		} else if (e->layout) {
-			zm[i].layout = e->layout;
-			rc = layout_sums(s->v, e->layout, &zm[i].crc, hex, s->err);
-		} else {
-			zm[i].data = e->data;
-			zm[i].crc = (uint32_t)libdeflate_crc32(0, e->data, e->size);
-			rc = rk_sha256_buf(e->data, e->size, hex);
-		}
-		if (!rc && !(rc = b64url_of_hex(hex, b64)))
-			rc = rk_buf_addf(&rec, "%s,sha256=%s,%llu\n", e->name, b64,
-					 (unsigned long long)e->size);
-	}
-	snprintf(name, sizeof(name), "%s.dist-info/RECORD", stem);
-	if (!rc)
-		rc = rk_buf_addf(&rec, "%s,,\n", name);
-	if (rc)
-		goto out;
-	zm[n].name = name;
-	zm[n].mode = S_IFREG | 0644;
-	zm[n].size = rec.len;
-	zm[n].data = rec.buf;
-	zm[n].crc = (uint32_t)libdeflate_crc32(0, rec.buf, rec.len);
-	if (!(l = calloc(1, sizeof(*l)))) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	if ((rc = rk_zip_layout_build(zm, n + 1, s->mtime, l))) {
-		free(l);
-		goto out;
-	}
-	{
-		struct pysynth *ps;
-		char file[600];
-
-		snprintf(file, sizeof(file), "%s-%s.whl", stem, s->tag);
-		snprintf(name, sizeof(name), "%s.dist-info/METADATA", stem);
-		HASH_FIND_STR(p->ents, name, e);
-		if (!(ps = pysynth_push(s->out)) || !(ps->file = strdup(file)) ||
-		    !(ps->meta = malloc(e->size + 1)) ||
-		    !(ps->from = rk_buf_detach(&p->sources, NULL))) {
-			rk_tar_layout_release(l);
-			free(l);
-			rc = -ENOMEM;
-			goto out;
-		}
-		memcpy(ps->meta, e->data, e->size);
-		ps->meta[e->size] = '\0';
-		ps->meta_len = e->size;
-		ps->zip = l;
-		ps->size = l->size;
-		rc = layout_digest(l, ps->key);
-	}
-out:
-	free(zm);
-	free(order);
-	rk_buf_release(&meta);
-	rk_buf_release(&rec);
-	rk_buf_release(&tmp);
-	return rc;
-}
-
-struct pysynth *pysynth_push(struct pysynth_set *s)
-{
-	if (s->n == s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 8;
-		struct pysynth *v = realloc(s->v, ncap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		s->v = v;
-		s->cap = ncap;
-	}
-	memset(&s->v[s->n], 0, sizeof(s->v[0]));
-	return &s->v[s->n++];
-}
-
-void pysynth_truncate(struct pysynth_set *s, size_t n)
-{
-	for (size_t i = n; i < s->n; i++) {
-		free(s->v[i].file);
-		if (s->v[i].zip)
-			rk_tar_layout_release(s->v[i].zip);
-		free(s->v[i].zip);
-		free(s->v[i].bytes);
-		free(s->v[i].meta);
-		free(s->v[i].from);
-	}
-	if (n < s->n)
-		s->n = n;
-}
-
-void pysynth_release(struct pysynth_set *s)
-{
-	pysynth_truncate(s, 0);
-	free(s->v);
-	memset(s, 0, sizeof(*s));
-}
-
-/* ---- building a wheel from parts (view_python_split.c) ---- */
-
-struct pywheel {
-	struct pkg p;
-};
-
-struct pywheel *pywheel_new(void)
-{
-	struct pywheel *w = calloc(1, sizeof(*w));
-
-	if (w)
-		w->p.sources = (struct rk_buf)RK_BUF_INIT;
-	return w;
-}
-
-void pywheel_free(struct pywheel *w)
-{
-	if (w) {
-		pkg_release(&w->p);
-		free(w);
-	}
-}
-
-int pywheel_add(struct pywheel *w, const char *name, uint32_t mode, uint64_t size, const char *blob,
-		char *data, const struct rk_tar_layout *layout, void *origin)
-{
-	struct zentry *e;
-	int rc;
-
-	if (!blob && !layout && !data && !(data = strdup("")))
-		return -ENOMEM;
-	if ((rc = pkg_add(&w->p, name, mode, size, blob, data, origin)))
-		return rc;
-	HASH_FIND_STR(w->p.ents, name, e);
-	if (e && layout && !e->blob[0] && !e->data)
-		e->layout = layout;
-	return 0;
-}
+/* ---- _dist_info.py (6.5) ---- */
 
 static int dist_info_py(const struct synth *s, const char *entry, const char *family,
 			struct rk_buf *b);
@@ -787,24 +406,6 @@ int pywheel_dist_info_py(const char *version, int split, char **families, size_t
 	snprintf(s.version, sizeof(s.version), "%s", version);
 	return dist_info_py(&s, entry, family, b);
 }
-
-int pywheel_finish(struct rk_vfs *v, struct pywheel *w, const struct pywheel_info *in,
-		   struct pysynth_set *out, struct rk_err *err)
-{
-	struct synth s = {.v = v, .out = out, .err = err, .mtime = in->mtime};
-	int rc;
-
-	if (strlen(in->version) >= sizeof(s.version) || strlen(in->tag) >= sizeof(s.tag))
-		return rk_err_set(err, -ENAMETOOLONG, "version or tag too long");
-	snprintf(s.version, sizeof(s.version), "%s", in->version);
-	snprintf(s.tag, sizeof(s.tag), "%s", in->tag);
-	w->p.sources.len = 0;
-	if ((rc = rk_buf_adds(&w->p.sources, in->from)))
-		return rc;
-	return finish_wheel(&s, &w->p, in->dist, in->requires, in->summary, in->top_level);
-}
-
-/* ---- _dist_info.py (6.5) ---- */
 
 /* The template followed by the lines TheRock's build appends. entry: ALL_PACKAGES key
  * of the package (NULL: the sdist); family: THIS_TARGET_FAMILY (NULL: None). */
@@ -855,14 +456,14 @@ static int add_pure(const struct synth *s, struct pkg *p, const char *pure, cons
 	if (!(d = malloc(init->len + 1)))
 		return -ENOMEM;
 	memcpy(d, init->data, init->len);
-	if ((rc = pkg_add(p, name, S_IFREG | 0644, init->len, NULL, d, NULL)))
+	if ((rc = pywheel_add(&p->w, name, S_IFREG | 0644, init->len, NULL, d, NULL, NULL)))
 		return rc;
 	if ((rc = dist_info_py(s, entry, family, &b))) {
 		rk_buf_release(&b);
 		return rc;
 	}
 	snprintf(name, sizeof(name), "%s/_dist_info.py", pure);
-	return pkg_add_buf(p, name, &b);
+	return pywheel_add_buf(&p->w, name, &b);
 }
 
 /* ---- packages ---- */
@@ -882,7 +483,7 @@ static int flatten_pkg(struct synth *s, struct pkg *p, int kind, const char *fam
 		if (wanted(&r->artifacts[i], kind, s->split, family, target))
 			as[n++] = &r->artifacts[i];
 	for (size_t i = 0; i < n; i++)
-		if ((rc = rk_buf_addf(&p->sources, "%s%s", i ? " " : "", as[i]->art->stem))) {
+		if ((rc = rk_buf_addf(&p->w.sources, "%s%s", i ? " " : "", as[i]->art->stem))) {
 			free(as);
 			return rc;
 		}
@@ -914,7 +515,7 @@ static void newest(const struct node *dir, int64_t *t)
 /* A runtime wheel (core, libraries[-family]): 6.3. */
 static int runtime_wheel(struct synth *s, int kind, const char *family)
 {
-	struct pkg p = {.excl_cmake = kind == PKG_CORE, .sources = RK_BUF_INIT};
+	struct pkg p = {.w.sources = RK_BUF_INIT, .excl_cmake = kind == PKG_CORE};
 	struct rk_buf rel = RK_BUF_INIT, top = RK_BUF_INIT;
 	char dist[160], platform[160], req[200], summary[300], *q;
 	const char *pure = kind == PKG_CORE ? "rocm_sdk_core" : "rocm_sdk_libraries";
@@ -934,7 +535,7 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 	p.platform = platform;
 	rc = flatten_pkg(s, &p, kind, family, NULL, &root);
 	if (rc) {
-		pkg_release(&p);
+		pywheel_release(&p.w);
 		return rc == -ENOENT ? 0 : rc; /* nothing to package */
 	}
 	newest(root, &s->mtime);
@@ -942,12 +543,12 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 		rc = runtime_walk(s, &p, root, root, &rel);
 	/* the files go under the platform package; record who owns each path */
 	if (!rc) {
-		struct zentry *e, *t, *moved = NULL;
+		struct pyentry *e, *t, *moved = NULL;
 
-		HASH_ITER(hh, p.ents, e, t) {
+		HASH_ITER(hh, p.w.ents, e, t) {
 			char *name = NULL;
 
-			HASH_DEL(p.ents, e);
+			HASH_DEL(p.w.ents, e);
 			if (asprintf(&name, "%s/%s", platform, e->name) < 0 ||
 			    (rc = owned_add(s, e->name, platform, NULL))) {
 				free(name);
@@ -961,7 +562,7 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 			e->name = name;
 			HASH_ADD_KEYPTR(hh, moved, e->name, strlen(e->name), e);
 		}
-		p.ents = moved;
+		p.w.ents = moved;
 		if (!rc && rk_htab_oom())
 			rc = -ENOMEM;
 	}
@@ -974,7 +575,7 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 		rc = rk_buf_addf(&top, "%s\n%s\n", platform, pure);
 	if (!rc)
 		rc = finish_wheel(s, &p, dist, kind == PKG_CORE ? NULL : req, summary, top.buf);
-	pkg_release(&p);
+	pywheel_release(&p.w);
 	vfs_tree_free(root);
 	rk_buf_release(&rel);
 	rk_buf_release(&top);
@@ -1021,9 +622,9 @@ static int device_walk(struct pkg *p, struct node *dir, struct rk_buf *rel, stru
 			if (c->size && c->src != SRC_BLOB)
 				rc = -EIO;
 			if (!rc)
-				rc = pkg_add(p, name, S_IFREG | ((c->mode & 0111) ? 0755 : 0644),
+				rc = pywheel_add(&p->w, name, S_IFREG | ((c->mode & 0111) ? 0755 : 0644),
 					     c->size, c->size ? c->data : NULL,
-					     c->size ? NULL : strdup(""), c->origin);
+					     c->size ? NULL : strdup(""), NULL, c->origin);
 			/* target: relative to the link's directory in the devel tree,
 			 * "../" per component of relpath (py_packaging.py) */
 			if (!rc)
@@ -1037,7 +638,7 @@ static int device_walk(struct pkg *p, struct node *dir, struct rk_buf *rel, stru
 
 static int device_wheel(struct synth *s, const char *t)
 {
-	struct pkg p = {.sources = RK_BUF_INIT};
+	struct pkg p = {.w.sources = RK_BUF_INIT};
 	struct rk_buf rel = RK_BUF_INIT, links = RK_BUF_INIT, json = RK_BUF_INIT;
 	char dist[160], req[200], summary[300], name[300];
 	struct node *root;
@@ -1046,7 +647,7 @@ static int device_wheel(struct synth *s, const char *t)
 	snprintf(dist, sizeof(dist), "rocm-sdk-device-%s", t);
 	rc = flatten_pkg(s, &p, PKG_DEVICE, NULL, t, &root);
 	if (rc) {
-		pkg_release(&p);
+		pywheel_release(&p.w);
 		return rc == -ENOENT ? 0 : rc;
 	}
 	newest(root, &s->mtime);
@@ -1057,7 +658,7 @@ static int device_wheel(struct synth *s, const char *t)
 				 links.buf);
 	snprintf(name, sizeof(name), "_rocm_sdk_libraries/.devel_links/%s.json", t);
 	if (!rc)
-		rc = pkg_add_buf(&p, name, &json);
+		rc = pywheel_add_buf(&p.w, name, &json);
 	snprintf(req, sizeof(req), "rocm-sdk-libraries==%s", s->version);
 	snprintf(summary, sizeof(summary),
 		 "ROCm SDK device code for %s (synthesized by rockfs "
@@ -1065,7 +666,7 @@ static int device_wheel(struct synth *s, const char *t)
 		 t, s->r->cat->name);
 	if (!rc)
 		rc = finish_wheel(s, &p, dist, req, summary, "_rocm_sdk_libraries\n");
-	pkg_release(&p);
+	pywheel_release(&p.w);
 	vfs_tree_free(root);
 	rk_buf_release(&rel);
 	rk_buf_release(&links);
@@ -1175,30 +776,6 @@ static int devel_walk(struct synth *s, struct tlist *l, struct node *dir, struct
 	return rc;
 }
 
-/* A layout's identity: the digest of its segments (blob ids and header bytes). */
-static int layout_digest(const struct rk_tar_layout *l, char hex[RK_SHA256_HEX])
-{
-	struct rk_sha256 h;
-	int rc = rk_sha256_init(&h);
-
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < l->nsegs; i++) {
-		const struct rk_tar_seg *g = &l->segs[i];
-
-		rk_sha256_update(&h, &g->kind, 1);
-		rk_sha256_update(&h, &g->len, sizeof(g->len));
-		if (g->kind == RK_SEG_BYTES)
-			rk_sha256_update(&h, l->arena + g->u.bytes, g->len);
-		else if (g->kind == RK_SEG_BLOB) {
-			rk_sha256_update(&h, g->u.blob, RK_SHA256_HEX);
-			rk_sha256_update(&h, &g->boff, sizeof(g->boff));
-		}
-	}
-	rk_sha256_final(&h, hex);
-	return 0;
-}
-
 /* Write layout l into a cache blob once (remembered under pyhash/), id in id. */
 static int materialize(struct synth *s, const struct rk_tar_layout *l, char id[RK_SHA256_HEX])
 {
@@ -1208,7 +785,7 @@ static int materialize(struct synth *s, const struct rk_tar_layout *l, char id[R
 	size_t len;
 	int rc;
 
-	if ((rc = layout_digest(l, key)))
+	if ((rc = pywheel_layout_digest(l, key)))
 		return rc;
 	snprintf(rel, sizeof(rel), "pyhash/blob-%s", key);
 	if (!rk_cache_get_file(s->v->cache, rel, 128, &data, &len, NULL)) {
@@ -1257,7 +834,7 @@ static int materialize(struct synth *s, const struct rk_tar_layout *l, char id[R
 
 static int devel_wheel(struct synth *s)
 {
-	struct pkg p = {.sources = RK_BUF_INIT};
+	struct pkg p = {.w.sources = RK_BUF_INIT};
 	struct rk_buf rel = RK_BUF_INIT;
 	struct tlist l = {0};
 	struct rk_tar_layout tar = {0};
@@ -1268,7 +845,7 @@ static int devel_wheel(struct synth *s)
 
 	rc = flatten_pkg(s, &p, PKG_DEVEL, family, NULL, &root);
 	if (rc) {
-		pkg_release(&p);
+		pywheel_release(&p.w);
 		return rc == -ENOENT ? 0 : rc;
 	}
 	newest(root, &s->mtime);
@@ -1282,8 +859,8 @@ static int devel_wheel(struct synth *s)
 	if (!rc)
 		rc = materialize(s, &tar, id);
 	if (!rc)
-		rc = pkg_add(&p, "rocm_sdk_devel/_devel.tar", S_IFREG | 0644, tar.size, id, NULL,
-			     NULL);
+		rc = pywheel_add(&p.w, "rocm_sdk_devel/_devel.tar", S_IFREG | 0644, tar.size, id,
+				 NULL, NULL, NULL);
 	if (!rc)
 		rc = add_pure(s, &p, "rocm_sdk_devel", "devel", family);
 	snprintf(req, sizeof(req), "rocm-sdk-core==%s", s->version);
@@ -1295,7 +872,7 @@ static int devel_wheel(struct synth *s)
 		rc = finish_wheel(s, &p, "rocm-sdk-devel", req, summary, "rocm_sdk_devel\n");
 	rk_tar_layout_release(&tar);
 	tlist_release(&l);
-	pkg_release(&p);
+	pywheel_release(&p.w);
 	vfs_tree_free(root);
 	rk_buf_release(&rel);
 	return rc;

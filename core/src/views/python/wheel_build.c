@@ -1,0 +1,416 @@
+/* wheel_build.c: a wheel from its members (the python view's builder, used by
+ * view_python_synth.c and view_python_split.c): PEP 427 dist-info (METADATA, WHEEL,
+ * top_level.txt, RECORD last, as bdist_wheel writes them), members sorted, laid out as a
+ * zip of stored entries over cache blobs (formats/zip_layout.h). RECORD's hashes are the
+ * blobs' content ids; the CRC-32 of a blob is its recorded xattr, that of a segment list
+ * (a rewritten binary, a .kpack) is computed once and kept as pyhash/sums-<digest>.
+ *
+ * It lives in the python view's folder because only that view builds wheels; a second
+ * view that needs wheels would move it to services/. */
+#include <errno.h>
+#include <libdeflate.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rk/buf.h"
+#include "rk/cache.h"
+#include "rk/hash.h"
+#include "views/python/view_python.h"
+#include "formats/zip_layout.h"
+
+int pywheel_blob_open(struct rk_vfs *v, const char *id, uint64_t size, struct artifact *origin,
+		      int *fd, struct rk_err *err)
+{
+	int rc = rk_blob_open(v->cache, id, size, fd, err);
+
+	if ((rc == -ENOENT || rc == -EBADMSG) && origin) {
+		rk_err_clear(err);
+		rc = vfs_artifact_refill(v, origin, id, size, fd, err);
+	}
+	return rc;
+}
+
+void pywheel_release(struct pywheel *p)
+{
+	struct pyentry *e, *t;
+
+	HASH_ITER(hh, p->ents, e, t) {
+		HASH_DEL(p->ents, e);
+		free(e->name);
+		free(e->data);
+		free(e);
+	}
+	rk_buf_release(&p->sources);
+}
+
+int pywheel_add(struct pywheel *p, const char *name, uint32_t mode, uint64_t size,
+		const char *blob, char *data, const struct rk_tar_layout *layout,
+		struct artifact *origin)
+{
+	struct pyentry *e;
+
+	if (!blob && !layout && !data && !(data = strdup("")))
+		return -ENOMEM;
+	HASH_FIND_STR(p->ents, name, e);
+	if (e) {
+		free(data);
+		return 0;
+	}
+	if (!(e = calloc(1, sizeof(*e))) || !(e->name = strdup(name))) {
+		free(e);
+		free(data);
+		return -ENOMEM;
+	}
+	e->mode = mode;
+	e->size = size;
+	if (blob)
+		memcpy(e->blob, blob, RK_SHA256_HEX);
+	e->data = data;
+	e->layout = blob || data ? NULL : layout;
+	e->origin = origin;
+	HASH_ADD_KEYPTR(hh, p->ents, e->name, strlen(e->name), e);
+	return rk_htab_oom() ? -ENOMEM : 0;
+}
+
+int pywheel_add_buf(struct pywheel *p, const char *name, struct rk_buf *b)
+{
+	size_t len = b->len;
+	char *d = rk_buf_detach(b, NULL);
+
+	return d ? pywheel_add(p, name, S_IFREG | 0644, len, NULL, d, NULL, NULL) : -ENOMEM;
+}
+
+int pywheel_add_str(struct pywheel *p, const char *name, const char *s)
+{
+	char *d = strdup(s);
+
+	return d ? pywheel_add(p, name, S_IFREG | 0644, strlen(d), NULL, d, NULL, NULL) : -ENOMEM;
+}
+
+/* The CRC-32 and SHA-256 of a file that is a segment list (a rewritten binary, a .kpack
+ * archive): read through once, then remembered as pyhash/sums-<layout digest>
+ * ("<crc hex> <sha256 hex>"). */
+static int layout_sums(struct rk_vfs *v, const struct rk_tar_layout *l, uint32_t *crc,
+		       char hex[RK_SHA256_HEX], struct rk_err *err)
+{
+	struct vfs_layout_src src = {v, l};
+	char key[RK_SHA256_HEX], rel[128], *data = NULL, *buf;
+	struct rk_sha256 h;
+	unsigned c;
+	size_t len;
+	int rc;
+
+	if ((rc = pywheel_layout_digest(l, key)))
+		return rc;
+	snprintf(rel, sizeof(rel), "pyhash/sums-%s", key);
+	if (v->cache && !rk_cache_get_file(v->cache, rel, 256, &data, &len, NULL)) {
+		int ok = sscanf(data, "%8x %64s", &c, hex) == 2 && rk_is_sha256_hex(hex);
+
+		free(data);
+		if (ok) {
+			*crc = c;
+			return 0;
+		}
+	}
+	if (!(buf = malloc(1 << 20)))
+		return -ENOMEM;
+	if ((rc = rk_sha256_init(&h))) {
+		free(buf);
+		return rc;
+	}
+	*crc = 0;
+	for (uint64_t off = 0; !rc && off < l->size;) {
+		size_t n = (size_t)RK_MIN((uint64_t)(1 << 20), l->size - off);
+		ssize_t r = vfs_layout_read(&src, buf, n, off);
+
+		if (r <= 0) {
+			rc = rk_err_set(err, -EIO, "reading a synthesized member at %llu",
+					(unsigned long long)off);
+		} else {
+			rk_sha256_update(&h, buf, (size_t)r);
+			*crc = (uint32_t)libdeflate_crc32(*crc, buf, (size_t)r);
+			off += (uint64_t)r;
+		}
+	}
+	free(buf);
+	if (rc) {
+		rk_sha256_release(&h);
+		return rc;
+	}
+	rk_sha256_final(&h, hex);
+	if (v->cache) {
+		char line[100];
+
+		rk_cache_area(v->cache, "pyhash");
+		snprintf(line, sizeof(line), "%08x %s\n", (unsigned)*crc, hex);
+		rk_cache_put_file(v->cache, rel, line, strlen(line), NULL); /* best effort */
+	}
+	return 0;
+}
+
+static int b64url_of_hex(const char *hex, char out[44])
+{
+	static const char tab[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+	unsigned char d[33] = {0};
+	size_t o = 0;
+
+	for (int i = 0; i < 32; i++) {
+		unsigned v;
+
+		if (sscanf(hex + 2 * i, "%2x", &v) != 1)
+			return -EINVAL;
+		d[i] = (unsigned char)v;
+	}
+	for (int i = 0; i < 33; i += 3) {
+		uint32_t w = (uint32_t)d[i] << 16 | (uint32_t)d[i + 1] << 8 | d[i + 2];
+
+		for (int k = 0; k < 4 && o < 43; k++)
+			out[o++] = tab[(w >> (18 - 6 * k)) & 63];
+	}
+	out[43] = '\0';
+	return 0;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	return strcmp((*(struct pyentry *const *)a)->name, (*(struct pyentry *const *)b)->name);
+}
+
+/* "{dist}-{version}" with '-' escaped to '_' in both (PEP 427), in out[n]. */
+static void dist_stem(const char *version, const char *dist, char *out, size_t n)
+{
+	snprintf(out, n, "%s-%s", dist, version);
+	for (size_t i = 0; out[i]; i++)
+		if (out[i] == '-' && i != strlen(dist))
+			out[i] = '_';
+}
+
+static int is_dist_info(const char *name, const char *stem)
+{
+	size_t n = strlen(stem);
+
+	return !strncmp(name, stem, n) && !strncmp(name + n, ".dist-info/", 11);
+}
+
+int pywheel_finish(struct rk_vfs *v, struct pywheel *p, const struct pywheel_info *in,
+		   struct pysynth_set *out, struct rk_err *err)
+{
+	const char *dist = in->dist, *requires = in->requires, *summary = in->summary;
+	struct rk_buf meta = RK_BUF_INIT, rec = RK_BUF_INIT, tmp = RK_BUF_INIT;
+	struct pyentry **order = NULL, *e, *t;
+	struct rk_zip_member *zm = NULL;
+	struct rk_tar_layout *l = NULL;
+	char stem[300], name[600];
+	size_t n = 0;
+	int rc;
+
+	if (strlen(in->version) >= 128 || strlen(in->tag) >= 96)
+		return rk_err_set(err, -ENAMETOOLONG, "version or tag too long");
+	dist_stem(in->version, dist, stem, sizeof(stem));
+	rc = rk_buf_addf(&meta, "Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: %s\n", dist,
+			 in->version, summary);
+	if (!rc && requires)
+		rc = rk_buf_addf(&meta, "Requires-Dist: %s\n", requires);
+	if (!rc) {
+		snprintf(name, sizeof(name), "%s.dist-info/METADATA", stem);
+		rc = pywheel_add_buf(p, name, &meta);
+	}
+	if (!rc && !(rc = rk_buf_addf(&tmp,
+				      "Wheel-Version: 1.0\nGenerator: rockfs\nRoot-Is-Purelib: "
+				      "false\nTag: %s\n",
+				      in->tag))) {
+		snprintf(name, sizeof(name), "%s.dist-info/WHEEL", stem);
+		rc = pywheel_add_buf(p, name, &tmp);
+	}
+	if (!rc) {
+		snprintf(name, sizeof(name), "%s.dist-info/top_level.txt", stem);
+		rc = pywheel_add_str(p, name, in->top_level);
+	}
+	if (rc)
+		goto out;
+	/* members sorted, then the dist-info files as bdist_wheel writes them, RECORD last */
+	if (!(order = malloc((HASH_COUNT(p->ents) + 1) * sizeof(*order)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	HASH_ITER(hh, p->ents, e, t) {
+		if (!is_dist_info(e->name, stem))
+			order[n++] = e;
+	}
+	qsort(order, n, sizeof(*order), cmp_entry);
+	for (int i = 0; i < 3; i++) {
+		static const char *const di[] = {"METADATA", "WHEEL", "top_level.txt"};
+
+		snprintf(name, sizeof(name), "%s.dist-info/%s", stem, di[i]);
+		HASH_FIND_STR(p->ents, name, e);
+		order[n++] = e;
+	}
+	if (!(zm = calloc(n + 1, sizeof(*zm)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; !rc && i < n; i++) {
+		char hex[RK_SHA256_HEX], b64[44];
+
+		e = order[i];
+		zm[i].name = e->name;
+		zm[i].mode = e->mode;
+		zm[i].size = e->size;
+		zm[i].origin = e->origin;
+		if (e->blob[0]) {
+			zm[i].blob = e->blob;
+			memcpy(hex, e->blob, RK_SHA256_HEX);
+			rc = rk_blob_crc32(v->cache, e->blob, e->size, &zm[i].crc, err);
+			if (rc == -ENOENT || rc == -EBADMSG) { /* evicted: re-create it */
+				int fd;
+
+				rk_err_clear(err);
+				if (!(rc = pywheel_blob_open(v, e->blob, e->size, e->origin, &fd,
+							     err))) {
+					close(fd);
+					rc = rk_blob_crc32(v->cache, e->blob, e->size, &zm[i].crc,
+							   err);
+				}
+			}
+		} else if (e->layout) {
+			zm[i].layout = e->layout;
+			rc = layout_sums(v, e->layout, &zm[i].crc, hex, err);
+		} else {
+			zm[i].data = e->data;
+			zm[i].crc = (uint32_t)libdeflate_crc32(0, e->data, e->size);
+			rc = rk_sha256_buf(e->data, e->size, hex);
+		}
+		if (!rc && !(rc = b64url_of_hex(hex, b64)))
+			rc = rk_buf_addf(&rec, "%s,sha256=%s,%llu\n", e->name, b64,
+					 (unsigned long long)e->size);
+	}
+	snprintf(name, sizeof(name), "%s.dist-info/RECORD", stem);
+	if (!rc)
+		rc = rk_buf_addf(&rec, "%s,,\n", name);
+	if (rc)
+		goto out;
+	zm[n].name = name;
+	zm[n].mode = S_IFREG | 0644;
+	zm[n].size = rec.len;
+	zm[n].data = rec.buf;
+	zm[n].crc = (uint32_t)libdeflate_crc32(0, rec.buf, rec.len);
+	if (!(l = calloc(1, sizeof(*l)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if ((rc = rk_zip_layout_build(zm, n + 1, in->mtime, l))) {
+		free(l);
+		goto out;
+	}
+	{
+		struct pysynth *ps;
+		char file[600];
+
+		snprintf(file, sizeof(file), "%s-%s.whl", stem, in->tag);
+		snprintf(name, sizeof(name), "%s.dist-info/METADATA", stem);
+		HASH_FIND_STR(p->ents, name, e);
+		if (!(ps = pysynth_push(out)) || !(ps->file = strdup(file)) ||
+		    !(ps->meta = malloc(e->size + 1)) ||
+		    !(ps->from = strdup(in->from ? in->from : p->sources.buf ? p->sources.buf : ""))) {
+			rk_tar_layout_release(l);
+			free(l);
+			rc = -ENOMEM;
+			goto out;
+		}
+		memcpy(ps->meta, e->data, e->size);
+		ps->meta[e->size] = '\0';
+		ps->meta_len = e->size;
+		ps->zip = l;
+		ps->size = l->size;
+		rc = pywheel_layout_digest(l, ps->key);
+	}
+out:
+	free(zm);
+	free(order);
+	rk_buf_release(&meta);
+	rk_buf_release(&rec);
+	rk_buf_release(&tmp);
+	return rc;
+}
+
+struct pysynth *pysynth_push(struct pysynth_set *s)
+{
+	if (s->n == s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 8;
+		struct pysynth *v = realloc(s->v, ncap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		s->v = v;
+		s->cap = ncap;
+	}
+	memset(&s->v[s->n], 0, sizeof(s->v[0]));
+	return &s->v[s->n++];
+}
+
+void pysynth_truncate(struct pysynth_set *s, size_t n)
+{
+	for (size_t i = n; i < s->n; i++) {
+		free(s->v[i].file);
+		if (s->v[i].zip)
+			rk_tar_layout_release(s->v[i].zip);
+		free(s->v[i].zip);
+		free(s->v[i].bytes);
+		free(s->v[i].meta);
+		free(s->v[i].from);
+	}
+	if (n < s->n)
+		s->n = n;
+}
+
+void pysynth_release(struct pysynth_set *s)
+{
+	pysynth_truncate(s, 0);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+int pywheel_layout_digest(const struct rk_tar_layout *l, char hex[RK_SHA256_HEX])
+{
+	struct rk_sha256 h;
+	int rc = rk_sha256_init(&h);
+
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < l->nsegs; i++) {
+		const struct rk_tar_seg *g = &l->segs[i];
+
+		rk_sha256_update(&h, &g->kind, 1);
+		rk_sha256_update(&h, &g->len, sizeof(g->len));
+		if (g->kind == RK_SEG_BYTES)
+			rk_sha256_update(&h, l->arena + g->u.bytes, g->len);
+		else if (g->kind == RK_SEG_BLOB) {
+			rk_sha256_update(&h, g->u.blob, RK_SHA256_HEX);
+			rk_sha256_update(&h, &g->boff, sizeof(g->boff));
+		}
+	}
+	rk_sha256_final(&h, hex);
+	return 0;
+}
+
+
+struct pywheel *pywheel_new(void)
+{
+	struct pywheel *w = calloc(1, sizeof(*w));
+
+	if (w)
+		w->sources = (struct rk_buf)RK_BUF_INIT;
+	return w;
+}
+
+void pywheel_free(struct pywheel *w)
+{
+	if (w) {
+		pywheel_release(w);
+		free(w);
+	}
+}
