@@ -68,6 +68,9 @@ const char *rk_store_id(const struct rk_store *s);
 int rk_store_list(struct rk_store *s, const char *path, struct rk_store_list *out,
 		  struct rk_err *err);
 void rk_store_list_release(struct rk_store_list *l);
+/* Sort l by name and drop duplicate names (a directory wins over a file of the same
+ * name); the remote backends list unsorted. */
+void rk_store_list_sort(struct rk_store_list *l);
 
 /* Open an object. size and mtime are filled from the store. */
 int rk_store_object_open(struct rk_store *s, const char *path, struct rk_object **out,

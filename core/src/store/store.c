@@ -52,15 +52,6 @@ int rk_store_list(struct rk_store *s, const char *path, struct rk_store_list *ou
 	return s->ops->list(s, path, out, err);
 }
 
-void rk_store_list_release(struct rk_store_list *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i].name);
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
-}
-
 int rk_store_object_open(struct rk_store *s, const char *path, struct rk_object **out,
 			 struct rk_err *err)
 {
