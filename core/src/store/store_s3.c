@@ -366,8 +366,8 @@ static char *env_dup(const char *name)
 	return v && *v ? strdup(v) : NULL;
 }
 
-int rk_store_s3_open(const char *location, const struct rk_store_opts *o, struct rk_store **out,
-		     struct rk_err *err)
+static int s3_store_open(const char *location, const struct rk_store_opts *o, struct rk_store **out,
+			 struct rk_err *err)
 {
 	struct s3_store *s = calloc(1, sizeof(*s));
 	struct rk_buf b = RK_BUF_INIT;
@@ -468,3 +468,12 @@ fail_init:
 	remote_store_ops.close(&s->r.base);
 	return rc;
 }
+
+static const char *const s3_schemes[] = {"s3://", NULL};
+
+const struct rk_store_backend rk_store_s3 = {
+	.name = "s3",
+	.schemes = s3_schemes,
+	.remote = 1,
+	.open = s3_store_open,
+};
