@@ -1,4 +1,6 @@
-/* store_dir.c: a store that is a local directory. */
+/* store_dir.c: a store that is a local directory: the "dir" backend (rk_store_dir), the
+ * fallback for any location without a scheme. Uses store_int.h and store_list.c, never
+ * store.c. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

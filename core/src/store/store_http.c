@@ -2,7 +2,9 @@
  * generated index.html, nginx or Apache autoindex). A directory is GET <dir>/ (or
  * <dir>/index.html when the server has no directory index, as S3 itself); the size
  * and mtime of each file come from HEAD requests, made in parallel, once per listing
- * (listings inside runs are then cached for good: store_remote.h). */
+ * (listings inside runs are then cached for good: store_remote.h). The "http" backend
+ * (rk_store_http). Uses store_remote.c, http.c, remote_parse.c and store_list.c, never
+ * store.c. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>

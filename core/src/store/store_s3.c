@@ -1,5 +1,7 @@
 /* store_s3.c: s3://bucket[/prefix] stores: ListObjectsV2 (delimiter "/", every page),
- * GETs of objects, unsigned or SigV4 (docs/remote-stores.md). */
+ * GETs of objects, unsigned or SigV4 (docs/remote-stores.md): the "s3" backend
+ * (rk_store_s3). Uses store_remote.c, http.c, remote_parse.c and store_list.c, never
+ * store.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
