@@ -22,10 +22,10 @@ struct options {
 	char *cache;
 	char *cache_size;
 	char *cache_group;
-	unsigned jobs;
+	char *jobs;
 	char *kpack_compression;
 	char *endpoint, *region, *addressing;
-	unsigned timeout, retries;
+	char *timeout, *retries;
 	int offline, refresh, no_sign;
 	int allow_other; /* seen, and passed on to libfuse */
 	int help, version;
@@ -41,13 +41,13 @@ static const struct fuse_opt option_spec[] = {
 	OPT("cache=%s", cache),
 	OPT("cache_size=%s", cache_size),
 	OPT("cache_group=%s", cache_group),
-	OPT("jobs=%u", jobs),
+	OPT("jobs=%s", jobs),
 	OPT("kpack_compression=%s", kpack_compression),
 	OPT("endpoint=%s", endpoint),
 	OPT("region=%s", region),
 	OPT("addressing=%s", addressing),
-	OPT("timeout=%u", timeout),
-	OPT("retries=%u", retries),
+	OPT("timeout=%s", timeout),
+	OPT("retries=%s", retries),
 	OPT("offline", offline),
 	OPT("refresh", refresh),
 	OPT("no_sign", no_sign),
@@ -73,6 +73,25 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 		return 0;
 	}
 	return 1;
+}
+
+/* A numeric option: a whole number in [lo, hi] (unset: *out stays), else one line and -1. */
+static int num_opt(const char *name, const char *s, unsigned lo, unsigned hi, unsigned *out)
+{
+	char *end;
+	long long n;
+
+	if (!s)
+		return 0;
+	errno = 0;
+	n = strtoll(s, &end, 10);
+	if (!*s || *end || errno || n < lo || n > hi) {
+		fprintf(stderr, "rockfs: %s=%s: want a whole number from %u to %u\n", name, s, lo,
+			hi);
+		return -1;
+	}
+	*out = (unsigned)n;
+	return 0;
 }
 
 static void usage(const char *prog)
@@ -147,6 +166,7 @@ int main(int argc, char *argv[])
 	struct fuse_loop_config *lc = NULL;
 	struct rkfs fs = {.lock = PTHREAD_MUTEX_INITIALIZER};
 	char fsname[4200];
+	unsigned timeout_s = 0;
 	int rc, ret = 1;
 
 	if (fuse_opt_parse(&args, &o, option_spec, opt_proc) == -1)
@@ -175,7 +195,15 @@ int main(int argc, char *argv[])
 	vo.store = o.store;
 	vo.cache_dir = o.cache;
 	vo.cache_group = o.cache_group;
-	vo.ingest_jobs = o.jobs;
+	if (num_opt("jobs", o.jobs, 1, 256, &vo.ingest_jobs) ||
+	    num_opt("timeout", o.timeout, 1, 86400, &timeout_s) ||
+	    num_opt("retries", o.retries, 0, 100, &vo.remote.retries))
+		goto out;
+	if (cmd.max_threads < 1 || cmd.max_threads > 100000) {
+		fprintf(stderr, "rockfs: max_threads=%u: want a whole number from 1 to 100000\n",
+			cmd.max_threads);
+		goto out;
+	}
 	if (o.kpack_compression && strcmp(o.kpack_compression, "none") &&
 	    !(vo.kpack_zstd = !strcmp(o.kpack_compression, "zstd"))) {
 		fprintf(stderr, "rockfs: kpack_compression '%s': want none or zstd\n",
@@ -187,8 +215,7 @@ int main(int argc, char *argv[])
 	vo.remote.offline = o.offline;
 	vo.remote.refresh = o.refresh;
 	vo.remote.no_sign = o.no_sign;
-	vo.remote.timeout_ms = o.timeout * 1000;
-	vo.remote.retries = o.retries;
+	vo.remote.timeout_ms = timeout_s * 1000;
 	if (o.addressing) {
 		if (strcmp(o.addressing, "path") && strcmp(o.addressing, "virtual")) {
 			fprintf(stderr, "rockfs: addressing '%s': path or virtual\n", o.addressing);
@@ -196,8 +223,9 @@ int main(int argc, char *argv[])
 		}
 		vo.remote.addressing = o.addressing[0];
 	}
-	if (o.cache_size && rk_size_parse(o.cache_size, &vo.cache_limit)) {
-		fprintf(stderr, "rockfs: cache_size '%s': not a size (e.g. 20G)\n", o.cache_size);
+	if (o.cache_size && (rk_size_parse(o.cache_size, &vo.cache_limit) || !vo.cache_limit)) {
+		fprintf(stderr, "rockfs: cache_size=%s: want a size above 0 (e.g. 20G)\n",
+			o.cache_size);
 		goto out;
 	}
 	/* a private store's bytes, served to every local user: say so once */
@@ -265,6 +293,9 @@ out:
 	free(o.cache);
 	free(o.cache_size);
 	free(o.cache_group);
+	free(o.jobs);
+	free(o.timeout);
+	free(o.retries);
 	free(o.kpack_compression);
 	free(o.endpoint);
 	free(o.region);

@@ -1863,7 +1863,14 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 	/* a remote archive's ingest also waits on the network: run more of them at once */
 	if (!o->ingest_jobs && rk_store_is_remote(o->store) && jobs < 8)
 		jobs = 8;
-	sem_init(&v->jobs, 0, jobs);
+	if (jobs > 4096) /* rk_vfs_opts: a mistake, never a reason to hang */
+		jobs = 4096;
+	if (sem_init(&v->jobs, 0, jobs)) {
+		rc = rk_err_set(err, -errno, "cannot make %u ingest slots: %s", jobs,
+				strerror(errno));
+		goto fail;
+	}
+	v->jobs_ok = 1;
 	v->mount_time = time(NULL);
 	if (!o->cache_dir && (rc = rk_cache_default_dir(dir, sizeof(dir))))
 		goto fail;
@@ -1927,7 +1934,8 @@ void rk_vfs_close(struct rk_vfs *v)
 	}
 	rk_store_close(v->store); /* it uses the cache */
 	rk_cache_close(v->cache);
-	sem_destroy(&v->jobs);
+	if (v->jobs_ok)
+		sem_destroy(&v->jobs);
 	pthread_cond_destroy(&v->wait_cond);
 	pthread_mutex_destroy(&v->wait_lock);
 	pthread_rwlock_destroy(&v->tree);

@@ -111,7 +111,8 @@ struct rk_vfs {
 	pthread_cond_t wait_cond;
 	struct run *runs;
 	unsigned active; /* ingest threads alive */
-	sem_t jobs;
+	sem_t jobs; /* ingest slots; jobs_ok once made */
+	int jobs_ok;
 	_Atomic int cancel;
 	int kpack_zstd; /* rk_vfs_opts.kpack_zstd */
 	_Atomic uint64_t n_nodes, n_ingests, n_index_loads, n_failures;
