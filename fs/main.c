@@ -21,6 +21,7 @@ struct options {
 	char *store;
 	char *cache;
 	char *cache_size;
+	char *cache_group;
 	unsigned jobs;
 	char *kpack_compression;
 	char *endpoint, *region, *addressing;
@@ -36,6 +37,7 @@ struct options {
 static const struct fuse_opt option_spec[] = {
 	OPT("cache=%s", cache),
 	OPT("cache_size=%s", cache_size),
+	OPT("cache_group=%s", cache_group),
 	OPT("jobs=%u", jobs),
 	OPT("kpack_compression=%s", kpack_compression),
 	OPT("endpoint=%s", endpoint),
@@ -77,6 +79,9 @@ static void usage(const char *prog)
 	       "    -o cache=DIR           cache directory (default $XDG_CACHE_HOME/rockfs or\n"
 	       "                           ~/.cache/rockfs)\n"
 	       "    -o cache_size=SIZE     evict least recently used data above SIZE (e.g. 20G)\n"
+	       "    -o cache_group=GROUP   share the cache with GROUP on purpose (group-readable\n"
+	       "                           files, setgid directories); default: a cache only\n"
+	       "                           its owner can read, refused if others can write it\n"
 	       "    -o jobs=N              archives decompressed at once (default: CPUs,\n"
 	       "                           at least 8 for a remote store)\n"
 	       "    -o endpoint=URL        s3: a custom endpoint (path-style), e.g.\n"
@@ -161,6 +166,7 @@ int main(int argc, char *argv[])
 		rk_log_level = RK_LOG_INFO;
 	vo.store = o.store;
 	vo.cache_dir = o.cache;
+	vo.cache_group = o.cache_group;
 	vo.ingest_jobs = o.jobs;
 	if (o.kpack_compression && strcmp(o.kpack_compression, "none") &&
 	    !(vo.kpack_zstd = !strcmp(o.kpack_compression, "zstd"))) {
@@ -244,6 +250,7 @@ out:
 	free(o.store);
 	free(o.cache);
 	free(o.cache_size);
+	free(o.cache_group);
 	free(o.kpack_compression);
 	free(o.endpoint);
 	free(o.region);

@@ -5,6 +5,7 @@
 #include "rk/cache.h"
 #include "rk/size.h"
 #include "rk/store.h"
+#include "cli_util.h"
 #include "rockpack.h"
 
 /* rockpack cache refresh RUN: the next listing of RUN (in any remote store) asks the

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "rk/buf.h"
+#include "cli_util.h"
 #include "rockpack.h"
 
 int cmd_cat(const struct rp_opts *o, int argc, char **argv)

@@ -27,6 +27,7 @@
 #include "rk/kpack_binary.h"
 #include "rk/kpack_elf.h"
 #include "rk/target.h"
+#include "cli_util.h"
 #include "rockpack.h"
 
 /* Map path, or print why not (1). */

@@ -6,6 +6,7 @@
 #include "rk/buf.h"
 #include "rk/manifest.h"
 #include "rk/size.h"
+#include "cli_util.h"
 #include "rockpack.h"
 
 static int print_buf(struct rk_buf *b, int rc)

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "rk/size.h"
+#include "cli_util.h"
 #include "rockpack.h"
 
 static void progress(void *ctx, uint64_t done, uint64_t total, unsigned finished, unsigned count)

@@ -28,6 +28,7 @@
 
 #include "rk/buf.h"
 #include "rk/gpu.h"
+#include "cli_util.h"
 #include "rockpack.h"
 
 struct art {

@@ -16,6 +16,7 @@
 
 #include "rk/buf.h"
 #include "rk/gpu.h"
+#include "cli_export.h"
 #include "rockpack.h"
 
 struct listing {

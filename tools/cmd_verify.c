@@ -29,6 +29,7 @@
 #include "rk/kpack.h"
 #include "rk/kpack_elf.h"
 #include "rk/target.h"
+#include "cli_util.h"
 #include "rockpack.h"
 
 struct binary {

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "rk/buf.h"
+#include "cli_export.h"
 #include "rockpack.h"
 
 int cmd_wheels(const struct rp_opts *o, int argc, char **argv)

@@ -1,34 +1,37 @@
 /* main.c: rockpack, the companion CLI. Runs the same core as the daemon, no FUSE.
  *
  *   rockpack [--cache DIR] [--cache-size SIZE] [--jobs N] [--json] [-q] COMMAND ARGS
- */
-#include <errno.h>
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/resource.h>
+ *
+ * Owns the global options, the usage text, the core's log handler and the command
+ * table; dispatches to cmd_<name>.c (rockpack.h). Uses cli_util.c; nothing calls into
+ * it. */
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <sys/resource.h>
 
 #include "rk/log.h"
 #include "rk/size.h"
+#include "cli_util.h"
 #include "rockpack.h"
 
-int rp_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("rockpack: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return 1;
-}
+/* The commands, by name (rockpack.h). */
+static const struct {
+	const char *name;
+	int (*run)(const struct rp_opts *o, int argc, char **argv);
+} commands[] = {
+	{"ls", cmd_ls},
+	{"cat", cmd_cat},
+	{"cache", cmd_cache},
+	{"prefetch", cmd_prefetch},
+	{"export", cmd_export},
+	{"split", cmd_split},
+	{"recombine", cmd_recombine},
+	{"verify", cmd_verify},
+	{"kpack", cmd_kpack},
+	{"wheels", cmd_wheels},
+};
 
 static int verbose;
 
@@ -41,64 +44,6 @@ static void log_handler(enum rk_log_level level, const char *msg)
 	if (level == RK_LOG_ERR && !verbose)
 		return;
 	fprintf(stderr, "rockpack: %s: %s\n", names[level], msg);
-}
-
-int rp_write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-int rp_map(const char *path, struct rp_map *m)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st))
-		rc = -errno;
-	else if (!S_ISREG(st.st_mode) || st.st_size == 0)
-		rc = -EINVAL;
-	else if ((m->p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) ==
-		 MAP_FAILED)
-		rc = -errno;
-	close(fd);
-	if (rc)
-		return rc;
-	m->n = (size_t)st.st_size;
-	madvise(m->p, m->n, MADV_RANDOM);
-	return 0;
-}
-
-void rp_unmap(struct rp_map *m)
-{
-	munmap(m->p, m->n);
-}
-
-int rp_open(const struct rp_opts *o, const char *store, struct rk_vfs **out)
-{
-	struct rk_vfs_opts vo = {
-		.store = store,
-		.cache_dir = o->cache_dir,
-		.cache_limit = o->cache_limit,
-		.ingest_jobs = o->jobs,
-		.kpack_zstd = o->kpack_zstd,
-		.remote = o->remote,
-	};
-	struct rk_err err = RK_ERR_INIT;
-	int rc = rk_vfs_open(&vo, out, &err);
-
-	return rc ? rp_fail("%s", rk_err_str(&err, rc)) : 0;
 }
 
 static void usage(FILE *f)
@@ -274,26 +219,9 @@ int main(int argc, char **argv)
 			argc--;
 			i--;
 		}
-	if (!strcmp(cmd, "ls"))
-		return cmd_ls(&o, argc, argv);
-	if (!strcmp(cmd, "cat"))
-		return cmd_cat(&o, argc, argv);
-	if (!strcmp(cmd, "cache"))
-		return cmd_cache(&o, argc, argv);
-	if (!strcmp(cmd, "prefetch"))
-		return cmd_prefetch(&o, argc, argv);
-	if (!strcmp(cmd, "export"))
-		return cmd_export(&o, argc, argv);
-	if (!strcmp(cmd, "split"))
-		return cmd_split(&o, argc, argv);
-	if (!strcmp(cmd, "recombine"))
-		return cmd_recombine(&o, argc, argv);
-	if (!strcmp(cmd, "verify"))
-		return cmd_verify(&o, argc, argv);
-	if (!strcmp(cmd, "kpack"))
-		return cmd_kpack(&o, argc, argv);
-	if (!strcmp(cmd, "wheels"))
-		return cmd_wheels(&o, argc, argv);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(cmd, commands[i].name))
+			return commands[i].run(&o, argc, argv);
 	usage(stderr);
 	return rp_fail("'%s': unknown command", cmd) + 1;
 }

@@ -217,3 +217,148 @@ const unsigned char fx_wheel_zip[FX_WHEEL_ZIP_LEN] = {
 
 const char fx_wheel_meta[] = "Metadata-Version: 2.1\nName: pkg\nVersion: 1.0\n"
 			     "Requires-Python: >=3.9\n\nbody Requires-Python: no\n";
+
+/* ---- fat host binaries ---- */
+
+static void put_u64(struct rk_buf *b, uint64_t v)
+{
+	unsigned char le[8];
+
+	for (int i = 0; i < 8; i++)
+		le[i] = (unsigned char)(v >> (8 * i));
+	if (rk_buf_add(b, le, 8))
+		FX_FAIL("out of memory");
+}
+
+static void put_zeros(struct rk_buf *b, size_t n)
+{
+	static const unsigned char z[256];
+
+	for (size_t k; n; n -= k) {
+		k = n < sizeof(z) ? n : sizeof(z);
+		if (rk_buf_add(b, z, k))
+			FX_FAIL("out of memory");
+	}
+}
+
+unsigned char *fx_bundle(const struct fx_bundle_entry *e, size_t n, size_t align, size_t *len)
+{
+	struct rk_buf b = RK_BUF_INIT;
+	size_t hdr = 32, off;
+
+	for (size_t i = 0; i < n; i++)
+		hdr += 24 + strlen(e[i].id);
+	if (rk_buf_add(&b, "__CLANG_OFFLOAD_BUNDLE__", 24))
+		FX_FAIL("out of memory");
+	put_u64(&b, n);
+	off = hdr;
+	for (size_t i = 0; i < n; i++) {
+		off = (off + align - 1) / align * align;
+		put_u64(&b, off);
+		put_u64(&b, e[i].size);
+		put_u64(&b, strlen(e[i].id));
+		if (rk_buf_adds(&b, e[i].id))
+			FX_FAIL("out of memory");
+		off += e[i].size;
+	}
+	off = hdr;
+	for (size_t i = 0; i < n; i++) {
+		off = (off + align - 1) / align * align;
+		put_zeros(&b, off - hdr);
+		if (e[i].size && rk_buf_add(&b, e[i].data, e[i].size))
+			FX_FAIL("out of memory");
+		hdr = off = off + e[i].size;
+	}
+	*len = b.len;
+	if (!b.len)
+		return malloc(1);
+	return (unsigned char *)rk_buf_detach(&b, NULL);
+}
+
+unsigned char *fx_codeobj(unsigned flags, unsigned seed, size_t n)
+{
+	unsigned char *p = calloc(1, n < 64 ? 64 : n);
+
+	if (!p)
+		FX_FAIL("out of memory");
+	memcpy(p, "\177ELF", 4);
+	p[4] = 2; /* ELFCLASS64 */
+	p[5] = 1; /* little-endian */
+	p[6] = 1; /* EV_CURRENT */
+	p[7] = 64; /* ELFOSABI_AMDGPU_HSA */
+	p[8] = 3; /* ELFABIVERSION_AMDGPU_HSA_V5 */
+	p[16] = 3; /* ET_DYN */
+	p[18] = 224; /* EM_AMDGPU */
+	p[20] = 1;
+	for (int i = 0; i < 4; i++)
+		p[48 + i] = (unsigned char)(flags >> (8 * i));
+	p[52] = 64; /* e_ehsize */
+	for (size_t i = 64; i < n; i++)
+		p[i] = (unsigned char)((i * 13 + seed * 101 + (i >> 5)) % 253);
+	return p;
+}
+
+void fx_need_cc(void)
+{
+	if (system("cc --version >/dev/null 2>&1") != 0)
+		rk_test_skip("cc is not installed");
+}
+
+void fx_fat_elf(const char *out, enum fx_elf_kind k, int ntu, const unsigned char *const *fatbins,
+		const size_t *sizes)
+{
+	struct rk_buf cmd = RK_BUF_INIT;
+	int rc;
+
+	fx_need_cc();
+	rc = rk_buf_addf(&cmd, "cc -O1 -w %s -o %s",
+			 k == FX_ELF_LIB   ? "-shared -fPIC"
+			 : k == FX_ELF_EXE ? "-fPIE -pie"
+					   : "-no-pie",
+			 out);
+	for (int t = 0; !rc && t < ntu; t++) {
+		const char *name = fx_path("%s.tu%d.c", out, t);
+		FILE *f = fopen(name, "w");
+
+		if (!f)
+			FX_FAIL("fopen '%s': %s", name, strerror(errno));
+		fprintf(f,
+			"static const unsigned char __hip_fatbin[%zu]\n"
+			"    __attribute__((section(\".hip_fatbin\"), aligned(4096), used)) = {",
+			sizes[t]);
+		for (size_t i = 0; i < sizes[t]; i++)
+			fprintf(f, "%u,", (unsigned)fatbins[t][i]);
+		fprintf(f,
+			"};\n"
+			"static struct { unsigned magic, version; const void *binary; void "
+			"*dummy1; }\n"
+			"    __hip_fatbin_wrapper __attribute__((section(\".hipFatBinSegment\"), "
+			"aligned(8), used))\n"
+			"    = {0x48495046u, 1u, __hip_fatbin, 0};\n");
+		fprintf(f, "int kp_tu%d_launch(int x) { return x * %d + 1; }\n", t, t + 3);
+		if (fclose(f))
+			FX_FAIL("write '%s'", name);
+		rc = rk_buf_addf(&cmd, " %s", name);
+	}
+	if (!rc) {
+		const char *name = fx_path("%s.api.c", out);
+		FILE *f = fopen(name, "w");
+
+		if (!f)
+			FX_FAIL("fopen '%s': %s", name, strerror(errno));
+		fprintf(f, "int kp_value(void) { return 42; }\n");
+		if (k != FX_ELF_LIB)
+			fprintf(f,
+				"int kp_tu0_launch(int);\n"
+				"int main(void) { return kp_value() == 42 && kp_tu0_launch(2) == 7 "
+				"? 0 : 3; }\n");
+		if (fclose(f))
+			FX_FAIL("write '%s'", name);
+		rc = rk_buf_addf(&cmd, " %s", name);
+	}
+	if (rc)
+		FX_FAIL("out of memory");
+	if (system(cmd.buf) != 0)
+		FX_FAIL("'%s' failed", cmd.buf);
+	rk_buf_release(&cmd);
+}

@@ -41,4 +41,30 @@ const char *fx_path(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern const unsigned char fx_wheel_zip[FX_WHEEL_ZIP_LEN];
 extern const char fx_wheel_meta[];
 
+/* ---- fat host binaries (the kpack split's input) ---- */
+
+/* A clang offload bundle as clang-offload-bundler -bundle-align=align writes it: each
+ * entry at the next multiple of align after the previous one's end (an empty host entry
+ * takes the first such offset and leaves it to the next entry), no tail padding. */
+struct fx_bundle_entry {
+	const char *id; /* "host-x86_64-unknown-linux-gnu-", "hipv4-amdgcn-amd-amdhsa--gfx942" */
+	const unsigned char *data;
+	size_t size;
+};
+unsigned char *fx_bundle(const struct fx_bundle_entry *e, size_t n, size_t align, size_t *len);
+/* A stand-in AMDGPU code object (ELF64, HSA, code object V5) of n >= 64 bytes whose
+ * e_flags are flags (mach | xnack/sramecc bits); the bytes after the header depend on
+ * seed. malloc'd. */
+unsigned char *fx_codeobj(unsigned flags, unsigned seed, size_t n);
+
+/* A host binary built with cc from ntu fat translation units, the way tests/demo/mkdemo.py
+ * builds its fat libraries: TU t has fatbins[t][0..sizes[t]) as a 4096-aligned
+ * __hip_fatbin in .hip_fatbin and a HIPF wrapper in .hipFatBinSegment pointing at it, and
+ * kp_tu<t>_launch(x) = x * (t + 3) + 1; plus an exported kp_value() returning 42 (and a
+ * main for executables). Skips the test when cc is missing. */
+enum fx_elf_kind { FX_ELF_LIB, FX_ELF_EXE, FX_ELF_EXE_NOPIE };
+void fx_need_cc(void);
+void fx_fat_elf(const char *out, enum fx_elf_kind k, int ntu, const unsigned char *const *fatbins,
+		const size_t *sizes);
+
 #endif

@@ -18,6 +18,7 @@
 #include <zstd.h>
 
 #include "rk/bundle.h"
+#include "rk_fixture.h"
 #include "rk_test.h"
 
 #define HOST "host-x86_64-unknown-linux-gnu-"
@@ -75,41 +76,20 @@ static void put64(unsigned char *p, uint64_t v)
 		p[i] = (unsigned char)(v >> (8 * i));
 }
 
-static void sec_u64(struct sec *s, uint64_t v)
-{
-	unsigned char b[8];
-
-	put64(b, v);
-	sec_add(s, b, 8);
-}
-
-/* A plain bundle as clang-offload-bundler -bundle-align=align writes it: each entry at
- * the next multiple of align after the previous one's end (an empty host entry takes the
- * first such offset and leaves it to the next entry), no tail padding. */
+/* A plain bundle as clang-offload-bundler -bundle-align=align writes it (fx_bundle). */
 static void mk_plain(struct sec *out, const struct ent *e, size_t n, size_t align)
 {
-	size_t hdr = 32, off;
+	struct fx_bundle_entry *fe = calloc(n + 1, sizeof(*fe));
+	unsigned char *b;
+	size_t len;
 
+	RK_ASSERT(fe);
 	for (size_t i = 0; i < n; i++)
-		hdr += 24 + strlen(e[i].id);
-	sec_add(out, "__CLANG_OFFLOAD_BUNDLE__", 24);
-	sec_u64(out, n);
-	off = hdr;
-	for (size_t i = 0; i < n; i++) {
-		off = (off + align - 1) / align * align;
-		sec_u64(out, off);
-		sec_u64(out, e[i].size);
-		sec_u64(out, strlen(e[i].id));
-		sec_add(out, e[i].id, strlen(e[i].id));
-		off += e[i].size;
-	}
-	off = hdr;
-	for (size_t i = 0; i < n; i++) {
-		off = (off + align - 1) / align * align;
-		sec_zeros(out, off - hdr);
-		sec_add(out, e[i].data, e[i].size);
-		hdr = off = off + e[i].size;
-	}
+		fe[i] = (struct fx_bundle_entry){e[i].id, e[i].data, e[i].size};
+	b = fx_bundle(fe, n, align, &len);
+	sec_add(out, b, len);
+	free(b);
+	free(fe);
 }
 
 static void md5_8(const unsigned char *p, size_t n, unsigned char out[8])

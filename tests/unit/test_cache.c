@@ -56,7 +56,7 @@ static void corrupt(const char *path, const char *data)
 {
 	chmod(path, 0644);
 	fx_writes(path, data);
-	chmod(path, 0444);
+	chmod(path, 0400);
 }
 
 static size_t count_dir(const char *path)
@@ -129,7 +129,7 @@ RK_TEST(blob_put_open_round_trip)
 	RK_ASSERT_EQ_STR(SHA_ABC, id);
 	RK_ASSERT(stat(blob_file("cache", id), &st) == 0);
 	RK_ASSERT_EQ_INT(3, st.st_size);
-	RK_ASSERT_EQ_INT(0444, st.st_mode & 07777);
+	RK_ASSERT_EQ_INT(0400, st.st_mode & 07777);
 	RK_ASSERT_EQ_INT(0, rk_blob_open(c, id, 3, &fd, NULL));
 	read_fd(fd, "abc", 3);
 	RK_ASSERT_EQ_INT(-1, write(fd, "x", 1)); /* read-only descriptor */
@@ -359,7 +359,7 @@ RK_TEST(blob_crc32_recorded_or_computed)
 		b = i ? open_cache("cache", 0) : a;
 		chmod(blob_file("cache", id), 0644);
 		RK_ASSERT_EQ_INT(0, removexattr(blob_file("cache", id), "user.rockfs.crc32"));
-		chmod(blob_file("cache", id), 0444);
+		chmod(blob_file("cache", id), 0400);
 		crc = 1;
 		RK_ASSERT_EQ_INT(0, rk_blob_crc32(b, id, 5, &crc, &err));
 		RK_ASSERT_EQ_INT(0x3610a686, crc);
@@ -368,7 +368,7 @@ RK_TEST(blob_crc32_recorded_or_computed)
 			8, getxattr(blob_file("cache", id), "user.rockfs.crc32", v, sizeof(v)));
 		RK_ASSERT_EQ_STR("3610a686", v);
 		RK_ASSERT_EQ_INT(0, stat(blob_file("cache", id), &st));
-		RK_ASSERT_EQ_INT(0444, st.st_mode & 07777);
+		RK_ASSERT_EQ_INT(0400, st.st_mode & 07777);
 		if (i)
 			rk_cache_close(b);
 	}
@@ -414,7 +414,7 @@ RK_TEST(blob_crc32_from_many_threads)
 		RK_SKIP("no user xattrs on this file system");
 	chmod(blob_file("cache", id), 0644);
 	RK_ASSERT_EQ_INT(0, removexattr(blob_file("cache", id), "user.rockfs.crc32"));
-	chmod(blob_file("cache", id), 0444);
+	chmod(blob_file("cache", id), 0400);
 	/* a fresh handle: every thread may be the one that checks and records */
 	b = open_cache("cache", 0);
 	for (int i = 0; i < 8; i++) {
@@ -428,7 +428,7 @@ RK_TEST(blob_crc32_from_many_threads)
 	RK_ASSERT_EQ_INT(8, getxattr(blob_file("cache", id), "user.rockfs.crc32", v, sizeof(v)));
 	RK_ASSERT_EQ_MEM("3610a686", v, 8);
 	RK_ASSERT_EQ_INT(0, stat(blob_file("cache", id), &st));
-	RK_ASSERT_EQ_INT(0444, st.st_mode & 07777);
+	RK_ASSERT_EQ_INT(0400, st.st_mode & 07777);
 	rk_cache_close(b);
 }
 

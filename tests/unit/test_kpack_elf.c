@@ -27,64 +27,27 @@
 
 enum kind { LIB, EXE, EXE_NOPIE };
 
-static void need_cc(void)
-{
-	if (system("cc --version >/dev/null 2>&1") != 0)
-		RK_SKIP("cc is not installed");
-}
-
-/* Builds out from ntu fat TUs whose fatbins have fatbin bytes each, plus an exported
- * kp_value() returning 42 (and a main for executables). */
+/* Builds out from ntu fat TUs whose fatbins have fatbin bytes each (rk_fixture.c). */
 static void build(const char *out, enum kind k, int ntu, size_t fatbin)
 {
-	char cmd[4096];
-	size_t used;
+	unsigned char *bytes[8];
+	size_t sizes[8];
 
-	need_cc();
-	used = (size_t)snprintf(cmd, sizeof(cmd), "cc -O1 -w %s -o %s",
-				k == LIB   ? "-shared -fPIC"
-				: k == EXE ? "-fPIE -pie"
-					   : "-no-pie",
-				out);
+	RK_ASSERT(ntu <= 8);
 	for (int t = 0; t < ntu; t++) {
-		const char *name = fx_path("%s.tu%d.c", out, t);
-		FILE *f = fopen(name, "w");
-
-		RK_ASSERT(f);
-		fprintf(f,
-			"static const unsigned char __hip_fatbin[%zu]\n"
-			"    __attribute__((section(\".hip_fatbin\"), aligned(4096), used)) = {",
-			fatbin);
+		bytes[t] = malloc(fatbin ? fatbin : 1);
+		RK_ASSERT(bytes[t]);
 		for (size_t i = 0; i < fatbin; i++)
-			fprintf(f, "%u,", (unsigned)((i * 7 + (size_t)t * 13 + 1) & 0xff));
-		fprintf(f,
-			"};\n"
-			"static struct { unsigned magic, version; const void *binary; void "
-			"*dummy1; }\n"
-			"    __hip_fatbin_wrapper __attribute__((section(\".hipFatBinSegment\"), "
-			"aligned(8), used))\n"
-			"    = {0x48495046u, 1u, __hip_fatbin, 0};\n");
-		fprintf(f, "int kp_tu%d_launch(int x) { return x * %d + 1; }\n", t, t + 3);
-		RK_ASSERT_EQ_INT(0, fclose(f));
-		used += (size_t)snprintf(cmd + used, sizeof(cmd) - used, " %s", name);
+			bytes[t][i] = (unsigned char)((i * 7 + (size_t)t * 13 + 1) & 0xff);
+		sizes[t] = fatbin;
 	}
-	{
-		const char *name = fx_path("%s.api.c", out);
-		FILE *f = fopen(name, "w");
-
-		RK_ASSERT(f);
-		fprintf(f, "int kp_value(void) { return 42; }\n");
-		if (k != LIB)
-			fprintf(f,
-				"int kp_tu0_launch(int);\n"
-				"int main(void) { return kp_value() == 42 && kp_tu0_launch(2) == 7 "
-				"? 0 : 3; }\n");
-		RK_ASSERT_EQ_INT(0, fclose(f));
-		used += (size_t)snprintf(cmd + used, sizeof(cmd) - used, " %s", name);
-	}
-	RK_ASSERT(used < sizeof(cmd));
-	if (system(cmd) != 0)
-		rk_test_fail(__FILE__, __LINE__, "'%s' failed", cmd);
+	fx_fat_elf(out,
+		   k == LIB   ? FX_ELF_LIB
+		   : k == EXE ? FX_ELF_EXE
+			      : FX_ELF_EXE_NOPIE,
+		   ntu, (const unsigned char *const *)bytes, sizes);
+	for (int t = 0; t < ntu; t++)
+		free(bytes[t]);
 }
 
 struct image {
@@ -636,7 +599,7 @@ RK_TEST(stray_fatbin_pointer_rejected)
 	size_t mlen = marker(m);
 	struct image im;
 
-	need_cc();
+	fx_need_cc();
 	fx_writes("stray.c",
 		  "static const unsigned char __hip_fatbin[8192]\n"
 		  "    __attribute__((section(\".hip_fatbin\"), aligned(4096), used)) = {1};\n"

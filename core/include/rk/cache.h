@@ -2,7 +2,7 @@
  *
  * Layout under the cache directory (docs/internals/cache.md):
  *   VERSION               "rockfs-cache 1"
- *   blobs/<xx>/<sha256>   immutable file contents, named by their SHA-256, mode 0444
+ *   blobs/<xx>/<sha256>   immutable file contents, named by their SHA-256, mode 0400
  *   pieces/<key>          compressed tarball pieces with a CRC32 trailer (tar_compress.c);
  *                         counted and evicted with the blobs
  *   index/<key>.rkix      persistent member index of one archive (rk/index.h)
@@ -38,8 +38,17 @@ struct rk_cache_stats {
 	uint64_t bad; /* verify: blobs that failed their hash */
 };
 
-/* Open (creating if needed) the cache at dir. limit = 0 means no size limit. */
+/* Open (creating if needed) the cache at dir. limit = 0 means no size limit.
+ * The cache is private to its owner: directories 0700, blobs 0400, other files 0600,
+ * whatever the umask. An existing directory that is another user's, or that group or
+ * others can write to, is refused (-EPERM, err says how to fix it); one whose modes are
+ * looser is tightened, with one log line. rk_cache_open_shared with a group (name or
+ * number; NULL: private) makes a cache that several users of that group share on
+ * purpose: setgid directories 02770 of that group, blobs 0440, other files 0640; the
+ * directory may then be another member's, and only others' write access is refused. */
 int rk_cache_open(const char *dir, uint64_t limit, struct rk_cache **out, struct rk_err *err);
+int rk_cache_open_shared(const char *dir, uint64_t limit, const char *group,
+			 struct rk_cache **out, struct rk_err *err);
 void rk_cache_close(struct rk_cache *c); /* NULL ok */
 const char *rk_cache_dir(const struct rk_cache *c);
 

@@ -27,9 +27,6 @@ int rk_s3_parse_list(const char *xml, size_t len, const char *prefix, int recurs
 int rk_html_parse_index(const char *html, size_t len, struct rk_store_list *out,
 			struct rk_err *err);
 
-/* Sort out by name and drop duplicate names (the first kept). */
-void rk_store_list_sort(struct rk_store_list *out);
-
 /* AWS Signature Version 4 for a request without body to S3. url is absolute with its
  * path and query already in canonical form (RFC 3986 encoded, query sorted). Appends
  * "Authorization: ...", "x-amz-date: ..." and "x-amz-content-sha256: ..." (and

@@ -1,7 +1,7 @@
 /* rk/store.h: where artifacts live. A store lists directories and opens objects for
- * reading. Backends (core/src/store_*.c): "dir" (a local path), "s3" (s3://bucket/prefix,
- * ListObjectsV2) and "http" (http(s)://... with index.html listings); the remote ones
- * are described in docs/remote-stores.md.
+ * reading. Backends (core/src/store/store_*.c, listed in store_registry.c): "dir" (a
+ * local path), "s3" (s3://bucket/prefix, ListObjectsV2) and "http" (http(s)://... with
+ * index.html listings); the remote ones are described in docs/remote-stores.md.
  *
  * Paths given to a store are relative to its root, '/'-separated, without leading
  * or trailing '/' ("" is the root). A store is thread-safe; an object is used by
@@ -68,6 +68,9 @@ const char *rk_store_id(const struct rk_store *s);
 int rk_store_list(struct rk_store *s, const char *path, struct rk_store_list *out,
 		  struct rk_err *err);
 void rk_store_list_release(struct rk_store_list *l);
+/* Sort l by name and drop duplicate names (a directory wins over a file of the same
+ * name); the remote backends list unsorted. */
+void rk_store_list_sort(struct rk_store_list *l);
 
 /* Open an object. size and mtime are filled from the store. */
 int rk_store_object_open(struct rk_store *s, const char *path, struct rk_object **out,

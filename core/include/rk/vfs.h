@@ -37,6 +37,7 @@ struct rk_vfs_opts {
 	const char *store; /* a local directory, s3://bucket[/prefix] or http(s):// URL */
 	struct rk_store_opts remote; /* remote stores (rk/store.h); .cache is set by the vfs */
 	const char *cache_dir; /* NULL: rk_cache_default_dir() */
+	const char *cache_group; /* a cache shared with this group (rk/cache.h); NULL: private */
 	uint64_t cache_limit; /* bytes; 0: no limit */
 	unsigned ingest_jobs; /* concurrent archive ingests; 0: online CPUs (at least 8 for
 			       * a remote store: its ingests also wait on the network) */

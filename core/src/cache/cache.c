@@ -3,6 +3,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -33,6 +35,8 @@ struct verified {
 struct rk_cache {
 	char *dir;
 	int dirfd;
+	mode_t dmode, bmode, fmode; /* directories, blobs, other files (cache_modes) */
+	gid_t gid; /* a shared cache's group, else (gid_t)-1 */
 	uint64_t limit;
 	_Atomic uint64_t used; /* approximate bytes in blobs/ (this process's view) */
 	pthread_mutex_t lock; /* protects: verified */
@@ -59,13 +63,32 @@ struct rk_blob_writer {
  * without it (file systems without user xattrs, older caches) get the SHA-256 check. */
 #define CRC_XATTR "user.rockfs.crc32"
 
-static int mkdir_at(int dirfd, const char *name)
+/* Modes: a private cache (the default) is its owner's alone, whatever the umask; a shared
+ * one (cache_group) lets its group read every file and add to every directory. */
+static void cache_modes(struct rk_cache *c, gid_t gid)
 {
-	if (mkdirat(dirfd, name, 0755) && errno != EEXIST)
+	c->gid = gid;
+	c->dmode = gid == (gid_t)-1 ? 0700 : 02770;
+	c->bmode = gid == (gid_t)-1 ? 0400 : 0440;
+	c->fmode = gid == (gid_t)-1 ? 0600 : 0640;
+}
+
+/* Make directory name below the cache root with the cache's mode. */
+static int mkdir_at(struct rk_cache *c, const char *name)
+{
+	if (mkdirat(c->dirfd, name, 0700)) {
+		if (errno != EEXIST)
+			return -errno;
+		return 0;
+	}
+	if ((c->gid != (gid_t)-1 && fchownat(c->dirfd, name, (uid_t)-1, c->gid, 0)) ||
+	    fchmodat(c->dirfd, name, c->dmode, 0))
 		return -errno;
 	return 0;
 }
 
+/* mkdir -p path; the directories it makes are owner-only (the cache root's mode is set
+ * by the caller). */
 static int mkdir_p(const char *path)
 {
 	char tmp[PATH_MAX];
@@ -78,12 +101,78 @@ static int mkdir_p(const char *path)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(tmp, 0755) && errno != EEXIST)
+		if (mkdir(tmp, 0700) && errno != EEXIST)
 			return -errno;
 		*p = '/';
 	}
-	if (mkdir(tmp, 0755) && errno != EEXIST)
+	if (mkdir(tmp, 0700) && errno != EEXIST)
 		return -errno;
+	return 0;
+}
+
+/* The mode an existing cache file gets (blobs are read-only, the rest is rewritten). */
+static mode_t file_mode(const struct rk_cache *c, mode_t old)
+{
+	return old & 0200 ? c->fmode : c->bmode;
+}
+
+static struct rk_cache *migrating;
+static unsigned long migrated, migrate_failed;
+
+static int migrate_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	const struct rk_cache *c = migrating;
+	mode_t want;
+
+	(void)ftw;
+	if (flag != FTW_F && flag != FTW_D && flag != FTW_DP)
+		return 0;
+	want = S_ISDIR(st->st_mode) ? c->dmode : file_mode(c, st->st_mode);
+	if (c->gid != (gid_t)-1 && st->st_gid != c->gid && st->st_uid == geteuid() &&
+	    chown(path, (uid_t)-1, c->gid))
+		migrate_failed++;
+	if ((st->st_mode & 07777) != want) {
+		if (st->st_uid != geteuid() || chmod(path, want))
+			migrate_failed++;
+		else
+			migrated++;
+	}
+	return 0;
+}
+
+/* An existing cache directory: refused when it is not the caller's (or, shared, its
+ * group's) or when others can write to it; modes tightened (or opened to the group)
+ * when they differ from what the cache makes, with one log line. */
+static int cache_check(struct rk_cache *c, struct rk_err *err)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	struct stat st;
+	int shared = c->gid != (gid_t)-1;
+	mode_t bad = shared ? 0002 : 0022;
+
+	if (fstat(c->dirfd, &st))
+		return rk_err_set(err, -errno, "cache '%s': %s", c->dir, strerror(errno));
+	if (st.st_uid != geteuid() && !(shared && st.st_gid == c->gid))
+		return rk_err_set(err, -EPERM,
+				  "cache '%s' belongs to uid %u, not to you (uid %u): use a cache "
+				  "of your own, or cache_group=GROUP for one shared on purpose",
+				  c->dir, (unsigned)st.st_uid, (unsigned)geteuid());
+	if (st.st_mode & bad)
+		return rk_err_set(err, -EPERM,
+				  "cache '%s' is writable by %s (mode %04o): chmod %s it, or use "
+				  "cache_group=GROUP for a cache shared on purpose",
+				  c->dir, shared ? "others" : "group or others",
+				  (unsigned)(st.st_mode & 07777), shared ? "o-w" : "go-w");
+	if ((st.st_mode & 07777) == c->dmode && (!shared || st.st_gid == c->gid))
+		return 0;
+	pthread_mutex_lock(&lock); /* nftw has no context argument */
+	migrating = c;
+	migrated = migrate_failed = 0;
+	nftw(c->dir, migrate_one, 16, FTW_PHYS | FTW_MOUNT);
+	rk_info("cache '%s': %s (%lu modes changed%s)", c->dir,
+		shared ? "opened to its group" : "made private to its owner", migrated,
+		migrate_failed ? ", some files are not yours and kept their modes" : "");
+	pthread_mutex_unlock(&lock);
 	return 0;
 }
 
@@ -161,11 +250,31 @@ static void sweep_tmp(struct rk_cache *c)
 
 int rk_cache_open(const char *dir, uint64_t limit, struct rk_cache **out, struct rk_err *err)
 {
+	return rk_cache_open_shared(dir, limit, NULL, out, err);
+}
+
+int rk_cache_open_shared(const char *dir, uint64_t limit, const char *group,
+			 struct rk_cache **out, struct rk_err *err)
+{
+	gid_t gid = (gid_t)-1;
 	static const char *const subdirs[] = {"blobs", "index", "kpack", "locks", "pieces", "tmp"};
 	struct rk_cache *c;
 	struct rk_cache_stats st;
 	int rc;
 
+	if (group && group[0]) {
+		struct group gr, *g = NULL;
+		char buf[4096];
+		char *end;
+		unsigned long n = strtoul(group, &end, 10);
+
+		if (!getgrnam_r(group, &gr, buf, sizeof(buf), &g) && g)
+			gid = g->gr_gid;
+		else if (*end == '\0' && end != group && n < (gid_t)-1)
+			gid = (gid_t)n;
+		else
+			return rk_err_set(err, -EINVAL, "cache_group '%s': no such group", group);
+	}
 	if ((rc = mkdir_p(dir)))
 		return rk_err_set(err, rc, "cache '%s': %s", dir, strerror(-rc));
 	c = calloc(1, sizeof(*c));
@@ -176,13 +285,16 @@ int rk_cache_open(const char *dir, uint64_t limit, struct rk_cache **out, struct
 	c->limit = limit;
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_init(&c->gc_lock, NULL);
+	cache_modes(c, gid);
 	c->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (c->dirfd < 0) {
 		rc = rk_err_set(err, -errno, "cache '%s': %s", dir, strerror(errno));
 		goto fail;
 	}
+	if ((rc = cache_check(c, err)))
+		goto fail;
 	for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++)
-		if ((rc = mkdir_at(c->dirfd, subdirs[i]))) {
+		if ((rc = mkdir_at(c, subdirs[i]))) {
 			rk_err_set(err, rc, "cache '%s/%s': %s", dir, subdirs[i], strerror(-rc));
 			goto fail;
 		}
@@ -190,7 +302,7 @@ int rk_cache_open(const char *dir, uint64_t limit, struct rk_cache **out, struct
 		char sub[16];
 
 		snprintf(sub, sizeof(sub), "blobs/%02x", i);
-		if ((rc = mkdir_at(c->dirfd, sub))) {
+		if ((rc = mkdir_at(c, sub))) {
 			rk_err_set(err, rc, "cache '%s/%s': %s", dir, sub, strerror(-rc));
 			goto fail;
 		}
@@ -351,7 +463,7 @@ int rk_blob_create(struct rk_cache *c, int hash_now, struct rk_blob_writer **out
 		return -ENOMEM;
 	w->c = c;
 	snprintf(w->tmp, sizeof(w->tmp), "tmp/blob.%ld.%lu", (long)getpid(), ++seq);
-	w->fd = openat(c->dirfd, w->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	w->fd = openat(c->dirfd, w->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (w->fd < 0) {
 		rc = rk_err_set(err, -errno, "cache '%s/%s': %s", c->dir, w->tmp, strerror(errno));
 		free(w);
@@ -399,7 +511,7 @@ int rk_blob_commit(struct rk_blob_writer *w, char id[RK_SHA256_HEX], struct rk_e
 		return rk_err_set(err, rc, "cache '%s': hashing: %s", c->dir, strerror(-rc));
 	}
 	set_crc(w->fd, w->crc); /* best effort: else SHA-256 on open */
-	fchmod(w->fd, 0444);
+	fchmod(w->fd, c->bmode);
 	if (close(w->fd))
 		rc = rk_err_set(err, -errno, "cache '%s': close: %s", c->dir, strerror(errno));
 	w->fd = -1;
@@ -465,12 +577,12 @@ int rk_blob_exists(struct rk_cache *c, const char *id, uint64_t size)
 /* Record crc for a committed blob, which is read-only: user xattrs need write permission
  * on the file, so the owner lends it for the call. Best effort, as at commit. Threads
  * doing this at once may fail to record (EACCES), never change the mode for good. */
-static void record_crc(int fd, uint32_t crc)
+static void record_crc(const struct rk_cache *c, int fd, uint32_t crc)
 {
-	if (!set_crc(fd, crc) || fchmod(fd, 0444 | S_IWUSR))
+	if (!set_crc(fd, crc) || fchmod(fd, c->bmode | S_IWUSR))
 		return;
 	set_crc(fd, crc);
-	fchmod(fd, 0444);
+	fchmod(fd, c->bmode);
 }
 
 /* rk_blob_open, and with crc the blob's CRC-32: the one just checked, the recorded one, or
@@ -516,7 +628,7 @@ static int open_blob(struct rk_cache *c, const char *id, uint64_t size, int *out
 		}
 		mark_verified(c, id);
 		if (crc && !has_crc)
-			record_crc(fd, got);
+			record_crc(c, fd, got);
 		if (crc)
 			*crc = got;
 	} else if (crc && recorded_crc(fd, crc)) {
@@ -524,7 +636,7 @@ static int open_blob(struct rk_cache *c, const char *id, uint64_t size, int *out
 			close(fd);
 			return rk_err_set(err, rc, "blob %.12s: %s", id, strerror(-rc));
 		}
-		record_crc(fd, *crc);
+		record_crc(c, fd, *crc);
 	}
 	clock_gettime(CLOCK_REALTIME, &now);
 	if (st.st_mtim.tv_sec + TOUCH_INTERVAL < now.tv_sec)
@@ -571,10 +683,12 @@ int rk_cache_put_file(struct rk_cache *c, const char *rel, const void *data, siz
 	int fd, rc;
 
 	snprintf(tmp, sizeof(tmp), "tmp/meta.%ld.%lu", (long)getpid(), ++seq);
-	fd = openat(c->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	fd = openat(c->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return rk_err_set(err, -errno, "cache '%s/%s': %s", c->dir, tmp, strerror(errno));
 	rc = write_all(fd, data, len);
+	if (!rc && fchmod(fd, c->fmode)) /* the umask may have taken group bits */
+		rc = -errno;
 	if (close(fd) && !rc)
 		rc = -errno;
 	if (!rc && renameat(c->dirfd, tmp, c->dirfd, rel))
@@ -588,7 +702,7 @@ int rk_cache_put_file(struct rk_cache *c, const char *rel, const void *data, siz
 
 int rk_cache_area(struct rk_cache *c, const char *area)
 {
-	int rc = strchr(area, '/') || area[0] == '.' ? -EINVAL : mkdir_at(c->dirfd, area);
+	int rc = strchr(area, '/') || area[0] == '.' ? -EINVAL : mkdir_at(c, area);
 
 	if (rc)
 		rk_warn("cache '%s/%s': %s; its records are not kept", c->dir, area,
@@ -697,7 +811,7 @@ int rk_cache_lock(struct rk_cache *c, const char *key, int *out, struct rk_err *
 	int fd;
 
 	snprintf(rel, sizeof(rel), "locks/%s", key);
-	fd = openat(c->dirfd, rel, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = openat(c->dirfd, rel, O_RDONLY | O_CREAT | O_CLOEXEC, c->fmode); /* flock needs no write */
 	if (fd < 0)
 		return rk_err_set(err, -errno, "cache '%s/%s': %s", c->dir, rel, strerror(errno));
 	while (flock(fd, LOCK_EX)) {

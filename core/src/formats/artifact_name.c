@@ -1,4 +1,6 @@
-/* artifact_name.c: TheRock's archive name rules, regex-free. */
+/* artifact_name.c: TheRock's archive and run directory name rules, regex-free
+ * (rk/artifact.h). A leaf (libc only): the catalog, the remote stores and the engine
+ * all use it. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

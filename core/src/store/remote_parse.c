@@ -177,35 +177,6 @@ static int add_entry(struct rk_store_list *out, const char *name, int is_dir, ui
 	return 0;
 }
 
-static int cmp_entry(const void *a, const void *b)
-{
-	return strcmp(((const struct rk_store_entry *)a)->name,
-		      ((const struct rk_store_entry *)b)->name);
-}
-
-void rk_store_list_sort(struct rk_store_list *out)
-{
-	size_t k = 0;
-
-	if (!out->n)
-		return;
-	/* stable enough for de-duplication: a directory wins over a file of the same name */
-	qsort(out->v, out->n, sizeof(*out->v), cmp_entry);
-	for (size_t i = 0; i < out->n; i++) {
-		if (k && !strcmp(out->v[k - 1].name, out->v[i].name)) {
-			if (out->v[i].is_dir && !out->v[k - 1].is_dir) {
-				free(out->v[k - 1].name);
-				out->v[k - 1] = out->v[i];
-			} else {
-				free(out->v[i].name);
-			}
-			continue;
-		}
-		out->v[k++] = out->v[i];
-	}
-	out->n = k;
-}
-
 /* "2026-11-22T00:31:40.000Z" -> seconds; 0 when malformed. */
 static int64_t iso8601(const char *s)
 {

@@ -1,14 +1,27 @@
-/* store.c: backend dispatch for struct rk_store and struct rk_object. */
+/* store.c: the public store API (rk/store.h): picks a backend from the table
+ * (store_registry.c) and dispatches through the vtables of store/store_int.h. Names no
+ * backend and uses nothing of theirs (store_int.h only); backends never call into it. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store/store_int.h"
 
+/* The backend of location: the first that claims its scheme, else the fallback. */
+static const struct rk_store_backend *backend_of(const char *location)
+{
+	const struct rk_store_backend *const *b;
+
+	for (b = rk_store_backends; b[1]; b++)
+		for (const char *const *p = (*b)->schemes; p && *p; p++)
+			if (!strncmp(location, *p, strlen(*p)))
+				return *b;
+	return *b;
+}
+
 int rk_store_is_remote(const char *location)
 {
-	return !strncmp(location, "s3://", 5) || !strncmp(location, "http://", 7) ||
-	       !strncmp(location, "https://", 8);
+	return backend_of(location)->remote;
 }
 
 int rk_store_open_opts(const char *location, const struct rk_store_opts *o, struct rk_store **out,
@@ -16,13 +29,7 @@ int rk_store_open_opts(const char *location, const struct rk_store_opts *o, stru
 {
 	static const struct rk_store_opts none;
 
-	if (!o)
-		o = &none;
-	if (!strncmp(location, "s3://", 5))
-		return rk_store_s3_open(location, o, out, err);
-	if (!strncmp(location, "http://", 7) || !strncmp(location, "https://", 8))
-		return rk_store_http_open(location, o, out, err);
-	return rk_store_dir_open(location, out, err);
+	return backend_of(location)->open(location, o ? o : &none, out, err);
 }
 
 int rk_store_open(const char *location, struct rk_store **out, struct rk_err *err)
@@ -50,15 +57,6 @@ int rk_store_list(struct rk_store *s, const char *path, struct rk_store_list *ou
 		  struct rk_err *err)
 {
 	return s->ops->list(s, path, out, err);
-}
-
-void rk_store_list_release(struct rk_store_list *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i].name);
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
 }
 
 int rk_store_object_open(struct rk_store *s, const char *path, struct rk_object **out,

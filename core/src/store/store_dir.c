@@ -1,4 +1,6 @@
-/* store_dir.c: a store that is a local directory. */
+/* store_dir.c: a store that is a local directory: the "dir" backend (rk_store_dir), the
+ * fallback for any location without a scheme. Uses store_int.h and store_list.c, never
+ * store.c. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -191,13 +193,15 @@ static void dir_close(struct rk_store *s)
 
 static const struct rk_store_ops dir_store_ops = {dir_list, dir_open, dir_close};
 
-int rk_store_dir_open(const char *path, struct rk_store **out, struct rk_err *err)
+static int dir_store_open(const char *path, const struct rk_store_opts *o, struct rk_store **out,
+			  struct rk_err *err)
 {
 	struct rk_buf id = RK_BUF_INIT;
 	char real[PATH_MAX];
 	struct dir_store *d;
 	int fd;
 
+	(void)o; /* no options for a local directory */
 	if (!realpath(path, real))
 		return rk_err_set(err, -errno, "'%s': %s", path, strerror(errno));
 	fd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -215,3 +219,10 @@ int rk_store_dir_open(const char *path, struct rk_store **out, struct rk_err *er
 	*out = &d->base;
 	return 0;
 }
+
+const struct rk_store_backend rk_store_dir = {
+	.name = "dir",
+	.schemes = NULL, /* any location: a path */
+	.remote = 0,
+	.open = dir_store_open,
+};

@@ -2,7 +2,9 @@
  * generated index.html, nginx or Apache autoindex). A directory is GET <dir>/ (or
  * <dir>/index.html when the server has no directory index, as S3 itself); the size
  * and mtime of each file come from HEAD requests, made in parallel, once per listing
- * (listings inside runs are then cached for good: store_remote.h). */
+ * (listings inside runs are then cached for good: store_remote.h). The "http" backend
+ * (rk_store_http). Uses store_remote.c, http.c, remote_parse.c and store_list.c, never
+ * store.c. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -174,8 +176,8 @@ static void http_free(struct remote_store *r)
 
 static const struct remote_ops http_ops = {http_list, NULL, http_url, http_free};
 
-int rk_store_http_open(const char *location, const struct rk_store_opts *o, struct rk_store **out,
-		       struct rk_err *err)
+static int http_store_open(const char *location, const struct rk_store_opts *o,
+			   struct rk_store **out, struct rk_err *err)
 {
 	struct http_store *s = calloc(1, sizeof(*s));
 	size_t n = strlen(location);
@@ -202,3 +204,12 @@ int rk_store_http_open(const char *location, const struct rk_store_opts *o, stru
 	*out = &s->r.base;
 	return 0;
 }
+
+static const char *const http_schemes[] = {"http://", "https://", NULL};
+
+const struct rk_store_backend rk_store_http = {
+	.name = "http",
+	.schemes = http_schemes,
+	.remote = 1,
+	.open = http_store_open,
+};

@@ -1,5 +1,7 @@
 /* store_s3.c: s3://bucket[/prefix] stores: ListObjectsV2 (delimiter "/", every page),
- * GETs of objects, unsigned or SigV4 (docs/remote-stores.md). */
+ * GETs of objects, unsigned or SigV4 (docs/remote-stores.md): the "s3" backend
+ * (rk_store_s3). Uses store_remote.c, http.c, remote_parse.c and store_list.c, never
+ * store.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -366,8 +368,8 @@ static char *env_dup(const char *name)
 	return v && *v ? strdup(v) : NULL;
 }
 
-int rk_store_s3_open(const char *location, const struct rk_store_opts *o, struct rk_store **out,
-		     struct rk_err *err)
+static int s3_store_open(const char *location, const struct rk_store_opts *o, struct rk_store **out,
+			 struct rk_err *err)
 {
 	struct s3_store *s = calloc(1, sizeof(*s));
 	struct rk_buf b = RK_BUF_INIT;
@@ -468,3 +470,12 @@ fail_init:
 	remote_store_ops.close(&s->r.base);
 	return rc;
 }
+
+static const char *const s3_schemes[] = {"s3://", NULL};
+
+const struct rk_store_backend rk_store_s3 = {
+	.name = "s3",
+	.schemes = s3_schemes,
+	.remote = 1,
+	.open = s3_store_open,
+};

@@ -1,0 +1,260 @@
+/* cli_export.c: rp_export (cli_export.h), any view written as real files, for the export,
+ * split and wheels commands. Uses cli_util.c and the core library, no command.
+ *
+ * A directory (dist/gfx1100, browse/<artifact>) is copied into DIR: files with their
+ * modes and times, symlinks as symlinks, hardlinks as hardlinks. A file
+ * (tarballs/<name>.tar) is written as DIR/<name>. The bytes are the mount's. Every
+ * file is created relative to DIR's descriptor, with O_EXCL and no symlink followed:
+ * nothing is written outside DIR and nothing there is overwritten. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rk/buf.h"
+#include "cli_export.h"
+
+/* The first path (below DIR) written for an inode with several links. Hardlinks are
+ * rare, so a list searched linearly does. */
+struct ino_path {
+	uint64_t ino;
+	char *path;
+};
+
+struct exporter {
+	struct rk_vfs *v;
+	struct rk_err err;
+	char *buf;
+	int root; /* DIR */
+	struct ino_path *links;
+	size_t nlinks;
+	unsigned long files, dirs, links_made;
+	uint64_t bytes;
+};
+
+static const char *first_path(const struct exporter *e, uint64_t ino)
+{
+	for (size_t i = 0; i < e->nlinks; i++)
+		if (e->links[i].ino == ino)
+			return e->links[i].path;
+	return NULL;
+}
+
+static int remember_path(struct exporter *e, uint64_t ino, const char *path)
+{
+	struct ino_path *v = realloc(e->links, (e->nlinks + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	e->links = v;
+	if (!(v[e->nlinks].path = strdup(path)))
+		return -ENOMEM;
+	v[e->nlinks++].ino = ino;
+	return 0;
+}
+
+static int set_time(int dirfd, const char *name, int64_t mtime)
+{
+	struct timespec ts[2] = {{mtime, 0}, {mtime, 0}};
+
+	return utimensat(dirfd, name, ts, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+}
+
+static int copy_file(struct exporter *e, const struct rk_attr *a, int dirfd, const char *name,
+		     const char *shown)
+{
+	struct rk_file *f;
+	uint64_t off = 0, size;
+	int fd, rc = rk_vfs_open_file(e->v, a->ino, &f, &e->err);
+
+	if (rc)
+		return rp_fail("%s: %s", shown, rk_err_str(&e->err, rc));
+	/* the open file's size: a listing may not know it yet (a compressed tarball's size
+	 * is known once it is planned, which opening does) */
+	size = rk_file_size(f);
+	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rc = rp_fail("%s: %s", shown, strerror(errno));
+		rk_file_close(f);
+		return rc;
+	}
+	while (!rc && off < size) {
+		ssize_t n = rk_file_pread(f, e->buf, 1 << 20, off, &e->err);
+
+		if (n <= 0)
+			rc = rp_fail("%s: %s", shown,
+				     n < 0 ? rk_err_str(&e->err, (int)n)
+					   : "unexpected end of file");
+		else if ((rc = rp_write_all(fd, e->buf, (size_t)n)))
+			rc = rp_fail("%s: write: %s", shown, strerror(-rc));
+		else
+			off += (uint64_t)n;
+	}
+	rk_file_close(f);
+	if (!rc && fchmod(fd, a->mode & 07777))
+		rc = rp_fail("%s: chmod: %s", shown, strerror(errno));
+	if (close(fd) && !rc)
+		rc = rp_fail("%s: %s", shown, strerror(errno));
+	if (!rc)
+		set_time(dirfd, name, a->mtime);
+	e->files++;
+	e->bytes += off;
+	return rc;
+}
+
+/* One directory's entries, taken in full before any is exported: rk_vfs_readdir calls
+ * its filler under the tree lock, and exporting an entry may populate a lazy directory
+ * or compute a size, which take that lock. */
+struct dir_list {
+	struct dirent_copy {
+		char *name;
+		struct rk_attr a;
+	} * v;
+	size_t n, cap;
+	int oom;
+};
+
+static int export_entry(struct exporter *e, const char *name, const struct rk_attr *a, int dirfd,
+			struct rk_buf *rel);
+
+static int fill_entry(void *ctx, const char *name, const struct rk_attr *a, uint64_t next)
+{
+	struct dir_list *l = ctx;
+
+	(void)next;
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? l->cap * 2 : 64;
+		struct dirent_copy *v = realloc(l->v, ncap * sizeof(*v));
+
+		if (!v)
+			return l->oom = 1;
+		l->v = v;
+		l->cap = ncap;
+	}
+	if (!(l->v[l->n].name = strdup(name)))
+		return l->oom = 1;
+	l->v[l->n++].a = *a;
+	return 0;
+}
+
+static int export_dir(struct exporter *e, uint64_t ino, int dirfd, struct rk_buf *rel)
+{
+	struct dir_list l = {0};
+	int rc = rk_vfs_readdir(e->v, ino, 0, fill_entry, &l, &e->err);
+
+	if (rc)
+		rc = rp_fail("%s: %s", rel->len ? rel->buf : ".", rk_err_str(&e->err, rc));
+	else if (l.oom)
+		rc = rp_fail("out of memory");
+	for (size_t i = 0; !rc && i < l.n; i++)
+		rc = export_entry(e, l.v[i].name, &l.v[i].a, dirfd, rel);
+	for (size_t i = 0; i < l.n; i++)
+		free(l.v[i].name);
+	free(l.v);
+	return rc;
+}
+
+static int export_entry(struct exporter *e, const char *name, const struct rk_attr *a, int dirfd,
+			struct rk_buf *rel)
+{
+	size_t len = rel->len;
+	int rc = 0;
+
+	if (!strcmp(name, ".") || !strcmp(name, "..") || strchr(name, '/'))
+		return rp_fail("'%s': refusing an unsafe name", name);
+	if (rk_buf_addf(rel, "%s%s", rel->len ? "/" : "", name))
+		return rp_fail("out of memory");
+	if (S_ISDIR(a->mode)) {
+		int sub;
+
+		if (mkdirat(dirfd, name, 0700))
+			rc = rp_fail("%s: %s", rel->buf, strerror(errno));
+		else if ((sub = openat(dirfd, name,
+				       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+			rc = rp_fail("%s: %s", rel->buf, strerror(errno));
+		else {
+			rc = export_dir(e, a->ino, sub, rel);
+			if (!rc && fchmod(sub, a->mode & 07777))
+				rc = rp_fail("%s: chmod: %s", rel->buf, strerror(errno));
+			close(sub);
+			if (!rc)
+				set_time(dirfd, name, a->mtime);
+			e->dirs++;
+		}
+	} else if (S_ISLNK(a->mode)) {
+		char target[4097];
+		int n = rk_vfs_readlink(e->v, a->ino, target, sizeof(target), &e->err);
+
+		if (n < 0)
+			rc = rp_fail("%s: %s", rel->buf, rk_err_str(&e->err, n));
+		else if (symlinkat(target, dirfd, name))
+			rc = rp_fail("%s: %s", rel->buf, strerror(errno));
+		else
+			set_time(dirfd, name, a->mtime);
+	} else {
+		const char *first = a->nlink > 1 ? first_path(e, a->ino) : NULL;
+
+		if (first) {
+			/* both paths are below DIR, through directories made here: link
+			 * relative to DIR's descriptor */
+			if (linkat(e->root, first, e->root, rel->buf, 0))
+				rc = rp_fail("%s: link: %s", rel->buf, strerror(errno));
+			e->links_made++;
+		} else {
+			rc = copy_file(e, a, dirfd, name, rel->buf);
+			if (!rc && a->nlink > 1 && remember_path(e, a->ino, rel->buf))
+				rc = rp_fail("out of memory");
+		}
+	}
+	rel->len = len;
+	rel->buf[len] = '\0';
+	return rc;
+}
+
+int rp_export(struct rk_vfs *v, const struct rp_opts *o, const char *path, const char *shown,
+	      const char *out)
+{
+	struct exporter e = {.v = v};
+	struct rk_buf rel = RK_BUF_INIT;
+	struct rk_attr a;
+	int rc, ret = 1, root = -1;
+
+	if (!(e.buf = malloc(1 << 20)))
+		return rp_fail("out of memory");
+	if ((rc = rk_vfs_resolve(v, path, &a, &e.err))) {
+		rp_fail("%s: %s", shown, rc == -ENOENT ? strerror(-rc) : rk_err_str(&e.err, rc));
+		goto done;
+	}
+	if (mkdir(out, 0755) && errno != EEXIST) {
+		rp_fail("%s: %s", out, strerror(errno));
+		goto done;
+	}
+	if ((root = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		rp_fail("%s: %s", out, strerror(errno));
+		goto done;
+	}
+	e.root = root;
+	if (S_ISDIR(a.mode)) {
+		ret = export_dir(&e, a.ino, root, &rel) ? 1 : 0;
+	} else {
+		const char *base = strrchr(shown, '/') ? strrchr(shown, '/') + 1 : shown;
+
+		ret = export_entry(&e, base, &a, root, &rel) ? 1 : 0;
+	}
+	if (!ret && !o->quiet)
+		fprintf(stderr,
+			"export: %lu files (%llu bytes), %lu directories, %lu hardlinks into %s\n",
+			e.files, (unsigned long long)e.bytes, e.dirs, e.links_made, out);
+done:
+	for (size_t i = 0; i < e.nlinks; i++)
+		free(e.links[i].path);
+	free(e.links);
+	if (root >= 0)
+		close(root);
+	free(e.buf);
+	rk_buf_release(&rel);
+	return ret;
+}

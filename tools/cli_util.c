@@ -1,0 +1,81 @@
+/* cli_util.c: the helpers every rockpack command shares (cli_util.h). Uses the core
+ * library and libc only; main.c and the commands call it, it calls neither. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli_util.h"
+
+int rp_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("rockpack: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+int rp_write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int rp_map(const char *path, struct rp_map *m)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st))
+		rc = -errno;
+	else if (!S_ISREG(st.st_mode) || st.st_size == 0)
+		rc = -EINVAL;
+	else if ((m->p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) ==
+		 MAP_FAILED)
+		rc = -errno;
+	close(fd);
+	if (rc)
+		return rc;
+	m->n = (size_t)st.st_size;
+	madvise(m->p, m->n, MADV_RANDOM);
+	return 0;
+}
+
+void rp_unmap(struct rp_map *m)
+{
+	munmap(m->p, m->n);
+}
+
+int rp_open(const struct rp_opts *o, const char *store, struct rk_vfs **out)
+{
+	struct rk_vfs_opts vo = {
+		.store = store,
+		.cache_dir = o->cache_dir,
+		.cache_limit = o->cache_limit,
+		.ingest_jobs = o->jobs,
+		.kpack_zstd = o->kpack_zstd,
+		.remote = o->remote,
+	};
+	struct rk_err err = RK_ERR_INIT;
+	int rc = rk_vfs_open(&vo, out, &err);
+
+	return rc ? rp_fail("%s", rk_err_str(&err, rc)) : 0;
+}
