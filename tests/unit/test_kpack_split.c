@@ -358,7 +358,8 @@ RK_TEST(kpack_toc)
 	v = open_vfs(0);
 	a = get_art(v, "100-linux", STEM);
 	split(v, a, NULL, 0, &outs, &n);
-	RK_ASSERT_EQ_INT(SRC_COMPOSITE, find(outs[1], "p/stage/.kpack/blas_lib_gfx1100.kpack")->src);
+	RK_ASSERT_EQ_INT(SRC_COMPOSITE,
+			 find(outs[1], "p/stage/.kpack/blas_lib_gfx1100.kpack")->src);
 	check_kpack(v, outs[1], "p/stage/.kpack/blas_lib_gfx1100.kpack", 0, "blas_lib",
 		    "p/stage/lib/libfat.so", RK_KPACK_NONE);
 	check_kpack(v, outs[2], "p/stage/.kpack/blas_lib_gfx1101.kpack", 1, "blas_lib",

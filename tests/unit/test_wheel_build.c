@@ -58,8 +58,8 @@ static unsigned char *read_layout(struct rk_vfs *v, const struct rk_composite *l
 
 	RK_ASSERT(buf != NULL);
 	while (off < l->size) {
-		ssize_t r = rk_composite_pread_blobs(v->cache, l, buf + off, (size_t)(l->size - off),
-						     off, NULL);
+		ssize_t r = rk_composite_pread_blobs(v->cache, l, buf + off,
+						     (size_t)(l->size - off), off, NULL);
 
 		RK_ASSERT(r > 0);
 		off += (uint64_t)r;
