@@ -69,6 +69,7 @@ int rp_open(const struct rp_opts *o, const char *store, struct rk_vfs **out)
 	struct rk_vfs_opts vo = {
 		.store = store,
 		.cache_dir = o->cache_dir,
+		.cache_group = o->cache_group,
 		.cache_limit = o->cache_limit,
 		.ingest_jobs = o->jobs,
 		.kpack_zstd = o->kpack_zstd,

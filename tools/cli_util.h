@@ -11,6 +11,7 @@
 
 struct rp_opts {
 	const char *cache_dir; /* --cache */
+	const char *cache_group; /* --cache-group: a shared cache (rk/cache.h) */
 	uint64_t cache_limit; /* --cache-size */
 	unsigned jobs; /* --jobs */
 	int json; /* --json */

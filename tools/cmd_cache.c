@@ -22,7 +22,7 @@ static int cache_refresh(const struct rp_opts *o, const char *run)
 		run = slash + 1;
 	if (!o->cache_dir && rk_cache_default_dir(dir, sizeof(dir)))
 		return rp_fail("cannot find a cache directory: set --cache");
-	rc = rk_cache_open(o->cache_dir ? o->cache_dir : dir, 0, &c, &err);
+	rc = rk_cache_open_shared(o->cache_dir ? o->cache_dir : dir, 0, o->cache_group, &c, &err);
 	if (rc)
 		return rp_fail("%s", rk_err_str(&err, rc));
 	rc = rk_store_refresh_run(c, run, &err);
@@ -52,7 +52,7 @@ int cmd_cache(const struct rp_opts *o, int argc, char **argv)
 		return rp_fail("cache gc: give the size to shrink to with --cache-size");
 	if (!o->cache_dir && rk_cache_default_dir(dir, sizeof(dir)))
 		return rp_fail("cannot find a cache directory: set --cache");
-	rc = rk_cache_open(o->cache_dir ? o->cache_dir : dir, 0, &c, &err);
+	rc = rk_cache_open_shared(o->cache_dir ? o->cache_dir : dir, 0, o->cache_group, &c, &err);
 	if (rc)
 		return rp_fail("%s", rk_err_str(&err, rc));
 	if (!strcmp(argv[0], "stats"))

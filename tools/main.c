@@ -81,6 +81,7 @@ static void usage(FILE *f)
 		"options:\n"
 		"  --cache DIR        cache directory (default ~/.cache/rockfs)\n"
 		"  --cache-size SIZE  size limit, e.g. 20G (gc shrinks to it)\n"
+		"  --cache-group GROUP  a cache shared with GROUP on purpose (default: private)\n"
 		"  --jobs N           archives decompressed at once (default: CPUs; 8+ remote)\n"
 		"  --json             listings as JSON\n"
 		"  -q, --quiet        no progress output\n"
@@ -115,6 +116,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"cache", required_argument, NULL, 'c'},
 		{"cache-size", required_argument, NULL, 's'},
+		{"cache-group", required_argument, NULL, 'g'},
 		{"jobs", required_argument, NULL, 'j'},
 		{"json", no_argument, NULL, 'J'},
 		{"endpoint", required_argument, NULL, 'E'},
@@ -140,6 +142,9 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'c':
 			o.cache_dir = optarg;
+			break;
+		case 'g':
+			o.cache_group = optarg;
 			break;
 		case 's':
 			if (rk_size_parse(optarg, &o.cache_limit))

@@ -19,6 +19,11 @@ bad=$(find "$C" \( -type d ! -perm 2770 \) -o \( -type f ! -perm 0440 ! -perm 06
 [ -z "$bad" ] || fail "entries not shared exactly with group $G: $(echo "$bad" | tr '\n' ' ')"
 [ -n "$(find "$C/blobs" -type f -perm 0440 | head -1)" ] || fail "no blob is 0440"
 [ -n "$(find "$C/index" -type f -perm 0640 | head -1)" ] || fail "no index record is 0640"
+# rockpack with --cache-group uses it (and adds to it with the same modes)
+"$ROCKPACK" -q --cache "$C" --cache-group "$G" prefetch "$STORE" "$RUN" ||
+	fail "rockpack --cache-group on the shared cache failed"
+bad=$(find "$C" \( -type d ! -perm 2770 \) -o \( -type f ! -perm 0440 ! -perm 0640 \) -print | head -5)
+[ -z "$bad" ] || fail "after rockpack: entries not shared exactly: $(echo "$bad" | tr '\n' ' ')"
 # the same cache without cache_group is a shared cache: refused as a private one
 rc=0
 "$ROCKPACK" --cache "$C" ls "$STORE" "$RUN" >/dev/null 2>"$T/err" || rc=$?

@@ -32,7 +32,7 @@ PUBLIC = {
     "kpack_db.h": "formats", "kpack_elf.h": "formats", "kpack_binary.h": "formats",
     "manifest.h": "formats",
     "wheel.h": "formats", "msgpack.h": "formats",
-    "cache.h": "cache", "ingest.h": "cache",
+    "cache.h": "cache", "ingest.h": "store",
     "store.h": "store", "remote.h": "store",
     "catalog.h": "catalog",
     "vfs.h": "engine",
@@ -96,6 +96,18 @@ def main():
                     bad.append(f"{rel}:{no}: {mine} touch the engine's locks: {line.strip()}")
                 if "engine" in rules and mine == "engine" and VIEW_NAME.search(line):
                     bad.append(f"{rel}:{no}: the engine names a view: {line.strip()}")
+    # public headers follow the rule too (a header's includes reach every file using it)
+    if "includes" in rules:
+        for name in sorted(os.listdir(os.path.join(inc, "rk"))):
+            mine = PUBLIC.get(name)
+            if not name.endswith(".h") or mine is None:
+                continue
+            with open(os.path.join(inc, "rk", name), encoding="utf-8") as f:
+                for no, line in enumerate(f, 1):
+                    m = INCLUDE.match(line)
+                    theirs = PUBLIC.get(m.group(1)[3:]) if m and m.group(1).startswith("rk/") else None
+                    if theirs and RANK[theirs] > RANK[mine]:
+                        bad.append(f"include/rk/{name}:{no}: {mine} includes {m.group(1)} ({theirs}, above it)")
     # every public header is in the table
     if "public" in rules:
         for name in sorted(os.listdir(os.path.join(inc, "rk"))):
