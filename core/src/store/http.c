@@ -25,6 +25,25 @@ struct rk_http {
 	_Atomic uint64_t requests;
 };
 
+
+/* url as logs and error messages show it: no user:password@ and no query string (a
+ * presigned URL's signature lives there), so that no secret leaves the process. */
+static const char *url_shown(const char *url)
+{
+	static _Thread_local char buf[4][1024];
+	static _Thread_local unsigned next;
+	char *b = buf[next++ % 4];
+	const char *scheme = strstr(url, "://"), *host = scheme ? scheme + 3 : url;
+	size_t hostlen = strcspn(host, "/?#"), at = 0;
+
+	for (size_t i = 0; i < hostlen; i++)
+		if (host[i] == '@')
+			at = i + 1;
+	snprintf(b, sizeof(buf[0]), "%.*s%s%.*s%s", (int)(host - url), url, at ? "***@" : "",
+		 (int)strcspn(host + at, "?#"), host + at, strchr(host + at, '?') ? "?***" : "");
+	return b;
+}
+
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
 static CURLcode global_rc;
 
@@ -392,7 +411,7 @@ int rk_http_get(struct rk_http *h, const struct rk_http_target *t, int head, uin
 		easy_put(h, e);
 		curl_slist_free_all(hdrs);
 		if (x.too_big)
-			return rk_err_set(err, -EFBIG, "'%s': larger than %zu bytes", t->url, max);
+			return rk_err_set(err, -EFBIG, "'%s': larger than %zu bytes", url_shown(t->url), max);
 		if (cc == CURLE_OK && x.meta.status >= 200 && x.meta.status < 300) {
 			uint64_t got = body->len - base;
 
@@ -433,14 +452,14 @@ int rk_http_get(struct rk_http *h, const struct rk_http_target *t, int head, uin
 				snprintf(what, sizeof(what), "HTTP %ld", x.meta.status);
 		}
 		if (!retry)
-			return rk_err_set(err, rc, "'%s': %s", t->url, what);
+			return rk_err_set(err, rc, "'%s': %s", url_shown(t->url), what);
 		if (attempt >= h->retries || now_ms() >= deadline) {
-			rk_warn("'%s': giving up after %u attempts in %.1f s: %s", t->url,
+			rk_warn("'%s': giving up after %u attempts in %.1f s: %s", url_shown(t->url),
 				attempt + 1, (double)(now_ms() - start) / 1000, what);
-			return rk_err_set(err, -ETIMEDOUT, "'%s': %s (after %u attempts)", t->url,
+			return rk_err_set(err, -ETIMEDOUT, "'%s': %s (after %u attempts)", url_shown(t->url),
 					  what, attempt + 1);
 		}
-		rk_info("'%s': %s; retrying", t->url, what);
+		rk_info("'%s': %s; retrying", url_shown(t->url), what);
 	}
 }
 
@@ -661,25 +680,25 @@ ssize_t rk_http_stream_read(struct rk_http_stream *s, void *buf, size_t n, struc
 			}
 			stream_stop(s);
 			if (!retry)
-				return rk_err_set(err, rc, "'%s': %s", s->t.url, s->what);
+				return rk_err_set(err, rc, "'%s': %s", url_shown(s->t.url), s->what);
 			s->attempt++;
 			if (s->attempt > s->h->retries || now_ms() >= deadline) {
-				rk_warn("'%s': giving up after %u attempts: %s", s->t.url,
+				rk_warn("'%s': giving up after %u attempts: %s", url_shown(s->t.url),
 					s->attempt, s->what);
 				return rk_err_set(err, -ETIMEDOUT, "'%s': %s (after %u attempts)",
 						  s->t.url, s->what, s->attempt);
 			}
-			rk_info("'%s': %s; resuming", s->t.url, s->what);
+			rk_info("'%s': %s; resuming", url_shown(s->t.url), s->what);
 			break;
 		}
 		if (s->rlen)
 			break;
 		if (s->e && now_ms() >= deadline) {
 			stream_stop(s);
-			rk_warn("'%s': no data for %u ms at byte %" PRIu64 "; giving up", s->t.url,
+			rk_warn("'%s': no data for %u ms at byte %" PRIu64 "; giving up", url_shown(s->t.url),
 				s->h->timeout_ms, s->pos);
 			return rk_err_set(err, -ETIMEDOUT, "'%s': timed out at byte %" PRIu64,
-					  s->t.url, s->pos);
+					  url_shown(s->t.url), s->pos);
 		}
 		if (s->e)
 			curl_multi_poll(s->m, NULL, 0, 200, NULL);
