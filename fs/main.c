@@ -27,8 +27,11 @@ struct options {
 	char *endpoint, *region, *addressing;
 	unsigned timeout, retries;
 	int offline, refresh, no_sign;
+	int allow_other; /* seen, and passed on to libfuse */
 	int help, version;
 };
+
+enum { KEY_ALLOW_OTHER = 1 };
 
 #define OPT(t, p)                                 \
 	{                                         \
@@ -52,6 +55,7 @@ static const struct fuse_opt option_spec[] = {
 	OPT("--help", help),
 	OPT("-V", version),
 	OPT("--version", version),
+	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_END,
 };
 
@@ -60,6 +64,10 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 	struct options *o = data;
 
 	(void)outargs;
+	if (key == KEY_ALLOW_OTHER) {
+		o->allow_other = 1;
+		return 1; /* libfuse's option: keep it */
+	}
 	if (key == FUSE_OPT_KEY_NONOPT && !o->store) {
 		o->store = strdup(arg);
 		return 0;
@@ -192,6 +200,12 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "rockfs: cache_size '%s': not a size (e.g. 20G)\n", o.cache_size);
 		goto out;
 	}
+	/* a private store's bytes, served to every local user: say so once */
+	if (o.allow_other && !o.no_sign && !strncmp(o.store, "s3://", 5) &&
+	    getenv("AWS_ACCESS_KEY_ID") && getenv("AWS_SECRET_ACCESS_KEY"))
+		rk_warn("allow_other: '%s' is read with credentials, and every local user can now "
+			"read what the mount serves (file modes come from the archives)",
+			o.store);
 	rc = rk_vfs_open(&vo, &fs.vfs, &err);
 	if (rc) {
 		fprintf(stderr, "rockfs: %s\n", rk_err_str(&err, rc));

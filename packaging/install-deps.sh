@@ -15,7 +15,7 @@ pkgs=(
 	# tests drive the mount with real tools
 	rsync libarchive-tools binutils file procps util-linux diffutils coreutils findutils tar gzip
 	# remote-store tests: nginx (autoindex, caching proxy), curl
-	nginx-light curl
+	nginx-light curl openssl
 	# python index test: pip (Debian's) installs from the mount into a fresh venv
 	python3-venv python3-pip-whl python3-setuptools-whl
 	# the rocm sdist is built in pip's isolated env from Debian's setuptools and wheel wheels

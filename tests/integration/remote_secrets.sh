@@ -51,4 +51,14 @@ for f in "$T/s3.log" "$T/ls.json" "$T/ls.err" "$T/ls-fail.json" "$T/ls-fail.err"
 	done
 done
 [ -s "$T/s3.log" ] || fail "the daemon log is empty (-d should log)"
+
+# allow_other on a store read with credentials: one warning line (root may always use it)
+if [ "$(id -u)" = 0 ]; then
+	it_mount ao "s3://$B" "$T/ao" "$T/cache" -o "endpoint=$EP,allow_other"
+	ls "$T/ao/$RUN" >/dev/null
+	it_umount ao
+	[ "$(grep -c 'warning: allow_other:' "$T/ao.log")" = 1 ] ||
+		fail "allow_other with credentials: want one warning, log: $(cat "$T/ao.log")"
+	! grep -qiF -- "$SECRET" "$T/ao.log" || fail "the allow_other warning shows the secret"
+fi
 it_finish

@@ -68,13 +68,14 @@ static ssize_t read_blob(void *ctx, uint32_t src, void *buf, size_t n, uint64_t 
 ssize_t rk_composite_pread_blobs(struct rk_cache *c, const struct rk_composite *comp, void *buf,
 				 size_t n, uint64_t off, struct rk_err *err)
 {
-	struct private_read r = {c, comp, RK_BLOB_CURSOR_INIT, err};
+	struct rk_err local = RK_ERR_INIT; /* the log line needs the cause */
+	struct private_read r = {c, comp, RK_BLOB_CURSOR_INIT, err ? err : &local};
 	ssize_t got = rk_composite_pread(comp, read_blob, &r, buf, n, off);
 
 	rk_blob_cursor_close(&r.cur);
 	if (got < 0) {
 		rk_err_log("composite read at %llu: %s", (unsigned long long)off,
-			   rk_err_str(err, (int)got));
+			   rk_err_str(r.err, (int)got));
 		return -EIO;
 	}
 	return got;

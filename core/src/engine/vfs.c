@@ -1028,7 +1028,11 @@ static int pop_root(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 
 int vfs_populate(struct rk_vfs *v, struct node *n, struct rk_err *err)
 {
+	struct rk_err local = RK_ERR_INIT; /* the log line needs the cause */
 	int rc, waited = 0, transient;
+
+	if (!err)
+		err = &local;
 
 	pthread_mutex_lock(&v->wait_lock);
 	while (n->pop_state == PS_RUNNING) {
@@ -1118,11 +1122,14 @@ static int get_dir(struct rk_vfs *v, uint64_t ino, struct node **out, struct rk_
  * src and tarz never change). No lock held. */
 static int ensure_size(struct rk_vfs *v, struct node *n, struct rk_err *err)
 {
+	struct rk_err local = RK_ERR_INIT; /* the log line needs the cause */
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int rc;
 
 	if (n->tarz->ready) /* n is SRC_TARZ (the caller saw it under the tree lock) */
 		return 0;
+	if (!err)
+		err = &local;
 	rc = rk_tarz_compute(n->tarz, v->cache, n->composite, ncpu > 0 ? (unsigned)ncpu : 1,
 			     err);
 	if (rc) {
@@ -1291,6 +1298,8 @@ int rk_vfs_resolve(struct rk_vfs *v, const char *path, struct rk_attr *out, stru
 
 int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struct rk_err *err)
 {
+	struct rk_err local = RK_ERR_INIT; /* log lines need the cause */
+
 	struct rk_file *f;
 	struct node *n;
 	char id[RK_SHA256_HEX] = "";
@@ -1298,6 +1307,8 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 	int rc = 0, src, state, tarz = 0;
 	uint64_t gen;
 
+	if (!err)
+		err = &local;
 	pthread_rwlock_rdlock(&v->tree);
 	n = find_ino(v, ino);
 	if (!n)
@@ -1524,8 +1535,14 @@ int rk_file_fd_range(struct rk_file *f, uint64_t off, size_t n, int *fd, uint64_
 
 ssize_t rk_file_pread(struct rk_file *f, void *buf, size_t n, uint64_t off, struct rk_err *err)
 {
+	struct rk_err local; /* log lines need the cause */
 	ssize_t r;
 
+	if (!err) {
+		local.code = 0;
+		local.msg[0] = '\0';
+		err = &local;
+	}
 	if (off >= f->size)
 		return 0;
 	n = (size_t)RK_MIN((uint64_t)n, f->size - off);

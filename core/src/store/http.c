@@ -22,6 +22,7 @@ struct rk_http {
 	CURL *pool[POOL_MAX];
 	unsigned npool;
 	unsigned timeout_ms, retries, stall_ms;
+	char *cainfo; /* $CURL_CA_BUNDLE or $SSL_CERT_FILE: the CA certificates to trust */
 	_Atomic uint64_t requests;
 };
 
@@ -79,6 +80,16 @@ int rk_http_new(const struct rk_http_opts *o, struct rk_http **out, struct rk_er
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
+	{
+		const char *ca = getenv("CURL_CA_BUNDLE");
+
+		if (!ca || !ca[0])
+			ca = getenv("SSL_CERT_FILE");
+		if (ca && ca[0] && !(h->cainfo = strdup(ca))) {
+			free(h);
+			return -ENOMEM;
+		}
+	}
 	h->timeout_ms = o && o->timeout_ms ? o->timeout_ms : 60000;
 	h->retries = o && o->retries ? o->retries : 6;
 	h->stall_ms = o && o->stall_ms ? o->stall_ms : 15000;
@@ -113,6 +124,7 @@ void rk_http_free(struct rk_http *h)
 	for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
 		pthread_mutex_destroy(&h->locks[i]);
 	pthread_mutex_destroy(&h->pool_lock);
+	free(h->cainfo);
 	free(h);
 }
 
@@ -308,7 +320,22 @@ static int setup(struct rk_http *h, CURL *e, const char *url, struct curl_slist 
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb);
 	curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, hdrs);
+	/* TLS is always verified; only which CAs are trusted can be chosen */
+	if (h->cainfo)
+		curl_easy_setopt(e, CURLOPT_CAINFO, h->cainfo);
 	return 0;
+}
+
+/* What failed, for one log line: a certificate problem says how to fix it. */
+static void curl_what(CURLcode cc, char *out, size_t n)
+{
+	if (cc == CURLE_PEER_FAILED_VERIFICATION || cc == CURLE_SSL_CACERT_BADFILE)
+		snprintf(out, n,
+			 "%s: the server's TLS certificate is not trusted here; give the CA "
+			 "certificate that signed it with CURL_CA_BUNDLE=FILE or SSL_CERT_FILE=FILE",
+			 curl_easy_strerror(cc));
+	else
+		snprintf(out, n, "%s", curl_easy_strerror(cc));
 }
 
 /* What to do after a failed attempt: 1 retry, else the final -errno. */
@@ -329,6 +356,8 @@ static int classify(CURLcode cc, long status, int *retry)
 		return -EIO;
 	}
 	switch (cc) {
+	case CURLE_PEER_FAILED_VERIFICATION: /* asking again changes nothing */
+	case CURLE_SSL_CACERT_BADFILE:
 	case CURLE_UNSUPPORTED_PROTOCOL:
 	case CURLE_URL_MALFORMAT:
 	case CURLE_OUT_OF_MEMORY:
@@ -357,7 +386,7 @@ int rk_http_get(struct rk_http *h, const struct rk_http_target *t, int head, uin
 {
 	uint64_t start = now_ms(), deadline = start + h->timeout_ms;
 	size_t base = body->len;
-	char what[160] = "";
+	char what[400] = "";
 	int rc = -EIO;
 
 	for (unsigned attempt = 0;; attempt++) {
@@ -447,7 +476,7 @@ int rk_http_get(struct rk_http *h, const struct rk_http_target *t, int head, uin
 		} else {
 			rc = classify(cc, x.meta.status, &retry);
 			if (cc != CURLE_OK)
-				snprintf(what, sizeof(what), "%s", curl_easy_strerror(cc));
+				curl_what(cc, what, sizeof(what));
 			else
 				snprintf(what, sizeof(what), "HTTP %ld", x.meta.status);
 		}
@@ -479,7 +508,7 @@ struct rk_http_stream {
 	char *ring; /* received, not yet read: ring[rstart, rstart+rlen) */
 	size_t rstart, rlen, rcap;
 	unsigned attempt;
-	char what[160];
+	char what[480];
 };
 
 #define RING_MAX (4u << 20)
@@ -672,9 +701,13 @@ ssize_t rk_http_stream_read(struct rk_http_stream *s, void *buf, size_t n, struc
 				rc = -EIO;
 			} else {
 				rc = classify(cc, 0, &retry);
-				if (!s->what[0])
-					snprintf(s->what, sizeof(s->what), "%s at byte %" PRIu64,
-						 curl_easy_strerror(cc), s->pos);
+				if (!s->what[0]) {
+					char why[400];
+
+					curl_what(cc, why, sizeof(why));
+					snprintf(s->what, sizeof(s->what), "%s at byte %" PRIu64, why,
+						 s->pos);
+				}
 				else
 					retry = 0; /* longer than listed: the object changed */
 			}
@@ -686,7 +719,7 @@ ssize_t rk_http_stream_read(struct rk_http_stream *s, void *buf, size_t n, struc
 				rk_warn("'%s': giving up after %u attempts: %s", url_shown(s->t.url),
 					s->attempt, s->what);
 				return rk_err_set(err, -ETIMEDOUT, "'%s': %s (after %u attempts)",
-						  s->t.url, s->what, s->attempt);
+						  url_shown(s->t.url), s->what, s->attempt);
 			}
 			rk_info("'%s': %s; resuming", url_shown(s->t.url), s->what);
 			break;
