@@ -21,11 +21,11 @@
 #include <unistd.h>
 
 #include "rk/bundle.h"
+#include "rk/composite.h"
 #include "rk/hash.h"
 #include "rk/kpack.h"
 #include "rk/kpack_binary.h"
 #include "rk/kpack_elf.h"
-#include "rk/splice.h"
 #include "rk/target.h"
 #include "cli_util.h"
 #include "rockpack.h"
@@ -185,46 +185,36 @@ static ssize_t fat_read(void *ctx, uint32_t src, void *buf, size_t n, uint64_t o
 	return (ssize_t)n;
 }
 
-/* Write splice sp to a new file path: source 0 ranges with copy_file_range (no copy
- * through user space), the rest from memory. */
-static int write_splice(const struct rk_splice *sp, const struct fat *f, const char *path,
-			mode_t mode)
+/* Write composite c (sources: fat_read's) to a new file path, through the one composite
+ * reader, a MiB at a time. */
+static int write_composite(const struct rk_composite *c, struct fat *f, const char *path,
+			   mode_t mode)
 {
-	static const char zeros[65536];
+	enum { CHUNK = 1 << 20 };
+	char *buf = malloc(CHUNK);
 	int out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode), rc = 0;
 
-	if (out < 0)
-		return rp_fail("%s: %s", path, strerror(errno));
-	for (size_t i = 0; !rc && i < sp->n; i++) {
-		const struct rk_piece *p = &sp->v[i];
-		uint64_t done = 0;
-
-		while (!rc && done < p->len) {
-			size_t chunk =
-				p->len - done > (1 << 30) ? 1 << 30 : (size_t)(p->len - done);
-			ssize_t w;
-
-			if (p->kind == RK_PIECE_SRC && p->src == 0) {
-				loff_t in = (loff_t)(p->at + done);
-
-				w = copy_file_range(f->fd, &in, out, NULL, chunk, 0);
-			} else if (p->kind == RK_PIECE_ZERO) {
-				w = write(out, zeros,
-					  chunk < sizeof(zeros) ? chunk : sizeof(zeros));
-			} else if (p->kind == RK_PIECE_BYTES) {
-				w = write(out, sp->arena + p->at + done, chunk);
-			} else {
-				const struct rk_bundle *b = &f->fb->bundles[p->src - 1];
-
-				w = write(out, b->payload + p->at + done, chunk);
-			}
-			if (w <= 0)
-				rc = rp_fail("%s: write: %s", path,
-					     w < 0 ? strerror(errno) : "no progress");
-			else
-				done += (uint64_t)w;
-		}
+	if (out < 0 || !buf) {
+		rc = rp_fail("%s: %s", path, out < 0 ? strerror(errno) : "out of memory");
+		if (out >= 0)
+			close(out);
+		free(buf);
+		return rc;
 	}
+	for (uint64_t off = 0; !rc && off < c->size;) {
+		size_t n = c->size - off < CHUNK ? (size_t)(c->size - off) : CHUNK;
+		ssize_t r = rk_composite_pread(c, fat_read, f, buf, n, off);
+		int w;
+
+		if (r <= 0)
+			rc = rp_fail("%s: reading its sources: %s", path,
+				     r < 0 ? strerror((int)-r) : "no progress");
+		else if ((w = rp_write_all(out, buf, (size_t)r)))
+			rc = rp_fail("%s: write: %s", path, strerror(-w));
+		else
+			off += (uint64_t)r;
+	}
+	free(buf);
 	if (close(out) && !rc)
 		rc = rp_fail("%s: %s", path, strerror(errno));
 	return rc;
@@ -236,7 +226,7 @@ static int split_file(const char *fat, const char *dir, const char *group, const
 	struct rk_err err = RK_ERR_INIT;
 	struct rk_fat_elf fe;
 	struct rk_fatbin fb = {0};
-	struct rk_splice host = RK_SPLICE_INIT;
+	struct rk_composite host = RK_COMPOSITE_INIT;
 	struct rk_kpack_kernel *k = NULL;
 	char **keys = NULL, path[4096];
 	unsigned *index = NULL;
@@ -304,7 +294,7 @@ static int split_file(const char *fat, const char *dir, const char *group, const
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	if (strchr(rel, '/') || write_splice(&host, &f, path, st.st_mode & 07777)) {
+	if (strchr(rel, '/') || write_composite(&host, &f, path, st.st_mode & 07777)) {
 		if (strchr(rel, '/'))
 			rp_fail("--path '%s': directories are not created here", rel);
 		goto out;
@@ -312,7 +302,7 @@ static int split_file(const char *fat, const char *dir, const char *group, const
 	ret = 0;
 	for (size_t i = 0; !ret && i < nk; i++) {
 		struct rk_kpack_kernel *sel = calloc(nk, sizeof(*sel));
-		struct rk_splice sp = RK_SPLICE_INIT;
+		struct rk_composite sp = RK_COMPOSITE_INIT;
 		const char *arches[1] = {k[i].arch};
 		size_t n = 0;
 		int first = 1;
@@ -335,8 +325,8 @@ static int split_file(const char *fat, const char *dir, const char *group, const
 		if (rc)
 			ret = rp_fail("%s: %s", path, rk_err_str(&err, rc));
 		else
-			ret = write_splice(&sp, &f, path, 0644);
-		rk_splice_release(&sp);
+			ret = write_composite(&sp, &f, path, 0644);
+		rk_composite_release(&sp);
 		free(sel);
 	}
 out:
@@ -345,7 +335,7 @@ out:
 	free(keys);
 	free(k);
 	free(index);
-	rk_splice_release(&host);
+	rk_composite_release(&host);
 	rk_fatbin_release(&fb);
 	if (f.fd >= 0)
 		close(f.fd);

@@ -7,7 +7,7 @@
 #include <sys/types.h>
 
 #include "rk/kpack_elf.h"
-#include "rk/splice.h"
+#include "rk/composite.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -21,7 +21,7 @@ static ssize_t read_src(void *ctx, uint32_t id, void *buf, size_t n, uint64_t of
 	const struct src *s = ctx;
 
 	if (id != 0 || off > s->n || n > s->n - off)
-		abort(); /* the splice only asks for ranges of the input */
+		abort(); /* the composite only asks for ranges of the input */
 	memcpy(buf, s->p + off, n);
 	return (ssize_t)n;
 }
@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rk_err err = RK_ERR_INIT;
 	struct rk_fat_elf fe;
-	struct rk_splice s = RK_SPLICE_INIT, again = RK_SPLICE_INIT;
+	struct rk_composite s = RK_COMPOSITE_INIT, again = RK_COMPOSITE_INIT;
 	struct src src = {data, size};
 	int rc;
 
@@ -65,7 +65,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint8_t *out = s.size <= (64u << 20) ? malloc(s.size ? s.size : 1) : NULL;
 
 		if (out) {
-			if (rk_splice_pread(&s, read_src, &src, out, s.size, 0) != (ssize_t)s.size)
+			if (rk_composite_pread(&s, read_src, &src, out, s.size, 0) !=
+			    (ssize_t)s.size)
 				abort();
 			rk_err_clear(&err);
 			if (rk_kpack_elf_verify(out, s.size, &err) != 0)
@@ -74,10 +75,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (rk_kpack_elf_transform(out, s.size, marker, sizeof(marker) - 1, &again,
 						   &err) != -EALREADY)
 				abort(); /* and is recognised as split */
-			rk_splice_release(&again);
+			rk_composite_release(&again);
 			free(out);
 		}
-		rk_splice_release(&s);
+		rk_composite_release(&s);
 	}
 	free(img);
 	return 0;

@@ -1,4 +1,4 @@
-/* test_kpack.c: .kpack writer (splice) and reader, marker, search pattern, runtime lookup. */
+/* test_kpack.c: .kpack writer (composite) and reader, marker, search pattern, runtime lookup. */
 #include <errno.h>
 #include <msgpack.h>
 #include <stdint.h>
@@ -33,7 +33,7 @@ static unsigned char *build(const char *group, const char *const *arches, size_t
 			    const struct rk_kpack_kernel *k, size_t n, int scheme,
 			    const struct src *srcs, size_t *len)
 {
-	struct rk_splice s = RK_SPLICE_INIT;
+	struct rk_composite s = RK_COMPOSITE_INIT;
 	struct rk_err err = RK_ERR_INIT;
 	unsigned char *buf;
 	int rc = rk_kpack_build(group, arches, narches, k, n, scheme, mem_read, (void *)srcs, &s,
@@ -44,9 +44,9 @@ static unsigned char *build(const char *group, const char *const *arches, size_t
 	buf = malloc(s.size + 1);
 	RK_ASSERT(buf);
 	RK_ASSERT_EQ_INT((long long)s.size,
-			 rk_splice_pread(&s, mem_read, (void *)srcs, buf, s.size, 0));
+			 rk_composite_pread(&s, mem_read, (void *)srcs, buf, s.size, 0));
 	*len = (size_t)s.size;
-	rk_splice_release(&s);
+	rk_composite_release(&s);
 	return buf;
 }
 
@@ -127,7 +127,7 @@ static long find_str(const unsigned char *buf, size_t len, const char *s)
 
 RK_TEST(build_none)
 {
-	struct rk_splice s = RK_SPLICE_INIT;
+	struct rk_composite s = RK_COMPOSITE_INIT;
 	struct rk_err err = RK_ERR_INIT;
 	unsigned char *buf;
 	size_t len;
@@ -140,16 +140,16 @@ RK_TEST(build_none)
 					   &s, &err));
 	/* the code objects are ranges of their sources, not copies */
 	{
-		const struct rk_piece *p = rk_splice_find(&s, 64);
+		const struct rk_piece *p = rk_composite_find(&s, 64);
 
-		RK_ASSERT_EQ_INT(RK_PIECE_SRC, p->kind);
+		RK_ASSERT_EQ_INT(RK_PIECE_SOURCE, p->kind);
 		RK_ASSERT_EQ_INT(0, p->src);
 		RK_ASSERT_EQ_INT(2, p->at);
-		p = rk_splice_find(&s, 64 + sizeof(A) - 1);
-		RK_ASSERT_EQ_INT(RK_PIECE_SRC, p->kind);
+		p = rk_composite_find(&s, 64 + sizeof(A) - 1);
+		RK_ASSERT_EQ_INT(RK_PIECE_SOURCE, p->kind);
 		RK_ASSERT_EQ_INT(1, p->src);
 	}
-	rk_splice_release(&s);
+	rk_composite_release(&s);
 	buf = build("grp", arches, 2, kernels, 4, RK_KPACK_NONE, srcs, &len);
 	RK_ASSERT_EQ_MEM("KPAK\1\0\0\0", buf, 8);
 	RK_ASSERT_EQ_MEM(A, buf + 64, sizeof(A) - 1);
@@ -181,7 +181,7 @@ RK_TEST(build_zstd)
 
 RK_TEST(build_errors)
 {
-	struct rk_splice s = RK_SPLICE_INIT;
+	struct rk_composite s = RK_COMPOSITE_INIT;
 	struct rk_err err = RK_ERR_INIT;
 	struct rk_kpack_kernel dup[2] = {kernels[0], kernels[0]};
 

@@ -2,7 +2,7 @@
  *
  * Fixtures are built at test time with cc, the way tests/demo/mkdemo.py builds its fat
  * libraries: per TU a 4096-aligned __hip_fatbin in .hip_fatbin and a HIPF wrapper in
- * .hipFatBinSegment pointing at it. The transform's splice is written to a file and
+ * .hipFatBinSegment pointing at it. The transform's composite is written to a file and
  * checked with libelf, readelf, dlopen and by running executables. */
 #include <dlfcn.h>
 #include <errno.h>
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "rk/kpack_elf.h"
-#include "rk/splice.h"
+#include "rk/composite.h"
 #include "rk_fixture.h"
 #include "rk_test.h"
 
@@ -85,12 +85,12 @@ static ssize_t read_img(void *ctx, uint32_t src, void *buf, size_t n, uint64_t o
 	return (ssize_t)n;
 }
 
-static void materialize(const struct rk_splice *s, struct image *src, const char *path)
+static void materialize(const struct rk_composite *s, struct image *src, const char *path)
 {
 	unsigned char *buf = malloc(s->size ? s->size : 1);
 
 	RK_ASSERT(buf);
-	RK_ASSERT_EQ_INT((long long)s->size, rk_splice_pread(s, read_img, src, buf, s->size, 0));
+	RK_ASSERT_EQ_INT((long long)s->size, rk_composite_pread(s, read_img, src, buf, s->size, 0));
 	fx_write(path, buf, s->size);
 	RK_ASSERT_EQ_INT(0, chmod(path, 0755));
 	free(buf);
@@ -224,7 +224,7 @@ struct split {
 /* Transform path into path.split and check everything the brief lists. */
 static void split_and_check(const char *path, struct split *r)
 {
-	struct rk_splice s = RK_SPLICE_INIT;
+	struct rk_composite s = RK_COMPOSITE_INIT;
 	struct rk_err err = RK_ERR_INIT;
 	struct rk_fat_elf fe;
 	struct parsed pi, po;
@@ -244,7 +244,7 @@ static void split_and_check(const char *path, struct split *r)
 	if (rc)
 		rk_test_fail(__FILE__, __LINE__, "transform: %s", rk_err_str(&err, rc));
 	materialize(&s, &r->in, outp);
-	rk_splice_release(&s);
+	rk_composite_release(&s);
 	r->out = map_file(outp);
 	readelf_clean(outp);
 	rc = rk_kpack_elf_verify(r->out.p, r->out.n, &err);
@@ -506,7 +506,7 @@ RK_TEST(exe_nopie_runs)
 RK_TEST(already_split_and_not_fat)
 {
 	struct split r;
-	struct rk_splice s = RK_SPLICE_INIT;
+	struct rk_composite s = RK_COMPOSITE_INIT;
 	struct rk_err err = RK_ERR_INIT;
 	struct rk_fat_elf fe;
 	struct image plain;
@@ -593,7 +593,7 @@ RK_TEST(verify_rejects_corrupt)
 /* Step 5: a second pointer into .hip_fatbin (not a wrapper) makes the split unsafe. */
 RK_TEST(stray_fatbin_pointer_rejected)
 {
-	struct rk_splice s = RK_SPLICE_INIT;
+	struct rk_composite s = RK_COMPOSITE_INIT;
 	struct rk_err err = RK_ERR_INIT;
 	unsigned char m[256];
 	size_t mlen = marker(m);
@@ -611,7 +611,7 @@ RK_TEST(stray_fatbin_pointer_rejected)
 	im = map_file("libstray.so");
 	RK_ASSERT_EQ_INT(-EBADMSG, rk_kpack_elf_transform(im.p, im.n, m, mlen, &s, &err));
 	RK_ASSERT(strstr(err.msg, "still points into '.hip_fatbin'"));
-	RK_ASSERT_EQ_INT(0, s.n);
+	RK_ASSERT_EQ_INT(0, s.npieces);
 	unmap(&im);
 }
 
@@ -619,7 +619,7 @@ RK_TEST(stray_fatbin_pointer_rejected)
 #define expect(p, n, i, t) expect_at(__LINE__, p, n, i, t)
 static void expect_at(int line, const unsigned char *p, size_t n, int inspect_rc, int transform_rc)
 {
-	struct rk_splice s = RK_SPLICE_INIT;
+	struct rk_composite s = RK_COMPOSITE_INIT;
 	struct rk_err err = RK_ERR_INIT;
 	struct rk_fat_elf fe;
 	unsigned char m[256];
@@ -642,7 +642,7 @@ static void expect_at(int line, const unsigned char *p, size_t n, int inspect_rc
 		rk_test_fail(__FILE__, __LINE__, "transform %d, expected %d (%s)", rc, transform_rc,
 			     err.msg);
 	RK_ASSERT(err.msg[0]);
-	RK_ASSERT_EQ_INT(0, s.n);
+	RK_ASSERT_EQ_INT(0, s.npieces);
 	rk_err_clear(&err);
 	RK_ASSERT(rk_kpack_elf_verify(c, n, &err) <= 0);
 	free(c);

@@ -13,13 +13,13 @@
 
 #include "rk/cache.h"
 #include "rk/kpack.h"
+#include "rk/composite.h"
 #include "rk/kpack_elf.h"
 #include "rk/log.h"
-#include "rk/splice.h"
 #include "rk/vfs.h"
 #include "rk/wheel.h"
+#include "cache/composite_read.h"
 #include "engine/vfs_int.h"
-#include "formats/tar_layout.h"
 #include "services/kpack_split.h"
 #include "rk_fixture.h"
 #include "rk_test.h"
@@ -170,19 +170,18 @@ static struct node *find(struct artifact *o, const char *path)
 	return n;
 }
 
-/* A file node's bytes (blob, bytes or segment list), malloc'd; *len its size. */
+/* A file node's bytes (blob, bytes or composite), malloc'd; *len its size. */
 static unsigned char *content(struct rk_vfs *v, const struct node *n, size_t *len)
 {
 	unsigned char *buf = malloc(n->size + 1);
 
 	RK_ASSERT(buf != NULL);
 	RK_ASSERT(S_ISREG(n->mode));
-	if (n->src == SRC_TAR) {
-		struct vfs_layout_src src = {v, n->tar};
-
-		RK_ASSERT_EQ_INT(n->size, n->tar->size);
+	if (n->src == SRC_COMPOSITE) {
+		RK_ASSERT_EQ_INT(n->size, n->composite->size);
 		for (uint64_t off = 0; off < n->size;) {
-			ssize_t r = vfs_layout_read(&src, buf + off, (size_t)(n->size - off), off);
+			ssize_t r = rk_composite_pread_blobs(v->cache, n->composite, buf + off,
+							     (size_t)(n->size - off), off, NULL);
 
 			RK_ASSERT(r > 0);
 			off += (uint64_t)r;
@@ -218,7 +217,7 @@ static unsigned char *expected_rewrite(const char *img, size_t n, const char *re
 				       const char *group, const char *kname, const char *pattern,
 				       size_t *len)
 {
-	struct rk_splice s = RK_SPLICE_INIT;
+	struct rk_composite s = RK_COMPOSITE_INIT;
 	struct rk_err err = RK_ERR_INIT;
 	struct rk_mem m = {img, n};
 	char *pat = NULL;
@@ -233,9 +232,9 @@ static unsigned char *expected_rewrite(const char *img, size_t n, const char *re
 	RK_ASSERT_EQ_INT(0, rk_kpack_elf_transform(img, n, marker, mlen, &s, &err));
 	out = malloc(s.size);
 	RK_ASSERT(out != NULL);
-	RK_ASSERT_EQ_INT((long long)s.size, rk_splice_pread(&s, read_img, &m, out, s.size, 0));
+	RK_ASSERT_EQ_INT((long long)s.size, rk_composite_pread(&s, read_img, &m, out, s.size, 0));
 	*len = s.size;
-	rk_splice_release(&s);
+	rk_composite_release(&s);
 	free(marker);
 	free(pat);
 	return out;
@@ -359,7 +358,8 @@ RK_TEST(kpack_toc)
 	v = open_vfs(0);
 	a = get_art(v, "100-linux", STEM);
 	split(v, a, NULL, 0, &outs, &n);
-	RK_ASSERT_EQ_INT(SRC_TAR, find(outs[1], "p/stage/.kpack/blas_lib_gfx1100.kpack")->src);
+	RK_ASSERT_EQ_INT(SRC_COMPOSITE,
+			 find(outs[1], "p/stage/.kpack/blas_lib_gfx1100.kpack")->src);
 	check_kpack(v, outs[1], "p/stage/.kpack/blas_lib_gfx1100.kpack", 0, "blas_lib",
 		    "p/stage/lib/libfat.so", RK_KPACK_NONE);
 	check_kpack(v, outs[2], "p/stage/.kpack/blas_lib_gfx1101.kpack", 1, "blas_lib",
@@ -382,7 +382,7 @@ RK_TEST(rewritten_binary)
 	a = get_art(v, "100-linux", STEM);
 	split(v, a, NULL, 0, &outs, &n);
 	b = find(outs[0], "p/stage/lib/libfat.so");
-	RK_ASSERT_EQ_INT(SRC_TAR, b->src);
+	RK_ASSERT_EQ_INT(SRC_COMPOSITE, b->src);
 	RK_ASSERT(b->origin == a);
 	got = content(v, b, &len);
 	want = expected_rewrite(fat, fat_len, "lib/libfat.so", "blas_lib", "p/stage/lib/libfat.so",

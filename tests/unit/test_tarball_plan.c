@@ -15,6 +15,7 @@
 #include "rk/cache.h"
 #include "rk/log.h"
 #include "rk/vfs.h"
+#include "cache/composite_read.h"
 #include "engine/vfs_int.h"
 #include "services/tree_tar.h"
 #include "rk_fixture.h"
@@ -118,9 +119,8 @@ static struct node *make_tree(struct rk_vfs *v)
 }
 
 /* The whole archive, malloc'd. */
-static unsigned char *read_layout(struct rk_vfs *v, const struct rk_tar_layout *l)
+static unsigned char *read_layout(struct rk_vfs *v, const struct rk_composite *l)
 {
-	struct vfs_layout_src src = {v, l};
 	unsigned char *buf = malloc(l->size);
 	uint64_t off = 0;
 
@@ -128,12 +128,12 @@ static unsigned char *read_layout(struct rk_vfs *v, const struct rk_tar_layout *
 	while (off < l->size) {
 		/* odd read sizes, across segment boundaries */
 		size_t n = (size_t)(l->size - off < 777 ? l->size - off : 777);
-		ssize_t r = vfs_layout_read(&src, buf + off, n, off);
+		ssize_t r = rk_composite_pread_blobs(v->cache, l, buf + off, n, off, NULL);
 
 		RK_ASSERT(r > 0);
 		off += (uint64_t)r;
 	}
-	RK_ASSERT_EQ_INT(0, vfs_layout_read(&src, buf, 1, l->size));
+	RK_ASSERT_EQ_INT(0, rk_composite_pread_blobs(v->cache, l, buf, 1, l->size, NULL));
 	return buf;
 }
 
@@ -240,7 +240,7 @@ RK_TEST(member_order_and_types)
 {
 	struct rk_vfs *v = open_vfs();
 	struct node *root = make_tree(v);
-	struct rk_tar_layout l = {0};
+	struct rk_composite l = RK_COMPOSITE_INIT;
 	struct member m[32];
 	unsigned char *t;
 	int64_t newest = 0;
@@ -296,7 +296,7 @@ RK_TEST(member_order_and_types)
 	RK_ASSERT_EQ_MEM("#!/bin/sh\necho tool\n", member_data(t, l.size, "./bin/tool"), 20);
 	RK_ASSERT_EQ_MEM("libz contents\n", member_data(t, l.size, "./lib/libz-copy.so.1"), 14);
 	free(t);
-	rk_tar_layout_release(&l);
+	rk_composite_release(&l);
 	vfs_tree_free(root);
 	rk_vfs_close(v);
 }
@@ -305,7 +305,7 @@ RK_TEST(sizes)
 {
 	struct rk_vfs *v = open_vfs();
 	struct node *root = vfs_tree_new("t", S_IFDIR | 0755, T0), *d;
-	struct rk_tar_layout l = {0};
+	struct rk_composite l = RK_COMPOSITE_INIT;
 	char *big = malloc(10001);
 	int64_t newest = -1;
 
@@ -314,7 +314,7 @@ RK_TEST(sizes)
 	RK_ASSERT_EQ_INT(0, vfs_tree_tar(root, &l, &newest));
 	RK_ASSERT_EQ_INT(RK_TAR_RECORD, l.size);
 	RK_ASSERT_EQ_INT(0, newest);
-	rk_tar_layout_release(&l);
+	rk_composite_release(&l);
 
 	/* 512 for "./" + 512 header + 10000 bytes in 20 blocks (10240) + 1024 zeros = 12288
 	 * -> two records */
@@ -323,7 +323,7 @@ RK_TEST(sizes)
 	file(v, root, "big", 0644, T0, big);
 	RK_ASSERT_EQ_INT(0, vfs_tree_tar(root, &l, NULL));
 	RK_ASSERT_EQ_INT(2 * RK_TAR_RECORD, l.size);
-	rk_tar_layout_release(&l);
+	rk_composite_release(&l);
 	/* enough members to need a third record */
 	d = dir(root, "d", 0755, T0);
 	for (int i = 0; i < 20; i++)
@@ -331,7 +331,7 @@ RK_TEST(sizes)
 	RK_ASSERT_EQ_INT(0, vfs_tree_tar(root, &l, NULL));
 	/* 512 (./) + 10752 (big) + 512 (d/) + 20 * 1024 + 1024 = 33280 -> 4 records */
 	RK_ASSERT_EQ_INT(4 * RK_TAR_RECORD, l.size);
-	rk_tar_layout_release(&l);
+	rk_composite_release(&l);
 	free(big);
 	vfs_tree_free(root);
 	rk_vfs_close(v);
@@ -396,7 +396,7 @@ static int have_gnu_tar(void)
 
 static void compare_with_gnu_tar(struct rk_vfs *v, struct node *root)
 {
-	struct rk_tar_layout l = {0};
+	struct rk_composite l = RK_COMPOSITE_INIT;
 	int64_t newest = 0;
 	unsigned char *t;
 	char *want, cmd[512];
@@ -421,7 +421,7 @@ static void compare_with_gnu_tar(struct rk_vfs *v, struct node *root)
 				     i / 512, i % 512, (unsigned char)want[i], t[i]);
 	free(want);
 	free(t);
-	rk_tar_layout_release(&l);
+	rk_composite_release(&l);
 }
 
 RK_TEST(gnu_tar_bytes)

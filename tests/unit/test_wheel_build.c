@@ -1,6 +1,7 @@
 /* test_wheel_build.c: the python view's wheel builder (views/python/wheel_build.c:
  * pywheel_new/add/finish, and pywheel_dist_info_py) with a vfs on an empty store for its
- * cache. The wheel's zip layout is read back through vfs_layout_read and checked with
+ * cache. The wheel (a composite file) is read back through rk_composite_pread_blobs and
+ * checked with
  * rk/wheel.h's readers: members and their order, bytes and CRCs, METADATA, WHEEL, RECORD
  * (sha256 and sizes recomputed here), the file name. */
 #include <dirent.h>
@@ -17,6 +18,7 @@
 #include "rk/log.h"
 #include "rk/vfs.h"
 #include "rk/wheel.h"
+#include "cache/composite_read.h"
 #include "engine/vfs_int.h"
 #include "formats/tar_layout.h"
 #include "views/python/pysrc.h"
@@ -48,16 +50,16 @@ static struct rk_vfs *open_vfs(void)
 	return v;
 }
 
-/* The whole of layout l, malloc'd. */
-static unsigned char *read_layout(struct rk_vfs *v, const struct rk_tar_layout *l)
+/* The whole of composite l, malloc'd. */
+static unsigned char *read_layout(struct rk_vfs *v, const struct rk_composite *l)
 {
-	struct vfs_layout_src src = {v, l};
 	unsigned char *buf = malloc(l->size ? l->size : 1);
 	uint64_t off = 0;
 
 	RK_ASSERT(buf != NULL);
 	while (off < l->size) {
-		ssize_t r = vfs_layout_read(&src, buf + off, (size_t)(l->size - off), off);
+		ssize_t r = rk_composite_pread_blobs(v->cache, l, buf + off,
+						     (size_t)(l->size - off), off, NULL);
 
 		RK_ASSERT(r > 0);
 		off += (uint64_t)r;
@@ -197,7 +199,7 @@ RK_TEST(layout_and_record)
 	struct pywheel *p = pywheel_new();
 	struct pysynth_set out = {0};
 	struct rk_err err = RK_ERR_INIT;
-	struct rk_tar_layout tl = {0};
+	struct rk_composite tl = RK_COMPOSITE_INIT;
 	char id[RK_SHA256_HEX], fid[RK_SHA256_HEX];
 	struct wheel w;
 	size_t len;
@@ -224,7 +226,7 @@ RK_TEST(layout_and_record)
 					.mtime = T0};
 
 	RK_ASSERT(p != NULL);
-	/* a blob member, bytes, an empty file, a segment list (a small tar), added out of
+	/* a blob member, bytes, an empty file, a composite (a small tar), added out of
 	 * order; a second add of a name is ignored */
 	RK_ASSERT_EQ_INT(0, rk_blob_put(v->cache, LIBX, strlen(LIBX), id, &err));
 	RK_ASSERT_EQ_INT(0, rk_blob_put(v->cache, "in the tar\n", 11, fid, &err));
@@ -308,7 +310,7 @@ RK_TEST(layout_and_record)
 	close_wheel(&w);
 	pysynth_release(&out);
 	pywheel_free(p);
-	rk_tar_layout_release(&tl);
+	rk_composite_release(&tl);
 	rk_vfs_close(v);
 }
 

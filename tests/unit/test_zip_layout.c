@@ -46,81 +46,76 @@ static struct rk_zip_member data_member(const char *name, const char *data)
 	return m;
 }
 
-/* Every segment in order, without gaps; blob segments whole blobs; arena bytes in range. */
-static void check_segments(const struct rk_tar_layout *l)
+/* Every piece in order, without gaps; source pieces whole blobs; arena bytes in range. */
+static void check_segments(const struct rk_composite *l)
 {
 	uint64_t off = 0;
 
-	for (size_t i = 0; i < l->nsegs; i++) {
-		const struct rk_tar_seg *s = &l->segs[i];
+	for (size_t i = 0; i < l->npieces; i++) {
+		const struct rk_piece *s = &l->pieces[i];
 
 		RK_ASSERT_EQ_INT(off, s->off);
 		RK_ASSERT(s->len > 0);
-		if (s->kind == RK_SEG_BLOB) {
-			RK_ASSERT_EQ_INT(0, s->boff);
-			RK_ASSERT_EQ_INT(s->len, s->bsize);
+		if (s->kind == RK_PIECE_SOURCE) {
+			RK_ASSERT(s->src < l->nsources);
+			RK_ASSERT_EQ_INT(0, s->at);
+			RK_ASSERT_EQ_INT(s->len, l->sources[s->src].size);
 		} else {
-			RK_ASSERT_EQ_INT(RK_SEG_BYTES, s->kind);
-			RK_ASSERT(s->u.bytes + s->len <= l->arena_len);
+			RK_ASSERT_EQ_INT(RK_PIECE_BYTES, s->kind);
+			RK_ASSERT(s->at + s->len <= l->arena_len);
 		}
 		off += s->len;
 	}
 	RK_ASSERT_EQ_INT(off, l->size);
 	/* the archive ends with arena bytes: the central directory and end records */
-	RK_ASSERT(l->nsegs && l->segs[l->nsegs - 1].kind == RK_SEG_BYTES);
+	RK_ASSERT(l->npieces && l->pieces[l->npieces - 1].kind == RK_PIECE_BYTES);
 }
 
 /* The whole archive in memory: arena bytes and blob contents from c. */
-static unsigned char *materialize(const struct rk_tar_layout *l, struct rk_cache *c)
+static unsigned char *materialize(const struct rk_composite *l, struct rk_cache *c)
 {
 	unsigned char *z = malloc(l->size ? l->size : 1);
 
 	RK_ASSERT(z != NULL);
-	for (size_t i = 0; i < l->nsegs; i++) {
-		const struct rk_tar_seg *s = &l->segs[i];
+	for (size_t i = 0; i < l->npieces; i++) {
+		const struct rk_piece *s = &l->pieces[i];
+		const struct rk_source *so = &l->sources[s->src];
 		struct rk_err err = RK_ERR_INIT;
 		int fd = -1;
 
-		if (s->kind == RK_SEG_BYTES) {
-			memcpy(z + s->off, l->arena + s->u.bytes, s->len);
+		if (s->kind == RK_PIECE_BYTES) {
+			memcpy(z + s->off, l->arena + s->at, s->len);
 			continue;
 		}
-		RK_ASSERT_EQ_INT(0, rk_blob_open(c, s->u.blob, s->bsize, &fd, &err));
-		RK_ASSERT_EQ_INT((ssize_t)s->len, pread(fd, z + s->off, s->len, (off_t)s->boff));
+		RK_ASSERT_EQ_INT(0, rk_blob_open(c, so->id, so->size, &fd, &err));
+		RK_ASSERT_EQ_INT((ssize_t)s->len, pread(fd, z + s->off, s->len, (off_t)s->at));
 		close(fd);
 	}
 	return z;
 }
 
-/* The arena bytes at archive offset off (which must be in an arena segment). */
-static const unsigned char *at(const struct rk_tar_layout *l, uint64_t off)
+/* The arena bytes at archive offset off (which must be in a literal piece). */
+static const unsigned char *at(const struct rk_composite *l, uint64_t off)
 {
-	const struct rk_tar_seg *s = rk_tar_layout_find(l, off);
+	const struct rk_piece *s = rk_composite_find(l, off);
 
-	RK_ASSERT(s && s->kind == RK_SEG_BYTES && off < s->off + s->len);
-	return (const unsigned char *)l->arena + s->u.bytes + (off - s->off);
+	RK_ASSERT(s && s->kind == RK_PIECE_BYTES && off < s->off + s->len);
+	return (const unsigned char *)l->arena + s->at + (off - s->off);
 }
 
-/* rk_pread_fn over a layout without its blobs: their bytes read as zeros (the reader
+/* The blobs' bytes read as zeros (for layout_pread). */
+static ssize_t zero_source(void *ctx, uint32_t src, void *buf, size_t n, uint64_t off)
+{
+	(void)ctx, (void)src, (void)off;
+	memset(buf, 0, n);
+	return (ssize_t)n;
+}
+
+/* rk_pread_fn over a zip without its blobs: their bytes read as zeros (the reader
  * searches the last 64 KiB for the end record, and must not need them otherwise). */
 static ssize_t layout_pread(void *ctx, void *buf, size_t n, uint64_t off)
 {
-	const struct rk_tar_layout *l = ctx;
-	size_t done = 0;
-
-	while (done < n && off < l->size) {
-		const struct rk_tar_seg *s = rk_tar_layout_find(l, off);
-		uint64_t left = s->off + s->len - off;
-		size_t k = left < n - done ? (size_t)left : n - done;
-
-		if (s->kind == RK_SEG_BYTES)
-			memcpy((char *)buf + done, l->arena + s->u.bytes + (off - s->off), k);
-		else
-			memset((char *)buf + done, 0, k);
-		done += k;
-		off += k;
-	}
-	return (ssize_t)done;
+	return rk_composite_pread(ctx, zero_source, NULL, buf, n, off);
 }
 
 /* Read the zip with libarchive and compare every entry with m[0..n). */
@@ -172,8 +167,8 @@ RK_TEST(zip_layout_blobs_and_data_read_back)
 	char id_big[RK_SHA256_HEX], id_empty[RK_SHA256_HEX];
 	struct rk_zip_member m[5];
 	const void *content[5];
-	struct rk_tar_layout l;
-	int origin;
+	struct rk_composite l;
+	struct rk_origin origin = {NULL};
 	unsigned char *z;
 	uint64_t size;
 	size_t len, nblob = 0;
@@ -200,13 +195,13 @@ RK_TEST(zip_layout_blobs_and_data_read_back)
 
 	RK_ASSERT_EQ_INT(0, rk_zip_layout_build(m, 5, FX_MTIME, &l));
 	check_segments(&l);
-	for (size_t i = 0; i < l.nsegs; i++) {
-		if (l.segs[i].kind != RK_SEG_BLOB)
+	for (size_t i = 0; i < l.npieces; i++) {
+		if (l.pieces[i].kind != RK_PIECE_SOURCE)
 			continue;
-		/* only the non-empty blob member has a segment */
-		RK_ASSERT_EQ_STR(id_big, l.segs[i].u.blob);
-		RK_ASSERT(l.segs[i].origin == &origin);
-		RK_ASSERT_EQ_INT(sizeof(big), l.segs[i].len);
+		/* only the non-empty blob member has a piece */
+		RK_ASSERT_EQ_STR(id_big, l.sources[l.pieces[i].src].id);
+		RK_ASSERT(l.sources[l.pieces[i].src].origin == &origin);
+		RK_ASSERT_EQ_INT(sizeof(big), l.pieces[i].len);
 		nblob++;
 	}
 	RK_ASSERT_EQ_INT(1, nblob);
@@ -242,13 +237,13 @@ RK_TEST(zip_layout_blobs_and_data_read_back)
 	check_libarchive(z, l.size, m, 5, content);
 
 	free(z);
-	rk_tar_layout_release(&l);
+	rk_composite_release(&l);
 	rk_cache_close(c);
 }
 
 RK_TEST(zip_layout_empty_archive)
 {
-	struct rk_tar_layout l;
+	struct rk_composite l;
 	uint64_t size;
 
 	RK_ASSERT_EQ_INT(0, rk_zip_layout_build(NULL, 0, FX_MTIME, &l));
@@ -258,13 +253,13 @@ RK_TEST(zip_layout_empty_archive)
 	RK_ASSERT_EQ_INT(0, rk_zip_layout_size(NULL, 0, &size));
 	RK_ASSERT_EQ_INT(RK_ZIP_EOCD_LEN, size);
 	check_libarchive((const unsigned char *)l.arena, l.size, NULL, 0, NULL);
-	rk_tar_layout_release(&l);
+	rk_composite_release(&l);
 }
 
 static void check_dos_time(int64_t mtime, unsigned want_time, unsigned want_date)
 {
 	struct rk_zip_member m = data_member("a", "x");
-	struct rk_tar_layout l;
+	struct rk_composite l;
 	const unsigned char *cd;
 
 	RK_ASSERT_EQ_INT(0, rk_zip_layout_build(&m, 1, mtime, &l));
@@ -274,7 +269,7 @@ static void check_dos_time(int64_t mtime, unsigned want_time, unsigned want_date
 	RK_ASSERT_EQ_INT(RK_ZIP_SIG_CDIR, rk_le32(cd));
 	RK_ASSERT_EQ_INT(want_time, rk_le16(cd + 12));
 	RK_ASSERT_EQ_INT(want_date, rk_le16(cd + 14));
-	rk_tar_layout_release(&l);
+	rk_composite_release(&l);
 }
 
 RK_TEST(zip_layout_dos_time)
@@ -303,18 +298,18 @@ RK_TEST(zip_layout_zip64_large_member)
 	const uint64_t cdir_len = (RK_ZIP_CDIR_LEN + 12 + 20) + (RK_ZIP_CDIR_LEN + 26 + 12);
 	struct rk_err err = RK_ERR_INIT;
 	const unsigned char *p;
-	struct rk_tar_layout l;
+	struct rk_composite l;
 	char *meta = NULL;
 	uint64_t size;
 	size_t len;
-	int origin;
+	struct rk_origin origin = {NULL};
 
 	m[0] = (struct rk_zip_member){"big/blob.bin", S_IFREG | 0644, big,    0x12345678,
 				      FAKE_ID,	      NULL,	      &origin};
 	m[1] = data_member("pkg-1.0.dist-info/METADATA", META);
 	RK_ASSERT_EQ_INT(0, rk_zip_layout_build(m, 2, FX_MTIME, &l));
 	check_segments(&l);
-	RK_ASSERT_EQ_INT(3, l.nsegs);
+	RK_ASSERT_EQ_INT(3, l.npieces);
 	RK_ASSERT_EQ_INT(cdir + cdir_len + RK_ZIP64_EOCD_LEN + RK_ZIP64_LOC_LEN + RK_ZIP_EOCD_LEN,
 			 l.size);
 	RK_ASSERT_EQ_INT(0, rk_zip_layout_size(m, 2, &size));
@@ -322,15 +317,15 @@ RK_TEST(zip_layout_zip64_large_member)
 	RK_ASSERT_EQ_INT(l.size - lh1 + lh0, l.arena_len);
 
 	/* the segments: header bytes, the whole blob, then arena bytes to the end */
-	RK_ASSERT_EQ_INT(RK_SEG_BYTES, l.segs[0].kind);
-	RK_ASSERT_EQ_INT(lh0, l.segs[0].len);
-	RK_ASSERT_EQ_INT(RK_SEG_BLOB, l.segs[1].kind);
-	RK_ASSERT_EQ_INT(lh0, l.segs[1].off);
-	RK_ASSERT_EQ_INT(big, l.segs[1].len);
-	RK_ASSERT_EQ_INT(big, l.segs[1].bsize);
-	RK_ASSERT_EQ_STR(FAKE_ID, l.segs[1].u.blob);
-	RK_ASSERT(l.segs[1].origin == &origin);
-	RK_ASSERT_EQ_INT(lh1, l.segs[2].off);
+	RK_ASSERT_EQ_INT(RK_PIECE_BYTES, l.pieces[0].kind);
+	RK_ASSERT_EQ_INT(lh0, l.pieces[0].len);
+	RK_ASSERT_EQ_INT(RK_PIECE_SOURCE, l.pieces[1].kind);
+	RK_ASSERT_EQ_INT(lh0, l.pieces[1].off);
+	RK_ASSERT_EQ_INT(big, l.pieces[1].len);
+	RK_ASSERT_EQ_INT(big, l.sources[l.pieces[1].src].size);
+	RK_ASSERT_EQ_STR(FAKE_ID, l.sources[l.pieces[1].src].id);
+	RK_ASSERT(l.sources[l.pieces[1].src].origin == &origin);
+	RK_ASSERT_EQ_INT(lh1, l.pieces[2].off);
 
 	/* local header 0: both sizes 0xffffffff, the zip64 extra holds them */
 	p = at(&l, 0);
@@ -424,7 +419,7 @@ RK_TEST(zip_layout_zip64_large_member)
 					      &len, &err));
 	RK_ASSERT_EQ_STR(META, meta);
 	free(meta);
-	rk_tar_layout_release(&l);
+	rk_composite_release(&l);
 }
 
 /* (c) More than 65535 members: zip64 end records, read back whole by libarchive. */
@@ -436,7 +431,7 @@ RK_TEST(zip_layout_zip64_many_members)
 	char(*names)[16] = calloc(N, sizeof(*names));
 	struct rk_err err = RK_ERR_INIT;
 	const unsigned char *p;
-	struct rk_tar_layout l;
+	struct rk_composite l;
 	uint64_t cdir, cdir_len;
 	char *meta = NULL;
 	size_t len;
@@ -454,7 +449,7 @@ RK_TEST(zip_layout_zip64_many_members)
 	content[N - 1] = META;
 	RK_ASSERT_EQ_INT(0, rk_zip_layout_build(m, N, FX_MTIME, &l));
 	check_segments(&l);
-	RK_ASSERT_EQ_INT(1, l.nsegs);
+	RK_ASSERT_EQ_INT(1, l.npieces);
 
 	p = at(&l, l.size - RK_ZIP_EOCD_LEN);
 	RK_ASSERT_EQ_INT(RK_ZIP_SIG_EOCD, rk_le32(p));
@@ -479,7 +474,7 @@ RK_TEST(zip_layout_zip64_many_members)
 	RK_ASSERT_EQ_STR(META, meta);
 	free(meta);
 	check_libarchive((const unsigned char *)l.arena, l.size, m, N, content);
-	rk_tar_layout_release(&l);
+	rk_composite_release(&l);
 	free(names);
 	free(content);
 	free(m);
@@ -509,8 +504,8 @@ RK_TEST(zip_layout_zip64_threshold)
 RK_TEST(zip_layout_deterministic)
 {
 	struct rk_zip_member m[3];
-	struct rk_tar_layout a, b;
-	int origin;
+	struct rk_composite a, b;
+	struct rk_origin origin = {NULL};
 
 	m[0] = data_member("pkg/__init__.py", "");
 	m[1] = (struct rk_zip_member){"pkg/big.bin", S_IFREG | 0755, 6 * GIB, 7,
@@ -519,21 +514,23 @@ RK_TEST(zip_layout_deterministic)
 	RK_ASSERT_EQ_INT(0, rk_zip_layout_build(m, 3, FX_MTIME, &a));
 	RK_ASSERT_EQ_INT(0, rk_zip_layout_build(m, 3, FX_MTIME, &b));
 	RK_ASSERT_EQ_INT(a.size, b.size);
-	RK_ASSERT_EQ_INT(a.nsegs, b.nsegs);
+	RK_ASSERT_EQ_INT(a.npieces, b.npieces);
 	RK_ASSERT_EQ_INT(a.arena_len, b.arena_len);
-	RK_ASSERT_EQ_MEM(a.segs, b.segs, a.nsegs * sizeof(*a.segs));
+	RK_ASSERT_EQ_MEM(a.pieces, b.pieces, a.npieces * sizeof(*a.pieces));
 	RK_ASSERT_EQ_MEM(a.arena, b.arena, a.arena_len);
-	rk_tar_layout_release(&a);
-	rk_tar_layout_release(&b);
-	/* released layouts are empty */
-	RK_ASSERT(a.segs == NULL && a.arena == NULL && a.size == 0);
+	RK_ASSERT_EQ_INT(a.nsources, b.nsources);
+	RK_ASSERT_EQ_MEM(a.sources, b.sources, a.nsources * sizeof(*a.sources));
+	rk_composite_release(&a);
+	rk_composite_release(&b);
+	/* released composites are empty */
+	RK_ASSERT(a.pieces == NULL && a.arena == NULL && a.size == 0);
 }
 
 /* (e) Bad members: -EINVAL, and *out untouched. */
 RK_TEST(zip_layout_rejects_bad_members)
 {
 	struct rk_zip_member ok = data_member("pkg/a.py", "x"), m[2] = {ok, ok};
-	struct rk_tar_layout l = {.size = 42};
+	struct rk_composite l = {.size = 42};
 	char *longname = malloc(RK_ZIP_MAX16 + 2);
 	uint64_t size = 42;
 
@@ -557,7 +554,7 @@ RK_TEST(zip_layout_rejects_bad_members)
 	m[1].data = NULL;
 	RK_ASSERT_EQ_INT(-EINVAL, rk_zip_layout_build(m, 2, FX_MTIME, &l));
 	RK_ASSERT_EQ_INT(42, l.size);
-	RK_ASSERT(l.segs == NULL);
+	RK_ASSERT(l.pieces == NULL);
 	RK_ASSERT_EQ_INT(42, size);
 
 	/* the longest name that fits is fine */
@@ -568,7 +565,7 @@ RK_TEST(zip_layout_rejects_bad_members)
 	RK_ASSERT_EQ_INT(0, rk_zip_layout_size(m, 2, &size));
 	RK_ASSERT_EQ_INT(l.size, size);
 	RK_ASSERT_EQ_INT(RK_ZIP_MAX16, rk_le16(at(&l, RK_ZIP_LOCAL_LEN + 8 + 1) + 26));
-	rk_tar_layout_release(&l);
+	rk_composite_release(&l);
 	free(longname);
 }
 
@@ -579,8 +576,8 @@ static int collect(void *ctx, const void *b, size_t n)
 	return rk_buf_add(out, b, n);
 }
 
-/* A member whose content is a segment list (bytes, zeros, a range of a blob): copied
- * shifted into the zip; rk_wheel_list/rk_wheel_extract read it back. */
+/* A member whose content is a composite (bytes, zeros, a range of a blob): appended
+ * shifted into the zip, with its source; rk_wheel_list/rk_wheel_extract read it back. */
 RK_TEST(zip_layout_member_is_a_layout)
 {
 	struct rk_cache *c = open_cache();
@@ -588,8 +585,8 @@ RK_TEST(zip_layout_member_is_a_layout)
 	static const char want[] = "hello \0\0\0\0\0"
 				   "3456!";
 	char id[RK_SHA256_HEX];
-	struct rk_tar_seg segs[4];
-	struct rk_tar_layout inner = {segs, 4, (char *)"hello !", 7, 16}, zl = {0};
+	struct rk_composite inner = RK_COMPOSITE_INIT, zl = RK_COMPOSITE_INIT;
+	uint32_t src;
 	struct rk_zip_member m[2] = {data_member("a/first.txt", "first\n")};
 	struct rk_buf z = RK_BUF_INIT, out = RK_BUF_INIT;
 	struct rk_wheel_member *wm = NULL;
@@ -597,37 +594,37 @@ RK_TEST(zip_layout_member_is_a_layout)
 	size_t n = 0;
 
 	RK_ASSERT_EQ_INT(0, rk_blob_put(c, "0123456789", 10, id, &err));
-	memset(segs, 0, sizeof(segs));
-	segs[0] = (struct rk_tar_seg){.off = 0, .len = 6, .kind = RK_SEG_BYTES};
-	segs[0].u.bytes = 0;
-	segs[1] = (struct rk_tar_seg){.off = 6, .len = 5, .kind = RK_SEG_ZERO};
-	segs[2] = (struct rk_tar_seg){
-		.off = 11, .len = 4, .kind = RK_SEG_BLOB, .boff = 3, .bsize = 10};
-	memcpy(segs[2].u.blob, id, RK_SHA256_HEX);
-	segs[3] = (struct rk_tar_seg){.off = 15, .len = 1, .kind = RK_SEG_BYTES};
-	segs[3].u.bytes = 6;
+	RK_ASSERT_EQ_INT(0, rk_composite_bytes(&inner, "hello ", 6));
+	RK_ASSERT_EQ_INT(0, rk_composite_zero(&inner, 5));
+	RK_ASSERT_EQ_INT(0, rk_composite_add_source(&inner, id, 10, NULL, &src));
+	RK_ASSERT_EQ_INT(0, rk_composite_source(&inner, src, 3, 4));
+	RK_ASSERT_EQ_INT(0, rk_composite_bytes(&inner, "!", 1));
+	RK_ASSERT_EQ_INT(4, inner.npieces);
+	RK_ASSERT_EQ_INT(16, inner.size);
 	m[1] = (struct rk_zip_member){.name = "b/lay.bin",
 				      .mode = S_IFREG | 0755,
 				      .size = 16,
 				      .crc = crc_of(want, 16),
-				      .layout = &inner};
+				      .composite = &inner};
 	RK_ASSERT_EQ_INT(0, rk_zip_layout_build(m, 2, 0, &zl));
 	/* the zip in memory: arena bytes, zeros, blob ranges */
-	for (size_t i = 0; i < zl.nsegs; i++) {
-		const struct rk_tar_seg *s = &zl.segs[i];
+	for (size_t i = 0; i < zl.npieces; i++) {
+		const struct rk_piece *s = &zl.pieces[i];
 		char tmp[64];
 		int fd = -1;
 
 		RK_ASSERT_EQ_INT(z.len, s->off);
-		if (s->kind == RK_SEG_BYTES) {
-			RK_ASSERT_EQ_INT(0, rk_buf_add(&z, zl.arena + s->u.bytes, s->len));
-		} else if (s->kind == RK_SEG_ZERO) {
+		if (s->kind == RK_PIECE_BYTES) {
+			RK_ASSERT_EQ_INT(0, rk_buf_add(&z, zl.arena + s->at, s->len));
+		} else if (s->kind == RK_PIECE_ZERO) {
 			memset(tmp, 0, sizeof(tmp));
 			RK_ASSERT_EQ_INT(0, rk_buf_add(&z, tmp, s->len));
 		} else {
-			RK_ASSERT_EQ_INT(3, s->boff);
-			RK_ASSERT_EQ_INT(0, rk_blob_open(c, s->u.blob, s->bsize, &fd, &err));
-			RK_ASSERT_EQ_INT((ssize_t)s->len, pread(fd, tmp, s->len, (off_t)s->boff));
+			const struct rk_source *so = &zl.sources[s->src];
+
+			RK_ASSERT_EQ_INT(3, s->at);
+			RK_ASSERT_EQ_INT(0, rk_blob_open(c, so->id, so->size, &fd, &err));
+			RK_ASSERT_EQ_INT((ssize_t)s->len, pread(fd, tmp, s->len, (off_t)s->at));
 			close(fd);
 			RK_ASSERT_EQ_INT(0, rk_buf_add(&z, tmp, s->len));
 		}
@@ -641,12 +638,13 @@ RK_TEST(zip_layout_member_is_a_layout)
 	RK_ASSERT_EQ_INT(0,
 			 rk_wheel_extract(rk_mem_pread, &zm, z.len, &wm[1], collect, &out, &err));
 	RK_ASSERT(out.len == 16 && !memcmp(out.buf, want, 16));
-	/* a layout of another size is refused */
+	/* a composite of another size is refused */
 	m[1].size = 17;
 	RK_ASSERT_EQ_INT(-EINVAL, rk_zip_layout_build(m, 2, 0, &inner));
 	rk_wheel_members_free(wm, n);
 	rk_buf_release(&z);
 	rk_buf_release(&out);
-	rk_tar_layout_release(&zl);
+	rk_composite_release(&inner);
+	rk_composite_release(&zl);
 	rk_cache_close(c);
 }

@@ -1,10 +1,10 @@
 /* rk/kpack.h: .kpack archives, the .rocm_kpack_ref marker and the runtime's lookup
  * (kpack-format.md sections 1, 3.1 and 6).
  *
- * Writing: rk_kpack_build lays an archive out as a splice (rk/splice.h). With scheme
+ * Writing: rk_kpack_build lays an archive out as a composite (rk/composite.h). With scheme
  * "none" the code objects are ranges of their sources, so nothing is copied; with
  * "zstd-per-kernel" each one is read through the callback and compressed into the
- * splice's arena. The TOC is written with msgpack-c in the reference writer's key order.
+ * composite's arena. The TOC is written with msgpack-c in the reference writer's key order.
  *
  * Reading: rk_kpack_open parses an archive held in memory (or mapped), with every size
  * and count checked against the buffer. Any malformed part is -EBADMSG with a message
@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "rk/err.h"
-#include "rk/splice.h"
+#include "rk/composite.h"
 #include "rk/target.h"
 
 enum rk_kpack_scheme { RK_KPACK_NONE = 0, RK_KPACK_ZSTD = 1 };
@@ -43,8 +43,8 @@ struct rk_kpack_kernel {
  * writer's dict does; metadata is written when target or source_prefix is set. -EINVAL
  * for a (key, arch) pair given twice. */
 int rk_kpack_build(const char *group, const char *const *arches, size_t narches,
-		   const struct rk_kpack_kernel *k, size_t n, int scheme, rk_splice_read_fn read,
-		   void *ctx, struct rk_splice *out, struct rk_err *err);
+		   const struct rk_kpack_kernel *k, size_t n, int scheme, rk_source_read_fn read,
+		   void *ctx, struct rk_composite *out, struct rk_err *err);
 
 struct rk_kpack;
 

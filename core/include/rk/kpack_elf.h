@@ -2,7 +2,7 @@
  *
  * A fat host binary is an ELF64 LE file with a .hip_fatbin section; its wrappers
  * (24 bytes each in .hipFatBinSegment) point at the bundles. rk_kpack_elf_transform
- * computes what rocm-kpack's kpack_offload_binary writes, as a splice over the original
+ * computes what rocm-kpack's kpack_offload_binary writes, as a composite over the original
  * (source 0): the marker in a new read-only PT_LOAD, wrappers HIPF -> HIPK with their
  * index, the RELA relocations of the wrapper pointers redirected to the marker,
  * .hip_fatbin made NOBITS with its whole pages cut out of the file, and the program
@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "rk/err.h"
-#include "rk/splice.h"
+#include "rk/composite.h"
 
 struct rk_fat_elf {
 	uint64_t fatbin_off, fatbin_size; /* .hip_fatbin in the file (size 0 if NOBITS) */
@@ -32,14 +32,14 @@ struct rk_fat_elf {
  * be ELF64 but its headers are broken. Fills *out when 1. */
 int rk_kpack_elf_inspect(const void *img, size_t n, struct rk_fat_elf *out, struct rk_err *err);
 
-/* The split form of the fat binary img[0..n) with marker bytes m[0..mlen), as a splice
+/* The split form of the fat binary img[0..n) with marker bytes m[0..mlen), as a composite
  * whose source 0 is img. -EBADMSG/-EINVAL with a message when the binary cannot be
  * transformed safely (the caller then passes it through unsplit): -EINVAL when it is not
  * a fat x86-64 ELF64 LE binary, -EALREADY when it is already split (.rocm_kpack_ref
  * exists). *out is empty on failure. An executable may come out larger than its input:
  * normalize_phdr_vaddr can pad it up to its highest address (a zero piece). */
 int rk_kpack_elf_transform(const void *img, size_t n, const void *m, size_t mlen,
-			   struct rk_splice *out, struct rk_err *err);
+			   struct rk_composite *out, struct rk_err *err);
 
 /* The checks of rocm-kpack's ElfVerifier and verify_artifacts on a (split) binary:
  * PT_LOAD ranges disjoint, offsets congruent to addresses, PT_PHDR at e_phoff, and for

@@ -11,6 +11,7 @@
 #include <zstd.h>
 
 #include "rk/log.h"
+#include "cache/composite_read.h"
 #include "cache/tar_compress.h"
 #include "util/le.h"
 
@@ -42,9 +43,9 @@ static int add_piece(struct rk_tarz *z, size_t *cap, uint64_t uoff, uint64_t ule
 }
 
 /* Content-chosen cut: a function of the member header's first bytes only. */
-static int cut_here(const struct rk_tar_layout *l, const struct rk_tar_seg *s)
+static int cut_here(const struct rk_composite *l, const struct rk_piece *s)
 {
-	const unsigned char *h = (const unsigned char *)l->arena + s->u.bytes;
+	const unsigned char *h = (const unsigned char *)l->arena + s->at;
 	uint32_t x = 2166136261u;
 
 	for (int i = 0; i < 100 && h[i]; i++)
@@ -53,8 +54,7 @@ static int cut_here(const struct rk_tar_layout *l, const struct rk_tar_seg *s)
 }
 
 /* The key of one piece: codec, level and a description of its bytes. */
-static int piece_key(const struct rk_tarz *z, const struct rk_tar_layout *l,
-		     struct rk_tarz_piece *p)
+static int piece_key(const struct rk_tarz *z, const struct rk_composite *l, struct rk_tarz_piece *p)
 {
 	struct rk_sha256 h;
 	uint64_t off = p->uoff, end = p->uoff + p->ulen;
@@ -66,7 +66,7 @@ static int piece_key(const struct rk_tarz *z, const struct rk_tar_layout *l,
 	snprintf(head, sizeof(head), "rockfs-piece 1 %d %d", z->codec, z->level);
 	rk_sha256_update(&h, head, strlen(head) + 1);
 	while (off < end) {
-		const struct rk_tar_seg *s = rk_tar_layout_find(l, off);
+		const struct rk_piece *s = rk_composite_find(l, off);
 		uint64_t within = off - s->off, n = s->len - within;
 		char d[128];
 
@@ -75,17 +75,18 @@ static int piece_key(const struct rk_tarz *z, const struct rk_tar_layout *l,
 		snprintf(d, sizeof(d), "%d %llu %llu ", s->kind, (unsigned long long)within,
 			 (unsigned long long)n);
 		rk_sha256_update(&h, d, strlen(d));
-		if (s->kind == RK_SEG_BYTES)
-			rk_sha256_update(&h, l->arena + s->u.bytes + within, (size_t)n);
-		else if (s->kind == RK_SEG_BLOB)
-			rk_sha256_update(&h, s->u.blob, 64);
+		/* a tar member's content is a whole blob: its id names the bytes */
+		if (s->kind == RK_PIECE_BYTES)
+			rk_sha256_update(&h, l->arena + s->at + within, (size_t)n);
+		else if (s->kind == RK_PIECE_SOURCE)
+			rk_sha256_update(&h, l->sources[s->src].id, 64);
 		off += n;
 	}
 	rk_sha256_final(&h, p->key);
 	return 0;
 }
 
-int rk_tarz_plan(const struct rk_tar_layout *l, int codec, int level, struct rk_tarz **out)
+int rk_tarz_plan(const struct rk_composite *l, int codec, int level, struct rk_tarz **out)
 {
 	struct rk_tarz *z = calloc(1, sizeof(*z));
 	size_t cap = 0;
@@ -97,15 +98,15 @@ int rk_tarz_plan(const struct rk_tar_layout *l, int codec, int level, struct rk_
 	z->codec = codec;
 	z->level = level;
 	pthread_mutex_init(&z->lock, NULL);
-	for (size_t i = 0; !rc && i < l->nsegs; i++) {
-		const struct rk_tar_seg *s = &l->segs[i];
+	for (size_t i = 0; !rc && i < l->npieces; i++) {
+		const struct rk_piece *s = &l->pieces[i];
 		uint64_t have = s->off - start;
 
-		if (s->kind == RK_SEG_BYTES &&
+		if (s->kind == RK_PIECE_BYTES &&
 		    (have >= PIECE_MIN || (have >= PIECE_SMALL && cut_here(l, s)))) {
 			rc = add_piece(z, &cap, start, have);
 			start = s->off;
-		} else if (s->kind == RK_SEG_BLOB && s->len > DATA_CHUNK) {
+		} else if (s->kind == RK_PIECE_SOURCE && s->len > DATA_CHUNK) {
 			/* headers so far, then the data in chunks counted from its own start */
 			rc = add_piece(z, &cap, start, s->off - start);
 			for (uint64_t o = 0; !rc && o + DATA_CHUNK < s->len; o += DATA_CHUNK)
@@ -143,9 +144,9 @@ static void put32(unsigned char *p, uint32_t v)
 	p[3] = (unsigned char)(v >> 24);
 }
 
-/* Compress piece p (reading the .tar through read) into a blob. */
+/* Compress piece p (reading the .tar tar) into a blob. */
 static int compress_piece(struct rk_tarz *z, struct rk_tarz_piece *p, struct rk_cache *c,
-			  rk_tar_read_fn read, void *ctx, struct rk_err *err)
+			  const struct rk_composite *tar, struct rk_err *err)
 {
 	size_t bound = z->codec == RK_CODEC_ZSTD ? ZSTD_compressBound((size_t)p->ulen)
 						 : (size_t)p->ulen + p->ulen / 8 + 1024;
@@ -156,7 +157,8 @@ static int compress_piece(struct rk_tarz *z, struct rk_tarz_piece *p, struct rk_
 	if (!in || !out)
 		rc = -ENOMEM;
 	while (!rc && got < p->ulen) {
-		ssize_t r = read(ctx, in + got, (size_t)(p->ulen - got), p->uoff + got);
+		ssize_t r = rk_composite_pread_blobs(c, tar, in + got, (size_t)(p->ulen - got),
+						     p->uoff + got, err);
 
 		if (r <= 0)
 			rc = r < 0 ? (int)r : -EIO;
@@ -229,8 +231,7 @@ static int find_piece(struct rk_tarz_piece *p, struct rk_cache *c)
 struct job {
 	struct rk_tarz *z;
 	struct rk_cache *c;
-	rk_tar_read_fn read;
-	void *ctx;
+	const struct rk_composite *tar;
 	_Atomic size_t next;
 	_Atomic unsigned compressed, reused;
 	pthread_mutex_t lock; /* protects: err */
@@ -251,8 +252,7 @@ static void *worker(void *arg)
 			break;
 		if (find_piece(&j->z->pieces[i], j->c))
 			j->reused++;
-		else if (!(rc = compress_piece(j->z, &j->z->pieces[i], j->c, j->read, j->ctx,
-					       &err)))
+		else if (!(rc = compress_piece(j->z, &j->z->pieces[i], j->c, j->tar, &err)))
 			j->compressed++;
 		if (rc) {
 			int none = 0;
@@ -288,10 +288,10 @@ static int seek_table(struct rk_tarz *z)
 	return 0;
 }
 
-int rk_tarz_compute(struct rk_tarz *z, struct rk_cache *c, rk_tar_read_fn read, void *ctx,
+int rk_tarz_compute(struct rk_tarz *z, struct rk_cache *c, const struct rk_composite *tar,
 		    unsigned threads, struct rk_err *err)
 {
-	struct job j = {z, c, read, ctx, 0, 0, 0, PTHREAD_MUTEX_INITIALIZER, 0, RK_ERR_INIT};
+	struct job j = {z, c, tar, 0, 0, 0, PTHREAD_MUTEX_INITIALIZER, 0, RK_ERR_INIT};
 	pthread_t t[16];
 	unsigned started = 0;
 	int rc = 0;
@@ -382,15 +382,15 @@ static int open_checked(struct rk_tarz_piece *p, struct rk_cache *c, int *out)
 	return 0;
 }
 
-int rk_tarz_open_piece(struct rk_tarz *z, size_t i, struct rk_cache *c, rk_tar_read_fn read,
-		       void *ctx, int *fd, struct rk_err *err)
+int rk_tarz_open_piece(struct rk_tarz *z, size_t i, struct rk_cache *c,
+		       const struct rk_composite *tar, int *fd, struct rk_err *err)
 {
 	struct rk_tarz_piece p = z->pieces[i];
 	int rc = open_checked(&z->pieces[i], c, fd);
 
 	if (rc != -ENOENT && rc != -EBADMSG)
 		return rc;
-	if ((rc = compress_piece(z, &p, c, read, ctx, err)))
+	if ((rc = compress_piece(z, &p, c, tar, err)))
 		return rc;
 	if (p.clen != z->pieces[i].clen || p.crc != z->pieces[i].crc)
 		return rk_err_set(err, -EIO, "piece %zu compressed differently this time", i);

@@ -1,9 +1,9 @@
 /* tar_compress.h: a synthesized tar archive compressed as independent pieces.
  *
- * The .tar (tar_layout.h) is cut into pieces at member headers (about 1 MiB each, cut
- * points chosen from the member's own header so that two archives sharing a run of
- * files cut it the same way; file data over 4 MiB in 4 MiB pieces). Each piece is one
- * gzip member or one zstd frame, so the concatenation is a valid .tar.gz / .tar.zst
+ * The .tar (a composite file, formats/tar_layout.h) is cut into pieces at member headers
+ * (about 1 MiB each, cut points chosen from the member's own header so that two archives
+ * sharing a run of files cut it the same way; file data over 4 MiB in 4 MiB pieces). Each
+ * piece is one gzip member or one zstd frame, so the concatenation is a valid .tar.gz / .tar.zst
  * that decompresses to exactly the .tar; the .tar.zst ends with a zstd seekable-format
  * seek table. A compressed piece is cached by a key made of the codec and what the
  * piece holds (header bytes, blob ids and ranges), so an archive that shares files with
@@ -22,12 +22,9 @@
 
 #include "rk/cache.h"
 #include "rk/err.h"
-#include "formats/tar_layout.h"
+#include "rk/composite.h"
 
 enum rk_codec { RK_CODEC_GZIP = 1, RK_CODEC_ZSTD = 2 };
-
-/* Reads the uncompressed .tar (ctx is the caller's). Returns bytes read or -errno. */
-typedef ssize_t (*rk_tar_read_fn)(void *ctx, void *buf, size_t n, uint64_t off);
 
 struct rk_tarz_piece {
 	uint64_t uoff, ulen; /* range of the .tar */
@@ -49,18 +46,18 @@ struct rk_tarz {
 };
 
 /* Plan the pieces of tar (cheap: no data is read). */
-int rk_tarz_plan(const struct rk_tar_layout *tar, int codec, int level, struct rk_tarz **out);
+int rk_tarz_plan(const struct rk_composite *tar, int codec, int level, struct rk_tarz **out);
 void rk_tarz_free(struct rk_tarz *z);
 
-/* Compress or find every piece, with `threads` threads; read supplies the .tar bytes
- * and must be callable from several threads. Idempotent; serialized. */
-int rk_tarz_compute(struct rk_tarz *z, struct rk_cache *c, rk_tar_read_fn read, void *ctx,
+/* Compress or find every piece, with `threads` threads, reading the .tar tar (the one
+ * z was planned from; its sources are blobs of c). Idempotent; serialized. */
+int rk_tarz_compute(struct rk_tarz *z, struct rk_cache *c, const struct rk_composite *tar,
 		    unsigned threads, struct rk_err *err);
 
 /* A descriptor on piece i's compressed bytes, checked against its CRC32; a missing or
- * damaged piece is compressed again (through read). */
-int rk_tarz_open_piece(struct rk_tarz *z, size_t i, struct rk_cache *c, rk_tar_read_fn read,
-		       void *ctx, int *fd, struct rk_err *err);
+ * damaged piece is compressed again (reading tar). */
+int rk_tarz_open_piece(struct rk_tarz *z, size_t i, struct rk_cache *c,
+		       const struct rk_composite *tar, int *fd, struct rk_err *err);
 
 /* The piece holding compressed offset off, or npieces for the trailer. */
 size_t rk_tarz_find(const struct rk_tarz *z, uint64_t off);

@@ -6,7 +6,7 @@
  * Locks, in the order they may be taken (all of them: docs/internals/vfs.md):
  *   a->derived_lock    one computation of what a service derives from an artifact
  *   rk_tarz lock       one computation of a compressed tarball's pieces (tar_compress.c)
- *   rk_file lock       one open file's cached blob descriptor
+ *   rk_file lock       one open file's cached blob descriptor (its rk_blob_cursor)
  *   a->refill          one re-ingest of an artifact at a time
  *   v->tree (rwlock)   protects: v->inodes, every served node's fields below "mutable"
  *   v->wait_lock       protects: node pop_state/pop_rc, artifact state/rc/gen, v->active,
@@ -21,6 +21,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +37,8 @@
 #include "rk/vfs.h"
 #include "util/htab.h"
 
+#include "cache/composite_read.h"
 #include "cache/tar_compress.h"
-#include "formats/tar_layout.h"
 #include "engine/vfs_int.h"
 
 struct rk_file {
@@ -46,11 +47,10 @@ struct rk_file {
 	int fd;
 	const char *bytes;
 	struct rk_object *obj;
-	const struct rk_tar_layout *tar; /* a synthesized archive */
-	struct rk_tarz *tarz; /* ... compressed */
-	pthread_mutex_t lock; /* tar: protects blob, blob_fd */
-	char blob[RK_SHA256_HEX]; /* tar: the blob blob_fd reads */
-	int blob_fd;
+	const struct rk_composite *composite; /* a synthesized file */
+	struct rk_tarz *tarz; /* ... a compressed tarball of it */
+	pthread_mutex_t lock; /* composite: protects cur */
+	struct rk_blob_cursor cur; /* the source blob (tarz: the piece) read last */
 };
 
 /* The mount's README: this head, each view's lines (vfs_views order), this tail. */
@@ -352,11 +352,9 @@ static void free_node(struct node *n)
 	free(n->name);
 	free(n->data);
 	if (n->src == SRC_TARZ)
-		rk_tarz_free(n->tarz); /* n->tar belongs to the .tar node */
-	else if (n->tar) {
-		rk_tar_layout_release(n->tar);
-		free(n->tar);
-	}
+		rk_tarz_free(n->tarz); /* n->composite belongs to the .tar node */
+	else
+		rk_composite_free(n->composite);
 	if (n->fd >= 0)
 		close(n->fd);
 	free(n->ctx);
@@ -765,6 +763,16 @@ int vfs_artifacts_wait(struct rk_vfs *v, struct artifact **as, size_t n, struct 
 	return rc;
 }
 
+/* rk_origin.reopen of an artifact's blob_origin. */
+static int artifact_reopen(struct rk_origin *o, const char *id, uint64_t size, int *fd,
+			   struct rk_err *err)
+{
+	struct artifact *a =
+		(struct artifact *)((char *)o - offsetof(struct artifact, blob_origin));
+
+	return vfs_artifact_refill(a->v, a, id, size, fd, err);
+}
+
 struct refill {
 	struct rk_vfs *v;
 	const char *want; /* the blob a reader is waiting for */
@@ -838,6 +846,7 @@ int vfs_artifact_refill(struct rk_vfs *v, struct artifact *a, const char *want, 
 
 void vfs_artifact_init(struct artifact *a)
 {
+	a->blob_origin.reopen = artifact_reopen;
 	pthread_mutex_init(&a->refill, NULL);
 	pthread_mutex_init(&a->derived_lock, NULL);
 }
@@ -1108,36 +1117,12 @@ static int get_dir(struct rk_vfs *v, uint64_t ino, struct node **out, struct rk_
 	return 0;
 }
 
-static ssize_t tar_pread(struct rk_file *f, char *buf, size_t n, uint64_t off, struct rk_err *err);
-
-/* rk_tar_read_fn over a layout: a private reader per call, so threads do not share one. */
-ssize_t vfs_layout_read(void *ctx, void *buf, size_t n, uint64_t off)
-{
-	struct vfs_layout_src *t = ctx;
-	struct rk_file f = {
-		.v = t->v, .size = t->tar->size, .fd = -1, .tar = t->tar, .blob_fd = -1};
-	ssize_t r;
-
-	if (off >= f.size)
-		return 0;
-	if (n > f.size - off)
-		n = (size_t)(f.size - off);
-	pthread_mutex_init(&f.lock, NULL);
-	r = tar_pread(&f, buf, n, off, NULL);
-	if (f.blob_fd >= 0)
-		close(f.blob_fd);
-	pthread_mutex_destroy(&f.lock);
-	return r;
-}
-
 /* A compressed tarball's size is known once its pieces are: compute them now, on both
  * cores (the first stat pays; a wrong size is never reported). n must be SRC_TARZ (its
  * src and tarz never change). No lock held. */
 static int ensure_size(struct rk_vfs *v, struct node *n, struct rk_err *err)
 {
-	struct rk_err local = RK_ERR_INIT;
-
-	struct vfs_layout_src src = {v, n->tar};
+	struct rk_err local = RK_ERR_INIT; /* the log line needs the cause */
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int rc;
 
@@ -1145,8 +1130,8 @@ static int ensure_size(struct rk_vfs *v, struct node *n, struct rk_err *err)
 		return 0;
 	if (!err)
 		err = &local;
-	rc = rk_tarz_compute(n->tarz, v->cache, vfs_layout_read, &src,
-			     ncpu > 0 ? (unsigned)ncpu : 1, err);
+	rc = rk_tarz_compute(n->tarz, v->cache, n->composite, ncpu > 0 ? (unsigned)ncpu : 1,
+			     err);
 	if (rc) {
 		rk_err_log("'%s': %s", n->name, rk_err_str(err, rc));
 		return -EIO;
@@ -1366,10 +1351,10 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 		f->bytes = n->data; /* immutable once published */
 	else if (src == SRC_STAGED && (f->fd = fcntl(n->fd, F_DUPFD_CLOEXEC, 0)) < 0)
 		rc = -errno;
-	else if (src == SRC_TAR || src == SRC_TARZ) {
-		f->tar = n->tar; /* immutable once published */
+	else if (src == SRC_COMPOSITE || src == SRC_TARZ) {
+		f->composite = n->composite; /* immutable once published */
 		f->tarz = src == SRC_TARZ ? n->tarz : NULL;
-		f->blob_fd = -1;
+		f->cur = (struct rk_blob_cursor)RK_BLOB_CURSOR_INIT;
 		pthread_mutex_init(&f->lock, NULL);
 	}
 	pthread_rwlock_unlock(&v->tree);
@@ -1431,71 +1416,55 @@ static int pread_full(int fd, char *buf, size_t n, uint64_t off)
 	return 0;
 }
 
-/* Make f->blob_fd read tar segment s (a blob range). Caller holds f->lock. */
-static int seg_fd_locked(struct rk_file *f, const struct rk_tar_seg *s, struct rk_err *err)
-{
-	int rc;
-
-	if (f->blob_fd >= 0 && !strcmp(f->blob, s->u.blob))
-		return 0;
-	if (f->blob_fd >= 0)
-		close(f->blob_fd);
-	f->blob_fd = -1;
-	rc = rk_blob_open(f->v->cache, s->u.blob, s->bsize, &f->blob_fd, err);
-	if ((rc == -ENOENT || rc == -EBADMSG) && s->origin)
-		rc = vfs_artifact_refill(f->v, s->origin, s->u.blob, s->bsize, &f->blob_fd, err);
-	if (!rc)
-		memcpy(f->blob, s->u.blob, RK_SHA256_HEX);
-	return rc;
-}
-
-/* Make f->blob_fd read compressed piece i. Caller holds f->lock. */
+/* Make f->cur read compressed piece i. Caller holds f->lock. */
 static int piece_fd_locked(struct rk_file *f, size_t i, struct rk_err *err)
 {
-	struct vfs_layout_src src = {f->v, f->tar};
 	int rc;
 
-	if (f->blob_fd >= 0 && !strcmp(f->blob, f->tarz->pieces[i].key))
+	if (f->cur.fd >= 0 && !strcmp(f->cur.id, f->tarz->pieces[i].key))
 		return 0;
-	if (f->blob_fd >= 0)
-		close(f->blob_fd);
-	f->blob_fd = -1;
-	rc = rk_tarz_open_piece(f->tarz, i, f->v->cache, vfs_layout_read, &src, &f->blob_fd, err);
+	rk_blob_cursor_close(&f->cur);
+	rc = rk_tarz_open_piece(f->tarz, i, f->v->cache, f->composite, &f->cur.fd, err);
 	if (!rc)
-		memcpy(f->blob, f->tarz->pieces[i].key, RK_SHA256_HEX);
+		memcpy(f->cur.id, f->tarz->pieces[i].key, RK_SHA256_HEX);
 	return rc;
 }
 
-/* Read from a synthesized archive: header bytes, zeros and blob ranges. */
-static ssize_t tar_pread(struct rk_file *f, char *buf, size_t n, uint64_t off, struct rk_err *err)
+/* The composite reader's source callback for an open file: its one cached descriptor,
+ * under its lock. */
+struct file_read {
+	struct rk_file *f;
+	struct rk_err *err;
+};
+
+static ssize_t file_source_read(void *ctx, uint32_t src, void *buf, size_t n, uint64_t off)
 {
-	size_t done = 0;
-	int rc = 0;
+	struct file_read *r = ctx;
+	struct rk_file *f = r->f;
+	int rc;
 
-	while (done < n && !rc) {
-		const struct rk_tar_seg *s = rk_tar_layout_find(f->tar, off + done);
-		uint64_t within = off + done - s->off;
-		size_t chunk = (size_t)RK_MIN((uint64_t)(n - done), s->len - within);
+	if (src >= f->composite->nsources)
+		return rk_err_set(r->err, -EINVAL, "source %u is not in the table", src);
+	pthread_mutex_lock(&f->lock);
+	rc = rk_blob_cursor_pread(&f->cur, f->v->cache, &f->composite->sources[src], buf, n, off,
+				  r->err);
+	pthread_mutex_unlock(&f->lock);
+	return rc ? rc : (ssize_t)n;
+}
 
-		if (s->kind == RK_SEG_BYTES) {
-			memcpy(buf + done, f->tar->arena + s->u.bytes + within, chunk);
-		} else if (s->kind == RK_SEG_ZERO) {
-			memset(buf + done, 0, chunk);
-		} else {
-			pthread_mutex_lock(&f->lock);
-			rc = seg_fd_locked(f, s, err);
-			if (!rc)
-				rc = pread_full(f->blob_fd, buf + done, chunk, s->boff + within);
-			pthread_mutex_unlock(&f->lock);
-		}
-		done += chunk;
-	}
-	if (rc) {
-		rk_err_log("tarball read at %llu: %s", (unsigned long long)off,
-			   rk_err_str(err, rc));
+/* Read from a synthesized file: literal bytes, zeros and blob ranges. */
+static ssize_t composite_pread(struct rk_file *f, char *buf, size_t n, uint64_t off,
+			       struct rk_err *err)
+{
+	struct file_read r = {f, err};
+	ssize_t got = rk_composite_pread(f->composite, file_source_read, &r, buf, n, off);
+
+	if (got < 0) {
+		rk_err_log("composite read at %llu: %s", (unsigned long long)off,
+			   rk_err_str(err, (int)got));
 		return -EIO;
 	}
-	return (ssize_t)n;
+	return got;
 }
 
 /* Read from a compressed tarball: cached pieces, then the seek table. */
@@ -1520,7 +1489,7 @@ static ssize_t tarz_pread(struct rk_file *f, char *buf, size_t n, uint64_t off, 
 		pthread_mutex_lock(&f->lock);
 		rc = piece_fd_locked(f, i, err);
 		if (!rc)
-			rc = pread_full(f->blob_fd, buf + done, chunk, within);
+			rc = pread_full(f->cur.fd, buf + done, chunk, within);
 		pthread_mutex_unlock(&f->lock);
 		done += chunk;
 	}
@@ -1537,7 +1506,7 @@ int rk_file_fd_range(struct rk_file *f, uint64_t off, size_t n, int *fd, uint64_
 	uint64_t start, len;
 	int rc = -EAGAIN;
 
-	if (!f->tar || off >= f->size || n > f->size - off)
+	if (!f->composite || off >= f->size || n > f->size - off)
 		return -EAGAIN;
 	pthread_mutex_lock(&f->lock);
 	if (f->tarz) {
@@ -1550,13 +1519,15 @@ int rk_file_fd_range(struct rk_file *f, uint64_t off, size_t n, int *fd, uint64_
 				*fd_off = off - start;
 		}
 	} else {
-		const struct rk_tar_seg *s = rk_tar_layout_find(f->tar, off);
+		const struct rk_piece *p = rk_composite_find(f->composite, off);
 
-		if (s->kind == RK_SEG_BLOB && off + n <= s->off + s->len &&
-		    !(rc = seg_fd_locked(f, s, NULL)))
-			*fd_off = s->boff + off - s->off;
+		if (p->kind == RK_PIECE_SOURCE && off + n <= p->off + p->len &&
+		    p->src < f->composite->nsources &&
+		    !(rc = rk_blob_cursor_open(&f->cur, f->v->cache,
+					       &f->composite->sources[p->src], NULL)))
+			*fd_off = p->at + off - p->off;
 	}
-	if (!rc && (*fd = fcntl(f->blob_fd, F_DUPFD_CLOEXEC, 0)) < 0)
+	if (!rc && (*fd = fcntl(f->cur.fd, F_DUPFD_CLOEXEC, 0)) < 0)
 		rc = -errno;
 	pthread_mutex_unlock(&f->lock);
 	return rc;
@@ -1577,8 +1548,8 @@ ssize_t rk_file_pread(struct rk_file *f, void *buf, size_t n, uint64_t off, stru
 	n = (size_t)RK_MIN((uint64_t)n, f->size - off);
 	if (f->tarz)
 		return tarz_pread(f, buf, n, off, err);
-	if (f->tar)
-		return tar_pread(f, buf, n, off, err);
+	if (f->composite)
+		return composite_pread(f, buf, n, off, err);
 	if (f->bytes) {
 		memcpy(buf, f->bytes + off, n);
 		return (ssize_t)n;
@@ -1607,9 +1578,8 @@ void rk_file_close(struct rk_file *f)
 		rk_object_close(f->obj); /* owns fd */
 	else if (f->fd >= 0)
 		close(f->fd);
-	if (f->tar || f->tarz) {
-		if (f->blob_fd >= 0)
-			close(f->blob_fd);
+	if (f->composite || f->tarz) {
+		rk_blob_cursor_close(&f->cur);
 		pthread_mutex_destroy(&f->lock);
 	}
 	free(f);

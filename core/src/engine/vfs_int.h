@@ -9,16 +9,16 @@
 #include <stdatomic.h>
 
 #include "rk/catalog.h"
+#include "rk/composite.h"
 #include "rk/hash.h"
 #include "rk/vfs.h"
 #include "util/htab.h"
 
-struct rk_tar_layout;
 struct rk_tarz;
 
 /* SRC_STAGED: a file whose bytes are written to the cache but not yet hashed and
  * named; node->fd reads them until the committer publishes the blob id. */
-enum src_kind { SRC_NONE, SRC_BYTES, SRC_BLOB, SRC_STORE, SRC_STAGED, SRC_TAR, SRC_TARZ };
+enum src_kind { SRC_NONE, SRC_BYTES, SRC_BLOB, SRC_STORE, SRC_STAGED, SRC_COMPOSITE, SRC_TARZ };
 enum pop_state { PS_TODO, PS_RUNNING, PS_DONE };
 enum artifact_state { ART_IDLE, ART_RUNNING, ART_DONE, ART_FAILED };
 
@@ -73,6 +73,9 @@ struct artifact {
 	void (*derived_free)(void *derived);
 	int (*derived_restore)(struct rk_vfs *v, struct artifact *a, const char *want, uint64_t size,
 			       int *fd, struct rk_err *err);
+	/* The origin of composite sources that are this artifact's blobs (or blobs derived
+	 * from them): its reopen is vfs_artifact_refill (set by vfs_artifact_init). */
+	struct rk_origin blob_origin;
 };
 
 struct node {
@@ -87,7 +90,8 @@ struct node {
 	struct run *run; /* run directories, once populated */
 	struct artifact *artifact; /* nodes inside browse/<stem> (and that root itself) */
 	struct artifact *origin; /* dist nodes: the artifact whose file this is */
-	struct rk_tar_layout *tar; /* SRC_TAR: the archive's layout (owned); SRC_TARZ: borrowed */
+	struct rk_composite *composite; /* SRC_COMPOSITE: the file (owned); SRC_TARZ: the
+					 * .tar's (borrowed) */
 	struct rk_tarz *tarz; /* SRC_TARZ: the compressed pieces (owned); size once ready */
 	/* mutable (v->tree): */
 	uint32_t mode, nlink;
@@ -163,7 +167,8 @@ int vfs_artifact_start(struct rk_vfs *v, struct artifact *a);
 /* Start every artifact of as[0..n) and wait until none is running. Returns 0, or -EIO
  * (logged) when one of them failed. */
 int vfs_artifacts_wait(struct rk_vfs *v, struct artifact **as, size_t n, struct rk_err *err);
-/* Initialize the locks of a (zeroed) artifact; release what it owns (prefixes, derived). */
+/* Initialize the locks and the blob origin of a (zeroed) artifact; release what it owns
+ * (prefixes, derived). */
 void vfs_artifact_init(struct artifact *a);
 void vfs_artifact_release(struct artifact *a);
 /* Re-create a's blobs after want went missing, and open want (see vfs.c). */
@@ -177,14 +182,6 @@ size_t vfs_owning_prefix(const struct artifact *a, const char *path);
 struct rk_manifest;
 int vfs_run_manifest(struct rk_vfs *v, struct node *dir, struct rk_manifest *out,
 		     struct rk_err *err);
-
-/* Read n bytes at off of a synthesized file (rk_tar_read_fn shape; ctx: a struct
- * vfs_layout_src). */
-struct vfs_layout_src {
-	struct rk_vfs *v;
-	const struct rk_tar_layout *tar;
-};
-ssize_t vfs_layout_read(void *ctx, void *buf, size_t n, uint64_t off);
 
 /* ---- the view contract ----
  * A view is a directory RUN/<name>/ that the engine creates, lazily, in every run that

@@ -1,4 +1,4 @@
-/* kpack.c: .kpack archives (writer as a splice, reader), the .rocm_kpack_ref
+/* kpack.c: .kpack archives (writer as a composite, reader), the .rocm_kpack_ref
  * marker and an emulation of the runtime's lookup (kpack-format.md sections 1, 3.1, 6).
  *
  * The reader is stricter than the runtime where a stricter check only rejects files no
@@ -232,8 +232,8 @@ static int pack_toc(struct mp_out *o, const char *group, const char *const *arch
 }
 
 /* Compress kernel e (read through the callback) and append "u32 size, frame". */
-static int add_frame(struct rk_splice *s, const struct rk_kpack_kernel *e, ZSTD_CCtx *cctx,
-		     rk_splice_read_fn read, void *ctx, uint64_t *region, struct rk_err *err)
+static int add_frame(struct rk_composite *s, const struct rk_kpack_kernel *e, ZSTD_CCtx *cctx,
+		     rk_source_read_fn read, void *ctx, uint64_t *region, struct rk_err *err)
 {
 	void *in = NULL, *out = NULL;
 	size_t bound, z;
@@ -274,7 +274,7 @@ static int add_frame(struct rk_splice *s, const struct rk_kpack_kernel *e, ZSTD_
 		goto out;
 	}
 	rk_put_le32(len, (uint32_t)z);
-	if (rk_splice_bytes(s, len, 4) || rk_splice_bytes(s, out, z)) {
+	if (rk_composite_bytes(s, len, 4) || rk_composite_bytes(s, out, z)) {
 		rc = rk_err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -285,8 +285,8 @@ out:
 	return rc;
 }
 
-static int build_zstd(struct rk_splice *s, const struct rk_kpack_kernel *k, size_t n,
-		      rk_splice_read_fn read, void *ctx, uint64_t *region, struct rk_err *err)
+static int build_zstd(struct rk_composite *s, const struct rk_kpack_kernel *k, size_t n,
+		      rk_source_read_fn read, void *ctx, uint64_t *region, struct rk_err *err)
 {
 	ZSTD_CCtx *cctx;
 	unsigned char count[4];
@@ -307,7 +307,7 @@ static int build_zstd(struct rk_splice *s, const struct rk_kpack_kernel *k, size
 		return rk_err_set(err, -EIO, "zstd: cannot set parameters");
 	}
 	rk_put_le32(count, (uint32_t)n);
-	if (rk_splice_bytes(s, count, 4))
+	if (rk_composite_bytes(s, count, 4))
 		rc = rk_err_set(err, -ENOMEM, "out of memory");
 	*region = 4;
 	for (size_t i = 0; i < n && !rc; i++)
@@ -317,10 +317,10 @@ static int build_zstd(struct rk_splice *s, const struct rk_kpack_kernel *k, size
 }
 
 int rk_kpack_build(const char *group, const char *const *arches, size_t narches,
-		   const struct rk_kpack_kernel *k, size_t n, int scheme, rk_splice_read_fn read,
-		   void *ctx, struct rk_splice *out, struct rk_err *err)
+		   const struct rk_kpack_kernel *k, size_t n, int scheme, rk_source_read_fn read,
+		   void *ctx, struct rk_composite *out, struct rk_err *err)
 {
-	struct rk_splice s = RK_SPLICE_INIT;
+	struct rk_composite s = RK_COMPOSITE_INIT;
 	unsigned char header[KPACK_BLOB_START] = {0};
 	size_t *idx = NULL, ng = 0;
 	struct group *g = NULL;
@@ -359,30 +359,31 @@ int rk_kpack_build(const char *group, const char *const *arches, size_t narches,
 			pos += k[i].size;
 		}
 		rk_put_le64(header + 8, pos);
-		if ((rc = rk_splice_bytes(&s, header, sizeof(header))) != 0)
+		if ((rc = rk_composite_bytes(&s, header, sizeof(header))) != 0)
 			goto nomem;
 		for (size_t i = 0; i < n; i++)
-			if (k[i].size && (rc = rk_splice_src(&s, k[i].src, k[i].off, k[i].size)))
+			if (k[i].size &&
+			    (rc = rk_composite_source(&s, k[i].src, k[i].off, k[i].size)))
 				goto nomem;
 	} else {
-		if ((rc = rk_splice_bytes(&s, header, sizeof(header))) != 0)
+		if ((rc = rk_composite_bytes(&s, header, sizeof(header))) != 0)
 			goto nomem;
 		if ((rc = build_zstd(&s, k, n, read, ctx, &region, err)) != 0)
 			goto out;
 		rk_put_le64(header + 8, KPACK_BLOB_START + region);
-		if ((rc = rk_splice_write(&s, 8, header + 8, 8)) != 0)
+		if ((rc = rk_composite_write(&s, 8, header + 8, 8)) != 0)
 			goto nomem;
 	}
 	if ((rc = pack_toc(&o, group, arches, narches, k, g, ng, scheme, blob_off, region)) ||
-	    (rc = rk_splice_bytes(&s, o.sb.data, o.sb.size)))
+	    (rc = rk_composite_bytes(&s, o.sb.data, o.sb.size)))
 		goto nomem;
 	*out = s;
-	s = (struct rk_splice)RK_SPLICE_INIT;
+	s = (struct rk_composite)RK_COMPOSITE_INIT;
 	goto out;
 nomem:
 	rc = rk_err_set(err, rc, "laying out the archive: %s", strerror(-rc));
 out:
-	rk_splice_release(&s);
+	rk_composite_release(&s);
 	msgpack_sbuffer_destroy(&o.sb);
 	free(blob_off);
 	free(idx);

@@ -31,7 +31,7 @@ int rk_kpack_check_entries(const unsigned char *img, const struct rk_fat_elf *fe
 }
 
 int rk_kpack_host_rewrite(const unsigned char *img, size_t n, const char *relpath,
-			  const char *group, const char *kname, struct rk_splice *out,
+			  const char *group, const char *kname, struct rk_composite *out,
 			  struct rk_err *err)
 {
 	char *pattern = NULL;

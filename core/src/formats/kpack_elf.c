@@ -6,7 +6,7 @@
  * zero-paging deletes. Offsets in the model are those of the file at the current step,
  * as in the reference tool; the tail starts at the original size n, and after the cut
  * an offset o >= AO of the current file is o + L in the uncut one. Only at the end is
- * the model turned into a splice over the original, so the input (which may be a large
+ * the model turned into a composite over the original, so the input (which may be a large
  * read-only mapping) is never copied.
  *
  * Reading goes through libelf (elf_memory on the caller's image: for an ELF64 LE file on
@@ -40,7 +40,7 @@
 #define MARKER_MAX 65536u /* the runtime's MAX_METADATA_SIZE */
 #define MARKER_DEPTH 32u /* container levels a marker key or value may span */
 #define PHDR_SPARE 16u /* relocated tables get ceil((n+1)/16)*16 slots */
-#define ZERO_RUN 65536u /* appended zero runs at least this long are splice zero pieces */
+#define ZERO_RUN 65536u /* appended zero runs at least this long are zero pieces */
 
 static uint64_t round_up(uint64_t v)
 {
@@ -997,8 +997,8 @@ static int normalize_phdr(struct tx *t)
 	return 0;
 }
 
-/* Writes the final headers into the model and turns it into a splice. */
-static int emit(struct tx *t, struct rk_splice *out)
+/* Writes the final headers into the model and turns it into a composite. */
+static int emit(struct tx *t, struct rk_composite *out)
 {
 	unsigned char eh[EHDR_SIZE], *b;
 	int rc;
@@ -1026,36 +1026,36 @@ static int emit(struct tx *t, struct rk_splice *out)
 	if ((rc = put(t, 0, eh, EHDR_SIZE)))
 		return rc;
 
-	if ((rc = rk_splice_src(out, 0, 0, t->n)))
+	if ((rc = rk_composite_source(out, 0, 0, t->n)))
 		goto fail;
 	for (size_t i = 0; i < t->tsn; i++) {
 		const struct tail_seg *s = &t->ts[i];
 
-		rc = s->zero ? rk_splice_zero(out, s->len)
-			     : rk_splice_bytes(out, t->tb + s->at, (size_t)s->len);
+		rc = s->zero ? rk_composite_zero(out, s->len)
+			     : rk_composite_bytes(out, t->tb + s->at, (size_t)s->len);
 		if (rc)
 			goto fail;
 	}
 	for (size_t i = 0; i < t->pn; i++)
-		if ((rc = rk_splice_write(out, t->pv[i].off, t->pb + t->pv[i].at, t->pv[i].len)))
+		if ((rc = rk_composite_write(out, t->pv[i].off, t->pb + t->pv[i].at, t->pv[i].len)))
 			goto fail;
-	if (t->cut && (rc = rk_splice_cut(out, t->ao, t->l)))
+	if (t->cut && (rc = rk_composite_cut(out, t->ao, t->l)))
 		goto fail;
 	if (out->size != cur_size(t)) {
-		rc = rk_err_set(t->err, -EIO, "splice size %llu is not the planned %llu",
+		rc = rk_err_set(t->err, -EIO, "composite size %llu is not the planned %llu",
 				(unsigned long long)out->size, (unsigned long long)cur_size(t));
 		goto fail_set;
 	}
 	return 0;
 fail:
-	rk_err_set(t->err, rc, "cannot build the splice: %s", strerror(-rc));
+	rk_err_set(t->err, rc, "cannot build the composite: %s", strerror(-rc));
 fail_set:
-	rk_splice_release(out);
+	rk_composite_release(out);
 	return rc;
 }
 
 int rk_kpack_elf_transform(const void *img, size_t n, const void *m, size_t mlen,
-			   struct rk_splice *out, struct rk_err *err)
+			   struct rk_composite *out, struct rk_err *err)
 {
 	struct elf_in in;
 	struct tx t = {0};

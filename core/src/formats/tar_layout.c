@@ -1,4 +1,4 @@
-/* tar_layout.c: GNU-format tar headers and the segment list of a synthesized archive. */
+/* tar_layout.c: a synthesized GNU-format tar archive as a composite file (tar_layout.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,71 +10,10 @@
 #define BLOCK 512
 #define NAME_FIELD 100
 
-struct builder {
-	struct rk_tar_layout *l;
-	size_t cap_segs, cap_arena;
-};
-
-static int add_seg(struct builder *b, int kind, uint64_t len, size_t bytes, const char *blob,
-		   void *origin)
+/* A zeroed header block appended to c, for the caller to fill in (NULL: ENOMEM). */
+static char *new_block(struct rk_composite *c)
 {
-	struct rk_tar_layout *l = b->l;
-	struct rk_tar_seg *s;
-
-	if (!len)
-		return 0;
-	/* merge runs of header bytes and of zeros */
-	if (l->nsegs && l->segs[l->nsegs - 1].kind == kind && kind != RK_SEG_BLOB &&
-	    (kind == RK_SEG_ZERO ||
-	     l->segs[l->nsegs - 1].u.bytes + l->segs[l->nsegs - 1].len == bytes)) {
-		l->segs[l->nsegs - 1].len += len;
-		l->size += len;
-		return 0;
-	}
-	if (l->nsegs == b->cap_segs) {
-		size_t ncap = b->cap_segs ? b->cap_segs * 2 : 256;
-		struct rk_tar_seg *v = realloc(l->segs, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->segs = v;
-		b->cap_segs = ncap;
-	}
-	s = &l->segs[l->nsegs++];
-	memset(s, 0, sizeof(*s));
-	s->off = l->size;
-	s->len = len;
-	s->kind = (uint8_t)kind;
-	if (kind == RK_SEG_BYTES)
-		s->u.bytes = bytes;
-	else if (kind == RK_SEG_BLOB) {
-		memcpy(s->u.blob, blob, RK_SHA256_HEX);
-		s->boff = 0;
-		s->bsize = len;
-	}
-	s->origin = origin;
-	l->size += len;
-	return 0;
-}
-
-/* A zeroed block at the end of the arena. */
-static char *new_block(struct builder *b, size_t *at)
-{
-	struct rk_tar_layout *l = b->l;
-
-	if (l->arena_len + BLOCK > b->cap_arena) {
-		size_t ncap = b->cap_arena ? b->cap_arena * 2 : 64 * BLOCK;
-		char *a = realloc(l->arena, ncap);
-
-		if (!a)
-			return NULL;
-		l->arena = a;
-		b->cap_arena = ncap;
-	}
-	*at = l->arena_len;
-	memset(l->arena + l->arena_len, 0, BLOCK);
-	l->arena_len += BLOCK;
-	return l->arena + *at;
+	return rk_composite_bytes_room(c, BLOCK);
 }
 
 static void octal(char *field, size_t width, uint64_t v)
@@ -110,124 +49,73 @@ static void fill(char *h, const char *name, uint32_t mode, uint64_t size, int64_
 }
 
 /* A ././@LongLink record of type 'L' (name) or 'K' (link target) for s. */
-static int long_record(struct builder *b, char type, const char *s)
+static int long_record(struct rk_composite *c, char type, const char *s)
 {
-	size_t at, len = strlen(s) + 1;
-	char *h = new_block(b, &at);
-	int rc;
+	size_t len = strlen(s) + 1;
+	char *h = new_block(c);
 
 	if (!h)
 		return -ENOMEM;
 	fill(h, "././@LongLink", 0644, len, 0, type);
 	checksum(h);
-	if ((rc = add_seg(b, RK_SEG_BYTES, BLOCK, at, NULL, NULL)))
-		return rc;
 	for (size_t done = 0; done < len; done += BLOCK) {
 		size_t chunk = len - done < BLOCK ? len - done : BLOCK;
 
-		if (!(h = new_block(b, &at)))
+		if (!(h = new_block(c)))
 			return -ENOMEM;
 		memcpy(h, s + done, chunk); /* the last chunk ends with s's NUL */
-		if ((rc = add_seg(b, RK_SEG_BYTES, BLOCK, at, NULL, NULL)))
-			return rc;
 	}
 	return 0;
 }
 
-static int add_member(struct builder *b, const struct rk_tar_member *m, int64_t mtime)
+static int add_member(struct rk_composite *c, const struct rk_tar_member *m, int64_t mtime)
 {
 	char type = S_ISDIR(m->mode) ? '5' : m->hardlink ? '1' : S_ISLNK(m->mode) ? '2' : '0';
 	uint64_t size = type == '0' ? m->size : 0;
-	size_t at;
+	uint32_t src;
 	char *h;
 	int rc;
 
 	if (size >= (1ull << 33)) /* 11 octal digits; GNU tar would switch to base-256 */
 		return -EFBIG;
-	if (m->link && strlen(m->link) > NAME_FIELD && (rc = long_record(b, 'K', m->link)))
+	if (m->link && strlen(m->link) > NAME_FIELD && (rc = long_record(c, 'K', m->link)))
 		return rc;
-	if (strlen(m->path) > NAME_FIELD && (rc = long_record(b, 'L', m->path)))
+	if (strlen(m->path) > NAME_FIELD && (rc = long_record(c, 'L', m->path)))
 		return rc;
-	if (!(h = new_block(b, &at)))
+	if (!(h = new_block(c)))
 		return -ENOMEM;
 	fill(h, m->path, m->mode, size, mtime, type);
 	if (m->link)
 		memcpy(h + 157, m->link,
 		       strlen(m->link) < NAME_FIELD ? strlen(m->link) : NAME_FIELD);
 	checksum(h);
-	if ((rc = add_seg(b, RK_SEG_BYTES, BLOCK, at, NULL, NULL)))
-		return rc;
 	if (!size)
 		return 0;
 	if (!m->blob)
 		return -EINVAL;
-	if ((rc = add_seg(b, RK_SEG_BLOB, size, 0, m->blob, m->origin)))
+	if ((rc = rk_composite_add_source(c, m->blob, size, m->origin, &src)) ||
+	    (rc = rk_composite_source(c, src, 0, size)))
 		return rc;
-	return add_seg(b, RK_SEG_ZERO, (BLOCK - size % BLOCK) % BLOCK, 0, NULL, NULL);
+	return rk_composite_zero(c, (BLOCK - size % BLOCK) % BLOCK);
 }
 
 int rk_tar_layout_build(const struct rk_tar_member *members, size_t n, int64_t mtime,
-			struct rk_tar_layout *out)
+			struct rk_composite *out)
 {
-	struct rk_tar_layout l = {0};
-	struct builder b = {&l, 0, 0};
+	struct rk_composite c = RK_COMPOSITE_INIT;
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < n; i++)
-		rc = add_member(&b, &members[i], mtime);
+		rc = add_member(&c, &members[i], mtime);
 	if (!rc)
-		rc = add_seg(&b, RK_SEG_ZERO, 2 * BLOCK, 0, NULL, NULL);
+		rc = rk_composite_zero(&c, 2 * BLOCK);
 	if (!rc)
-		rc = add_seg(&b, RK_SEG_ZERO,
-			     (RK_TAR_RECORD - l.size % RK_TAR_RECORD) % RK_TAR_RECORD, 0, NULL,
-			     NULL);
+		rc = rk_composite_zero(&c,
+				       (RK_TAR_RECORD - c.size % RK_TAR_RECORD) % RK_TAR_RECORD);
 	if (rc) {
-		rk_tar_layout_release(&l);
+		rk_composite_release(&c);
 		return rc;
 	}
-	*out = l;
-	return 0;
-}
-
-void rk_tar_layout_release(struct rk_tar_layout *l)
-{
-	free(l->segs);
-	free(l->arena);
-	memset(l, 0, sizeof(*l));
-}
-
-int rk_tar_layout_copy(const struct rk_tar_layout *l, struct rk_tar_layout **out)
-{
-	struct rk_tar_layout *c = calloc(1, sizeof(*c));
-
-	if (!c || !(c->segs = malloc((l->nsegs ? l->nsegs : 1) * sizeof(*c->segs))) ||
-	    !(c->arena = malloc(l->arena_len ? l->arena_len : 1))) {
-		if (c)
-			free(c->segs);
-		free(c);
-		return -ENOMEM;
-	}
-	memcpy(c->segs, l->segs, l->nsegs * sizeof(*c->segs));
-	if (l->arena_len)
-		memcpy(c->arena, l->arena, l->arena_len);
-	c->nsegs = l->nsegs;
-	c->arena_len = l->arena_len;
-	c->size = l->size;
 	*out = c;
 	return 0;
-}
-
-const struct rk_tar_seg *rk_tar_layout_find(const struct rk_tar_layout *l, uint64_t off)
-{
-	size_t lo = 0, hi = l->nsegs;
-
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-
-		if (l->segs[mid].off <= off)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return l->nsegs ? &l->segs[lo] : NULL;
 }

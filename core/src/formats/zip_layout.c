@@ -1,4 +1,4 @@
-/* zip_layout.c: the headers and segment list of a synthesized zip (zip_layout.h). */
+/* zip_layout.c: a synthesized zip as a composite file (zip_layout.h). */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -77,65 +77,6 @@ static void dos_time(int64_t t, uint16_t *time, uint16_t *date)
 	gmtime_r(&tt, &tm);
 	*date = (uint16_t)((tm.tm_year - 80) << 9 | (tm.tm_mon + 1) << 5 | tm.tm_mday);
 	*time = (uint16_t)(tm.tm_hour << 11 | tm.tm_min << 5 | tm.tm_sec / 2);
-}
-
-/* The arena is sized exactly before anything is written; segments are appended in
- * archive order, and adjacent runs of arena bytes share one segment. */
-struct builder {
-	struct rk_tar_layout *l;
-	size_t cap_segs;
-	size_t at; /* bytes of the arena written */
-};
-
-static void add_seg(struct builder *b, int kind, uint64_t len, const char *blob, void *origin)
-{
-	struct rk_tar_layout *l = b->l;
-	struct rk_tar_seg *s = l->nsegs ? &l->segs[l->nsegs - 1] : NULL;
-
-	if (!len)
-		return;
-	if (kind == RK_SEG_BYTES && s && s->kind == RK_SEG_BYTES && s->u.bytes + s->len == b->at) {
-		s->len += len;
-	} else {
-		assert(l->nsegs < b->cap_segs);
-		s = &l->segs[l->nsegs++];
-		memset(s, 0, sizeof(*s));
-		s->off = l->size;
-		s->len = len;
-		s->kind = (uint8_t)kind;
-		if (kind == RK_SEG_BYTES) {
-			s->u.bytes = b->at;
-		} else {
-			memcpy(s->u.blob, blob, RK_SHA256_HEX);
-			s->bsize = len;
-			s->origin = origin;
-		}
-	}
-	l->size += len;
-	if (kind == RK_SEG_BYTES)
-		b->at += len;
-}
-
-/* Member content that is itself a segment list: its segments, shifted. */
-static void add_layout(struct builder *b, const struct rk_tar_layout *ml)
-{
-	for (size_t j = 0; j < ml->nsegs; j++) {
-		const struct rk_tar_seg *g = &ml->segs[j];
-		struct rk_tar_seg *s;
-
-		if (g->kind == RK_SEG_BYTES) {
-			memcpy(b->l->arena + b->at, ml->arena + g->u.bytes, (size_t)g->len);
-			add_seg(b, RK_SEG_BYTES, g->len, NULL, NULL);
-			continue;
-		}
-		if (!g->len)
-			continue;
-		assert(b->l->nsegs < b->cap_segs);
-		s = &b->l->segs[b->l->nsegs++];
-		*s = *g;
-		s->off = b->l->size;
-		b->l->size += g->len;
-	}
 }
 
 /* The fields local headers and central directory entries share, from "version needed":
@@ -232,80 +173,70 @@ static void end_records(unsigned char *h, size_t n, uint64_t cdir_off, uint64_t 
 }
 
 int rk_zip_layout_build(const struct rk_zip_member *m, size_t n, int64_t mtime,
-			struct rk_tar_layout *out)
+			struct rk_composite *out)
 {
-	struct rk_tar_layout l = {0};
-	struct builder b = {&l, 2 * n + 1, 0};
-	uint64_t off = 0, cdir = 0, arena = 0, cdir_off;
-	size_t nlay = 0;
+	struct rk_composite c = RK_COMPOSITE_INIT;
+	uint64_t off = 0, cdir = 0, cdir_off;
 	uint16_t dtime, ddate;
+	unsigned char *h;
 	struct plan p;
-	int rc;
+	int rc = 0;
 
-	/* First pass: check every member and size the arena. */
+	/* First pass: check every member. */
 	for (size_t i = 0; i < n; i++) {
 		if ((rc = plan(&m[i], off, &p)))
 			return rc;
-		if (!m[i].blob && m[i].size && !m[i].data && !m[i].layout)
+		if (!m[i].blob && m[i].size && !m[i].data && !m[i].composite)
+			return -EINVAL;
+		if (!m[i].blob && !m[i].data && m[i].composite && m[i].composite->size != m[i].size)
 			return -EINVAL;
 		off += p.local_len + m[i].size;
 		cdir += p.cdir_len;
-		arena += p.local_len + p.cdir_len;
-		if (!m[i].blob && !m[i].data && m[i].layout) {
-			const struct rk_tar_layout *ml = m[i].layout;
-
-			if (ml->size != m[i].size)
-				return -EINVAL;
-			for (size_t j = 0; j < ml->nsegs; j++)
-				if (ml->segs[j].kind == RK_SEG_BYTES)
-					arena += ml->segs[j].len;
-			nlay += ml->nsegs;
-		} else if (!m[i].blob) {
-			arena += m[i].size;
-		}
 	}
-	b.cap_segs += nlay;
 	cdir_off = off;
-	arena += tail_len(needs_zip64(n, cdir_off, cdir));
-	if (arena > SIZE_MAX || n > SIZE_MAX / sizeof(*l.segs) / 2 - 1)
-		return -ENOMEM;
-	l.arena = calloc(1, (size_t)arena);
-	l.segs = calloc(b.cap_segs, sizeof(*l.segs));
-	if (!l.arena || !l.segs) {
-		rk_tar_layout_release(&l);
-		return -ENOMEM;
-	}
-	l.arena_len = (size_t)arena;
 	dos_time(mtime, &dtime, &ddate);
 
 	/* Local headers and data. */
-	for (size_t i = 0; i < n; i++) {
-		plan(&m[i], l.size, &p);
-		local_header((unsigned char *)l.arena + b.at, &m[i], &p, dtime, ddate);
-		add_seg(&b, RK_SEG_BYTES, p.local_len, NULL, NULL);
+	for (size_t i = 0; !rc && i < n; i++) {
+		uint32_t src;
+
+		plan(&m[i], c.size, &p);
+		if (!(h = rk_composite_bytes_room(&c, (size_t)p.local_len))) {
+			rc = -ENOMEM;
+			break;
+		}
+		local_header(h, &m[i], &p, dtime, ddate);
 		if (m[i].blob) {
-			add_seg(&b, RK_SEG_BLOB, m[i].size, m[i].blob, m[i].origin);
-		} else if (!m[i].data && m[i].layout) {
-			add_layout(&b, m[i].layout);
+			if (m[i].size && !(rc = rk_composite_add_source(&c, m[i].blob, m[i].size,
+									m[i].origin, &src)))
+				rc = rk_composite_source(&c, src, 0, m[i].size);
+		} else if (!m[i].data && m[i].composite) {
+			rc = rk_composite_append(&c, m[i].composite);
 		} else {
-			if (m[i].size)
-				memcpy(l.arena + b.at, m[i].data, (size_t)m[i].size);
-			add_seg(&b, RK_SEG_BYTES, m[i].size, NULL, NULL);
+			rc = rk_composite_bytes(&c, m[i].data, (size_t)m[i].size);
 		}
 	}
-	assert(l.size == cdir_off);
+	assert(rc || c.size == cdir_off);
 
 	/* The central directory, walking the local header offsets again. */
 	off = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; !rc && i < n; i++) {
 		plan(&m[i], off, &p);
-		central_entry((unsigned char *)l.arena + b.at, &m[i], &p, dtime, ddate, off);
-		add_seg(&b, RK_SEG_BYTES, p.cdir_len, NULL, NULL);
+		if (!(h = rk_composite_bytes_room(&c, (size_t)p.cdir_len))) {
+			rc = -ENOMEM;
+			break;
+		}
+		central_entry(h, &m[i], &p, dtime, ddate, off);
 		off += p.local_len + m[i].size;
 	}
-	end_records((unsigned char *)l.arena + b.at, n, cdir_off, cdir);
-	add_seg(&b, RK_SEG_BYTES, l.arena_len - b.at, NULL, NULL);
-	assert(b.at == l.arena_len);
-	*out = l;
+	if (!rc &&
+	    !(h = rk_composite_bytes_room(&c, (size_t)tail_len(needs_zip64(n, cdir_off, cdir)))))
+		rc = -ENOMEM;
+	if (rc) {
+		rk_composite_release(&c);
+		return rc;
+	}
+	end_records(h, n, cdir_off, cdir);
+	*out = c;
 	return 0;
 }

@@ -1,8 +1,9 @@
-/* zip_layout.h: a zip archive (a Python wheel) as a list of segments, never written anywhere.
+/* zip_layout.h: a zip archive (a Python wheel) as a composite file (rk/composite.h), never
+ * written anywhere.
  *
- * The same segment list as tar_layout.h, so the vfs serves it as it serves tarballs:
- * headers in the layout's arena (RK_SEG_BYTES), file contents as whole cache blobs
- * (RK_SEG_BLOB, boff 0, bsize len) or, for small generated files, arena bytes.
+ * The vfs serves it as it serves every composite: headers as literal bytes, file contents
+ * as sources (whole cache blobs), small generated files as literal bytes, and members
+ * that are composites themselves (a rewritten binary, a .kpack) as their pieces.
  * Deterministic: the same members and mtime give the same bytes. APPNOTE.TXT 6.3:
  *
  *   for each member, in the given order:
@@ -28,14 +29,14 @@
  * offset or size reaches RK_ZIP_MAX32; the end record then holds 0xffff / 0xffffffff
  * in the fields that overflow. Every time stamp is the DOS time of mtime in UTC, clamped
  * to 1980-01-01 00:00:00 .. 2107-12-31 23:59:58. Immutable once built; safe to read from
- * many threads. Release with rk_tar_layout_release. */
+ * many threads. Release with rk_composite_release. */
 #ifndef RK_ZIP_LAYOUT_H
 #define RK_ZIP_LAYOUT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "formats/tar_layout.h"
+#include "rk/composite.h"
 
 #define RK_ZIP_LOCAL_LEN 30 /* fixed part of a local file header */
 #define RK_ZIP_CDIR_LEN 46 /* fixed part of a central directory entry */
@@ -62,21 +63,21 @@ struct rk_zip_member {
 	uint64_t size;
 	uint32_t crc; /* CRC-32 of the content */
 	const char *blob; /* content blob id (sha256 hex), or NULL: content is data */
-	const void *data; /* with blob == NULL: size bytes, copied into the layout's arena */
-	void *origin; /* carried into the blob segment (may be NULL) */
-	const struct rk_tar_layout *layout; /* with blob == data == NULL: the content is this
-					     * segment list (size bytes), copied shifted into
-					     * the zip (its header bytes into the arena) */
+	const void *data; /* with blob == NULL: size bytes, copied into the zip's arena */
+	struct rk_origin *origin; /* of the blob's source (may be NULL) */
+	const struct rk_composite *composite; /* with blob == data == NULL: the content is
+					       * this composite (size bytes), appended with
+					       * its sources */
 };
 
 /* Lay out members[0..n) in the given order as a zip with every entry stored (method 0),
  * every timestamp the DOS time of mtime (UTC; clamped to 1980-01-01 00:00:00 when earlier,
  * 2107 max). 0, -ENOMEM, or -EINVAL (empty/too long name, duplicate not checked). Also
  * -EINVAL for a member that is not S_IFREG, a blob that is not a sha256 hex id, size > 0
- * with neither blob, data nor layout, or a layout whose size is not size. *out is written only on
- * success. */
+ * with neither blob, data nor composite, or a composite whose size is not size. *out is
+ * written only on success. */
 int rk_zip_layout_build(const struct rk_zip_member *m, size_t n, int64_t mtime,
-			struct rk_tar_layout *out);
+			struct rk_composite *out);
 
 /* The size of the archive rk_zip_layout_build would produce, without building it (for
  * planning); same arguments minus data. 0 or -EINVAL, as rk_zip_layout_build. */

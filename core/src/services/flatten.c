@@ -331,9 +331,9 @@ static int place(struct flatten *f, struct node *parent, const char *name, const
 		n->size = b->size;
 		n->src = b->src;
 		n->origin = f->a;
-		/* a rewritten host binary or a .kpack (kpack_split.c): its own layout */
+		/* a rewritten host binary or a .kpack (kpack_split.c): its own composite */
 		if ((b->data && !(n->data = strdup(b->data))) ||
-		    (b->src == SRC_TAR && rk_tar_layout_copy(b->tar, &n->tar)) ||
+		    (b->src == SRC_COMPOSITE && rk_composite_copy(b->composite, &n->composite)) ||
 		    (b->nlink > 1 && !(lm = calloc(1, sizeof(*lm))))) {
 			vfs_tree_free(n);
 			return -ENOMEM;

@@ -11,7 +11,8 @@
  *                when the mount asks for it), plus the database files
  *                of base arch <arch> (rk/kpack_db.h).
  * Nothing is copied: unchanged files share the artifact's blobs, a rewritten binary and a
- * .kpack archive are segment lists over those blobs (compressed bundles are decompressed
+ * .kpack archive are composite files over those blobs (their sources carry the artifact's
+ * origin, which re-creates an evicted blob) (compressed bundles are decompressed
  * once into a blob of their own). A file that cannot be split (broken bundle, mismatching
  * code object, unsafe ELF) stays in the generic output unchanged, with one log line.
  *
@@ -41,9 +42,8 @@
 #include "rk/kpack_db.h"
 #include "rk/kpack_elf.h"
 #include "rk/log.h"
-#include "rk/splice.h"
+#include "rk/composite.h"
 #include "rk/target.h"
-#include "formats/tar_layout.h"
 #include "engine/vfs_int.h"
 #include "services/kpack_split.h"
 
@@ -70,7 +70,7 @@ struct kpack_archive {
 	char arch[RK_TARGET_MAX];
 	const char *prefix; /* the first prefix (sorted) with code objects for it */
 	int64_t mtime; /* the newest of the binaries it holds code objects of */
-	struct rk_tar_layout *layout; /* scheme none */
+	struct rk_composite *composite; /* scheme none */
 	struct zarchive z; /* zstd */
 };
 
@@ -131,7 +131,7 @@ struct split {
 	size_t nsrc;
 	struct payload *pay;
 	size_t npay;
-	struct rk_tar_layout **layouts; /* per entry: the rewritten binary, or NULL */
+	struct rk_composite **rewrites; /* per entry: the rewritten binary, or NULL */
 	struct kpack_archive *ar;
 	size_t nar;
 	struct out **outs;
@@ -212,54 +212,22 @@ static int add_source(struct split *s, const char *id, uint64_t size, size_t *id
 	return 0;
 }
 
-/* The splice of a rewritten binary (source 0 = blob) as a segment list. Also used for
- * .kpack archives, whose sources are s->src. */
-static int to_layout(const struct rk_splice *sp, const struct source *srcs, struct artifact *origin,
-		     struct rk_tar_layout **out)
+/* Give composite c (built over the numbers of srcs[0..n)) its source table, the blobs of
+ * artifact a, and move it to *out (malloc'd). c is left empty. */
+static int keep_composite(struct rk_composite *c, const struct source *srcs, size_t n,
+			  struct artifact *a, struct rk_composite **out)
 {
-	struct rk_tar_layout *l = calloc(1, sizeof(*l));
+	int rc = 0;
 
-	if (!l || !(l->segs = calloc(sp->n ? sp->n : 1, sizeof(*l->segs))) ||
-	    (sp->arena_len && !(l->arena = malloc(sp->arena_len)))) {
-		if (l)
-			free(l->segs);
-		free(l);
-		return -ENOMEM;
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = rk_composite_add_source(c, srcs[i].id, srcs[i].size, &a->blob_origin, NULL);
+	if (!rc && !(*out = malloc(sizeof(**out))))
+		rc = -ENOMEM;
+	if (!rc) {
+		**out = *c;
+		*c = (struct rk_composite)RK_COMPOSITE_INIT;
 	}
-	if (sp->arena_len)
-		memcpy(l->arena, sp->arena, sp->arena_len);
-	l->arena_len = sp->arena_len;
-	for (size_t i = 0; i < sp->n; i++) {
-		const struct rk_piece *p = &sp->v[i];
-		struct rk_tar_seg *g = &l->segs[i];
-
-		g->off = p->off;
-		g->len = p->len;
-		if (p->kind == RK_PIECE_BYTES) {
-			g->kind = RK_SEG_BYTES;
-			g->u.bytes = (size_t)p->at;
-		} else if (p->kind == RK_PIECE_ZERO) {
-			g->kind = RK_SEG_ZERO;
-		} else {
-			g->kind = RK_SEG_BLOB;
-			memcpy(g->u.blob, srcs[p->src].id, RK_SHA256_HEX);
-			g->boff = p->at;
-			g->bsize = srcs[p->src].size;
-			g->origin = origin;
-		}
-	}
-	l->nsegs = sp->n;
-	l->size = sp->size;
-	*out = l;
-	return 0;
-}
-
-static void free_layout(struct rk_tar_layout *l)
-{
-	if (l) {
-		rk_tar_layout_release(l);
-		free(l);
-	}
+	return rc;
 }
 
 /* Count of code objects already seen for arch in this binary (the TU index). */
@@ -459,12 +427,12 @@ out:
 	return rc;
 }
 
-/* Split fat binary e (index i): its kernels join s->k, its rewrite s->layouts[i]. */
+/* Split fat binary e (index i): its kernels join s->k, its rewrite s->rewrites[i]. */
 static int split_binary(struct split *s, size_t i, const unsigned char *img,
 			const struct rk_fat_elf *fe, struct rk_err *err)
 {
 	struct entry *e = &s->e[i];
-	struct rk_splice sp = RK_SPLICE_INIT;
+	struct rk_composite c = RK_COMPOSITE_INIT;
 	struct source self;
 	size_t first = s->nk;
 	int rc;
@@ -472,14 +440,14 @@ static int split_binary(struct split *s, size_t i, const unsigned char *img,
 	if ((rc = add_kernels(s, e, fe, img, err)))
 		return rc;
 	rc = rk_kpack_host_rewrite(img, e->size, e->path + e->rel, s->group,
-				   s->relkeys ? e->path + e->rel : e->path, &sp, err);
+				   s->relkeys ? e->path + e->rel : e->path, &c, err);
 	memcpy(self.id, e->data, RK_SHA256_HEX);
 	self.size = e->size;
-	if (!rc)
-		rc = to_layout(&sp, &self, s->a, &s->layouts[i]);
+	if (!rc) /* source 0: the binary */
+		rc = keep_composite(&c, &self, 1, s->a, &s->rewrites[i]);
 	if (rc)
 		drop_kernels(s, first);
-	rk_splice_release(&sp);
+	rk_composite_release(&c);
 	return rc;
 }
 
@@ -590,11 +558,11 @@ static int add_entry(struct split *s, struct out *o, size_t i)
 	n->size = e->size;
 	n->src = e->src;
 	n->origin = s->a;
-	if (s->layouts[i]) {
-		n->src = SRC_TAR;
-		n->tar = s->layouts[i];
-		n->size = n->tar->size;
-		s->layouts[i] = NULL;
+	if (s->rewrites[i]) {
+		n->src = SRC_COMPOSITE;
+		n->composite = s->rewrites[i];
+		n->size = n->composite->size;
+		s->rewrites[i] = NULL;
 	} else if (e->data && !(n->data = strdup(e->data))) {
 		return -ENOMEM;
 	}
@@ -700,7 +668,7 @@ static int zarchive_key(const struct zarchive *z, char key[RK_SHA256_HEX])
 /* Find or build archive z's blob (z->id, z->size). */
 static int zarchive_make(struct rk_vfs *v, struct artifact *a, struct zarchive *z, struct rk_err *err)
 {
-	struct rk_splice sp = RK_SPLICE_INIT;
+	struct rk_composite sp = RK_COMPOSITE_INIT;
 	struct rk_blob_writer *w = NULL;
 	struct src_reader r = {v, a, z->src, calloc(z->nsrc + 1, sizeof(int))};
 	const char *arches[1] = {z->arch};
@@ -732,9 +700,9 @@ static int zarchive_make(struct rk_vfs *v, struct artifact *a, struct zarchive *
 	free(r.fd);
 	if (!rc)
 		rc = rk_blob_create(v->cache, 1, &w, err);
-	for (size_t i = 0; !rc && i < sp.n; i++) /* the zstd scheme's pieces are all bytes */
-		rc = sp.v[i].kind == RK_PIECE_BYTES
-			     ? rk_blob_write(w, sp.arena + sp.v[i].at, sp.v[i].len, err)
+	for (size_t i = 0; !rc && i < sp.npieces; i++) /* the zstd scheme's pieces are all bytes */
+		rc = sp.pieces[i].kind == RK_PIECE_BYTES
+			     ? rk_blob_write(w, sp.arena + sp.pieces[i].at, sp.pieces[i].len, err)
 			     : rk_err_set(err, -EINVAL, "zstd archive with a source piece");
 	if (!rc) {
 		rc = rk_blob_commit(w, z->id, err);
@@ -742,7 +710,7 @@ static int zarchive_make(struct rk_vfs *v, struct artifact *a, struct zarchive *
 	}
 	rk_blob_abort(w);
 	z->size = sp.size;
-	rk_splice_release(&sp);
+	rk_composite_release(&sp);
 	if (!rc) {
 		char line[100];
 
@@ -766,8 +734,8 @@ static void zarchive_release(struct zarchive *z)
 	memset(z, 0, sizeof(*z));
 }
 
-/* The .kpack archive of each arch, made before the tree is locked: a segment list over
- * the sources (scheme "none") or a blob (zstd). */
+/* The .kpack archive of each arch, made before the tree is locked: a composite over the
+ * sources (scheme "none") or a blob (zstd). */
 static int prepare_archives(struct split *s, struct rk_err *err)
 {
 	int rc = 0;
@@ -807,13 +775,13 @@ static int prepare_archives(struct split *s, struct rk_err *err)
 		}
 		if (!s->v->kpack_zstd) {
 			const char *arches[1] = {ar->arch};
-			struct rk_splice sp = RK_SPLICE_INIT;
+			struct rk_composite sp = RK_COMPOSITE_INIT;
 
 			rc = rk_kpack_build(s->group, arches, 1, kk, n, RK_KPACK_NONE, NULL, NULL,
 					    &sp, err);
 			if (!rc)
-				rc = to_layout(&sp, s->src, s->a, &ar->layout);
-			rk_splice_release(&sp);
+				rc = keep_composite(&sp, s->src, s->nsrc, s->a, &ar->composite);
+			rk_composite_release(&sp);
 			free(kk);
 			continue;
 		}
@@ -854,11 +822,11 @@ static int add_kpack(struct split *s, struct kpack_archive *ar)
 		rc = -ENOMEM;
 	if (!rc) {
 		f->origin = s->a;
-		if (ar->layout) {
-			f->src = SRC_TAR;
-			f->tar = ar->layout;
-			f->size = ar->layout->size;
-			ar->layout = NULL;
+		if (ar->composite) {
+			f->src = SRC_COMPOSITE;
+			f->composite = ar->composite;
+			f->size = ar->composite->size;
+			ar->composite = NULL;
 		} else {
 			f->src = SRC_BLOB;
 			f->size = ar->z.size;
@@ -908,15 +876,15 @@ static void split_release(struct split *s)
 	for (size_t i = 0; i < s->ne; i++) {
 		free(s->e[i].path);
 		free(s->e[i].data);
-		if (s->layouts)
-			free_layout(s->layouts[i]);
+		if (s->rewrites)
+			rk_composite_free(s->rewrites[i]);
 	}
 	for (size_t i = 0; i < s->nk; i++) {
 		free(s->k[i].key);
 		free(s->k[i].id);
 	}
 	for (size_t i = 0; i < s->nar; i++) {
-		free_layout(s->ar[i].layout);
+		rk_composite_free(s->ar[i].composite);
 		zarchive_release(&s->ar[i].z);
 	}
 	free(s->ar);
@@ -924,7 +892,7 @@ static void split_release(struct split *s)
 	free(s->k);
 	free(s->src);
 	free(s->pay);
-	free(s->layouts);
+	free(s->rewrites);
 }
 
 static int do_split(struct rk_vfs *v, struct artifact *a, const char *group, int relkeys,
@@ -949,7 +917,7 @@ static int do_split(struct rk_vfs *v, struct artifact *a, const char *group, int
 			rc = collect(&s, p, &path, i, path.len + 1);
 	}
 	rk_buf_release(&path);
-	if (!rc && !(s.layouts = calloc(s.ne + 1, sizeof(*s.layouts))))
+	if (!rc && !(s.rewrites = calloc(s.ne + 1, sizeof(*s.rewrites))))
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < s.ne; i++) {
 		struct rk_err e = RK_ERR_INIT;

@@ -1,7 +1,8 @@
 /* tree_tar.c: a tree as GNU tar lays it out, a service of the views (tarballs/, and any
  * view that serves a tree as a tar archive): members sorted by name depth first (GNU
  * tar's --sort=name), rooted at "./", hardlinks as links to their first path, every
- * mtime the newest mtime in the tree (formats/tar_layout.h has the bytes). Reads the
+ * mtime the newest mtime in the tree (formats/tar_layout.h has the bytes), as a composite
+ * file. Reads the
  * tree only: a private tree, or a served one that no longer changes. */
 #include <errno.h>
 #include <stdlib.h>
@@ -72,7 +73,7 @@ static int collect(struct collect *c, const struct node *dir, struct rk_buf *pat
 			c->newest = n->mtime;
 		m.mode = n->mode;
 		m.size = n->size;
-		m.origin = n->origin;
+		m.origin = n->origin ? &n->origin->blob_origin : NULL;
 		if (!(m.path = strdup(path->buf))) {
 			rc = -ENOMEM;
 			break;
@@ -123,7 +124,7 @@ static void collect_release(struct collect *c)
 	free(c->v);
 }
 
-int vfs_tree_tar(const struct node *root, struct rk_tar_layout *out, int64_t *newest)
+int vfs_tree_tar(const struct node *root, struct rk_composite *out, int64_t *newest)
 {
 	struct rk_buf path = RK_BUF_INIT;
 	struct collect c = {0};

@@ -9,6 +9,6 @@
 /* root's tree as GNU tar lays it out (members sorted by name, rooted at "./", hardlinks
  * to their first path, every mtime the newest, which *newest receives when not NULL).
  * Reads the tree only. */
-int vfs_tree_tar(const struct node *root, struct rk_tar_layout *out, int64_t *newest);
+int vfs_tree_tar(const struct node *root, struct rk_composite *out, int64_t *newest);
 
 #endif

@@ -30,7 +30,7 @@
 static int make_tarball(struct rk_vfs *v, struct node *dir, struct run *r, const char *x, int tests,
 			const char *file, struct rk_err *err)
 {
-	struct rk_tar_layout *l = calloc(1, sizeof(*l));
+	struct rk_composite *l = calloc(1, sizeof(*l));
 	struct node *root = NULL, *n;
 	int64_t newest = 0;
 	int rc;
@@ -38,7 +38,7 @@ static int make_tarball(struct rk_vfs *v, struct node *dir, struct run *r, const
 	if (!l)
 		return -ENOMEM;
 	/* the tree to archive, a private flatten (tests: everything, the same tree as
-	 * dist/<x>); the layout keeps what it needs of it */
+	 * dist/<x>); the composite keeps what it needs of it */
 	root = vfs_tree_new(file, S_IFDIR | 0755, 0);
 	rc = root ? vfs_flatten(v, r, x, !tests, root, NULL, NULL, err) : -ENOMEM;
 	if (rc) {
@@ -54,13 +54,12 @@ static int make_tarball(struct rk_vfs *v, struct node *dir, struct run *r, const
 	}
 	n = vfs_node_add(dir, file, S_IFREG | 0444, newest);
 	if (n) {
-		n->src = SRC_TAR;
-		n->tar = l;
+		n->src = SRC_COMPOSITE;
+		n->composite = l;
 		n->size = l->size;
 	}
 	if (!n) {
-		rk_tar_layout_release(l);
-		free(l);
+		rk_composite_free(l);
 		return -ENOMEM;
 	}
 	/* .tar.gz (TheRock's format, gzip -6) and .tar.zst (zstd -3, seekable): planned
@@ -77,7 +76,7 @@ static int make_tarball(struct rk_vfs *v, struct node *dir, struct run *r, const
 		zn = vfs_node_add(dir, zname, S_IFREG | 0444, newest);
 		if (zn) {
 			zn->src = SRC_TARZ;
-			zn->tar = l;
+			zn->composite = l;
 			zn->tarz = z;
 		}
 		if (!zn) {

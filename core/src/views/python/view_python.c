@@ -13,7 +13,7 @@
  * Populating python/ reads each stored wheel's METADATA (a few ranged reads) and builds
  * the synthesized packages; a project's files are hashed when its page is first looked
  * at, once: the hash is kept in the cache under pyhash/ (keyed by the store, path, size
- * and mtime, or a synthesized wheel's layout digest), so a remount reads no file whole.
+ * and mtime, or a synthesized wheel's composite digest), so a remount reads no file whole.
  * A stored file wins over a synthesized one of the same name; when two groups store a
  * file of the same name, the first (sorted) one is served; PROVENANCE says so. A wheel
  * whose METADATA cannot be read is listed without data-core-metadata, with one log line;
@@ -30,6 +30,7 @@
 #include "rk/hash.h"
 #include "rk/log.h"
 #include "rk/wheel.h"
+#include "cache/composite_read.h"
 #include "views/python/view_python.h"
 
 struct pyfile {
@@ -51,8 +52,8 @@ struct pyfile {
 	int unreadable; /* its bytes could not be hashed (logged): left out of its page */
 	struct pysynth *syn; /* synthesized (view_python_synth.c), while populating */
 	int synth; /* synthesized, not stored */
-	char syn_key[RK_SHA256_HEX]; /* a synthesized wheel's layout digest */
-	const struct rk_tar_layout *zip; /* a synthesized wheel: its node's layout */
+	char syn_key[RK_SHA256_HEX]; /* a synthesized wheel's composite digest */
+	const struct rk_composite *zip; /* a synthesized wheel: its node's composite */
 	const char *bytes; /* the synthesized sdist: its node's bytes */
 	int meta_tried; /* read_metadata ran (before the kpack split) */
 	/* once the set is kept (pop_python's end): */
@@ -157,7 +158,7 @@ int vfs_pyhash_rel(struct rk_vfs *v, const char *kind, const char *path, uint64_
 	return rk_memo_name("pyhash", kind, parts, 5, rel);
 }
 
-/* f's record: by store identity, or a synthesized wheel's layout digest. */
+/* f's record: by store identity, or a synthesized wheel's composite digest. */
 static int hash_key(struct rk_vfs *v, const struct pyfile *f, char rel[128])
 {
 	return f->synth ? vfs_pyhash_rel(v, "", f->syn_key, 0, 0, rel)
@@ -201,17 +202,17 @@ static int hash_object(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
 	return rc;
 }
 
-/* The sha256 of a synthesized wheel: its bytes read once through the layout. */
-static int hash_layout(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
+/* The sha256 of a synthesized wheel: its bytes read once through the composite. */
+static int hash_composite(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
 {
-	struct vfs_layout_src src = {v, f->zip};
 	struct rk_sha256 h;
 	char *buf = malloc(1 << 20);
 	int rc = buf ? rk_sha256_init(&h) : -ENOMEM;
 
 	for (uint64_t off = 0; !rc && off < f->size;) {
-		ssize_t r = vfs_layout_read(
-			&src, buf, (size_t)RK_MIN((uint64_t)(1 << 20), f->size - off), off);
+		ssize_t r = rk_composite_pread_blobs(
+			v->cache, f->zip, buf, (size_t)RK_MIN((uint64_t)(1 << 20), f->size - off),
+			off, NULL);
 
 		if (r <= 0)
 			rc = rk_err_set(err, -EIO, "'%s': unreadable at %llu", f->file,
@@ -248,7 +249,7 @@ static int file_sha256(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
 		if (ok)
 			return 0;
 	}
-	if ((rc = f->synth ? hash_layout(v, f, err) : hash_object(v, f, err)))
+	if ((rc = f->synth ? hash_composite(v, f, err) : hash_object(v, f, err)))
 		return rc;
 	if (v->cache) {
 		char line[RK_SHA256_HEX + 1];
@@ -449,9 +450,9 @@ static int build_tree(struct node *py, struct pyset *s)
 		}
 		n->size = f->size;
 		if (f->syn && f->syn->zip) {
-			n->src = SRC_TAR; /* a zip laid out like a tarball */
-			n->tar = f->syn->zip;
-			f->zip = n->tar;
+			n->src = SRC_COMPOSITE; /* a wheel: a zip as a composite file */
+			n->composite = f->syn->zip;
+			f->zip = n->composite;
 			f->syn->zip = NULL;
 		} else if (f->syn) {
 			n->src = SRC_BYTES;

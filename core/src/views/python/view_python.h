@@ -8,7 +8,7 @@
 #include "rk/buf.h"
 #include "rk/cache.h"
 
-struct rk_tar_layout;
+struct rk_composite;
 struct pyset;
 
 /* The view's state for one run (*vfs_view_state). */
@@ -23,13 +23,13 @@ void vfs_python_split_free(struct pystate *ps);
 /* view_python_synth.c: the packages TheRock would build from run r's artifacts. */
 struct pysynth {
 	char *file; /* "rocm_sdk_core-V-py3-none-linux_x86_64.whl", "rocm-V.tar.gz" */
-	struct rk_tar_layout *zip; /* a wheel's layout (owned), or NULL */
+	struct rk_composite *zip; /* a wheel, as a composite file (owned), or NULL */
 	char *bytes; /* the sdist's bytes (owned), or NULL */
 	uint64_t size;
 	char *meta; /* a wheel's METADATA (NUL-terminated), or NULL */
 	size_t meta_len;
 	char *from; /* what it is made of, for PROVENANCE */
-	char key[RK_SHA256_HEX]; /* a wheel's identity: the digest of its layout */
+	char key[RK_SHA256_HEX]; /* a wheel's identity: the digest of its composite */
 };
 struct pysynth_set {
 	struct pysynth *v;
@@ -44,7 +44,7 @@ void pysynth_truncate(struct pysynth_set *s, size_t n);
  * and network failures fail the call. Ingests the artifacts it needs. */
 int vfs_python_synth(struct rk_vfs *v, struct run *r, struct pysynth_set *out, struct rk_err *err);
 /* wheel_build.c: a wheel built from members: blobs (content id, size), bytes (taken over;
- * NULL with no blob and no layout: an empty file) or segment lists (borrowed until
+ * NULL with no blob and no composite: an empty file) or composite files (borrowed until
  * pywheel_finish, whose CRC-32 and sha256 are computed once and remembered in the cache).
  * A second add of a name is ignored (the first wins, as the first copy does in a wheel
  * build). origin: the artifact whose blobs they are (a missing one is re-created).
@@ -57,7 +57,7 @@ struct pyentry {
 	uint64_t size;
 	char blob[RK_SHA256_HEX]; /* "" for data */
 	char *data;
-	const struct rk_tar_layout *layout; /* content as a segment list (borrowed) */
+	const struct rk_composite *composite; /* content as a composite file (borrowed) */
 	struct artifact *origin;
 	UT_hash_handle hh;
 };
@@ -69,7 +69,7 @@ struct pywheel *pywheel_new(void);
 void pywheel_free(struct pywheel *w);
 void pywheel_release(struct pywheel *w); /* a pywheel that is not pywheel_new's */
 int pywheel_add(struct pywheel *w, const char *name, uint32_t mode, uint64_t size, const char *blob,
-		char *data, const struct rk_tar_layout *layout, struct artifact *origin);
+		char *data, const struct rk_composite *composite, struct artifact *origin);
 int pywheel_add_buf(struct pywheel *w, const char *name, struct rk_buf *b); /* b emptied */
 int pywheel_add_str(struct pywheel *w, const char *name, const char *s);
 struct pywheel_info {
@@ -78,8 +78,8 @@ struct pywheel_info {
 };
 int pywheel_finish(struct rk_vfs *v, struct pywheel *w, const struct pywheel_info *in,
 		   struct pysynth_set *out, struct rk_err *err);
-/* A layout's identity: the digest of its segments (blob ids and header bytes). */
-int pywheel_layout_digest(const struct rk_tar_layout *l, char hex[RK_SHA256_HEX]);
+/* A composite's identity: the digest of its pieces (blob ids and literal bytes). */
+int pywheel_composite_digest(const struct rk_composite *c, char hex[RK_SHA256_HEX]);
 /* Open blob id (size bytes), re-created through origin when it is missing or damaged. */
 int pywheel_blob_open(struct rk_vfs *v, const char *id, uint64_t size, struct artifact *origin,
 		      int *fd, struct rk_err *err);

@@ -20,7 +20,7 @@
  * whose tree is those blobs) and goes through the kpack split service, with the wheel
  * splitter's naming: group "rocm_sdk_libraries", kernel names relative to the platform
  * directory. The split's outputs (blobs, rewritten binaries and .kpack archives as
- * segment lists) become zip layouts (zip_layout.h); nothing is copied. docs/kpack.md,
+ * composite files) become wheels, composites too (zip_layout.h); nothing is copied. docs/kpack.md,
  * "Wheel split". */
 #include <errno.h>
 #include <stdio.h>
@@ -36,7 +36,6 @@
 #include "rk/log.h"
 #include "rk/path.h"
 #include "rk/wheel.h"
-#include "formats/tar_layout.h"
 #include "views/python/view_python.h"
 #include "services/kpack_split.h"
 
@@ -297,8 +296,8 @@ static int add_tree(struct pywheel *p, const struct node *dir, struct rk_buf *re
 		} else if (S_ISREG(c->mode)) {
 			uint32_t mode = S_IFREG | ((c->mode & 0111) ? 0755 : 0644);
 
-			if (c->src == SRC_TAR)
-				rc = pywheel_add(p, name, mode, c->size, NULL, NULL, c->tar,
+			if (c->src == SRC_COMPOSITE)
+				rc = pywheel_add(p, name, mode, c->size, NULL, NULL, c->composite,
 						 origin);
 			else if (c->src == SRC_BLOB)
 				rc = pywheel_add(p, name, mode, c->size, c->data, NULL, NULL,

@@ -30,6 +30,7 @@
 #include "rk/hash.h"
 #include "rk/log.h"
 #include "rk/manifest.h"
+#include "cache/composite_read.h"
 #include "views/python/pysrc.h"
 #include "formats/tar_layout.h"
 #include "views/python/view_python.h"
@@ -682,7 +683,7 @@ struct tlist {
 };
 
 static int tlist_push(struct tlist *l, const char *path, uint32_t mode, uint64_t size,
-		      const char *blob, const char *link, void *origin)
+		      const char *blob, const char *link, struct artifact *origin)
 {
 	struct rk_tar_member *m;
 
@@ -699,7 +700,7 @@ static int tlist_push(struct tlist *l, const char *path, uint32_t mode, uint64_t
 	memset(m, 0, sizeof(*m));
 	m->mode = mode;
 	m->size = size;
-	m->origin = origin;
+	m->origin = origin ? &origin->blob_origin : NULL;
 	if (!(m->path = strdup(path)) || (blob && !(m->blob = strdup(blob))) ||
 	    (link && !(m->link = strdup(link)))) {
 		free((char *)m->path);
@@ -776,16 +777,15 @@ static int devel_walk(struct synth *s, struct tlist *l, struct node *dir, struct
 	return rc;
 }
 
-/* Write layout l into a cache blob once (remembered under pyhash/), id in id. */
-static int materialize(struct synth *s, const struct rk_tar_layout *l, char id[RK_SHA256_HEX])
+/* Write composite l into a cache blob once (remembered under pyhash/), id in id. */
+static int materialize(struct synth *s, const struct rk_composite *l, char id[RK_SHA256_HEX])
 {
-	struct vfs_layout_src src = {s->v, l};
 	struct rk_blob_writer *w;
 	char key[RK_SHA256_HEX], rel[128], *data = NULL, *buf;
 	size_t len;
 	int rc;
 
-	if ((rc = pywheel_layout_digest(l, key)))
+	if ((rc = pywheel_composite_digest(l, key)))
 		return rc;
 	snprintf(rel, sizeof(rel), "pyhash/blob-%s", key);
 	if (!rk_cache_get_file(s->v->cache, rel, 128, &data, &len, NULL)) {
@@ -806,7 +806,7 @@ static int materialize(struct synth *s, const struct rk_tar_layout *l, char id[R
 	}
 	for (uint64_t off = 0; !rc && off < l->size;) {
 		size_t n = (size_t)RK_MIN((uint64_t)(1 << 20), l->size - off);
-		ssize_t r = vfs_layout_read(&src, buf, n, off);
+		ssize_t r = rk_composite_pread_blobs(s->v->cache, l, buf, n, off, NULL);
 
 		if (r <= 0)
 			rc = rk_err_set(s->err, -EIO, "reading the devel tarball at %llu",
@@ -837,7 +837,7 @@ static int devel_wheel(struct synth *s)
 	struct pkg p = {.w.sources = RK_BUF_INIT};
 	struct rk_buf rel = RK_BUF_INIT;
 	struct tlist l = {0};
-	struct rk_tar_layout tar = {0};
+	struct rk_composite tar = RK_COMPOSITE_INIT;
 	const char *family = s->split || !s->nfamilies ? NULL : s->families[0];
 	char req[200], summary[300], id[RK_SHA256_HEX];
 	struct node *root;
@@ -870,7 +870,7 @@ static int devel_wheel(struct synth *s)
 		 s->r->cat->name);
 	if (!rc)
 		rc = finish_wheel(s, &p, "rocm-sdk-devel", req, summary, "rocm_sdk_devel\n");
-	rk_tar_layout_release(&tar);
+	rk_composite_release(&tar);
 	tlist_release(&l);
 	pywheel_release(&p.w);
 	vfs_tree_free(root);
@@ -893,8 +893,7 @@ static int sdist(struct synth *s)
 {
 	struct rk_buf b = RK_BUF_INIT;
 	struct tlist l = {0};
-	struct rk_tar_layout tar = {0};
-	struct vfs_layout_src src = {s->v, &tar};
+	struct rk_composite tar = RK_COMPOSITE_INIT;
 	char base[200], path[400], *raw = NULL, *gz = NULL;
 	size_t gzlen = 0;
 	int rc;
@@ -937,7 +936,8 @@ static int sdist(struct synth *s)
 	}
 	if (!rc && !(raw = malloc(tar.size)))
 		rc = -ENOMEM;
-	if (!rc && vfs_layout_read(&src, raw, tar.size, 0) != (ssize_t)tar.size)
+	if (!rc && rk_composite_pread_blobs(s->v->cache, &tar, raw, tar.size, 0, NULL) !=
+			   (ssize_t)tar.size)
 		rc = -EIO;
 	if (!rc) {
 		struct libdeflate_compressor *c = libdeflate_alloc_compressor(9);
@@ -962,7 +962,7 @@ static int sdist(struct synth *s)
 	}
 	free(gz);
 	free(raw);
-	rk_tar_layout_release(&tar);
+	rk_composite_release(&tar);
 	tlist_release(&l);
 	rk_buf_release(&b);
 	return rc;

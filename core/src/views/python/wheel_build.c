@@ -2,7 +2,7 @@
  * view_python_synth.c and view_python_split.c): PEP 427 dist-info (METADATA, WHEEL,
  * top_level.txt, RECORD last, as bdist_wheel writes them), members sorted, laid out as a
  * zip of stored entries over cache blobs (formats/zip_layout.h). RECORD's hashes are the
- * blobs' content ids; the CRC-32 of a blob is its recorded xattr, that of a segment list
+ * blobs' content ids; the CRC-32 of a blob is its recorded xattr, that of a composite file
  * (a rewritten binary, a .kpack) is computed once and kept as pyhash/sums-<digest>.
  *
  * It lives in the python view's folder because only that view builds wheels; a second
@@ -18,6 +18,7 @@
 #include "rk/buf.h"
 #include "rk/cache.h"
 #include "rk/hash.h"
+#include "cache/composite_read.h"
 #include "views/python/view_python.h"
 #include "formats/zip_layout.h"
 
@@ -47,12 +48,12 @@ void pywheel_release(struct pywheel *p)
 }
 
 int pywheel_add(struct pywheel *p, const char *name, uint32_t mode, uint64_t size,
-		const char *blob, char *data, const struct rk_tar_layout *layout,
+		const char *blob, char *data, const struct rk_composite *composite,
 		struct artifact *origin)
 {
 	struct pyentry *e;
 
-	if (!blob && !layout && !data && !(data = strdup("")))
+	if (!blob && !composite && !data && !(data = strdup("")))
 		return -ENOMEM;
 	HASH_FIND_STR(p->ents, name, e);
 	if (e) {
@@ -69,7 +70,7 @@ int pywheel_add(struct pywheel *p, const char *name, uint32_t mode, uint64_t siz
 	if (blob)
 		memcpy(e->blob, blob, RK_SHA256_HEX);
 	e->data = data;
-	e->layout = blob || data ? NULL : layout;
+	e->composite = blob || data ? NULL : composite;
 	e->origin = origin;
 	HASH_ADD_KEYPTR(hh, p->ents, e->name, strlen(e->name), e);
 	return rk_htab_oom() ? -ENOMEM : 0;
@@ -90,20 +91,19 @@ int pywheel_add_str(struct pywheel *p, const char *name, const char *s)
 	return d ? pywheel_add(p, name, S_IFREG | 0644, strlen(d), NULL, d, NULL, NULL) : -ENOMEM;
 }
 
-/* The CRC-32 and SHA-256 of a file that is a segment list (a rewritten binary, a .kpack
- * archive): read through once, then remembered as pyhash/sums-<layout digest>
+/* The CRC-32 and SHA-256 of a file that is a composite (a rewritten binary, a .kpack
+ * archive): read through once, then remembered as pyhash/sums-<composite digest>
  * ("<crc hex> <sha256 hex>"). */
-static int layout_sums(struct rk_vfs *v, const struct rk_tar_layout *l, uint32_t *crc,
-		       char hex[RK_SHA256_HEX], struct rk_err *err)
+static int composite_sums(struct rk_vfs *v, const struct rk_composite *l, uint32_t *crc,
+			  char hex[RK_SHA256_HEX], struct rk_err *err)
 {
-	struct vfs_layout_src src = {v, l};
 	char key[RK_SHA256_HEX], rel[128], *data = NULL, *buf;
 	struct rk_sha256 h;
 	unsigned c;
 	size_t len;
 	int rc;
 
-	if ((rc = pywheel_layout_digest(l, key)))
+	if ((rc = pywheel_composite_digest(l, key)))
 		return rc;
 	snprintf(rel, sizeof(rel), "pyhash/sums-%s", key);
 	if (v->cache && !rk_cache_get_file(v->cache, rel, 256, &data, &len, NULL)) {
@@ -124,7 +124,7 @@ static int layout_sums(struct rk_vfs *v, const struct rk_tar_layout *l, uint32_t
 	*crc = 0;
 	for (uint64_t off = 0; !rc && off < l->size;) {
 		size_t n = (size_t)RK_MIN((uint64_t)(1 << 20), l->size - off);
-		ssize_t r = vfs_layout_read(&src, buf, n, off);
+		ssize_t r = rk_composite_pread_blobs(v->cache, l, buf, n, off, NULL);
 
 		if (r <= 0) {
 			rc = rk_err_set(err, -EIO, "reading a synthesized member at %llu",
@@ -203,7 +203,7 @@ int pywheel_finish(struct rk_vfs *v, struct pywheel *p, const struct pywheel_inf
 	struct rk_buf meta = RK_BUF_INIT, rec = RK_BUF_INIT, tmp = RK_BUF_INIT;
 	struct pyentry **order = NULL, *e, *t;
 	struct rk_zip_member *zm = NULL;
-	struct rk_tar_layout *l = NULL;
+	struct rk_composite *l = NULL;
 	char stem[300], name[600];
 	size_t n = 0;
 	int rc;
@@ -260,7 +260,7 @@ int pywheel_finish(struct rk_vfs *v, struct pywheel *p, const struct pywheel_inf
 		zm[i].name = e->name;
 		zm[i].mode = e->mode;
 		zm[i].size = e->size;
-		zm[i].origin = e->origin;
+		zm[i].origin = e->origin ? &e->origin->blob_origin : NULL;
 		if (e->blob[0]) {
 			zm[i].blob = e->blob;
 			memcpy(hex, e->blob, RK_SHA256_HEX);
@@ -276,9 +276,9 @@ int pywheel_finish(struct rk_vfs *v, struct pywheel *p, const struct pywheel_inf
 							   err);
 				}
 			}
-		} else if (e->layout) {
-			zm[i].layout = e->layout;
-			rc = layout_sums(v, e->layout, &zm[i].crc, hex, err);
+		} else if (e->composite) {
+			zm[i].composite = e->composite;
+			rc = composite_sums(v, e->composite, &zm[i].crc, hex, err);
 		} else {
 			zm[i].data = e->data;
 			zm[i].crc = (uint32_t)libdeflate_crc32(0, e->data, e->size);
@@ -316,8 +316,7 @@ int pywheel_finish(struct rk_vfs *v, struct pywheel *p, const struct pywheel_inf
 		if (!(ps = pysynth_push(out)) || !(ps->file = strdup(file)) ||
 		    !(ps->meta = malloc(e->size + 1)) ||
 		    !(ps->from = strdup(in->from ? in->from : p->sources.buf ? p->sources.buf : ""))) {
-			rk_tar_layout_release(l);
-			free(l);
+			rk_composite_free(l);
 			rc = -ENOMEM;
 			goto out;
 		}
@@ -326,7 +325,7 @@ int pywheel_finish(struct rk_vfs *v, struct pywheel *p, const struct pywheel_inf
 		ps->meta_len = e->size;
 		ps->zip = l;
 		ps->size = l->size;
-		rc = pywheel_layout_digest(l, ps->key);
+		rc = pywheel_composite_digest(l, ps->key);
 	}
 out:
 	free(zm);
@@ -356,9 +355,7 @@ void pysynth_truncate(struct pysynth_set *s, size_t n)
 {
 	for (size_t i = n; i < s->n; i++) {
 		free(s->v[i].file);
-		if (s->v[i].zip)
-			rk_tar_layout_release(s->v[i].zip);
-		free(s->v[i].zip);
+		rk_composite_free(s->v[i].zip);
 		free(s->v[i].bytes);
 		free(s->v[i].meta);
 		free(s->v[i].from);
@@ -374,23 +371,25 @@ void pysynth_release(struct pysynth_set *s)
 	memset(s, 0, sizeof(*s));
 }
 
-int pywheel_layout_digest(const struct rk_tar_layout *l, char hex[RK_SHA256_HEX])
+int pywheel_composite_digest(const struct rk_composite *l, char hex[RK_SHA256_HEX])
 {
 	struct rk_sha256 h;
 	int rc = rk_sha256_init(&h);
 
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < l->nsegs; i++) {
-		const struct rk_tar_seg *g = &l->segs[i];
+	/* what it hashes is what the segment lists before composites hashed, so that the
+	 * sums and blobs remembered under those digests stay found */
+	for (size_t i = 0; i < l->npieces; i++) {
+		const struct rk_piece *g = &l->pieces[i];
 
 		rk_sha256_update(&h, &g->kind, 1);
 		rk_sha256_update(&h, &g->len, sizeof(g->len));
-		if (g->kind == RK_SEG_BYTES)
-			rk_sha256_update(&h, l->arena + g->u.bytes, g->len);
-		else if (g->kind == RK_SEG_BLOB) {
-			rk_sha256_update(&h, g->u.blob, RK_SHA256_HEX);
-			rk_sha256_update(&h, &g->boff, sizeof(g->boff));
+		if (g->kind == RK_PIECE_BYTES)
+			rk_sha256_update(&h, l->arena + g->at, g->len);
+		else if (g->kind == RK_PIECE_SOURCE) {
+			rk_sha256_update(&h, l->sources[g->src].id, RK_SHA256_HEX);
+			rk_sha256_update(&h, &g->at, sizeof(g->at));
 		}
 	}
 	rk_sha256_final(&h, hex);
