@@ -185,14 +185,15 @@ static ssize_t fat_read(void *ctx, uint32_t src, void *buf, size_t n, uint64_t o
 	return (ssize_t)n;
 }
 
-/* Write composite c (sources: fat_read's) to a new file path, through the one composite
- * reader, a MiB at a time. */
+/* Write composite c (sources: fat_read's) to a new file path: ranges of the fat binary
+ * (source 0) with copy_file_range, kernel-side (most of a rewritten host binary), the
+ * rest through the one composite reader, a MiB at a time. */
 static int write_composite(const struct rk_composite *c, struct fat *f, const char *path,
 			   mode_t mode)
 {
 	enum { CHUNK = 1 << 20 };
 	char *buf = malloc(CHUNK);
-	int out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode), rc = 0;
+	int out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode), rc = 0, cfr = 1;
 
 	if (out < 0 || !buf) {
 		rc = rp_fail("%s: %s", path, out < 0 ? strerror(errno) : "out of memory");
@@ -201,18 +202,36 @@ static int write_composite(const struct rk_composite *c, struct fat *f, const ch
 		free(buf);
 		return rc;
 	}
-	for (uint64_t off = 0; !rc && off < c->size;) {
-		size_t n = c->size - off < CHUNK ? (size_t)(c->size - off) : CHUNK;
-		ssize_t r = rk_composite_pread(c, fat_read, f, buf, n, off);
-		int w;
+	for (size_t i = 0; !rc && i < c->npieces; i++) {
+		const struct rk_piece *p = &c->pieces[i];
 
-		if (r <= 0)
-			rc = rp_fail("%s: reading its sources: %s", path,
-				     r < 0 ? strerror((int)-r) : "no progress");
-		else if ((w = rp_write_all(out, buf, (size_t)r)))
-			rc = rp_fail("%s: write: %s", path, strerror(-w));
-		else
-			off += (uint64_t)r;
+		for (uint64_t done = 0; !rc && done < p->len;) {
+			size_t n = p->len - done < CHUNK ? (size_t)(p->len - done) : CHUNK;
+			ssize_t r;
+			int w = 0;
+
+			r = -EXDEV;
+			if (p->kind == RK_PIECE_SOURCE && p->src == 0 && cfr) {
+				loff_t in = (loff_t)(p->at + done);
+
+				if ((r = copy_file_range(f->fd, &in, out, NULL, n, 0)) < 0)
+					r = -errno;
+				/* across file systems (a mounted fat binary), or not offered */
+				if (r == -EXDEV || r == -EOPNOTSUPP || r == -EINVAL || r == -ENOSYS)
+					cfr = 0;
+			}
+			if (r == -EXDEV || (!cfr && r < 0)) {
+				if ((r = rk_composite_pread(c, fat_read, f, buf, n, p->off + done)) > 0)
+					w = rp_write_all(out, buf, (size_t)r);
+			}
+			if (r <= 0)
+				rc = rp_fail("%s: writing: %s", path,
+					     r < 0 ? strerror((int)-r) : "no progress");
+			else if (w)
+				rc = rp_fail("%s: write: %s", path, strerror(-w));
+			else
+				done += (uint64_t)r;
+		}
 	}
 	free(buf);
 	if (close(out) && !rc)
