@@ -221,7 +221,8 @@ static int write_composite(const struct rk_composite *c, struct fat *f, const ch
 					cfr = 0;
 			}
 			if (r == -EXDEV || (!cfr && r < 0)) {
-				if ((r = rk_composite_pread(c, fat_read, f, buf, n, p->off + done)) > 0)
+				if ((r = rk_composite_pread(c, fat_read, f, buf, n,
+							    p->off + done)) > 0)
 					w = rp_write_all(out, buf, (size_t)r);
 			}
 			if (r <= 0)

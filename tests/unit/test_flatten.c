@@ -83,8 +83,7 @@ static void make_legacy(const char *run)
 	fx_tar(fx_path("store/%s/blas_test_gfx94X-dcgpu.tar.zst", run), FX_ZSTD, blas_test,
 	       N(blas_test));
 	fx_tar(fx_path("store/%s/fftw3_lib_gfx94X-dcgpu.tar.zst", run), FX_ZSTD, fftw, N(fftw));
-	fx_tar(fx_path("store/%s/rocm_lib_gfx110X-all.tar.zst", run), FX_ZSTD, rocm110,
-	       N(rocm110));
+	fx_tar(fx_path("store/%s/rocm_lib_gfx110X-all.tar.zst", run), FX_ZSTD, rocm110, N(rocm110));
 }
 
 /* ---- kpack-split runs: single gfx targets ---- */
@@ -174,7 +173,8 @@ static struct run *get_run(struct rk_vfs *v, const char *name)
 	int rc = rk_vfs_run(v, name, &cat, &err);
 
 	if (rc)
-		rk_test_fail(__FILE__, __LINE__, "rk_vfs_run('%s'): %s", name, rk_err_str(&err, rc));
+		rk_test_fail(__FILE__, __LINE__, "rk_vfs_run('%s'): %s", name,
+			     rk_err_str(&err, rc));
 	for (struct run *r = v->runs; r; r = r->next)
 		if (r->cat == cat)
 			return r;
@@ -465,8 +465,7 @@ RK_TEST(names_legacy)
 	r = get_run(v, "100-linux");
 	RK_ASSERT_EQ_INT(0, vfs_run_is_split(v, r));
 	/* each family, and each gfx target of it */
-	expect_names(v, r, 0,
-		     "gfx1100 gfx1101 gfx1102 gfx1103 gfx110X-all gfx942 gfx94X-dcgpu");
+	expect_names(v, r, 0, "gfx1100 gfx1101 gfx1102 gfx1103 gfx110X-all gfx942 gfx94X-dcgpu");
 	/* release tarballs: the families only */
 	expect_names(v, r, 1, "gfx110X-all gfx94X-dcgpu");
 	close_vfs(v);
@@ -569,7 +568,8 @@ RK_TEST(legacy_target_tree_uses_split_outputs)
 	/* aa, amd, blas, blas_test, fftw3, zz (all generic now): zz is the last writer */
 	expect_content(v, root, "share/order.txt", "zz\n");
 	RK_ASSERT_EQ_STR("amd_lib_generic", find(root, "conf/inner.txt")->origin->art->stem);
-	RK_ASSERT(find(root, "conf/inner.txt")->origin->source == get_art(r, "amd_lib_gfx94X-dcgpu"));
+	RK_ASSERT(find(root, "conf/inner.txt")->origin->source ==
+		  get_art(r, "amd_lib_gfx94X-dcgpu"));
 	RK_ASSERT(strstr(conflicts, "share/order.txt\taa_lib_generic\tamd_lib_generic\t"
 				    "different content\n") != NULL);
 	RK_ASSERT(strstr(conflicts, "share/order.txt\tamd_lib_generic\tzz_lib_generic\t"

@@ -266,8 +266,8 @@ static void check_kpack(struct rk_vfs *v, struct artifact *o, const char *path, 
 
 		snprintf(key, sizeof(key), "%s#%d", kname, t);
 		RK_ASSERT_EQ_STR(key, rk_kpack_binary(k, (size_t)t));
-		RK_ASSERT_EQ_INT(0, rk_kpack_get(k, key, arch ? "gfx1101" : "gfx1100", &data, &n,
-						 &err));
+		RK_ASSERT_EQ_INT(
+			0, rk_kpack_get(k, key, arch ? "gfx1101" : "gfx1100", &data, &n, &err));
 		RK_ASSERT_EQ_INT(CO_SIZE, n);
 		RK_ASSERT_EQ_MEM(want, data, CO_SIZE);
 		free(data);
@@ -279,8 +279,8 @@ static void check_kpack(struct rk_vfs *v, struct artifact *o, const char *path, 
 		void *other = NULL;
 
 		snprintf(key, sizeof(key), "%s#0", kname);
-		RK_ASSERT_EQ_INT(-ENOENT,
-				 rk_kpack_get(k, key, arch ? "gfx1100" : "gfx1101", &other, &n, &err));
+		RK_ASSERT_EQ_INT(-ENOENT, rk_kpack_get(k, key, arch ? "gfx1100" : "gfx1101", &other,
+						       &n, &err));
 		RK_ASSERT(other == NULL);
 	}
 	rk_kpack_close(k);
@@ -489,10 +489,10 @@ RK_TEST(group_and_relkeys)
 	RK_ASSERT_EQ_STR("custom_generic", outs[0]->art->stem);
 	RK_ASSERT_EQ_STR("custom_gfx1100", outs[1]->art->stem);
 	/* the group names the archives; keys and the kernel name are relative to the prefix */
-	check_kpack(v, outs[1], "p/stage/.kpack/custom_gfx1100.kpack", 0, "custom",
-		    "lib/libfat.so", RK_KPACK_NONE);
-	check_kpack(v, outs[2], "p/stage/.kpack/custom_gfx1101.kpack", 1, "custom",
-		    "lib/libfat.so", RK_KPACK_NONE);
+	check_kpack(v, outs[1], "p/stage/.kpack/custom_gfx1100.kpack", 0, "custom", "lib/libfat.so",
+		    RK_KPACK_NONE);
+	check_kpack(v, outs[2], "p/stage/.kpack/custom_gfx1101.kpack", 1, "custom", "lib/libfat.so",
+		    RK_KPACK_NONE);
 	got = content(v, find(outs[0], "p/stage/lib/libfat.so"), &len);
 	want = expected_rewrite(fat, fat_len, "lib/libfat.so", "custom", "lib/libfat.so",
 				"../.kpack/custom_@GFXARCH@.kpack", &wlen);

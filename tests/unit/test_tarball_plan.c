@@ -197,7 +197,8 @@ static size_t parse(const unsigned char *t, size_t len, struct member *m, size_t
 		RK_ASSERT_EQ_INT(0, octal(h + 116, 8)); /* gid */
 		if (pending_name[0]) {
 			snprintf(m[n].path, sizeof(m[n].path), "%s", pending_name);
-			RK_ASSERT(!strncmp((const char *)h, pending_name, 100)); /* truncated copy */
+			RK_ASSERT(
+				!strncmp((const char *)h, pending_name, 100)); /* truncated copy */
 			m[n].long_name = 1;
 		} else {
 			snprintf(m[n].path, sizeof(m[n].path), "%.100s", (const char *)h);
@@ -361,7 +362,8 @@ static void materialize(struct rk_vfs *v, const struct node *d, const char *path
 			for (size_t j = 0; j < i; j++)
 				if (d->order[j]->node == n) {
 					RK_ASSERT_EQ_INT(
-						0, link(fx_path("%s/%s", path, d->order[j]->name), p));
+						0,
+						link(fx_path("%s/%s", path, d->order[j]->name), p));
 					found = 1;
 				}
 			if (found)
@@ -370,7 +372,8 @@ static void materialize(struct rk_vfs *v, const struct node *d, const char *path
 				int fd;
 
 				RK_ASSERT(n->size <= sizeof(buf));
-				RK_ASSERT_EQ_INT(0, rk_blob_open(v->cache, n->data, n->size, &fd, NULL));
+				RK_ASSERT_EQ_INT(
+					0, rk_blob_open(v->cache, n->data, n->size, &fd, NULL));
 				RK_ASSERT_EQ_INT((long long)n->size, pread(fd, buf, n->size, 0));
 				close(fd);
 			}

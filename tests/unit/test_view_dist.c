@@ -204,7 +204,8 @@ RK_TEST(listing_split)
 		       "gfx1100 gfx110X-all gfx942 gfx94X-dcgpu multiarch .rockfs");
 	expect_listing(v, "200-linux/dist/multiarch/lib",
 		       "libz.so.1 libz-copy.so.1 libz.so libblas-1100.so libblas-942.so");
-	expect_listing(v, "200-linux/dist/gfx942/lib", "libz.so.1 libz-copy.so.1 libz.so libblas-942.so");
+	expect_listing(v, "200-linux/dist/gfx942/lib",
+		       "libz.so.1 libz-copy.so.1 libz.so libblas-942.so");
 	RK_ASSERT_EQ_INT(-ENOENT, rk_vfs_resolve(v, "200-linux/dist/gfx90a", &a, NULL));
 	close_vfs(v);
 }

@@ -231,19 +231,19 @@ RK_TEST(layout_and_record)
 	RK_ASSERT_EQ_INT(0, rk_blob_put(v->cache, LIBX, strlen(LIBX), id, &err));
 	RK_ASSERT_EQ_INT(0, rk_blob_put(v->cache, "in the tar\n", 11, fid, &err));
 	{
-		struct rk_tar_member tm[2] = {{.path = "./", .mode = S_IFDIR | 0755},
-					      {.path = "./f", .mode = S_IFREG | 0644, .size = 11,
-					       .blob = fid}};
+		struct rk_tar_member tm[2] = {
+			{.path = "./", .mode = S_IFDIR | 0755},
+			{.path = "./f", .mode = S_IFREG | 0644, .size = 11, .blob = fid}};
 
 		RK_ASSERT_EQ_INT(0, rk_tar_layout_build(tm, 2, T0, &tl));
 	}
 	RK_ASSERT_EQ_INT(0, pywheel_add_str(p, "zeta/z.py", "z = 1\n"));
 	RK_ASSERT_EQ_INT(0, pywheel_add(p, "pkg/lib/libx.so", S_IFREG | 0755, strlen(LIBX), id,
 					NULL, NULL, NULL));
-	RK_ASSERT_EQ_INT(0, pywheel_add(p, "pkg/data.tar", S_IFREG | 0644, tl.size, NULL, NULL,
-					&tl, NULL));
-	RK_ASSERT_EQ_INT(0, pywheel_add(p, "pkg/empty.txt", S_IFREG | 0644, 0, NULL, NULL, NULL,
-					NULL));
+	RK_ASSERT_EQ_INT(
+		0, pywheel_add(p, "pkg/data.tar", S_IFREG | 0644, tl.size, NULL, NULL, &tl, NULL));
+	RK_ASSERT_EQ_INT(
+		0, pywheel_add(p, "pkg/empty.txt", S_IFREG | 0644, 0, NULL, NULL, NULL, NULL));
 	RK_ASSERT_EQ_INT(0, pywheel_add_str(p, "pkg/__init__.py", "first\n"));
 	RK_ASSERT_EQ_INT(0, pywheel_add_str(p, "pkg/__init__.py", "second\n"));
 	RK_ASSERT_EQ_INT(0, pywheel_add_str(p, "Alpha/a.py", "A\n"));
@@ -351,9 +351,8 @@ RK_TEST(file_name_escapes_dash)
 	{
 		char project[128], di[256];
 
-		RK_ASSERT_EQ_INT(RK_PYFILE_WHEEL,
-				 rk_pyfile_parse(out.v[0].file, project, sizeof(project), di,
-						 sizeof(di)));
+		RK_ASSERT_EQ_INT(RK_PYFILE_WHEEL, rk_pyfile_parse(out.v[0].file, project,
+								  sizeof(project), di, sizeof(di)));
 		RK_ASSERT_EQ_STR("rocm-sdk-device-gfx942", project);
 		RK_ASSERT_EQ_STR("rocm_sdk_device_gfx942-7.13.0_rc1.dist-info", di);
 	}
@@ -408,21 +407,22 @@ RK_TEST(dist_info_py)
 	struct rk_buf b = RK_BUF_INIT;
 
 	RK_ASSERT(tpl != NULL);
-	RK_ASSERT_EQ_INT(0, pywheel_dist_info_py("7.13.0", 1, fams, 2, "libraries", "gfx94X-dcgpu",
-						 &b));
+	RK_ASSERT_EQ_INT(
+		0, pywheel_dist_info_py("7.13.0", 1, fams, 2, "libraries", "gfx94X-dcgpu", &b));
 	RK_ASSERT(b.len > tpl->len);
 	RK_ASSERT_EQ_MEM(tpl->data, b.buf, tpl->len);
-	RK_ASSERT_EQ_STR("__version__ = '7.13.0'\n"
-			 "PY_PACKAGE_SUFFIX_NONCE = ''\n"
-			 "ALL_PACKAGES[\"libraries\"].dist_package_template = \"rocm-sdk-libraries\"\n"
-			 "DEFAULT_TARGET_FAMILY = 'gfx94X-dcgpu'\n"
-			 "AVAILABLE_TARGET_FAMILIES.append('gfx94X-dcgpu')\n"
-			 "AVAILABLE_TARGET_FAMILIES.append('gfx110X-all')\n"
-			 "LINUX_TARGET_FAMILIES.append('gfx94X-dcgpu')\n"
-			 "LINUX_TARGET_FAMILIES.append('gfx110X-all')\n"
-			 "THIS_TARGET_FAMILY = 'gfx94X-dcgpu'\n"
-			 "THIS_PACKAGE_ENTRY = ALL_PACKAGES['libraries']\n",
-			 b.buf + tpl->len);
+	RK_ASSERT_EQ_STR(
+		"__version__ = '7.13.0'\n"
+		"PY_PACKAGE_SUFFIX_NONCE = ''\n"
+		"ALL_PACKAGES[\"libraries\"].dist_package_template = \"rocm-sdk-libraries\"\n"
+		"DEFAULT_TARGET_FAMILY = 'gfx94X-dcgpu'\n"
+		"AVAILABLE_TARGET_FAMILIES.append('gfx94X-dcgpu')\n"
+		"AVAILABLE_TARGET_FAMILIES.append('gfx110X-all')\n"
+		"LINUX_TARGET_FAMILIES.append('gfx94X-dcgpu')\n"
+		"LINUX_TARGET_FAMILIES.append('gfx110X-all')\n"
+		"THIS_TARGET_FAMILY = 'gfx94X-dcgpu'\n"
+		"THIS_PACKAGE_ENTRY = ALL_PACKAGES['libraries']\n",
+		b.buf + tpl->len);
 	rk_buf_release(&b);
 
 	/* legacy, no families, no entry (the sdist) */

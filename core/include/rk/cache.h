@@ -47,8 +47,8 @@ struct rk_cache_stats {
  * purpose: setgid directories 02770 of that group, blobs 0440, other files 0640; the
  * directory may then be another member's, and only others' write access is refused. */
 int rk_cache_open(const char *dir, uint64_t limit, struct rk_cache **out, struct rk_err *err);
-int rk_cache_open_shared(const char *dir, uint64_t limit, const char *group,
-			 struct rk_cache **out, struct rk_err *err);
+int rk_cache_open_shared(const char *dir, uint64_t limit, const char *group, struct rk_cache **out,
+			 struct rk_err *err);
 void rk_cache_close(struct rk_cache *c); /* NULL ok */
 const char *rk_cache_dir(const struct rk_cache *c);
 

@@ -37,7 +37,6 @@ struct rk_run {
 	int has_python; /* the run has a python/ directory (therock-formats.md 6.6) */
 };
 
-
 /* True when a store listing holds at least one artifact archive (the directory is a run). */
 int rk_listing_has_artifacts(const struct rk_store_list *l);
 

@@ -253,8 +253,8 @@ int rk_cache_open(const char *dir, uint64_t limit, struct rk_cache **out, struct
 	return rk_cache_open_shared(dir, limit, NULL, out, err);
 }
 
-int rk_cache_open_shared(const char *dir, uint64_t limit, const char *group,
-			 struct rk_cache **out, struct rk_err *err)
+int rk_cache_open_shared(const char *dir, uint64_t limit, const char *group, struct rk_cache **out,
+			 struct rk_err *err)
 {
 	gid_t gid = (gid_t)-1;
 	static const char *const subdirs[] = {"blobs", "index", "kpack", "locks", "pieces", "tmp"};
@@ -705,8 +705,7 @@ int rk_cache_area(struct rk_cache *c, const char *area)
 	int rc = strchr(area, '/') || area[0] == '.' ? -EINVAL : mkdir_at(c, area);
 
 	if (rc)
-		rk_warn("cache '%s/%s': %s; its records are not kept", c->dir, area,
-			strerror(-rc));
+		rk_warn("cache '%s/%s': %s; its records are not kept", c->dir, area, strerror(-rc));
 	return rc;
 }
 
@@ -811,7 +810,8 @@ int rk_cache_lock(struct rk_cache *c, const char *key, int *out, struct rk_err *
 	int fd;
 
 	snprintf(rel, sizeof(rel), "locks/%s", key);
-	fd = openat(c->dirfd, rel, O_RDONLY | O_CREAT | O_CLOEXEC, c->fmode); /* flock needs no write */
+	fd = openat(c->dirfd, rel, O_RDONLY | O_CREAT | O_CLOEXEC,
+		    c->fmode); /* flock needs no write */
 	if (fd < 0)
 		return rk_err_set(err, -errno, "cache '%s/%s': %s", c->dir, rel, strerror(errno));
 	fchmod(fd, c->fmode); /* past the umask; fails harmlessly on another member's file */

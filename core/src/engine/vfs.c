@@ -403,7 +403,8 @@ struct node *vfs_mkdirs(struct node *root, const char *path, const char **base, 
 			return NULL;
 		memcpy(comp, path, len);
 		comp[len] = '\0';
-		if (!(c = vfs_dent_find(d, comp)) && !(c = vfs_node_add(d, comp, S_IFDIR | 0755, mtime)))
+		if (!(c = vfs_dent_find(d, comp)) &&
+		    !(c = vfs_node_add(d, comp, S_IFDIR | 0755, mtime)))
 			return NULL;
 		if (!S_ISDIR(c->mode))
 			return NULL;
@@ -443,7 +444,8 @@ static void store_path(const struct run *r, const char *file, struct rk_buf *b, 
 
 /* Insert one member below a->root; staged >= 0 publishes a regular file whose blob is
  * not named yet, readable through a dup of staged. Caller holds v->tree for writing. */
-static int publish_locked(struct rk_vfs *v, struct artifact *a, const struct rk_member *m, int staged)
+static int publish_locked(struct rk_vfs *v, struct artifact *a, const struct rk_member *m,
+			  int staged)
 {
 	char path[RK_INDEX_MAX_PATH + 1], *p = path, *slash;
 	struct node *dir = a->root, *n;
@@ -540,8 +542,8 @@ static int staged_cb(void *ctx, const struct rk_member *m, int fd)
 }
 
 /* The cache key of an archive and, from its sidecar, the expected sha256. */
-static int artifact_key(struct rk_vfs *v, struct artifact *a, char key[80], char expect[RK_SHA256_HEX],
-		    struct rk_err *err)
+static int artifact_key(struct rk_vfs *v, struct artifact *a, char key[80],
+			char expect[RK_SHA256_HEX], struct rk_err *err)
 {
 	struct rk_buf b = RK_BUF_INIT;
 	char hex[RK_SHA256_HEX];
@@ -596,7 +598,8 @@ static void keep_prefixes(struct artifact *a, struct rk_index *idx)
 }
 
 /* Publish a cached index. -ENOENT when there is none (or it was corrupt and removed). */
-static int artifact_from_index(struct rk_vfs *v, struct artifact *a, const char *key, struct rk_err *err)
+static int artifact_from_index(struct rk_vfs *v, struct artifact *a, const char *key,
+			       struct rk_err *err)
 {
 	struct rk_index idx = {0};
 	char rel[128], *data;
@@ -627,8 +630,8 @@ static int artifact_from_index(struct rk_vfs *v, struct artifact *a, const char 
 
 /* Stream a's archive through rk_ingest with these callbacks (ctx NULL: a itself). */
 static int artifact_ingest(struct rk_vfs *v, struct artifact *a, const char *expect,
-		       rk_ingest_member_fn on_member, rk_ingest_staged_fn on_staged, void *ctx,
-		       struct rk_index *idx, struct rk_err *err)
+			   rk_ingest_member_fn on_member, rk_ingest_staged_fn on_staged, void *ctx,
+			   struct rk_index *idx, struct rk_err *err)
 {
 	struct rk_ingest_opts o = {
 		.name = a->art->file,
@@ -793,7 +796,7 @@ static int refill_cb(void *ctx, const struct rk_index *idx, size_t pos)
  * open want. seen: a->refills when the caller found it missing; if another thread has
  * refilled since, just open it. */
 static int artifact_refill(struct rk_vfs *v, struct artifact *a, unsigned seen, const char *want,
-		       uint64_t size, int *fd, struct rk_err *err)
+			   uint64_t size, int *fd, struct rk_err *err)
 {
 	struct refill r = {v, want, size, -1};
 	char key[80], expect[RK_SHA256_HEX];
@@ -819,7 +822,7 @@ static int artifact_refill(struct rk_vfs *v, struct artifact *a, unsigned seen, 
 	if (!rc && r.fd < 0)
 		rc = rk_blob_open(v->cache, want, size, &r.fd, err);
 	if (rc == -ENOENT && a->derived_restore) /* not one of the archive's files: one a
-						   * service derived from them? */
+						  * service derived from them? */
 		rc = a->derived_restore(v, a, want, size, &r.fd, err);
 	if (rc && r.fd >= 0)
 		close(r.fd);
@@ -828,8 +831,8 @@ static int artifact_refill(struct rk_vfs *v, struct artifact *a, unsigned seen, 
 	return rc;
 }
 
-int vfs_artifact_refill(struct rk_vfs *v, struct artifact *a, const char *want, uint64_t size, int *fd,
-		    struct rk_err *err)
+int vfs_artifact_refill(struct rk_vfs *v, struct artifact *a, const char *want, uint64_t size,
+			int *fd, struct rk_err *err)
 {
 	unsigned seen;
 
@@ -934,7 +937,8 @@ static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	rc = arts && browse ? 0 : -ENOMEM;
 	for (size_t i = 0; !rc && i < vfs_nviews; i++)
 		if (vfs_views[i]->shown(cat) &&
-		    !served_lazy_dir(v, dir, vfs_views[i]->name, vfs_views[i]->populate, dir->mtime))
+		    !served_lazy_dir(v, dir, vfs_views[i]->name, vfs_views[i]->populate,
+				     dir->mtime))
 			rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < cat->files.n; i++) {
 		const struct rk_store_entry *f = &cat->files.v[i];
@@ -960,7 +964,7 @@ static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		a->art = &cat->arts[i];
 		vfs_artifact_init(a);
 		a->root = served_lazy_dir(v, browse, cat->arts[i].stem, pop_artifact,
-				       cat->arts[i].mtime_ns / 1000000000);
+					  cat->arts[i].mtime_ns / 1000000000);
 		if (!a->root) {
 			rc = -ENOMEM;
 			break;
@@ -1130,8 +1134,7 @@ static int ensure_size(struct rk_vfs *v, struct node *n, struct rk_err *err)
 		return 0;
 	if (!err)
 		err = &local;
-	rc = rk_tarz_compute(n->tarz, v->cache, n->composite, ncpu > 0 ? (unsigned)ncpu : 1,
-			     err);
+	rc = rk_tarz_compute(n->tarz, v->cache, n->composite, ncpu > 0 ? (unsigned)ncpu : 1, err);
 	if (rc) {
 		rk_err_log("'%s': %s", n->name, rk_err_str(err, rc));
 		return -EIO;
@@ -1367,8 +1370,8 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 		rc = rk_blob_open(v->cache, id, f->size, &f->fd, err);
 		if ((rc == -ENOENT || rc == -EBADMSG) && (n->artifact || n->origin)) {
 			rk_err_clear(err);
-			rc = artifact_refill(v, n->artifact ? n->artifact : n->origin, refills, id, f->size,
-					 &f->fd, err);
+			rc = artifact_refill(v, n->artifact ? n->artifact : n->origin, refills, id,
+					     f->size, &f->fd, err);
 		}
 		if (rc) {
 			rk_err_log("'%s': %s", n->name, rk_err_str(err, rc));
@@ -1523,8 +1526,8 @@ int rk_file_fd_range(struct rk_file *f, uint64_t off, size_t n, int *fd, uint64_
 
 		if (p->kind == RK_PIECE_SOURCE && off + n <= p->off + p->len &&
 		    p->src < f->composite->nsources &&
-		    !(rc = rk_blob_cursor_open(&f->cur, f->v->cache,
-					       &f->composite->sources[p->src], NULL)))
+		    !(rc = rk_blob_cursor_open(&f->cur, f->v->cache, &f->composite->sources[p->src],
+					       NULL)))
 			*fd_off = p->at + off - p->off;
 	}
 	if (!rc && (*fd = fcntl(f->cur.fd, F_DUPFD_CLOEXEC, 0)) < 0)
@@ -1845,7 +1848,7 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 	if (!o->cache_dir && (rc = rk_cache_default_dir(dir, sizeof(dir))))
 		goto fail;
 	if ((rc = rk_cache_open_shared(o->cache_dir ? o->cache_dir : dir, o->cache_limit,
-					o->cache_group, &v->cache, err)))
+				       o->cache_group, &v->cache, err)))
 		goto fail;
 	ro = o->remote;
 	ro.cache = v->cache;

@@ -71,8 +71,8 @@ struct artifact {
 	pthread_mutex_t derived_lock;
 	void *derived;
 	void (*derived_free)(void *derived);
-	int (*derived_restore)(struct rk_vfs *v, struct artifact *a, const char *want, uint64_t size,
-			       int *fd, struct rk_err *err);
+	int (*derived_restore)(struct rk_vfs *v, struct artifact *a, const char *want,
+			       uint64_t size, int *fd, struct rk_err *err);
 	/* The origin of composite sources that are this artifact's blobs (or blobs derived
 	 * from them): its reopen is vfs_artifact_refill (set by vfs_artifact_init). */
 	struct rk_origin blob_origin;
@@ -172,8 +172,8 @@ int vfs_artifacts_wait(struct rk_vfs *v, struct artifact **as, size_t n, struct 
 void vfs_artifact_init(struct artifact *a);
 void vfs_artifact_release(struct artifact *a);
 /* Re-create a's blobs after want went missing, and open want (see vfs.c). */
-int vfs_artifact_refill(struct rk_vfs *v, struct artifact *a, const char *want, uint64_t size, int *fd,
-		    struct rk_err *err);
+int vfs_artifact_refill(struct rk_vfs *v, struct artifact *a, const char *want, uint64_t size,
+			int *fd, struct rk_err *err);
 /* The index of the first prefix of a containing path (TheRock assigns members that way),
  * or a->nprefixes. */
 size_t vfs_owning_prefix(const struct artifact *a, const char *path);

@@ -476,7 +476,7 @@ int vfs_flatten(struct rk_vfs *v, struct run *r, const char *x, int release, str
 }
 
 int vfs_flatten_artifacts(struct rk_vfs *v, struct artifact **as, size_t n, struct node *root,
-		      struct rk_err *err)
+			  struct rk_err *err)
 {
 	int rc = vfs_artifacts_wait(v, as, n, err);
 
@@ -486,4 +486,3 @@ int vfs_flatten_artifacts(struct rk_vfs *v, struct artifact **as, size_t n, stru
 	}
 	return rc;
 }
-

@@ -666,7 +666,8 @@ static int zarchive_key(const struct zarchive *z, char key[RK_SHA256_HEX])
 }
 
 /* Find or build archive z's blob (z->id, z->size). */
-static int zarchive_make(struct rk_vfs *v, struct artifact *a, struct zarchive *z, struct rk_err *err)
+static int zarchive_make(struct rk_vfs *v, struct artifact *a, struct zarchive *z,
+			 struct rk_err *err)
 {
 	struct rk_composite sp = RK_COMPOSITE_INIT;
 	struct rk_blob_writer *w = NULL;
@@ -760,14 +761,14 @@ static int prepare_archives(struct split *s, struct rk_err *err)
 
 			if (strcmp(k->arch, ar->arch))
 				continue;
-			kk[n++] = (struct rk_kpack_kernel){
-				.key = k->key,
-				.arch = k->arch,
-				.target = k->id,
-				.source_prefix = s->relkeys ? "" : k->prefix,
-				.src = (uint32_t)k->src,
-				.off = k->off,
-				.size = k->size};
+			kk[n++] = (struct rk_kpack_kernel){.key = k->key,
+							   .arch = k->arch,
+							   .target = k->id,
+							   .source_prefix =
+								   s->relkeys ? "" : k->prefix,
+							   .src = (uint32_t)k->src,
+							   .off = k->off,
+							   .size = k->size};
 			if (!ar->prefix || strcmp(k->prefix, ar->prefix) < 0)
 				ar->prefix = k->prefix;
 			if (k->mtime > ar->mtime)
@@ -1060,4 +1061,3 @@ static int restore(struct rk_vfs *v, struct artifact *a, const char *want, uint6
 	munmap(img, p.host_size);
 	return rc ? rc : rk_blob_open(v->cache, want, size, fd, err);
 }
-

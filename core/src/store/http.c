@@ -26,7 +26,6 @@ struct rk_http {
 	_Atomic uint64_t requests;
 };
 
-
 /* url as logs and error messages show it: no user:password@ and no query string (a
  * presigned URL's signature lives there), so that no secret leaves the process. */
 static const char *url_shown(const char *url)
@@ -330,10 +329,11 @@ static int setup(struct rk_http *h, CURL *e, const char *url, struct curl_slist 
 static void curl_what(CURLcode cc, char *out, size_t n)
 {
 	if (cc == CURLE_PEER_FAILED_VERIFICATION || cc == CURLE_SSL_CACERT_BADFILE)
-		snprintf(out, n,
-			 "%s: the server's TLS certificate is not trusted here; give the CA "
-			 "certificate that signed it with CURL_CA_BUNDLE=FILE or SSL_CERT_FILE=FILE",
-			 curl_easy_strerror(cc));
+		snprintf(
+			out, n,
+			"%s: the server's TLS certificate is not trusted here; give the CA "
+			"certificate that signed it with CURL_CA_BUNDLE=FILE or SSL_CERT_FILE=FILE",
+			curl_easy_strerror(cc));
 	else
 		snprintf(out, n, "%s", curl_easy_strerror(cc));
 }
@@ -440,7 +440,8 @@ int rk_http_get(struct rk_http *h, const struct rk_http_target *t, int head, uin
 		easy_put(h, e);
 		curl_slist_free_all(hdrs);
 		if (x.too_big)
-			return rk_err_set(err, -EFBIG, "'%s': larger than %zu bytes", url_shown(t->url), max);
+			return rk_err_set(err, -EFBIG, "'%s': larger than %zu bytes",
+					  url_shown(t->url), max);
 		if (cc == CURLE_OK && x.meta.status >= 200 && x.meta.status < 300) {
 			uint64_t got = body->len - base;
 
@@ -483,10 +484,11 @@ int rk_http_get(struct rk_http *h, const struct rk_http_target *t, int head, uin
 		if (!retry)
 			return rk_err_set(err, rc, "'%s': %s", url_shown(t->url), what);
 		if (attempt >= h->retries || now_ms() >= deadline) {
-			rk_warn("'%s': giving up after %u attempts in %.1f s: %s", url_shown(t->url),
-				attempt + 1, (double)(now_ms() - start) / 1000, what);
-			return rk_err_set(err, -ETIMEDOUT, "'%s': %s (after %u attempts)", url_shown(t->url),
-					  what, attempt + 1);
+			rk_warn("'%s': giving up after %u attempts in %.1f s: %s",
+				url_shown(t->url), attempt + 1, (double)(now_ms() - start) / 1000,
+				what);
+			return rk_err_set(err, -ETIMEDOUT, "'%s': %s (after %u attempts)",
+					  url_shown(t->url), what, attempt + 1);
 		}
 		rk_info("'%s': %s; retrying", url_shown(t->url), what);
 	}
@@ -705,19 +707,19 @@ ssize_t rk_http_stream_read(struct rk_http_stream *s, void *buf, size_t n, struc
 					char why[400];
 
 					curl_what(cc, why, sizeof(why));
-					snprintf(s->what, sizeof(s->what), "%s at byte %" PRIu64, why,
-						 s->pos);
-				}
-				else
+					snprintf(s->what, sizeof(s->what), "%s at byte %" PRIu64,
+						 why, s->pos);
+				} else
 					retry = 0; /* longer than listed: the object changed */
 			}
 			stream_stop(s);
 			if (!retry)
-				return rk_err_set(err, rc, "'%s': %s", url_shown(s->t.url), s->what);
+				return rk_err_set(err, rc, "'%s': %s", url_shown(s->t.url),
+						  s->what);
 			s->attempt++;
 			if (s->attempt > s->h->retries || now_ms() >= deadline) {
-				rk_warn("'%s': giving up after %u attempts: %s", url_shown(s->t.url),
-					s->attempt, s->what);
+				rk_warn("'%s': giving up after %u attempts: %s",
+					url_shown(s->t.url), s->attempt, s->what);
 				return rk_err_set(err, -ETIMEDOUT, "'%s': %s (after %u attempts)",
 						  url_shown(s->t.url), s->what, s->attempt);
 			}
@@ -728,8 +730,8 @@ ssize_t rk_http_stream_read(struct rk_http_stream *s, void *buf, size_t n, struc
 			break;
 		if (s->e && now_ms() >= deadline) {
 			stream_stop(s);
-			rk_warn("'%s': no data for %u ms at byte %" PRIu64 "; giving up", url_shown(s->t.url),
-				s->h->timeout_ms, s->pos);
+			rk_warn("'%s': no data for %u ms at byte %" PRIu64 "; giving up",
+				url_shown(s->t.url), s->h->timeout_ms, s->pos);
 			return rk_err_set(err, -ETIMEDOUT, "'%s': timed out at byte %" PRIu64,
 					  url_shown(s->t.url), s->pos);
 		}

@@ -60,7 +60,8 @@ int rk_http_get(struct rk_http *h, const struct rk_http_target *t, int head, uin
 /* A sequential download of an object of known size, handed to the caller as it arrives
  * (no temp copy). A broken transfer is resumed with a Range request from the first byte
  * not yet received, with If-Match on the first response's ETag (a replaced object is
- * an error, 412, not a splice of two objects). url and the signer must stay valid until rk_http_stream_close. */
+ * an error, 412, not a splice of two objects). url and the signer must stay valid until
+ * rk_http_stream_close. */
 struct rk_http_stream;
 int rk_http_stream_open(struct rk_http *h, const struct rk_http_target *t, uint64_t size,
 			struct rk_http_stream **out, struct rk_err *err);

@@ -19,7 +19,7 @@ struct dist_state {
 	pthread_mutex_t lock;
 	struct conflicts {
 		char *name, *text;
-	} *v;
+	} * v;
 	size_t n;
 };
 
@@ -175,10 +175,13 @@ static int shown(const struct rk_run *cat)
 
 const struct vfs_view vfs_view_dist = {
 	.name = "dist",
-	.readme = "  <run>/dist/<X>/        one flattened install tree (TheRock's artifact flatten)\n"
-		  "                         per GPU family or target X, and multiarch for kpack-split\n"
-		  "                         runs; paths two artifacts wrote differently are listed in\n"
-		  "                         <run>/dist/.rockfs/<X>.conflicts\n",
+	.readme =
+		"  <run>/dist/<X>/        one flattened install tree (TheRock's artifact flatten)\n"
+		"                         per GPU family or target X, and multiarch for "
+		"kpack-split\n"
+		"                         runs; paths two artifacts wrote differently are listed "
+		"in\n"
+		"                         <run>/dist/.rockfs/<X>.conflicts\n",
 	.shown = shown,
 	.populate = pop_dists,
 	.free = dist_free,

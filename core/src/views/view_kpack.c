@@ -33,8 +33,8 @@ static int pop_kpack(struct rk_vfs *v, struct node *kd, struct rk_err *err)
 	if (!rc && vfs_run_is_split(v, r)) {
 		/* the stored split artifacts */
 		for (size_t i = 0; !rc && i < r->cat->narts; i++) {
-			struct node *n = vfs_node_add(root, r->cat->arts[i].stem, S_IFLNK | 0777,
-						      kd->mtime);
+			struct node *n =
+				vfs_node_add(root, r->cat->arts[i].stem, S_IFLNK | 0777, kd->mtime);
 
 			if (!n || asprintf(&n->data, "../browse/%s", r->cat->arts[i].stem) < 0)
 				rc = -ENOMEM;
@@ -87,9 +87,11 @@ static int shown(const struct rk_run *cat)
 
 const struct vfs_view vfs_view_kpack = {
 	.name = "kpack",
-	.readme = "  <run>/kpack/           the run's artifacts split per GPU arch (rocm-kpack's\n"
-		  "                         split_artifacts): <name>_<comp>_generic with host code,\n"
-		  "                         <name>_<comp>_<arch> with .kpack archives and databases\n",
+	.readme =
+		"  <run>/kpack/           the run's artifacts split per GPU arch (rocm-kpack's\n"
+		"                         split_artifacts): <name>_<comp>_generic with host code,\n"
+		"                         <name>_<comp>_<arch> with .kpack archives and "
+		"databases\n",
 	.shown = shown,
 	.populate = pop_kpack,
 };

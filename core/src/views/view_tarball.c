@@ -131,8 +131,9 @@ static int shown(const struct rk_run *cat)
 
 const struct vfs_view vfs_view_tarballs = {
 	.name = "tarballs",
-	.readme = "  <run>/tarballs/        TheRock's release tarballs, .tar/.tar.gz/.tar.zst, made\n"
-		  "                         on read (the first look at a .gz/.zst compresses it)\n",
+	.readme =
+		"  <run>/tarballs/        TheRock's release tarballs, .tar/.tar.gz/.tar.zst, made\n"
+		"                         on read (the first look at a .gz/.zst compresses it)\n",
 	.shown = shown,
 	.populate = pop_tarballs,
 };

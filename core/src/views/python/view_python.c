@@ -773,7 +773,8 @@ static int shown(const struct rk_run *cat)
 const struct vfs_view vfs_view_python = {
 	.name = "python",
 	.readme = "  <run>/python/          runs with stored wheels: a pip index, use\n"
-		  "                         pip install --index-url file://<run>/python/simple/ ...\n",
+		  "                         pip install --index-url file://<run>/python/simple/ "
+		  "...\n",
 	.shown = shown,
 	.populate = pop_python,
 	.stop = python_stop,

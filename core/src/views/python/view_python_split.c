@@ -483,8 +483,8 @@ static int wheel_fields(const char *file, char *dist, char *version, char *tag, 
 	return 0;
 }
 
-static int split_one(struct rk_vfs *v, struct run *r, struct pystate *ps,
-		     const struct pystored *st, struct pysynth_set *out, struct rk_err *err)
+static int split_one(struct rk_vfs *v, struct run *r, struct pystate *ps, const struct pystored *st,
+		     struct pysynth_set *out, struct rk_err *err)
 {
 	struct pywheel_artifact *w = calloc(1, sizeof(*w));
 	struct members m = {0};

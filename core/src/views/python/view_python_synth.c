@@ -83,7 +83,8 @@ static int is_generic(const struct artifact *a)
 
 /* Whether artifact a goes into package p (family: legacy libraries/devel; target:
  * device). 6.2. */
-static int wanted(const struct artifact *a, int p, int split, const char *family, const char *target)
+static int wanted(const struct artifact *a, int p, int split, const char *family,
+		  const char *target)
 {
 	const char *name = a->art->an.name, *comp = a->art->an.component;
 	char base[64];
@@ -157,7 +158,8 @@ struct pkg {
 	const char *platform;
 };
 
-static int blob_open(struct synth *s, const char *id, uint64_t size, struct artifact *origin, int *fd)
+static int blob_open(struct synth *s, const char *id, uint64_t size, struct artifact *origin,
+		     int *fd)
 {
 	return pywheel_blob_open(s->v, id, size, origin, fd, s->err);
 }
@@ -384,9 +386,10 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 			if (!rc && t->size && t->src != SRC_BLOB)
 				rc = rk_err_set(s->err, -EIO, "'%s': not a cache blob", rel->buf);
 			if (!rc)
-				rc = pywheel_add(&p->w, out, S_IFREG | ((t->mode & 0111) ? 0755 : 0644),
-					     t->size, t->size ? t->data : NULL,
-					     t->size ? NULL : strdup(""), NULL, t->origin);
+				rc = pywheel_add(&p->w, out,
+						 S_IFREG | ((t->mode & 0111) ? 0755 : 0644),
+						 t->size, t->size ? t->data : NULL,
+						 t->size ? NULL : strdup(""), NULL, t->origin);
 		}
 		rel->len = len;
 		rel->buf[len] = '\0';
@@ -623,9 +626,10 @@ static int device_walk(struct pkg *p, struct node *dir, struct rk_buf *rel, stru
 			if (c->size && c->src != SRC_BLOB)
 				rc = -EIO;
 			if (!rc)
-				rc = pywheel_add(&p->w, name, S_IFREG | ((c->mode & 0111) ? 0755 : 0644),
-					     c->size, c->size ? c->data : NULL,
-					     c->size ? NULL : strdup(""), NULL, c->origin);
+				rc = pywheel_add(&p->w, name,
+						 S_IFREG | ((c->mode & 0111) ? 0755 : 0644),
+						 c->size, c->size ? c->data : NULL,
+						 c->size ? NULL : strdup(""), NULL, c->origin);
 			/* target: relative to the link's directory in the devel tree,
 			 * "../" per component of relpath (py_packaging.py) */
 			if (!rc)

@@ -47,9 +47,8 @@ void pywheel_release(struct pywheel *p)
 	rk_buf_release(&p->sources);
 }
 
-int pywheel_add(struct pywheel *p, const char *name, uint32_t mode, uint64_t size,
-		const char *blob, char *data, const struct rk_composite *composite,
-		struct artifact *origin)
+int pywheel_add(struct pywheel *p, const char *name, uint32_t mode, uint64_t size, const char *blob,
+		char *data, const struct rk_composite *composite, struct artifact *origin)
 {
 	struct pyentry *e;
 
@@ -315,7 +314,9 @@ int pywheel_finish(struct rk_vfs *v, struct pywheel *p, const struct pywheel_inf
 		HASH_FIND_STR(p->ents, name, e);
 		if (!(ps = pysynth_push(out)) || !(ps->file = strdup(file)) ||
 		    !(ps->meta = malloc(e->size + 1)) ||
-		    !(ps->from = strdup(in->from ? in->from : p->sources.buf ? p->sources.buf : ""))) {
+		    !(ps->from = strdup(in->from	 ? in->from
+					: p->sources.buf ? p->sources.buf
+							 : ""))) {
 			rk_composite_free(l);
 			rc = -ENOMEM;
 			goto out;
@@ -395,7 +396,6 @@ int pywheel_composite_digest(const struct rk_composite *l, char hex[RK_SHA256_HE
 	rk_sha256_final(&h, hex);
 	return 0;
 }
-
 
 struct pywheel *pywheel_new(void)
 {
