@@ -186,8 +186,9 @@ static ssize_t fat_read(void *ctx, uint32_t src, void *buf, size_t n, uint64_t o
 }
 
 /* Write composite c (sources: fat_read's) to a new file path: ranges of the fat binary
- * (source 0) with copy_file_range, kernel-side (most of a rewritten host binary), the
- * rest through the one composite reader, a MiB at a time. */
+ * (source 0) with copy_file_range, kernel-side (most of a rewritten host binary), literal
+ * bytes straight from the arena (the compressed code objects of a zstd .kpack), the rest
+ * through the one composite reader, a MiB at a time. */
 static int write_composite(const struct rk_composite *c, struct fat *f, const char *path,
 			   mode_t mode)
 {
@@ -220,7 +221,10 @@ static int write_composite(const struct rk_composite *c, struct fat *f, const ch
 				if (r == -EXDEV || r == -EOPNOTSUPP || r == -EINVAL || r == -ENOSYS)
 					cfr = 0;
 			}
-			if (r == -EXDEV || (!cfr && r < 0)) {
+			if (p->kind == RK_PIECE_BYTES) { /* straight from the arena, no copy */
+				w = rp_write_all(out, c->arena + p->at + done, n);
+				r = (ssize_t)n;
+			} else if (r == -EXDEV || (!cfr && r < 0)) {
 				if ((r = rk_composite_pread(c, fat_read, f, buf, n,
 							    p->off + done)) > 0)
 					w = rp_write_all(out, buf, (size_t)r);

@@ -322,6 +322,11 @@ int vfs_graft(struct rk_vfs *v, struct node *dir, struct node *root)
 	return rc;
 }
 
+int vfs_run_has_artifacts(const struct rk_run *cat)
+{
+	return cat->narts > 0;
+}
+
 struct run *vfs_node_run(const struct node *n)
 {
 	while (n && !n->run)

@@ -198,6 +198,8 @@ struct vfs_view {
 	void (*stop)(void *state); /* may be NULL */
 	void (*free)(void *state); /* called for a state that is set; NULL: no state */
 };
+/* A shown function: runs that have artifacts (most views). */
+int vfs_run_has_artifacts(const struct rk_run *cat);
 extern const struct vfs_view *const vfs_views[];
 extern const size_t vfs_nviews;
 /* The slot of r holding view's per-run state (NULL until the view sets it). */

@@ -23,6 +23,13 @@ struct dist_state {
 	size_t n;
 };
 
+/* Its lines in the mount's README. */
+static const char readme[] =
+	"  <run>/dist/<X>/        one flattened install tree (TheRock's artifact flatten)\n"
+	"                         per GPU family or target X, and multiarch for kpack-split\n"
+	"                         runs; paths two artifacts wrote differently are listed in\n"
+	"                         <run>/dist/.rockfs/<X>.conflicts\n";
+
 extern const struct vfs_view vfs_view_dist;
 
 static int pop_dist(struct rk_vfs *v, struct node *dir, struct rk_err *err);
@@ -168,21 +175,10 @@ static void dist_free(void *state)
 	free(ds);
 }
 
-static int shown(const struct rk_run *cat)
-{
-	return cat->narts > 0;
-}
-
 const struct vfs_view vfs_view_dist = {
 	.name = "dist",
-	.readme =
-		"  <run>/dist/<X>/        one flattened install tree (TheRock's artifact flatten)\n"
-		"                         per GPU family or target X, and multiarch for "
-		"kpack-split\n"
-		"                         runs; paths two artifacts wrote differently are listed "
-		"in\n"
-		"                         <run>/dist/.rockfs/<X>.conflicts\n",
-	.shown = shown,
+	.readme = readme,
+	.shown = vfs_run_has_artifacts,
 	.populate = pop_dists,
 	.free = dist_free,
 };

@@ -80,18 +80,15 @@ static int pop_kpack(struct rk_vfs *v, struct node *kd, struct rk_err *err)
 	return rc == -ENOMEM ? rc : g;
 }
 
-static int shown(const struct rk_run *cat)
-{
-	return cat->narts > 0;
-}
+/* Its lines in the mount's README. */
+static const char readme[] =
+	"  <run>/kpack/           the run's artifacts split per GPU arch (rocm-kpack's\n"
+	"                         split_artifacts): <name>_<comp>_generic with host code,\n"
+	"                         <name>_<comp>_<arch> with .kpack archives and databases\n";
 
 const struct vfs_view vfs_view_kpack = {
 	.name = "kpack",
-	.readme =
-		"  <run>/kpack/           the run's artifacts split per GPU arch (rocm-kpack's\n"
-		"                         split_artifacts): <name>_<comp>_generic with host code,\n"
-		"                         <name>_<comp>_<arch> with .kpack archives and "
-		"databases\n",
-	.shown = shown,
+	.readme = readme,
+	.shown = vfs_run_has_artifacts,
 	.populate = pop_kpack,
 };

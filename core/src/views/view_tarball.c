@@ -124,16 +124,14 @@ static int pop_tarballs(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	return vfs_graft(v, dir, out);
 }
 
-static int shown(const struct rk_run *cat)
-{
-	return cat->narts > 0;
-}
+/* Its lines in the mount's README. */
+static const char readme[] =
+	"  <run>/tarballs/        TheRock's release tarballs, .tar/.tar.gz/.tar.zst, made\n"
+	"                         on read (the first look at a .gz/.zst compresses it)\n";
 
 const struct vfs_view vfs_view_tarballs = {
 	.name = "tarballs",
-	.readme =
-		"  <run>/tarballs/        TheRock's release tarballs, .tar/.tar.gz/.tar.zst, made\n"
-		"                         on read (the first look at a .gz/.zst compresses it)\n",
-	.shown = shown,
+	.readme = readme,
+	.shown = vfs_run_has_artifacts,
 	.populate = pop_tarballs,
 };

@@ -764,6 +764,11 @@ static void python_free(void *state)
 	free(ps);
 }
 
+/* Its lines in the mount's README. */
+static const char readme[] =
+	"  <run>/python/          runs with stored wheels: a pip index, use\n"
+	"                         pip install --index-url file://<run>/python/simple/ ...\n";
+
 /* python/: stored packages, or a manifest to version synthesized ones */
 static int shown(const struct rk_run *cat)
 {
@@ -772,9 +777,7 @@ static int shown(const struct rk_run *cat)
 
 const struct vfs_view vfs_view_python = {
 	.name = "python",
-	.readme = "  <run>/python/          runs with stored wheels: a pip index, use\n"
-		  "                         pip install --index-url file://<run>/python/simple/ "
-		  "...\n",
+	.readme = readme,
 	.shown = shown,
 	.populate = pop_python,
 	.stop = python_stop,
