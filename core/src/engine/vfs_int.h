@@ -86,7 +86,7 @@ struct node {
 	uint8_t pop_state; /* enum pop_state; v->wait_lock */
 	int pop_rc;
 	uint8_t pop_transient; /* pop_rc is a network failure: a later access tries again */
-	char *ctx; /* POP_ORG/POP_RUN: store path */
+	char *ctx; /* org and run directories: their store path */
 	struct run *run; /* run directories, once populated */
 	struct artifact *artifact; /* nodes inside browse/<stem> (and that root itself) */
 	struct artifact *origin; /* dist nodes: the artifact whose file this is */
