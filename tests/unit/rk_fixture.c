@@ -13,6 +13,8 @@
 
 #include "rk/buf.h"
 #include "rk/hash.h"
+#include "rk/vfs.h"
+#include "rk/log.h"
 #include "rk_fixture.h"
 #include "rk_test.h"
 
@@ -361,4 +363,60 @@ void fx_fat_elf(const char *out, enum fx_elf_kind k, int ntu, const unsigned cha
 	if (system(cmd.buf) != 0)
 		FX_FAIL("'%s' failed", cmd.buf);
 	rk_buf_release(&cmd);
+}
+
+static void quiet(enum rk_log_level l, const char *msg)
+{
+	(void)l;
+	(void)msg;
+}
+
+void fx_quiet_logs(void)
+{
+	rk_log_set_handler(quiet);
+}
+
+struct rk_vfs *fx_vfs_open(const struct rk_vfs_opts *o)
+{
+	struct rk_vfs *v = NULL;
+	struct rk_err err = RK_ERR_INIT;
+	int rc;
+
+	fx_quiet_logs();
+	rc = rk_vfs_open(o, &v, &err);
+	if (rc)
+		FX_FAIL("rk_vfs_open: %s", rk_err_str(&err, rc));
+	return v;
+}
+
+int fx_thread_count(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	int n = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Threads:", 8))
+			n = (int)strtol(line + 8, NULL, 10);
+	if (f)
+		fclose(f);
+	return n;
+}
+
+void fx_vfs_close(struct rk_vfs *v)
+{
+	rk_vfs_close(v);
+	for (int i = 0; i < 500 && fx_thread_count() > 1; i++)
+		usleep(10000);
+}
+
+struct rk_attr fx_resolve(struct rk_vfs *v, const char *path)
+{
+	struct rk_attr a;
+	struct rk_err err = RK_ERR_INIT;
+	int rc = rk_vfs_resolve(v, path, &a, &err);
+
+	if (rc)
+		FX_FAIL("resolve('%s'): %d %s", path, rc, rk_err_str(&err, rc));
+	return a;
 }

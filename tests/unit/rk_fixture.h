@@ -3,6 +3,8 @@
 #ifndef RK_FIXTURE_H
 #define RK_FIXTURE_H
 
+#include "rk/vfs.h"
+
 #include <stddef.h>
 
 enum fx_type { FX_FILE = 'f', FX_DIR = 'd', FX_SYMLINK = 'l', FX_HARDLINK = 'h', FX_FIFO = 'p' };
@@ -66,5 +68,17 @@ enum fx_elf_kind { FX_ELF_LIB, FX_ELF_EXE, FX_ELF_EXE_NOPIE };
 void fx_need_cc(void);
 void fx_fat_elf(const char *out, enum fx_elf_kind k, int ntu, const unsigned char *const *fatbins,
 		const size_t *sizes);
+
+/* A vfs over the options (logs silenced; fails the test on error), and its close, which
+ * also waits (up to 5 s) for its ingest threads to be gone: they can outlive close, and
+ * their exit must not race the test's own. fx_thread_count: this process's threads. */
+struct rk_vfs;
+struct rk_vfs_opts;
+void fx_quiet_logs(void);
+struct rk_vfs *fx_vfs_open(const struct rk_vfs_opts *o);
+void fx_vfs_close(struct rk_vfs *v);
+int fx_thread_count(void);
+/* rk_vfs_resolve of path, failing the test on error. */
+struct rk_attr fx_resolve(struct rk_vfs *v, const char *path);
 
 #endif

@@ -124,46 +124,11 @@ static void make_split(const char *run)
 
 /* ---- helpers ---- */
 
-static void quiet(enum rk_log_level l, const char *msg)
-{
-	(void)l;
-	(void)msg;
-}
-
 static struct rk_vfs *open_vfs(void)
 {
 	struct rk_vfs_opts o = {.store = "store", .cache_dir = "cache", .ingest_jobs = 2};
-	struct rk_vfs *v = NULL;
-	struct rk_err err = RK_ERR_INIT;
-	int rc;
 
-	rk_log_set_handler(quiet);
-	rc = rk_vfs_open(&o, &v, &err);
-	if (rc)
-		rk_test_fail(__FILE__, __LINE__, "rk_vfs_open: %s", rk_err_str(&err, rc));
-	return v;
-}
-
-static int thread_count(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	int n = -1;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "Threads:", 8))
-			n = (int)strtol(line + 8, NULL, 10);
-	if (f)
-		fclose(f);
-	return n;
-}
-
-/* Close, then wait for the ingest threads to be gone (as test_vfs.c does). */
-static void close_vfs(struct rk_vfs *v)
-{
-	rk_vfs_close(v);
-	for (int i = 0; i < 500 && thread_count() > 1; i++)
-		usleep(10000);
+	return fx_vfs_open(&o);
 }
 
 static struct run *get_run(struct rk_vfs *v, const char *name)
@@ -282,7 +247,7 @@ RK_TEST(prefixes_stripped)
 	/* the gfx110X-all artifact is not in this tree */
 	RK_ASSERT(vfs_find(root, "lib/librocm110.so") == NULL);
 	vfs_tree_free(root);
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(order_generic_first_then_name)
@@ -306,7 +271,7 @@ RK_TEST(order_generic_first_then_name)
 	expect_content(v, root, "share/order.txt", "gfx110X\n");
 	RK_ASSERT(vfs_find(root, "lib/libblas.so") == NULL);
 	vfs_tree_free(root);
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(flatten_artifacts_sorts)
@@ -341,7 +306,7 @@ RK_TEST(flatten_artifacts_sorts)
 	expect_content(v, root, "share/order.txt", "zz\n");
 	expect_content(v, root, "conf", "a conf file\n");
 	vfs_tree_free(root);
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(conflict_lines)
@@ -382,7 +347,7 @@ RK_TEST(conflict_lines)
 	RK_ASSERT_EQ_INT(2, n);
 	free(conflicts);
 	vfs_tree_free(root);
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(modes)
@@ -409,7 +374,7 @@ RK_TEST(modes)
 	/* mtimes are the members' */
 	RK_ASSERT_EQ_INT(FX_MTIME, find(root, "bin/tool")->mtime);
 	vfs_tree_free(root);
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(hardlinks_one_node)
@@ -428,7 +393,7 @@ RK_TEST(hardlinks_one_node)
 	RK_ASSERT(find(root, "lib/libz.so") != a);
 	expect_content(v, root, "lib/libz-copy.so.1", "libz\n");
 	vfs_tree_free(root);
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(release_drops_test_and_fftw3)
@@ -452,7 +417,7 @@ RK_TEST(release_drops_test_and_fftw3)
 	expect_content(v, root, "lib/libblas.so", "blas\n");
 	expect_content(v, root, "share/order.txt", "amd\n");
 	vfs_tree_free(root);
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(names_legacy)
@@ -468,7 +433,7 @@ RK_TEST(names_legacy)
 	expect_names(v, r, 0, "gfx1100 gfx1101 gfx1102 gfx1103 gfx110X-all gfx942 gfx94X-dcgpu");
 	/* release tarballs: the families only */
 	expect_names(v, r, 1, "gfx110X-all gfx94X-dcgpu");
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(names_split)
@@ -483,7 +448,7 @@ RK_TEST(names_split)
 	/* each target, each release family holding one, and multiarch */
 	expect_names(v, r, 0, "gfx1100 gfx110X-all gfx942 gfx94X-dcgpu multiarch");
 	expect_names(v, r, 1, "gfx110X-all gfx94X-dcgpu multiarch");
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(names_from_manifest_flag)
@@ -515,7 +480,7 @@ RK_TEST(names_from_manifest_flag)
 	r = get_run(v, "600-linux");
 	RK_ASSERT_EQ_INT(0, vfs_run_is_split(v, r));
 	expect_names(v, r, 0, "");
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(split_run_selection)
@@ -542,7 +507,7 @@ RK_TEST(split_run_selection)
 	expect_content(v, root, "bin/hipcc", "hipcc\n");
 	RK_ASSERT_EQ_INT(2, find(root, "lib")->nents);
 	vfs_tree_free(root);
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(legacy_target_tree_uses_split_outputs)
@@ -577,5 +542,5 @@ RK_TEST(legacy_target_tree_uses_split_outputs)
 	RK_ASSERT_EQ_INT(4, n);
 	free(conflicts);
 	vfs_tree_free(root);
-	close_vfs(v);
+	fx_vfs_close(v);
 }

@@ -97,46 +97,12 @@ static void release_store(void)
 	fat = broken = NULL;
 }
 
-static void quiet(enum rk_log_level l, const char *msg)
-{
-	(void)l;
-	(void)msg;
-}
-
 static struct rk_vfs *open_vfs(int zstd)
 {
 	struct rk_vfs_opts o = {
 		.store = "store", .cache_dir = "cache", .ingest_jobs = 1, .kpack_zstd = zstd};
-	struct rk_vfs *v = NULL;
-	struct rk_err err = RK_ERR_INIT;
-	int rc;
 
-	rk_log_set_handler(quiet);
-	rc = rk_vfs_open(&o, &v, &err);
-	if (rc)
-		rk_test_fail(__FILE__, __LINE__, "rk_vfs_open: %s", rk_err_str(&err, rc));
-	return v;
-}
-
-static int thread_count(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	int n = -1;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "Threads:", 8))
-			n = (int)strtol(line + 8, NULL, 10);
-	if (f)
-		fclose(f);
-	return n;
-}
-
-static void close_vfs(struct rk_vfs *v)
-{
-	rk_vfs_close(v);
-	for (int i = 0; i < 500 && thread_count() > 1; i++)
-		usleep(10000);
+	return fx_vfs_open(&o);
 }
 
 static struct artifact *get_art(struct rk_vfs *v, const char *run, const char *stem)
@@ -344,7 +310,7 @@ RK_TEST(outputs)
 	RK_ASSERT_EQ_STR("tensile 1102\n", (char *)t);
 	free(t);
 	RK_ASSERT(vfs_find(outs[3]->root, "p/stage/.kpack") == NULL);
-	close_vfs(v);
+	fx_vfs_close(v);
 	release_store();
 }
 
@@ -364,7 +330,7 @@ RK_TEST(kpack_toc)
 		    "p/stage/lib/libfat.so", RK_KPACK_NONE);
 	check_kpack(v, outs[2], "p/stage/.kpack/blas_lib_gfx1101.kpack", 1, "blas_lib",
 		    "p/stage/lib/libfat.so", RK_KPACK_NONE);
-	close_vfs(v);
+	fx_vfs_close(v);
 	release_store();
 }
 
@@ -397,7 +363,7 @@ RK_TEST(rewritten_binary)
 	RK_ASSERT_EQ_INT(0, rk_kpack_elf_verify(got, len, NULL));
 	free(got);
 	free(want);
-	close_vfs(v);
+	fx_vfs_close(v);
 	release_store();
 }
 
@@ -424,7 +390,7 @@ RK_TEST(unsplittable_stays)
 	/* and none of its code objects is in an archive: still two per arch (libfat's) */
 	check_kpack(v, outs[1], "p/stage/.kpack/blas_lib_gfx1100.kpack", 0, "blas_lib",
 		    "p/stage/lib/libfat.so", RK_KPACK_NONE);
-	close_vfs(v);
+	fx_vfs_close(v);
 	release_store();
 }
 
@@ -470,7 +436,7 @@ RK_TEST(split_once)
 		}
 		free(rec);
 	}
-	close_vfs(v);
+	fx_vfs_close(v);
 	release_store();
 }
 
@@ -500,7 +466,7 @@ RK_TEST(group_and_relkeys)
 	RK_ASSERT_EQ_MEM(want, got, len);
 	free(got);
 	free(want);
-	close_vfs(v);
+	fx_vfs_close(v);
 	release_store();
 }
 
@@ -522,7 +488,7 @@ RK_TEST(zstd_scheme)
 		    "p/stage/lib/libfat.so", RK_KPACK_ZSTD);
 	check_kpack(v, outs[2], "p/stage/.kpack/blas_lib_gfx1101.kpack", 1, "blas_lib",
 		    "p/stage/lib/libfat.so", RK_KPACK_ZSTD);
-	close_vfs(v);
+	fx_vfs_close(v);
 	release_store();
 }
 
@@ -539,7 +505,7 @@ RK_TEST(second_mount_same_split)
 	split(v, a, NULL, 0, &outs, &n);
 	bin1 = content(v, find(outs[0], "p/stage/lib/libfat.so"), &len1);
 	k1 = content(v, find(outs[1], "p/stage/.kpack/blas_lib_gfx1100.kpack"), &klen1);
-	close_vfs(v);
+	fx_vfs_close(v);
 	/* from the cached index and the recorded device-code split: the same bytes */
 	v = open_vfs(0);
 	a = get_art(v, "100-linux", STEM);
@@ -555,6 +521,6 @@ RK_TEST(second_mount_same_split)
 	free(bin2);
 	free(k1);
 	free(k2);
-	close_vfs(v);
+	fx_vfs_close(v);
 	release_store();
 }

@@ -39,12 +39,6 @@ static const struct fx_member small[] = {
 	{FX_FILE, "s/stage/hello.txt", "hello\n", -1, 0644},
 };
 
-static void quiet(enum rk_log_level l, const char *msg)
-{
-	(void)l;
-	(void)msg;
-}
-
 /* store/100-linux: three good artifacts and a corrupt one; store/200-linux: one
  * artifact and manifests/; store/ROCm-TheRock/300-windows: one artifact, no manifest. */
 static void make_store(void)
@@ -73,56 +67,14 @@ static void make_store(void)
 static struct rk_vfs *open_vfs(const char *store)
 {
 	struct rk_vfs_opts o = {.store = store, .cache_dir = "cache", .ingest_jobs = 2};
-	struct rk_vfs *v = NULL;
-	struct rk_err err = RK_ERR_INIT;
-	int rc;
 
-	rk_log_set_handler(quiet);
-	rc = rk_vfs_open(&o, &v, &err);
-	if (rc)
-		rk_test_fail(__FILE__, __LINE__, "rk_vfs_open: %s", rk_err_str(&err, rc));
-	return v;
-}
-
-static int thread_count(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	int n = -1;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "Threads:", 8))
-			n = (int)strtol(line + 8, NULL, 10);
-	if (f)
-		fclose(f);
-	return n;
-}
-
-/* rk_vfs_close, then wait (up to 5 s) for its ingest threads to be gone: they can outlive
- * close (see close_leaves_no_threads), and their exit must not race the test's own. */
-static void close_vfs(struct rk_vfs *v)
-{
-	rk_vfs_close(v);
-	for (int i = 0; i < 500 && thread_count() > 1; i++)
-		usleep(10000);
-}
-
-static struct rk_attr resolve(struct rk_vfs *v, const char *path)
-{
-	struct rk_attr a;
-	struct rk_err err = RK_ERR_INIT;
-	int rc = rk_vfs_resolve(v, path, &a, &err);
-
-	if (rc)
-		rk_test_fail(__FILE__, __LINE__, "resolve('%s'): %d %s", path, rc,
-			     rk_err_str(&err, rc));
-	return a;
+	return fx_vfs_open(&o);
 }
 
 /* The whole file at path, malloc'd; *len its size. */
 static char *read_all(struct rk_vfs *v, const char *path, size_t *len)
 {
-	struct rk_attr a = resolve(v, path);
+	struct rk_attr a = fx_resolve(v, path);
 	struct rk_file *f = NULL;
 	struct rk_err err = RK_ERR_INIT;
 	char *buf = malloc(a.size + 1);
@@ -176,7 +128,7 @@ static int has(const struct listing *l, const char *name)
 
 static void list(struct rk_vfs *v, const char *path, struct listing *l)
 {
-	struct rk_attr a = resolve(v, path);
+	struct rk_attr a = fx_resolve(v, path);
 	int rc;
 
 	memset(l, 0, sizeof(*l));
@@ -204,10 +156,10 @@ RK_TEST(root_of_a_multi_run_store)
 	RK_ASSERT(!has(&l, "notarun"));
 	RK_ASSERT(!has(&l, "stray-file"));
 	RK_ASSERT_EQ_INT(4, l.n);
-	a = resolve(v, "ROCm-TheRock/300-windows");
+	a = fx_resolve(v, "ROCm-TheRock/300-windows");
 	RK_ASSERT(S_ISDIR(a.mode));
 	RK_ASSERT_EQ_INT(-ENOENT, rk_vfs_resolve(v, "notarun", &a, NULL));
-	close_vfs(v);
+	fx_vfs_close(v);
 	rk_vfs_close(NULL);
 }
 
@@ -220,7 +172,7 @@ RK_TEST(readme_present)
 
 	make_store();
 	v = open_vfs("store");
-	a = resolve(v, "README");
+	a = fx_resolve(v, "README");
 	RK_ASSERT(S_ISREG(a.mode));
 	RK_ASSERT_EQ_INT(0444, a.mode & 07777);
 	text = read_all(v, "README", &len);
@@ -228,7 +180,7 @@ RK_TEST(readme_present)
 	RK_ASSERT(strstr(text, "rockfs") != NULL);
 	RK_ASSERT(strstr(text, "browse/") != NULL);
 	free(text);
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(run_directory_layout)
@@ -254,7 +206,7 @@ RK_TEST(run_directory_layout)
 	RK_ASSERT(has(&l, "bad_lib_generic"));
 	for (size_t i = 0; i < l.n; i++)
 		RK_ASSERT(S_ISDIR(l.attrs[i].mode));
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(artifacts_pass_through)
@@ -279,7 +231,7 @@ RK_TEST(artifacts_pass_through)
 	RK_ASSERT_EQ_MEM(want, got, len);
 	free(got);
 	free(want);
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(browse_lookup_and_read)
@@ -292,7 +244,7 @@ RK_TEST(browse_lookup_and_read)
 
 	make_store();
 	v = open_vfs("store");
-	a = resolve(v, "100-linux/browse/blas_lib_gfx942/p/stage/lib/libx.so.1");
+	a = fx_resolve(v, "100-linux/browse/blas_lib_gfx942/p/stage/lib/libx.so.1");
 	RK_ASSERT(S_ISREG(a.mode));
 	RK_ASSERT_EQ_INT(0755, a.mode & 07777);
 	RK_ASSERT_EQ_INT(strlen(LIBX), a.size);
@@ -309,13 +261,13 @@ RK_TEST(browse_lookup_and_read)
 	rk_file_close(f);
 	rk_file_close(NULL);
 	/* the prefix directory and the manifest */
-	d = resolve(v, "100-linux/browse/blas_lib_gfx942/p/stage");
+	d = fx_resolve(v, "100-linux/browse/blas_lib_gfx942/p/stage");
 	RK_ASSERT(S_ISDIR(d.mode));
 	text = read_all(v, "100-linux/browse/blas_lib_gfx942/artifact_manifest.txt", NULL);
 	RK_ASSERT_EQ_STR("p/stage\n", text);
 	free(text);
 	/* an empty file */
-	a = resolve(v, "100-linux/browse/blas_lib_gfx942/p/stage/empty");
+	a = fx_resolve(v, "100-linux/browse/blas_lib_gfx942/p/stage/empty");
 	RK_ASSERT_EQ_INT(0, a.size);
 	RK_ASSERT_EQ_INT(0, rk_vfs_open_file(v, a.ino, &f, NULL));
 	RK_ASSERT_EQ_INT(0, rk_file_pread(f, buf, sizeof(buf), 0, NULL));
@@ -324,7 +276,7 @@ RK_TEST(browse_lookup_and_read)
 	RK_ASSERT_EQ_INT(-ENOENT, rk_vfs_resolve(v, "100-linux/browse/blas_lib_gfx942/escape.txt",
 						 &a, NULL));
 	RK_ASSERT_EQ_INT(-ENOENT, rk_vfs_resolve(v, "100-linux/escape.txt", &a, NULL));
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(browse_readdir)
@@ -345,7 +297,7 @@ RK_TEST(browse_readdir)
 	RK_ASSERT(has(&l, "libx.so"));
 	RK_ASSERT(has(&l, "libx-copy.so.1"));
 	/* resuming from each position gives the rest of the same listing */
-	dir = resolve(v, "100-linux/browse/blas_lib_gfx942/p/stage/lib");
+	dir = fx_resolve(v, "100-linux/browse/blas_lib_gfx942/p/stage/lib");
 	for (size_t i = 0; i < l.n; i++) {
 		memset(&part, 0, sizeof(part));
 		RK_ASSERT_EQ_INT(0, rk_vfs_readdir(v, dir.ino, i == 0 ? 0 : l.next[i - 1], fill,
@@ -362,7 +314,7 @@ RK_TEST(browse_readdir)
 	part.stop_after = 1;
 	RK_ASSERT_EQ_INT(0, rk_vfs_readdir(v, dir.ino, 0, fill, &part, NULL));
 	RK_ASSERT_EQ_INT(1, part.n);
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(symlinks_and_hardlinks)
@@ -373,19 +325,19 @@ RK_TEST(symlinks_and_hardlinks)
 
 	make_store();
 	v = open_vfs("store");
-	s = resolve(v, "100-linux/browse/blas_lib_gfx942/p/stage/lib/libx.so");
+	s = fx_resolve(v, "100-linux/browse/blas_lib_gfx942/p/stage/lib/libx.so");
 	RK_ASSERT(S_ISLNK(s.mode));
 	RK_ASSERT_EQ_INT(9, s.size);
 	RK_ASSERT_EQ_INT(9, rk_vfs_readlink(v, s.ino, buf, sizeof(buf), NULL));
 	RK_ASSERT_EQ_STR("libx.so.1", buf);
 	RK_ASSERT_EQ_INT(-ENAMETOOLONG, rk_vfs_readlink(v, s.ino, buf, 9, NULL));
 	RK_ASSERT_EQ_INT(9, rk_vfs_readlink(v, s.ino, buf, 10, NULL));
-	f = resolve(v, "100-linux/browse/blas_lib_gfx942/p/stage/lib/libx.so.1");
-	h = resolve(v, "100-linux/browse/blas_lib_gfx942/p/stage/lib/libx-copy.so.1");
+	f = fx_resolve(v, "100-linux/browse/blas_lib_gfx942/p/stage/lib/libx.so.1");
+	h = fx_resolve(v, "100-linux/browse/blas_lib_gfx942/p/stage/lib/libx-copy.so.1");
 	RK_ASSERT_EQ_INT(f.ino, h.ino);
 	RK_ASSERT_EQ_INT(2, h.nlink);
 	RK_ASSERT_EQ_INT(-EINVAL, rk_vfs_readlink(v, f.ino, buf, sizeof(buf), NULL));
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(dot_and_dotdot)
@@ -395,16 +347,16 @@ RK_TEST(dot_and_dotdot)
 
 	make_store();
 	v = open_vfs("store");
-	run = resolve(v, "100-linux");
-	a = resolve(v, "100-linux/browse/..");
+	run = fx_resolve(v, "100-linux");
+	a = fx_resolve(v, "100-linux/browse/..");
 	RK_ASSERT_EQ_INT(run.ino, a.ino);
-	a = resolve(v, "100-linux/./browse/./..");
+	a = fx_resolve(v, "100-linux/./browse/./..");
 	RK_ASSERT_EQ_INT(run.ino, a.ino);
-	a = resolve(v, "..");
+	a = fx_resolve(v, "..");
 	RK_ASSERT_EQ_INT(RK_ROOT_INO, a.ino);
-	a = resolve(v, "//100-linux//");
+	a = fx_resolve(v, "//100-linux//");
 	RK_ASSERT_EQ_INT(run.ino, a.ino);
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(errors)
@@ -422,9 +374,9 @@ RK_TEST(errors)
 	RK_ASSERT_EQ_INT(-ENOENT, rk_vfs_open_file(v, 0x123456789ull, &f, NULL));
 	RK_ASSERT_EQ_INT(-ENOENT, rk_vfs_readlink(v, 0x123456789ull, buf, sizeof(buf), NULL));
 	RK_ASSERT_EQ_INT(-ENOENT, rk_vfs_resolve(v, "999-linux", &a, NULL));
-	dir = resolve(v, "100-linux/browse/blas_lib_gfx942/p");
-	file = resolve(v, "100-linux/browse/blas_lib_gfx942/artifact_manifest.txt");
-	link = resolve(v, "100-linux/browse/blas_lib_gfx942/p/stage/lib/libx.so");
+	dir = fx_resolve(v, "100-linux/browse/blas_lib_gfx942/p");
+	file = fx_resolve(v, "100-linux/browse/blas_lib_gfx942/artifact_manifest.txt");
+	link = fx_resolve(v, "100-linux/browse/blas_lib_gfx942/p/stage/lib/libx.so");
 	RK_ASSERT_EQ_INT(-EISDIR, rk_vfs_open_file(v, dir.ino, &f, NULL));
 	RK_ASSERT_EQ_INT(-EINVAL, rk_vfs_open_file(v, link.ino, &f, NULL));
 	RK_ASSERT(f == NULL);
@@ -435,7 +387,7 @@ RK_TEST(errors)
 	memset(longname, 'n', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = '\0';
 	RK_ASSERT_EQ_INT(-ENAMETOOLONG, rk_vfs_resolve(v, longname, &a, NULL));
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(open_errors)
@@ -444,7 +396,7 @@ RK_TEST(open_errors)
 	struct rk_vfs *v = NULL;
 	struct rk_err err = RK_ERR_INIT;
 
-	rk_log_set_handler(quiet);
+	fx_quiet_logs();
 	RK_ASSERT_EQ_INT(-ENOENT, rk_vfs_open(&o, &v, &err));
 	RK_ASSERT(v == NULL);
 	RK_ASSERT(err.msg[0]);
@@ -466,10 +418,10 @@ RK_TEST(corrupt_archive_is_eio_good_one_works)
 
 	make_store();
 	v = open_vfs("store");
-	a = resolve(v, "100-linux/browse/bad_lib_generic");
+	a = fx_resolve(v, "100-linux/browse/bad_lib_generic");
 	RK_ASSERT(S_ISDIR(a.mode));
 	RK_ASSERT_EQ_INT(-EIO, rk_vfs_lookup(v, a.ino, "anything", &a, NULL));
-	a = resolve(v, "100-linux/browse/bad_lib_generic");
+	a = fx_resolve(v, "100-linux/browse/bad_lib_generic");
 	RK_ASSERT_EQ_INT(-EIO, rk_vfs_readdir(v, a.ino, 0, fill, &l, NULL));
 	/* again: still EIO, not a hang or a different error */
 	RK_ASSERT_EQ_INT(-EIO, rk_vfs_lookup(v, a.ino, "artifact_manifest.txt", &a, NULL));
@@ -477,12 +429,12 @@ RK_TEST(corrupt_archive_is_eio_good_one_works)
 	RK_ASSERT_EQ_STR("hello\n", text);
 	free(text);
 	/* and the corrupt archive is still passed through under artifacts/ */
-	a = resolve(v, "100-linux/artifacts/bad_lib_generic.tar.zst");
+	a = fx_resolve(v, "100-linux/artifacts/bad_lib_generic.tar.zst");
 	RK_ASSERT_EQ_INT(2048, a.size);
 	rk_vfs_stats(v, &st);
 	RK_ASSERT(st.ingest_failures >= 1);
 	RK_ASSERT(st.nodes > 0);
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(wrong_sidecar_is_eio)
@@ -499,14 +451,14 @@ RK_TEST(wrong_sidecar_is_eio)
 	v = open_vfs("run");
 	/* members stream out while the archive is read; the hash is known at its end, so
 	 * wait for that with readdir (complete listings only), then everything is EIO */
-	a = resolve(v, "browse/small_lib_generic");
+	a = fx_resolve(v, "browse/small_lib_generic");
 	RK_ASSERT_EQ_INT(-EIO, rk_vfs_readdir(v, a.ino, 0, fill, &l, NULL));
 	RK_ASSERT_EQ_INT(-EIO, rk_vfs_lookup(v, a.ino, "s", &b, NULL));
-	a = resolve(v, "browse/other_lib_generic");
+	a = fx_resolve(v, "browse/other_lib_generic");
 	RK_ASSERT_EQ_INT(-EIO, rk_vfs_readdir(v, a.ino, 0, fill, &l, NULL));
 	RK_ASSERT_EQ_INT(-EIO, rk_vfs_lookup(v, a.ino, "s", &b, NULL));
 	RK_ASSERT_EQ_INT(-EIO, rk_vfs_prefetch(v, "", NULL, NULL, NULL));
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(sidecar_formats_accepted)
@@ -535,7 +487,7 @@ RK_TEST(sidecar_formats_accepted)
 	text = read_all(v, "browse/b_lib_generic/s/stage/hello.txt", NULL);
 	RK_ASSERT_EQ_STR("hello\n", text);
 	free(text);
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(single_run_store_at_root)
@@ -569,7 +521,7 @@ RK_TEST(single_run_store_at_root)
 	RK_ASSERT_EQ_STR("200-linux", names[0]);
 	free(names[0]);
 	free(names);
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(list_runs)
@@ -588,7 +540,7 @@ RK_TEST(list_runs)
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(list_runs_empty_store)
@@ -602,7 +554,7 @@ RK_TEST(list_runs_empty_store)
 	RK_ASSERT_EQ_INT(0, rk_vfs_list_runs(v, &names, &n, NULL));
 	RK_ASSERT_EQ_INT(0, n);
 	free(names);
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(vfs_run)
@@ -625,7 +577,7 @@ RK_TEST(vfs_run)
 	RK_ASSERT_EQ_INT(1, run->narts);
 	RK_ASSERT_EQ_INT(-ENOENT, rk_vfs_run(v, "999-linux", &run, NULL));
 	RK_ASSERT_EQ_INT(-ENOENT, rk_vfs_run(v, "ROCm-TheRock", &run, NULL));
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(run_manifest_sources)
@@ -650,7 +602,7 @@ RK_TEST(run_manifest_sources)
 	/* neither */
 	RK_ASSERT_EQ_INT(-ENOENT, rk_vfs_run_manifest(v, "ROCm-TheRock/300-windows", &m, &err));
 	RK_ASSERT(err.msg[0]);
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(run_manifest_base_without_file)
@@ -661,7 +613,7 @@ RK_TEST(run_manifest_base_without_file)
 	fx_tar("run/base_lib_generic.tar.zst", FX_ZSTD, small, 2);
 	v = open_vfs("run");
 	RK_ASSERT_EQ_INT(-ENOENT, rk_vfs_run_manifest(v, "", &m, NULL));
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(run_manifest_invalid_json)
@@ -673,7 +625,7 @@ RK_TEST(run_manifest_invalid_json)
 	fx_writes("run/manifests/therock_manifest.json", "{not json");
 	v = open_vfs("run");
 	RK_ASSERT_EQ_INT(-EPROTO, rk_vfs_run_manifest(v, "", &m, NULL));
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 struct progress {
@@ -726,7 +678,7 @@ RK_TEST(prefetch)
 	RK_ASSERT_EQ_INT(0, rk_cache_stats(rk_vfs_cache(v), &cs, NULL));
 	RK_ASSERT_EQ_INT(4, cs.indexes); /* one per good archive */
 	RK_ASSERT_EQ_INT(-ENOENT, rk_vfs_prefetch(v, "999-linux", NULL, NULL, NULL));
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(second_mount_loads_indexes)
@@ -739,10 +691,10 @@ RK_TEST(second_mount_loads_indexes)
 	make_store();
 	v = open_vfs("store");
 	RK_ASSERT_EQ_INT(0, rk_vfs_prefetch(v, "200-linux", NULL, NULL, NULL));
-	a1 = resolve(v, "200-linux/browse/small_lib_generic/s/stage/hello.txt");
-	close_vfs(v);
+	a1 = fx_resolve(v, "200-linux/browse/small_lib_generic/s/stage/hello.txt");
+	fx_vfs_close(v);
 	v = open_vfs("store");
-	a2 = resolve(v, "200-linux/browse/small_lib_generic/s/stage/hello.txt");
+	a2 = fx_resolve(v, "200-linux/browse/small_lib_generic/s/stage/hello.txt");
 	RK_ASSERT_EQ_INT(a1.ino, a2.ino); /* inode numbers are stable across mounts */
 	text = read_all(v, "200-linux/browse/small_lib_generic/s/stage/hello.txt", NULL);
 	RK_ASSERT_EQ_STR("hello\n", text);
@@ -751,7 +703,7 @@ RK_TEST(second_mount_loads_indexes)
 	rk_vfs_stats(v, &st);
 	RK_ASSERT_EQ_INT(0, st.ingests);
 	RK_ASSERT_EQ_INT(1, st.index_loads);
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(corrupt_cached_index_is_rebuilt)
@@ -763,7 +715,7 @@ RK_TEST(corrupt_cached_index_is_rebuilt)
 	make_store();
 	v = open_vfs("store");
 	RK_ASSERT_EQ_INT(0, rk_vfs_prefetch(v, "200-linux", NULL, NULL, NULL));
-	close_vfs(v);
+	fx_vfs_close(v);
 	snprintf(cmd, sizeof(cmd), "for f in cache/index/*.rkix; do printf garbage > $f; done");
 	RK_ASSERT_EQ_INT(0, system(cmd));
 	v = open_vfs("store");
@@ -774,7 +726,7 @@ RK_TEST(corrupt_cached_index_is_rebuilt)
 	rk_vfs_stats(v, &st);
 	RK_ASSERT_EQ_INT(1, st.ingests);
 	RK_ASSERT_EQ_INT(0, st.index_loads);
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(missing_blob_is_refilled)
@@ -786,7 +738,7 @@ RK_TEST(missing_blob_is_refilled)
 	make_store();
 	v = open_vfs("store");
 	RK_ASSERT_EQ_INT(0, rk_vfs_prefetch(v, "200-linux", NULL, NULL, NULL));
-	close_vfs(v);
+	fx_vfs_close(v);
 	v = open_vfs("store");
 	/* evict every blob: the index survives, the contents must come back */
 	RK_ASSERT_EQ_INT(0, rk_cache_gc(rk_vfs_cache(v), 0, &cs, NULL));
@@ -794,7 +746,7 @@ RK_TEST(missing_blob_is_refilled)
 	text = read_all(v, "200-linux/browse/small_lib_generic/s/stage/hello.txt", NULL);
 	RK_ASSERT_EQ_STR("hello\n", text);
 	free(text);
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(corrupt_blob_is_refilled)
@@ -805,10 +757,10 @@ RK_TEST(corrupt_blob_is_refilled)
 
 	make_store();
 	v = open_vfs("store");
-	a = resolve(v, "200-linux/browse/small_lib_generic/s/stage/hello.txt");
+	a = fx_resolve(v, "200-linux/browse/small_lib_generic/s/stage/hello.txt");
 	RK_ASSERT_EQ_INT(6, a.size);
 	RK_ASSERT_EQ_INT(0, rk_vfs_prefetch(v, "200-linux", NULL, NULL, NULL));
-	close_vfs(v);
+	fx_vfs_close(v);
 	/* flip the blob's bytes (same size) behind the cache's back */
 	snprintf(cmd, sizeof(cmd),
 		 "f=$(grep -rl --include='*' -x hello cache/blobs | head -1); "
@@ -818,7 +770,7 @@ RK_TEST(corrupt_blob_is_refilled)
 	text = read_all(v, "200-linux/browse/small_lib_generic/s/stage/hello.txt", NULL);
 	RK_ASSERT_EQ_STR("hello\n", text);
 	free(text);
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(concurrent_first_lookups)
@@ -835,7 +787,7 @@ RK_TEST(concurrent_first_lookups)
 	RK_ASSERT_EQ_STR("# doc\n", b);
 	free(a);
 	free(b);
-	close_vfs(v); /* with other archives never touched: nothing to wait for */
+	fx_vfs_close(v); /* with other archives never touched: nothing to wait for */
 }
 
 RK_TEST(close_while_ingesting)
@@ -853,9 +805,9 @@ RK_TEST(close_while_ingesting)
 	fx_tar("run/big_lib_generic.tar.xz", FX_XZ, m, 2);
 	free(data);
 	v = open_vfs("run");
-	a = resolve(v, "browse/big_lib_generic/artifact_manifest.txt"); /* ingest running */
+	a = fx_resolve(v, "browse/big_lib_generic/artifact_manifest.txt"); /* ingest running */
 	RK_ASSERT(S_ISREG(a.mode));
-	close_vfs(v); /* cancels and waits */
+	fx_vfs_close(v); /* cancels and waits */
 }
 
 /* rk/vfs.h: rk_vfs_close "cancels running ingests, waits for them, frees everything".
@@ -865,7 +817,7 @@ RK_TEST(close_while_ingesting)
  * 904 bytes from CRYPTO_zalloc in ASan builds). */
 RK_TEST(close_leaves_no_threads)
 {
-	int before = thread_count();
+	int before = fx_thread_count();
 
 	RK_ASSERT(before >= 1);
 	fx_tar("run/small_lib_generic.tar.zst", FX_ZSTD, small, 2);
@@ -879,7 +831,7 @@ RK_TEST(close_leaves_no_threads)
 						.cache_dir = fx_path("cache%d", i),
 						.ingest_jobs = 1};
 
-			rk_log_set_handler(quiet);
+			fx_quiet_logs();
 			RK_ASSERT_EQ_INT(0, rk_vfs_open(&o, &v, NULL));
 		}
 		text = read_all(v, "browse/small_lib_generic/s/stage/hello.txt", NULL);
@@ -887,12 +839,12 @@ RK_TEST(close_leaves_no_threads)
 		rk_vfs_close(v);
 		/* pthread_join returns once the kernel has cleared the thread id, which can be a
 		 * moment before its /proc/self/task entry goes: allow that moment, no more */
-		for (int t = 0; t < 200 && thread_count() != before; t++)
+		for (int t = 0; t < 200 && fx_thread_count() != before; t++)
 			usleep(5000);
-		if (thread_count() != before)
+		if (fx_thread_count() != before)
 			rk_test_fail(__FILE__, __LINE__,
 				     "round %d: %d threads after rk_vfs_close, "
 				     "%d before open",
-				     i, thread_count(), before);
+				     i, fx_thread_count(), before);
 	}
 }

@@ -60,63 +60,17 @@ static void make_store(void)
 	fx_tar("store/300-linux/x_lib_generic.tar.zst", FX_ZSTD, b942, N(b942));
 }
 
-static void quiet(enum rk_log_level l, const char *msg)
-{
-	(void)l;
-	(void)msg;
-}
-
 static struct rk_vfs *open_vfs(void)
 {
 	struct rk_vfs_opts o = {.store = "store", .cache_dir = "cache", .ingest_jobs = 2};
-	struct rk_vfs *v = NULL;
-	struct rk_err err = RK_ERR_INIT;
-	int rc;
 
-	rk_log_set_handler(quiet);
-	rc = rk_vfs_open(&o, &v, &err);
-	if (rc)
-		rk_test_fail(__FILE__, __LINE__, "rk_vfs_open: %s", rk_err_str(&err, rc));
-	return v;
-}
-
-static int thread_count(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	int n = -1;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "Threads:", 8))
-			n = (int)strtol(line + 8, NULL, 10);
-	if (f)
-		fclose(f);
-	return n;
-}
-
-static void close_vfs(struct rk_vfs *v)
-{
-	rk_vfs_close(v);
-	for (int i = 0; i < 500 && thread_count() > 1; i++)
-		usleep(10000);
-}
-
-static struct rk_attr resolve(struct rk_vfs *v, const char *path)
-{
-	struct rk_attr a;
-	struct rk_err err = RK_ERR_INIT;
-	int rc = rk_vfs_resolve(v, path, &a, &err);
-
-	if (rc)
-		rk_test_fail(__FILE__, __LINE__, "resolve('%s'): %d %s", path, rc,
-			     rk_err_str(&err, rc));
-	return a;
+	return fx_vfs_open(&o);
 }
 
 /* The whole file at path, malloc'd and NUL-terminated. */
 static char *read_all(struct rk_vfs *v, const char *path)
 {
-	struct rk_attr a = resolve(v, path);
+	struct rk_attr a = fx_resolve(v, path);
 	struct rk_file *f = NULL;
 	struct rk_err err = RK_ERR_INIT;
 	char *buf = malloc(a.size + 1);
@@ -160,7 +114,7 @@ static int fill(void *ctx, const char *name, const struct rk_attr *a, uint64_t n
 
 static void expect_listing(struct rk_vfs *v, const char *path, const char *want)
 {
-	struct rk_attr a = resolve(v, path);
+	struct rk_attr a = fx_resolve(v, path);
 	struct listing l = {"", 0};
 
 	RK_ASSERT_EQ_INT(0, rk_vfs_readdir(v, a.ino, 0, fill, &l, NULL));
@@ -185,12 +139,12 @@ RK_TEST(listing_legacy)
 	v = open_vfs();
 	expect_listing(v, "100-linux/dist",
 		       "gfx1100 gfx1101 gfx1102 gfx1103 gfx110X-all gfx942 gfx94X-dcgpu .rockfs");
-	RK_ASSERT_EQ_INT(S_IFDIR | 0755, resolve(v, "100-linux/dist/gfx94X-dcgpu").mode);
+	RK_ASSERT_EQ_INT(S_IFDIR | 0755, fx_resolve(v, "100-linux/dist/gfx94X-dcgpu").mode);
 	expect_listing(v, "100-linux/dist/gfx94X-dcgpu", "share conf bin lib");
 	expect_listing(v, "100-linux/dist/gfx94X-dcgpu/lib", "libz.so.1 libz-copy.so.1 libz.so");
 	expect_listing(v, "100-linux/dist/gfx110X-all/lib",
 		       "libz.so.1 libz-copy.so.1 libz.so librocm110.so");
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(listing_split)
@@ -207,7 +161,7 @@ RK_TEST(listing_split)
 	expect_listing(v, "200-linux/dist/gfx942/lib",
 		       "libz.so.1 libz-copy.so.1 libz.so libblas-942.so");
 	RK_ASSERT_EQ_INT(-ENOENT, rk_vfs_resolve(v, "200-linux/dist/gfx90a", &a, NULL));
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(contents_equal_browse)
@@ -231,14 +185,14 @@ RK_TEST(contents_equal_browse)
 	expect_same(v, "100-linux/dist/gfx110X-all/share/order.txt",
 		    "100-linux/browse/aa_lib_generic/a/stage/share/order.txt");
 	/* modes, a hardlink, a symlink */
-	a = resolve(v, "100-linux/dist/gfx94X-dcgpu/bin/tool");
+	a = fx_resolve(v, "100-linux/dist/gfx94X-dcgpu/bin/tool");
 	RK_ASSERT_EQ_INT(S_IFREG | 0754, a.mode);
 	RK_ASSERT_EQ_INT(20, a.size);
-	a = resolve(v, "100-linux/dist/gfx94X-dcgpu/lib/libz.so.1");
-	b = resolve(v, "100-linux/dist/gfx94X-dcgpu/lib/libz-copy.so.1");
+	a = fx_resolve(v, "100-linux/dist/gfx94X-dcgpu/lib/libz.so.1");
+	b = fx_resolve(v, "100-linux/dist/gfx94X-dcgpu/lib/libz-copy.so.1");
 	RK_ASSERT_EQ_INT(a.ino, b.ino);
 	RK_ASSERT_EQ_INT(2, b.nlink);
-	a = resolve(v, "100-linux/dist/gfx94X-dcgpu/lib/libz.so");
+	a = fx_resolve(v, "100-linux/dist/gfx94X-dcgpu/lib/libz.so");
 	RK_ASSERT(S_ISLNK(a.mode));
 	{
 		char buf[64];
@@ -246,7 +200,7 @@ RK_TEST(contents_equal_browse)
 		RK_ASSERT_EQ_INT(9, rk_vfs_readlink(v, a.ino, buf, sizeof(buf), NULL));
 		RK_ASSERT_EQ_STR("libz.so.1", buf);
 	}
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(conflicts_file)
@@ -266,16 +220,16 @@ RK_TEST(conflicts_file)
 		"conf\taa_lib_generic\tamd_lib_gfx94X-dcgpu\tdirectory replaces a file\n",
 		t);
 	free(t);
-	a = resolve(v, "100-linux/dist/.rockfs/gfx94X-dcgpu.conflicts");
+	a = fx_resolve(v, "100-linux/dist/.rockfs/gfx94X-dcgpu.conflicts");
 	RK_ASSERT_EQ_INT(S_IFREG | 0444, a.mode);
 	/* a tree with no conflicts has an empty list */
 	t = read_all(v, "100-linux/dist/.rockfs/gfx110X-all.conflicts");
 	RK_ASSERT_EQ_STR("", t);
 	free(t);
-	RK_ASSERT_EQ_INT(0, resolve(v, "100-linux/dist/.rockfs/gfx1100.conflicts").size);
+	RK_ASSERT_EQ_INT(0, fx_resolve(v, "100-linux/dist/.rockfs/gfx1100.conflicts").size);
 	RK_ASSERT_EQ_INT(-ENOENT,
 			 rk_vfs_resolve(v, "100-linux/dist/.rockfs/multiarch.conflicts", &a, NULL));
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(conflicts_after_tree_read)
@@ -295,7 +249,7 @@ RK_TEST(conflicts_after_tree_read)
 	t = read_all(v, "100-linux/dist/gfx94X-dcgpu/conf/inner.txt");
 	RK_ASSERT_EQ_STR("inner\n", t);
 	free(t);
-	close_vfs(v);
+	fx_vfs_close(v);
 }
 
 RK_TEST(generic_only_run)
@@ -306,5 +260,5 @@ RK_TEST(generic_only_run)
 	make_store();
 	v = open_vfs();
 	expect_listing(v, "300-linux/dist", "");
-	close_vfs(v);
+	fx_vfs_close(v);
 }

@@ -29,25 +29,12 @@
 #define T0 1767225600
 #define LIBX "\177ELF not really a shared library\n"
 
-static void quiet(enum rk_log_level l, const char *msg)
-{
-	(void)l;
-	(void)msg;
-}
-
 static struct rk_vfs *open_vfs(void)
 {
 	struct rk_vfs_opts o = {.store = "store", .cache_dir = "cache", .ingest_jobs = 1};
-	struct rk_vfs *v = NULL;
-	struct rk_err err = RK_ERR_INIT;
-	int rc;
 
 	fx_mkdirs("store");
-	rk_log_set_handler(quiet);
-	rc = rk_vfs_open(&o, &v, &err);
-	if (rc)
-		rk_test_fail(__FILE__, __LINE__, "rk_vfs_open: %s", rk_err_str(&err, rc));
-	return v;
+	return fx_vfs_open(&o);
 }
 
 /* The whole of composite l, malloc'd. */
