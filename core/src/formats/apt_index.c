@@ -48,7 +48,7 @@ int rk_apt_packages(const struct rk_apt_entry *e, size_t n, char **out, size_t *
 			rc = -errno;
 			break;
 		}
-		rc = rk_buf_addf(&b, "%s%s", i ? "\n" : "", stanza);
+		rc = rk_buf_addf(&b, "%s\n", stanza);
 		free(stanza);
 	}
 	rk_buf_release(&extra);

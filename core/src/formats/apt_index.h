@@ -31,7 +31,7 @@ char *rk_apt_pool_path(const struct rk_pkg_meta *m);
 
 /* The Packages file for e[0..n), in that order: each stanza is the package's control
  * stanza with Filename, Size, MD5sum, SHA1, SHA256 after its relations (dpkg-scanpackages'
- * layout, byte for byte), stanzas separated by a blank line. *out is malloc'd text
+ * layout, byte for byte), each followed by a blank line. *out is malloc'd text
  * (*len bytes, NUL-terminated). 0 or -ENOMEM/-EINVAL (as rk_deb_control). */
 int rk_apt_packages(const struct rk_apt_entry *e, size_t n, char **out, size_t *len);
 
