@@ -79,8 +79,8 @@ RK_TEST(release_text)
 	RK_ASSERT_EQ_INT(strlen(out), len);
 	RK_ASSERT_EQ_STR(
 		"Origin: rockfs\nLabel: rockfs\nSuite: stable\nCodename: stable\n"
-		"Date: Thu, 01 Jan 2026 00:00:00 UTC\nArchitectures: amd64\nComponents: main\n"
-		"Description: ROCm packages\n"
+		"Architectures: amd64\nComponents: main\nDescription: ROCm packages\n"
+		"Date: Thu, 01 Jan 2026 00:00:00 UTC\n"
 		"MD5Sum:\n"
 		" d41d8cd98f00b204e9800998ecf8427e                0 main/binary-amd64/Packages\n"
 		" 900150983cd24fb0d6963f7d28e17f72                3 main/binary-amd64/Packages.gz\n"

@@ -115,9 +115,9 @@ int rk_apt_release(const struct rk_apt_release_info *r, const struct rk_apt_file
 	if ((rc = release_field(&b, "Origin", r->origin)) ||
 	    (rc = release_field(&b, "Label", r->label)) ||
 	    (rc = rk_buf_adds(&b, "Suite: stable\nCodename: stable\n")) ||
-	    (rc = add_date(&b, r->date)) ||
 	    (rc = rk_buf_adds(&b, "Architectures: amd64\nComponents: main\n")) ||
-	    (rc = release_field(&b, "Description", r->description)))
+	    (rc = release_field(&b, "Description", r->description)) ||
+	    (rc = add_date(&b, r->date))) /* upload_package_repo.py's order */
 		goto out;
 	for (size_t s = 0; !rc && s < sizeof(sums) / sizeof(*sums); s++) {
 		const EVP_MD *md = EVP_get_digestbyname(sums[s].md);

@@ -47,8 +47,8 @@ struct rk_apt_release_info {
 	int64_t date; /* seconds since the epoch; written in UTC, RFC 2822 */
 };
 
-/* dists/stable/Release: Origin, Label, Suite: stable, Codename: stable, Date,
- * Architectures: amd64, Components: main, Description, then the MD5Sum, SHA1 and SHA256
+/* dists/stable/Release: Origin, Label, Suite: stable, Codename: stable, Architectures:
+ * amd64, Components: main, Description, Date (upload_package_repo.py's order), then the MD5Sum, SHA1 and SHA256
  * of files[0..n) with their sizes (apt-ftparchive's " <hash> <size:16> <path>" lines).
  * *out is malloc'd text (*len bytes). 0 or -ENOMEM/-EINVAL (a newline in a field, a date
  * out of range). */

@@ -348,7 +348,7 @@ out:
 
 /* ---- deb/ ---- */
 
-static int add_bytes(struct node *dir, const char *path, int64_t mtime, char *data, size_t len)
+static int add_bytes(struct node *dir, const char *path, int64_t mtime, void *data, size_t len)
 {
 	const char *base;
 	struct node *d = vfs_mkdirs(dir, path, &base, mtime), *n;
@@ -405,9 +405,9 @@ static int pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	struct vfs_pkg_sums *sums = calloc(s->n + 1, sizeof(*sums));
 	char **names = calloc(s->n + 1, sizeof(*names));
 	struct node *out = vfs_tree_new(dir->name, dir->mode, dir->mtime);
-	struct rk_buf packages = RK_BUF_INIT;
-	char *gz = NULL, *release = NULL;
-	size_t n = 0, gzlen = 0, rlen = 0;
+	char *packages = NULL, *release = NULL;
+	void *gz = NULL;
+	size_t n = 0, plen = 0, gzlen = 0, rlen = 0;
 	int rc = e && sums && names && out ? 0 : -ENOMEM;
 
 	for (size_t i = 0; !rc && i < s->n; i++) {
@@ -431,27 +431,29 @@ static int pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		n++;
 	}
 	if (!rc)
-		rc = rk_apt_packages(e, n, &packages);
+		rc = rk_apt_packages(e, n, &packages, &plen);
 	if (!rc)
-		rc = rk_apt_gzip(packages.buf, packages.len, &gz, &gzlen);
-	if (!rc)
-		rc = rk_apt_release(packages.buf, packages.len, gz, gzlen, st->mtime, &release,
-				    &rlen);
+		rc = rk_deb_gzip(packages, plen, &gz, &gzlen);
 	if (!rc) {
-		size_t plen = packages.len;
-		char *ptext = rk_buf_detach(&packages, NULL);
+		/* upload_package_repo.py's Release, for a CI run's repository */
+		struct rk_apt_release_info ri = {"AMD ROCm", "ROCm ci Packages",
+						 "ROCm APT Repository", st->mtime};
+		struct rk_apt_file files[] = {{"main/binary-amd64/Packages", packages, plen},
+					      {"main/binary-amd64/Packages.gz", gz, gzlen}};
 
-		rc = add_bytes(out, "stable/main/binary-amd64/Packages", dir->mtime, ptext, plen);
-		if (!rc)
-			rc = add_bytes(out, "stable/main/binary-amd64/Packages.gz", dir->mtime, gz,
-				       gzlen);
-		else
-			free(gz);
+		rc = rk_apt_release(&ri, files, 2, &release, &rlen);
+	}
+	if (!rc) {
+		rc = add_bytes(out, "stable/main/binary-amd64/Packages", dir->mtime, packages,
+			       plen);
+		packages = NULL;
+	}
+	if (!rc) {
+		rc = add_bytes(out, "stable/main/binary-amd64/Packages.gz", dir->mtime, gz, gzlen);
 		gz = NULL;
-		if (!rc)
-			rc = add_bytes(out, "stable/Release", dir->mtime, release, rlen);
-		else
-			free(release);
+	}
+	if (!rc) {
+		rc = add_bytes(out, "stable/Release", dir->mtime, release, rlen);
 		release = NULL;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -461,7 +463,7 @@ static int pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	free(sums);
 	free(gz);
 	free(release);
-	rk_buf_release(&packages);
+	free(packages);
 	if (!rc)
 		return vfs_graft(v, dir, out);
 	vfs_tree_free(out);
