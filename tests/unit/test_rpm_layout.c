@@ -351,3 +351,90 @@ RK_TEST(versus_rpmbuild)
 		free(want), free(got);
 	}
 }
+
+/* Two packages (a requires b) and our repodata for them in dir/. */
+static void write_repo(const char *dir)
+{
+	struct rk_pkg_meta m[2] = {meta("amdrocm-a", "amdrocm-b = 7.13.0~dev1-123", 0),
+				   meta("amdrocm-b", "", 0)};
+	static const char *const loc[2] = {"amdrocm-a-7.13.0~dev1-123.x86_64.rpm",
+					   "amdrocm-b-7.13.0~dev1-123.x86_64.rpm"};
+	struct rk_rpm_file f[2][8];
+	struct rk_rpm_pkg p[2];
+	struct rk_rpm_repodata r;
+	char sha[2][RK_SHA256_HEX];
+
+	for (int i = 0; i < 2; i++) {
+		size_t len;
+		char *bytes;
+
+		p[i] = (struct rk_rpm_pkg){.meta = &m[i], .location = loc[i]};
+		p[i].info = write_pkg(&m[i], fx_path("%s/%s", dir, loc[i]));
+		p[i].nfiles = files(f[i]);
+		p[i].files = f[i];
+		bytes = fx_read(fx_path("%s/%s", dir, loc[i]), &len);
+		RK_ASSERT_EQ_INT(0, rk_sha256_buf(bytes, len, sha[i]));
+		p[i].size = len;
+		p[i].sha256 = sha[i];
+		free(bytes);
+	}
+	RK_ASSERT_EQ_INT(0, rk_rpm_repodata_build(p, 2, T0, &r));
+	for (int i = 0; i < RK_REPODATA_NFILES; i++)
+		fx_write(fx_path("%s/%s", dir, r.files[i].name), r.files[i].data, r.files[i].len);
+	rk_rpm_repodata_release(&r);
+}
+
+/* Parse both repodata/ trees (through repomd.xml, checking its checksums and sizes) and
+ * compare them element by element, file times aside. */
+static const char compare_py[] =
+	"import gzip, hashlib, sys, xml.etree.ElementTree as ET\n"
+	"R = '{http://linux.duke.edu/metadata/repo}'\n"
+	"def load(d):\n"
+	"    md = ET.parse(d + '/repodata/repomd.xml').getroot()\n"
+	"    out = {}\n"
+	"    for e in md.findall(R + 'data'):\n"
+	"        t = e.get('type')\n"
+	"        if t.endswith('_db'): continue\n"
+	"        z = open(d + '/' + e.find(R + 'location').get('href'), 'rb').read()\n"
+	"        x = gzip.decompress(z)\n"
+	"        assert hashlib.sha256(z).hexdigest() == e.find(R + 'checksum').text, t\n"
+	"        assert hashlib.sha256(x).hexdigest() == e.find(R + 'open-checksum').text, t\n"
+	"        assert len(z) == int(e.find(R + 'size').text), t\n"
+	"        assert len(x) == int(e.find(R + 'open-size').text), t\n"
+	"        out[t] = canon(ET.fromstring(x))\n"
+	"    return out\n"
+	"def canon(e):\n"
+	"    a = dict(e.attrib)\n"
+	"    if e.tag.endswith('}time'): a.pop('file', None)\n"
+	"    return (e.tag, sorted(a.items()), (e.text or '').strip(), [canon(c) for c in e])\n"
+	"a, b = load(sys.argv[1]), load(sys.argv[2])\n"
+	"assert sorted(a) == sorted(b) == ['filelists', 'other', 'primary'], (sorted(a), "
+	"sorted(b))\n"
+	"for t in a:\n"
+	"    if a[t] != b[t]:\n"
+	"        print(t, '\\nours:', a[t], '\\ncreaterepo_c:', b[t]); sys.exit(1)\n";
+
+RK_TEST(repodata_versus_createrepo)
+{
+	need("createrepo_c"), need("python3");
+	write_repo("ours");
+	free(run("mkdir theirs && cp ours/*.rpm theirs/ && createrepo_c -q theirs"));
+	fx_writes("compare.py", compare_py);
+	free(run("python3 compare.py ours theirs 2>&1"));
+}
+
+RK_TEST(dnf_install)
+{
+	need("dnf");
+	if (geteuid() != 0)
+		RK_SKIP("dnf --installroot needs root");
+	write_repo("repo");
+	write_refs();
+	free(run("dnf -y -q --installroot=%s/root --releasever=1 --setopt=reposdir=/dev/null "
+		 "--setopt=cachedir=%s/cache --setopt=install_weak_deps=False --nogpgcheck "
+		 "--disableplugin='*' --repofrompath=r,file://%s/repo --repo=r install amdrocm-a "
+		 "2>&1",
+		 rk_test_dir(), rk_test_dir(), rk_test_dir()));
+	check_tree("root");
+	free(run("rpm -q --root=%s/root amdrocm-a amdrocm-b", rk_test_dir()));
+}
