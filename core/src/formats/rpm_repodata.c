@@ -268,7 +268,8 @@ static int finish(struct out *x, struct rk_repodata_file *f, char open_sha[RK_SH
 		free(z);
 		return rc;
 	}
-	snprintf(f->name, sizeof(f->name), "repodata/%s-%s.xml.gz", sha, type);
+	snprintf(f->name, sizeof(f->name), "repodata/%s.xml.gz", type);
+	memcpy(f->sha256, sha, sizeof(f->sha256));
 	f->data = z, f->len = len;
 	return 0;
 }
@@ -323,7 +324,7 @@ int rk_rpm_repodata_build(const struct rk_rpm_pkg *pkgs, size_t n, int64_t time,
 		if ((rc = finish(&x[t], f, open_sha[t], type_name[t])))
 			break;
 		putf(&md, "  <data type=\"%s\">\n", type_name[t]);
-		putf(&md, "    <checksum type=\"sha256\">%.64s</checksum>\n", f->name + 9);
+		putf(&md, "    <checksum type=\"sha256\">%s</checksum>\n", f->sha256);
 		putf(&md, "    <open-checksum type=\"sha256\">%s</open-checksum>\n", open_sha[t]);
 		putf(&md, "    <location href=\"%s\"/>\n", f->name);
 		putf(&md, "    <timestamp>%" PRId64 "</timestamp>\n", time);

@@ -1,6 +1,7 @@
 /* rpm_repodata.h: the repodata/ of a directory of RPM packages (formats/rpm_layout.h), as
- * createrepo_c 0.17 writes it: primary, filelists and other .xml.gz named
- * "<sha256 of the .gz>-<type>.xml.gz", and repomd.xml with their sha256 checksums,
+ * createrepo_c 0.17 writes it with --simple-md-filenames (as TheRock's
+ * upload_package_repo.py runs it): primary, filelists and other .xml.gz named
+ * "<type>.xml.gz", and repomd.xml with their sha256 checksums,
  * open checksums, sizes and timestamps. The XML is written by hand (libcreaterepo_c
  * would bring glib and write files); the gzip streams are libdeflate's, so bytes differ
  * from createrepo_c's while the parsed content is the same (the tests compare).
@@ -36,7 +37,8 @@ enum {
 };
 
 struct rk_repodata_file {
-	char name[96]; /* "repodata/<sha256>-primary.xml.gz", ..., "repodata/repomd.xml" */
+	char name[96]; /* "repodata/primary.xml.gz", ..., "repodata/repomd.xml" */
+	char sha256[65]; /* of data (the .gz files) */
 	char *data; /* malloc'd */
 	size_t len;
 };

@@ -198,9 +198,9 @@ int vfs_pkg_tree(struct rk_vfs *v, const struct vfs_stage *st, size_t n, const c
 	return 0;
 }
 
-/* Hash c's bytes with every md (one pass). */
-static int hash_composite(struct rk_vfs *v, const struct rk_composite *c, const EVP_MD *const *md,
-			  size_t nmd, char (*hex)[65], struct rk_err *err)
+/* Hash c's bytes from offset from on with every md (one pass). */
+static int hash_composite(struct rk_vfs *v, const struct rk_composite *c, uint64_t from,
+			  const EVP_MD *const *md, size_t nmd, char (*hex)[65], struct rk_err *err)
 {
 	EVP_MD_CTX *ctx[3] = {0};
 	size_t bufsize = 1 << 20;
@@ -210,7 +210,7 @@ static int hash_composite(struct rk_vfs *v, const struct rk_composite *c, const 
 	for (size_t i = 0; !rc && i < nmd; i++)
 		if (!(ctx[i] = EVP_MD_CTX_new()) || EVP_DigestInit_ex(ctx[i], md[i], NULL) != 1)
 			rc = -ENOMEM;
-	for (uint64_t off = 0; !rc && off < c->size;) {
+	for (uint64_t off = from; !rc && off < c->size;) {
 		ssize_t r = rk_composite_pread_blobs(v->cache, c, buf, bufsize, off, err);
 
 		if (r <= 0) {
@@ -235,15 +235,16 @@ static int hash_composite(struct rk_vfs *v, const struct rk_composite *c, const 
 	return rc;
 }
 
-/* A pkghash record: "<kind><key>" -> the hex strings, space-separated. */
-static int memo(struct rk_vfs *v, const char *kind, const struct rk_composite *c,
+/* A pkghash record: "<kind><key of c, from>" -> the hex strings, space-separated. */
+static int memo(struct rk_vfs *v, const char *kind, const struct rk_composite *c, uint64_t from,
 		const EVP_MD *const *md, size_t nmd, char (*hex)[65], struct rk_err *err)
 {
-	char key[RK_SHA256_HEX], rel[RK_MEMO_NAME], *data = NULL, line[200];
-	const char *parts[] = {key};
+	char key[RK_SHA256_HEX], at[24], rel[RK_MEMO_NAME], *data = NULL, line[200];
+	const char *parts[] = {key, at};
 	size_t len = 0, pos = 0;
 	int rc, keep = v->cache && !rk_composite_key(c, key) &&
-		       !rk_memo_name("pkghash", kind, parts, 1, rel);
+		       snprintf(at, sizeof(at), "%llu", (unsigned long long)from) > 0 &&
+		       !rk_memo_name("pkghash", kind, parts, 2, rel);
 
 	if (keep && !rk_cache_get_file(v->cache, rel, 256, &data, &len, NULL)) {
 		int ok = 1;
@@ -261,7 +262,7 @@ static int memo(struct rk_vfs *v, const char *kind, const struct rk_composite *c
 		if (ok)
 			return 0; /* a record that does not parse is made again */
 	}
-	if ((rc = hash_composite(v, c, md, nmd, hex, err)))
+	if ((rc = hash_composite(v, c, from, md, nmd, hex, err)))
 		return rc;
 	if (keep && !rk_cache_area(v->cache, "pkghash")) {
 		size_t n = 0;
@@ -284,7 +285,7 @@ int vfs_pkg_file_digest(struct rk_vfs *v, const struct node *n, char hex[65], st
 	}
 	if (n->src != SRC_COMPOSITE)
 		return rk_err_set(err, -EINVAL, "'%s': no content to hash", n->name);
-	return memo(v, "f", n->composite, md, 1, (char(*)[65])hex, err);
+	return memo(v, "f", n->composite, 0, md, 1, (char(*)[65])hex, err);
 }
 
 int vfs_pkg_sums(struct rk_vfs *v, const struct rk_composite *c, struct vfs_pkg_sums *out,
@@ -292,7 +293,7 @@ int vfs_pkg_sums(struct rk_vfs *v, const struct rk_composite *c, struct vfs_pkg_
 {
 	const EVP_MD *md[] = {EVP_md5(), EVP_sha1(), EVP_sha256()};
 	char hex[3][65];
-	int rc = memo(v, "s", c, md, 3, hex, err);
+	int rc = memo(v, "s", c, 0, md, 3, hex, err);
 
 	if (!rc) {
 		memcpy(out->md5, hex[0], sizeof(out->md5));
@@ -300,4 +301,12 @@ int vfs_pkg_sums(struct rk_vfs *v, const struct rk_composite *c, struct vfs_pkg_
 		memcpy(out->sha256, hex[2], sizeof(out->sha256));
 	}
 	return rc;
+}
+
+int vfs_pkg_tail_sha256(struct rk_vfs *v, const struct rk_composite *c, uint64_t from, char hex[65],
+			struct rk_err *err)
+{
+	const EVP_MD *md[] = {EVP_sha256()};
+
+	return memo(v, "t", c, from, md, 1, (char(*)[65])hex, err);
 }

@@ -28,4 +28,9 @@ struct vfs_pkg_sums {
 int vfs_pkg_sums(struct rk_vfs *v, const struct rk_composite *c, struct vfs_pkg_sums *out,
 		 struct rk_err *err);
 
+/* The SHA-256 of c's bytes from offset from to the end (an RPM payload), computed once
+ * and remembered in the cache. */
+int vfs_pkg_tail_sha256(struct rk_vfs *v, const struct rk_composite *c, uint64_t from, char hex[65],
+			struct rk_err *err);
+
 #endif

@@ -592,6 +592,13 @@ static int build_rpm(struct pkg *p, int real, struct rk_composite **out, struct 
 	if (!rc)
 		rc = rk_rpm_build(&p->meta, p->files, p->nfiles, c, info);
 	pthread_mutex_unlock(&p->lock);
+	/* rpm 4.18 installs nothing without the payload's digest: one read of it */
+	if (!rc && real) {
+		char hex[65];
+
+		if (!(rc = vfs_pkg_tail_sha256(p->set->st->v, c, info->header_end, hex, err)))
+			rc = rk_rpm_set_payload_digest(c, info, hex);
+	}
 	if (rc) {
 		rk_composite_free(c);
 		return rc;
@@ -653,10 +660,10 @@ static int pop_repodata(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
 	struct state *st = *vfs_view_state(vfs_node_run(dir), &vfs_view_packages);
 	struct pkgs *s = &st->rpm;
-	struct rk_repo_rpm *e = calloc(s->n + 1, sizeof(*e));
+	struct rk_rpm_pkg *e = calloc(s->n + 1, sizeof(*e));
 	struct vfs_pkg_sums *sums = calloc(s->n + 1, sizeof(*sums));
 	struct node *out = vfs_tree_new(dir->name, dir->mode, dir->mtime);
-	struct rk_repodata rd = {0};
+	struct rk_rpm_repodata rd;
 	size_t n = 0;
 	int rc = e && sums && out ? 0 : -ENOMEM;
 
@@ -679,27 +686,22 @@ static int pop_repodata(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 			rk_composite_free(c);
 			continue;
 		}
-		e[n] = (struct rk_repo_rpm){
-			.meta = &p->meta,
-			.files = p->files,
-			.nfiles = p->nfiles,
-			.location = p->file,
-			.size = c->size,
-			.sha256 = sums[n].sha256,
-			.header_start = info.header_start,
-			.header_end = info.header_end,
-		};
+		e[n] = (struct rk_rpm_pkg){&p->meta, p->files,        p->nfiles,
+					   p->file,  c->size,         sums[n].sha256,
+					   info};
 		rk_composite_free(c);
 		n++;
 	}
-	if (!rc)
-		rc = rk_rpm_repodata(e, n, st->mtime, &rd);
-	for (size_t i = 0; !rc && i < rd.nfiles; i++) {
-		rc = add_bytes(out, rd.files[i].name, dir->mtime, rd.files[i].data,
-			       rd.files[i].len);
-		rd.files[i].data = NULL;
+	if (!rc && !(rc = rk_rpm_repodata_build(e, n, st->mtime, &rd))) {
+		for (size_t i = 0; !rc && i < RK_REPODATA_NFILES; i++) {
+			struct rk_repodata_file *f = &rd.files[i];
+			const char *name = strchr(f->name, '/') ? strchr(f->name, '/') + 1 : f->name;
+
+			rc = add_bytes(out, name, dir->mtime, f->data, f->len);
+			f->data = NULL;
+		}
+		rk_rpm_repodata_release(&rd);
 	}
-	rk_repodata_release(&rd);
 	free(e);
 	free(sums);
 	if (!rc)
