@@ -358,7 +358,9 @@ def tu_fatbin(tu, targets):
 # --------------------------------------------------------------------------
 
 CFLAGS = ["-O1", "-g0", "-fno-ident", "-fPIC"]
-LDFLAGS = ["-Wl,--build-id=none"]
+# TheRock links with a DT_RUNPATH of $ORIGIN-relative paths (new dtags): so do we, so
+# that native packages have something for runpath_to_rpath.py's change to act on
+LDFLAGS = ["-Wl,--build-id=none", "-Wl,-rpath,$ORIGIN", "-Wl,--enable-new-dtags"]
 
 
 class HostCompiler:

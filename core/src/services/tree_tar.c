@@ -82,6 +82,8 @@ static int collect(struct collect *c, const struct node *dir, struct rk_buf *pat
 			m.link = n->data;
 		} else if (S_ISREG(n->mode)) {
 			m.blob = n->src == SRC_BLOB ? n->data : NULL;
+			/* a file rewritten by a service (a splice over its blob) */
+			m.content = n->src == SRC_COMPOSITE ? n->composite : NULL;
 			if (n->nlink > 1) {
 				HASH_FIND(hh, c->links, &n, sizeof(n), sl);
 				if (sl) {

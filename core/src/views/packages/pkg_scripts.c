@@ -1,5 +1,5 @@
 /* pkg_scripts.c: the maintainer scripts of amdrocm-core and amdrocm-core-devel, written
- * for rockfs with the effect of TheRock's template/scripts/*.j2: after install
+ * for rockfs with the effect of TheRock's template/scripts/ (*.j2): after install
  * (postinst, configure) register the install prefix and its programs with
  * update-alternatives (/opt/rocm/core, /opt/rocm/core-{M}, /opt/rocm/{bin,lib,include,
  * llvm,amdgcn,libexec,share}, /usr/bin/<program>), priority from the version and the

@@ -331,6 +331,8 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 		for (size_t i = 0; f == 0 && i < s->plans[f].nskipped; i++)
 			rk_info("packages: %s: no artifacts in this run", s->plans[f].skipped[i]);
 	}
+	for (size_t i = 0; i < s->n; i++) /* s->p moved while it grew */
+		s->p[i].meta.scripts = s->p[i].scripts;
 	if (!rc && !s->n)
 		rk_warn("packages: the definitions name no artifact of run '%s': empty repository",
 			r->cat->name);
@@ -377,11 +379,11 @@ static int make_deb(struct pkg *p, struct node *pool, struct rk_err *err)
 	struct node *root = NULL, *n;
 	int rc = deb ? pkg_tree(p, &root, err) : -ENOMEM;
 
-	if (!rc)
-		rc = vfs_tree_tar(root, &tar, NULL);
+	if (!rc && (rc = vfs_tree_tar(root, &tar, NULL)))
+		rk_err_set(err, rc, "data.tar: %s", strerror(-rc));
 	vfs_tree_free(root);
-	if (!rc)
-		rc = rk_deb_build(&p->meta, &tar, deb);
+	if (!rc && (rc = rk_deb_build(&p->meta, &tar, deb)))
+		rk_err_set(err, rc, "the .deb: %s", strerror(-rc));
 	rk_composite_release(&tar);
 	if (!rc && !(n = vfs_node_add(pool, p->file, S_IFREG | 0444, p->meta.mtime)))
 		rc = -ENOMEM;
@@ -410,6 +412,7 @@ static int pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	size_t n = 0, plen = 0, gzlen = 0, rlen = 0;
 	int rc = e && sums && names && out ? 0 : -ENOMEM;
 
+	(void)err; /* a package that fails is left out, logged */
 	for (size_t i = 0; !rc && i < s->n; i++) {
 		struct pkg *p = &s->p[i];
 		struct rk_err local = RK_ERR_INIT;
@@ -559,6 +562,41 @@ static int collect_files(struct pkg *p, const struct node *dir, struct rk_buf *p
 	return rc;
 }
 
+static int cmp_file(const void *a, const void *b, void *ctx)
+{
+	const struct rk_rpm_file *f = ctx;
+
+	return strcmp(f[*(const size_t *)a].path, f[*(const size_t *)b].path);
+}
+
+/* Sort p's files by whole path (rpm's order: "a-b" before "a/c"), their nodes along. */
+static int sort_files(struct pkg *p)
+{
+	size_t *idx = malloc(p->nfiles * sizeof(*idx));
+	struct rk_rpm_file *f = malloc(p->nfiles * sizeof(*f));
+	const struct node **nodes = malloc(p->nfiles * sizeof(*nodes));
+
+	if (!idx || !f || !nodes) {
+		free(idx);
+		free(f);
+		free(nodes);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < p->nfiles; i++)
+		idx[i] = i;
+	qsort_r(idx, p->nfiles, sizeof(*idx), cmp_file, p->files);
+	for (size_t i = 0; i < p->nfiles; i++) {
+		f[i] = p->files[idx[i]];
+		nodes[i] = p->fnodes[idx[i]];
+	}
+	free(idx);
+	free(p->files);
+	free(p->fnodes);
+	p->files = f;
+	p->fnodes = nodes;
+	return 0;
+}
+
 static void files_release(struct pkg *p)
 {
 	for (size_t i = 0; i < p->nfiles; i++)
@@ -589,8 +627,8 @@ static int build_rpm(struct pkg *p, int real, struct rk_composite **out, struct 
 			memset(p->digests[i], '0', 64);
 		p->files[i].digest = p->digests[i];
 	}
-	if (!rc)
-		rc = rk_rpm_build(&p->meta, p->files, p->nfiles, c, info);
+	if (!rc && (rc = rk_rpm_build(&p->meta, p->files, p->nfiles, c, info)))
+		rk_err_set(err, rc, "the .rpm: %s", strerror(-rc));
 	pthread_mutex_unlock(&p->lock);
 	/* rpm 4.18 installs nothing without the payload's digest: one read of it */
 	if (!rc && real) {
@@ -640,6 +678,8 @@ static int lay_out_rpm(struct pkg *p, struct node *dir, struct rk_err *err)
 		rc = -ENOMEM;
 	}
 	rk_buf_release(&path);
+	if (!rc)
+		rc = sort_files(p);
 	if (!rc && !(p->digests = calloc(p->nfiles, sizeof(*p->digests))))
 		rc = -ENOMEM;
 	if (!rc)
@@ -667,6 +707,7 @@ static int pop_repodata(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	size_t n = 0;
 	int rc = e && sums && out ? 0 : -ENOMEM;
 
+	(void)err; /* a package that fails is left out, logged */
 	for (size_t i = 0; !rc && i < s->n; i++) {
 		struct pkg *p = &s->p[i];
 		struct rk_err local = RK_ERR_INIT;
