@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "rk/log.h"
+#include "rk/pkgdefs.h"
 #include "rk/size.h"
 #include "rkfs.h"
 
@@ -24,6 +25,7 @@ struct options {
 	char *cache_group;
 	char *jobs;
 	char *kpack_compression;
+	char *packages;
 	char *endpoint, *region, *addressing;
 	char *timeout, *retries;
 	int offline, refresh, no_sign;
@@ -43,6 +45,7 @@ static const struct fuse_opt option_spec[] = {
 	OPT("cache_group=%s", cache_group),
 	OPT("jobs=%s", jobs),
 	OPT("kpack_compression=%s", kpack_compression),
+	OPT("packages=%s", packages),
 	OPT("endpoint=%s", endpoint),
 	OPT("region=%s", region),
 	OPT("addressing=%s", addressing),
@@ -125,6 +128,8 @@ static void usage(const char *prog)
 	       "    -o kpack_compression=none|zstd\n"
 	       "                           scheme of the .kpack archives in kpack/ and\n"
 	       "                           dist/<target> (default none: no copy, no CPU)\n"
+	       "    -o packages=FILE       packages/: TheRock's package.json (or any file of its\n"
+	       "                           schema) instead of the built-in definitions\n"
 	       "    -o max_threads=N       FUSE worker threads (rockfs raises libfuse's default\n"
 	       "                           of 10 to 64: lookups may wait for an archive)\n"
 	       "    -f                     stay in the foreground, log to stderr\n"
@@ -165,7 +170,7 @@ int main(int argc, char *argv[])
 	struct fuse_session *se = NULL;
 	struct fuse_loop_config *lc = NULL;
 	struct rkfs fs = {.lock = PTHREAD_MUTEX_INITIALIZER};
-	char fsname[4200];
+	char fsname[4200], *packages_abs = NULL;
 	unsigned timeout_s = 0;
 	int rc, ret = 1;
 
@@ -209,6 +214,21 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "rockfs: kpack_compression '%s': want none or zstd\n",
 			o.kpack_compression);
 		goto out;
+	}
+	if (o.packages) {
+		struct rk_err perr = RK_ERR_INIT;
+		int prc = rk_pkg_defs_check(o.packages, &perr);
+
+		if (prc) {
+			fprintf(stderr, "rockfs: %s\n", rk_err_str(&perr, prc));
+			goto out;
+		}
+		/* the daemon leaves the working directory */
+		if (!(packages_abs = realpath(o.packages, NULL))) {
+			fprintf(stderr, "rockfs: packages=%s: %s\n", o.packages, strerror(errno));
+			goto out;
+		}
+		vo.package_defs = packages_abs;
 	}
 	vo.remote.endpoint = o.endpoint;
 	vo.remote.region = o.region;
@@ -297,6 +317,8 @@ out:
 	free(o.timeout);
 	free(o.retries);
 	free(o.kpack_compression);
+	free(o.packages);
+	free(packages_abs);
 	free(o.endpoint);
 	free(o.region);
 	free(o.addressing);

@@ -14,6 +14,10 @@ pkgs=(
 	clang libclang-rt-14-dev
 	# tests drive the mount with real tools
 	rsync libarchive-tools binutils file procps util-linux diffutils coreutils findutils tar gzip
+	# native package tests: dpkg-gencontrol, dpkg-scanpackages, apt-ftparchive, lintian
+	dpkg-dev apt-utils lintian
+	# and rpm (query, -K, install, rpmbuild), rpm2cpio + cpio, createrepo_c, dnf
+	rpm rpm2cpio cpio createrepo-c dnf
 	# remote-store tests: nginx (autoindex, caching proxy), curl
 	nginx-light curl openssl
 	# python index test: pip (Debian's) installs from the mount into a fresh venv

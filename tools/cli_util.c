@@ -73,6 +73,7 @@ int rp_open(const struct rp_opts *o, const char *store, struct rk_vfs **out)
 		.cache_limit = o->cache_limit,
 		.ingest_jobs = o->jobs,
 		.kpack_zstd = o->kpack_zstd,
+		.package_defs = o->package_defs,
 		.remote = o->remote,
 	};
 	struct rk_err err = RK_ERR_INIT;

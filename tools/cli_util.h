@@ -17,6 +17,7 @@ struct rp_opts {
 	int json; /* --json */
 	int quiet; /* -q */
 	int kpack_zstd; /* split: .kpack archives compressed per kernel */
+	const char *package_defs; /* packages: --packages FILE (rk/pkgdefs.h) */
 	struct rk_store_opts remote; /* --endpoint, --region, --offline, ... */
 };
 

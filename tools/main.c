@@ -31,6 +31,7 @@ static const struct {
 	{"verify", cmd_verify},
 	{"kpack", cmd_kpack},
 	{"wheels", cmd_wheels},
+	{"packages", cmd_packages},
 };
 
 static int verbose;

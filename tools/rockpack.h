@@ -18,5 +18,6 @@ int cmd_recombine(const struct rp_opts *o, int argc, char **argv);
 int cmd_verify(const struct rp_opts *o, int argc, char **argv);
 int cmd_kpack(const struct rp_opts *o, int argc, char **argv);
 int cmd_wheels(const struct rp_opts *o, int argc, char **argv);
+int cmd_packages(const struct rp_opts *o, int argc, char **argv);
 
 #endif

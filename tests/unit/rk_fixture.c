@@ -12,6 +12,7 @@
 #include <archive_entry.h>
 
 #include "rk/buf.h"
+#include "rk/composite.h"
 #include "rk/hash.h"
 #include "rk/vfs.h"
 #include "rk/log.h"
@@ -419,4 +420,71 @@ struct rk_attr fx_resolve(struct rk_vfs *v, const char *path)
 	if (rc)
 		FX_FAIL("resolve('%s'): %d %s", path, rc, rk_err_str(&err, rc));
 	return a;
+}
+
+/* ---- composites over test buffers ---- */
+
+#define FX_BLOBS 64
+static struct {
+	char id[RK_SHA256_HEX];
+	const void *data;
+	size_t len;
+} fx_blobs[FX_BLOBS];
+static size_t fx_nblobs;
+
+void fx_blob(const void *data, size_t len, char *id)
+{
+	RK_ASSERT_EQ_INT(0, rk_sha256_buf(data, len, id));
+	RK_ASSERT(fx_nblobs < FX_BLOBS);
+	memcpy(fx_blobs[fx_nblobs].id, id, RK_SHA256_HEX);
+	fx_blobs[fx_nblobs].data = data;
+	fx_blobs[fx_nblobs].len = len;
+	fx_nblobs++;
+}
+
+static ssize_t fx_blob_read(void *ctx, uint32_t src, void *buf, size_t n, uint64_t off)
+{
+	const struct rk_composite *c = ctx;
+
+	for (size_t i = 0; src < c->nsources && i < fx_nblobs; i++) {
+		if (strcmp(fx_blobs[i].id, c->sources[src].id))
+			continue;
+		if (off >= fx_blobs[i].len)
+			return 0;
+		if (n > fx_blobs[i].len - off)
+			n = fx_blobs[i].len - off;
+		memcpy(buf, (const char *)fx_blobs[i].data + off, n);
+		return (ssize_t)n;
+	}
+	return -ENOENT;
+}
+
+unsigned char *fx_composite_read(const struct rk_composite *c)
+{
+	unsigned char *p = malloc(c->size ? c->size : 1);
+
+	RK_ASSERT(p != NULL);
+	RK_ASSERT_EQ_INT((ssize_t)c->size,
+			 rk_composite_pread(c, fx_blob_read, (void *)c, p, c->size, 0));
+	return p;
+}
+
+int fx_sh(const char *fmt, ...)
+{
+	va_list ap;
+	char *cmd;
+	int n, rc;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	RK_ASSERT(n >= 0 && (cmd = malloc((size_t)n + 1)) != NULL);
+	va_start(ap, fmt);
+	vsnprintf(cmd, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	rc = system(cmd);
+	if (rc)
+		fprintf(stderr, "command failed (%d): %s\n", rc, cmd);
+	free(cmd);
+	return rc;
 }

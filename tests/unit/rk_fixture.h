@@ -81,4 +81,15 @@ int fx_thread_count(void);
 /* rk_vfs_resolve of path, failing the test on error. */
 struct rk_attr fx_resolve(struct rk_vfs *v, const char *path);
 
+/* ---- composites over test buffers (no cache) ---- */
+
+struct rk_composite;
+/* Register data[0..len) (borrowed: it must outlive the reads) as the blob whose id, its
+ * SHA-256, is written to id (65 bytes). */
+void fx_blob(const void *data, size_t len, char *id);
+/* The whole composite, its sources read from the registered blobs by id (malloc'd). */
+unsigned char *fx_composite_read(const struct rk_composite *c);
+/* Run a shell command; its exit status (0: success). cmd is printed on failure. */
+int fx_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif

@@ -100,6 +100,12 @@ void rk_composite_release(struct rk_composite *c);
 /* Release and free a malloc'd composite (NULL is fine). */
 void rk_composite_free(struct rk_composite *c);
 
+/* A name for c's bytes without reading them: SHA-256 over its pieces in order (kind,
+ * length, literal bytes, zeros, source content id and offset), so composites with one key
+ * read the same bytes (records derived from a file's bytes are kept under it). 0 or
+ * -ENOMEM. */
+int rk_composite_key(const struct rk_composite *c, char hex[RK_SHA256_HEX]) RK_MUST_CHECK;
+
 /* The piece holding offset off, or NULL when off >= size. */
 const struct rk_piece *rk_composite_find(const struct rk_composite *c, uint64_t off);
 

@@ -42,6 +42,8 @@ struct rk_vfs_opts {
 	unsigned ingest_jobs; /* concurrent archive ingests; 0: online CPUs (at least 8 for
 			       * a remote store: its ingests also wait on the network) */
 	int kpack_zstd; /* split .kpack archives: "zstd-per-kernel" instead of "none" */
+	const char *package_defs; /* packages/: a package.json instead of the built-in
+				   * definitions (rk/pkgdefs.h checks one); NULL: built-in */
 };
 
 struct rk_attr {

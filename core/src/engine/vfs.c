@@ -256,6 +256,31 @@ struct node *vfs_lazy_dir(struct node *dir, const char *name, vfs_pop_fn pop, in
 	return n;
 }
 
+struct node *vfs_later_file(struct node *dir, const char *name, int64_t mtime, uint64_t size,
+			    int (*make)(struct rk_vfs *v, void *ctx, struct rk_composite **out,
+					struct rk_err *err),
+			    void (*free_ctx)(void *ctx), void *ctx)
+{
+	struct vfs_later *l = calloc(1, sizeof(*l));
+	struct node *n = l ? vfs_node_add(dir, name, S_IFREG | 0444, mtime) : NULL;
+
+	if (!n) {
+		free(l);
+		if (free_ctx)
+			free_ctx(ctx);
+		return NULL;
+	}
+	l->make = make;
+	l->free = free_ctx;
+	l->ctx = ctx;
+	pthread_mutex_init(&l->lock, NULL);
+	n->later = l;
+	n->src = SRC_LATER;
+	n->size_known = size != UINT64_MAX;
+	n->size = n->size_known ? size : 0;
+	return n;
+}
+
 /* Free private node n and the private nodes below it; a file is freed with its last
  * entry (hardlinks), served nodes stay. */
 static void tree_free(struct node *n)
@@ -341,7 +366,8 @@ static void fill_attr(const struct node *n, struct rk_attr *a)
 	a->nlink = S_ISDIR(n->mode) ? 1 : n->nlink; /* 1: "unknown", so find never prunes */
 	a->size = n->size;
 	a->mtime = n->mtime;
-	a->pending = n->src == SRC_TARZ && !n->tarz->ready;
+	a->pending = (n->src == SRC_TARZ && !n->tarz->ready) ||
+		     (n->src == SRC_LATER && !n->size_known);
 }
 
 static void free_node(struct node *n)
@@ -360,6 +386,12 @@ static void free_node(struct node *n)
 		rk_tarz_free(n->tarz); /* n->composite belongs to the .tar node */
 	else
 		rk_composite_free(n->composite);
+	if (n->later) {
+		if (n->later->free)
+			n->later->free(n->later->ctx);
+		pthread_mutex_destroy(&n->later->lock);
+		free(n->later);
+	}
 	if (n->fd >= 0)
 		close(n->fd);
 	free(n->ctx);
@@ -1129,16 +1161,13 @@ static int get_dir(struct rk_vfs *v, uint64_t ino, struct node **out, struct rk_
 /* A compressed tarball's size is known once its pieces are: compute them now, on both
  * cores (the first stat pays; a wrong size is never reported). n must be SRC_TARZ (its
  * src and tarz never change). No lock held. */
-static int ensure_size(struct rk_vfs *v, struct node *n, struct rk_err *err)
+static int ensure_tarz(struct rk_vfs *v, struct node *n, struct rk_err *err)
 {
-	struct rk_err local = RK_ERR_INIT; /* the log line needs the cause */
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int rc;
 
 	if (n->tarz->ready) /* n is SRC_TARZ (the caller saw it under the tree lock) */
 		return 0;
-	if (!err)
-		err = &local;
 	rc = rk_tarz_compute(n->tarz, v->cache, n->composite, ncpu > 0 ? (unsigned)ncpu : 1, err);
 	if (rc) {
 		rk_err_log("'%s': %s", n->name, rk_err_str(err, rc));
@@ -1149,6 +1178,57 @@ static int ensure_size(struct rk_vfs *v, struct node *n, struct rk_err *err)
 	pthread_rwlock_wrlock(&v->tree);
 	n->size = n->tarz->size;
 	pthread_rwlock_unlock(&v->tree);
+	return 0;
+}
+
+/* Make a SRC_LATER file (once; a failure is logged and the next call tries again). Its
+ * size, when known before, must not change: a wrong size is never reported. */
+static int ensure_made(struct rk_vfs *v, struct node *n, struct rk_err *err)
+{
+	struct rk_composite *c = NULL;
+	int rc = 0, src;
+
+	pthread_mutex_lock(&n->later->lock);
+	pthread_rwlock_rdlock(&v->tree);
+	src = n->src;
+	pthread_rwlock_unlock(&v->tree);
+	if (src == SRC_LATER) {
+		rc = n->later->make(v, n->later->ctx, &c, err);
+		if (!rc && n->size_known && c->size != n->size)
+			rc = rk_err_set(err, -EPROTO, "made %llu bytes, not the %llu promised",
+					(unsigned long long)c->size, (unsigned long long)n->size);
+		if (rc) {
+			rk_composite_free(c);
+			rk_err_log("'%s': %s", n->name, rk_err_str(err, rc));
+			rc = -EIO;
+		} else {
+			pthread_rwlock_wrlock(&v->tree);
+			n->composite = c;
+			n->size = c->size;
+			n->src = SRC_COMPOSITE;
+			pthread_rwlock_unlock(&v->tree);
+		}
+	}
+	pthread_mutex_unlock(&n->later->lock);
+	return rc;
+}
+
+/* Whatever a stat (open: 1) of n must wait for: a compressed tarball's size, a SRC_LATER
+ * file being made. No lock held; n's src was seen under the tree lock. */
+static int ensure_ready(struct rk_vfs *v, struct node *n, int open, struct rk_err *err)
+{
+	struct rk_err local = RK_ERR_INIT; /* the log line needs the cause */
+	int src;
+
+	if (!err)
+		err = &local;
+	pthread_rwlock_rdlock(&v->tree);
+	src = n->src;
+	pthread_rwlock_unlock(&v->tree);
+	if (src == SRC_TARZ)
+		return ensure_tarz(v, n, err);
+	if (src == SRC_LATER && (open || !n->size_known))
+		return ensure_made(v, n, err);
 	return 0;
 }
 
@@ -1184,7 +1264,7 @@ int rk_vfs_lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk
 			fill_attr(n, out);
 		pthread_rwlock_unlock(&v->tree);
 		if (n && out->pending) {
-			if ((rc = ensure_size(v, n, err)))
+			if ((rc = ensure_ready(v, n, 0, err)))
 				return rc;
 			pthread_rwlock_rdlock(&v->tree);
 			fill_attr(n, out);
@@ -1210,7 +1290,7 @@ int rk_vfs_getattr(struct rk_vfs *v, uint64_t ino, struct rk_attr *out, struct r
 	else
 		rc = -ENOENT;
 	pthread_rwlock_unlock(&v->tree);
-	if (!rc && out->pending && !(rc = ensure_size(v, n, err))) {
+	if (!rc && out->pending && !(rc = ensure_ready(v, n, 0, err))) {
 		pthread_rwlock_rdlock(&v->tree);
 		fill_attr(n, out);
 		pthread_rwlock_unlock(&v->tree);
@@ -1312,7 +1392,7 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 	struct node *n;
 	char id[RK_SHA256_HEX] = "";
 	unsigned refills = 0;
-	int rc = 0, src, state, tarz = 0;
+	int rc = 0, src, state, later = 0;
 	uint64_t gen;
 
 	if (!err)
@@ -1326,7 +1406,7 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 	else if (!S_ISREG(n->mode))
 		rc = -EINVAL;
 	else
-		tarz = n->src == SRC_TARZ;
+		later = n->src == SRC_TARZ || n->src == SRC_LATER;
 	pthread_rwlock_unlock(&v->tree);
 	if (rc)
 		return rc;
@@ -1335,7 +1415,7 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 		if (state == ART_FAILED)
 			return artifact_eio(n->artifact, err);
 	}
-	if (tarz && (rc = ensure_size(v, n, err)))
+	if (later && (rc = ensure_ready(v, n, 1, err)))
 		return rc;
 	if (n->artifact || n->origin) {
 		struct artifact *a = n->artifact ? n->artifact : n->origin;
@@ -1837,6 +1917,10 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 	pthread_mutex_init(&v->wait_lock, NULL);
 	pthread_cond_init(&v->wait_cond, NULL);
 	v->kpack_zstd = o->kpack_zstd;
+	if (o->package_defs && !(v->package_defs = strdup(o->package_defs))) {
+		rc = -ENOMEM;
+		goto fail;
+	}
 	jobs = o->ingest_jobs ? o->ingest_jobs : (unsigned)(ncpu > 0 ? ncpu : 1);
 	/* a remote archive's ingest also waits on the network: run more of them at once */
 	if (!o->ingest_jobs && rk_store_is_remote(o->store) && jobs < 8)
@@ -1917,6 +2001,7 @@ void rk_vfs_close(struct rk_vfs *v)
 	pthread_cond_destroy(&v->wait_cond);
 	pthread_mutex_destroy(&v->wait_lock);
 	pthread_rwlock_destroy(&v->tree);
+	free(v->package_defs);
 	free(v);
 }
 

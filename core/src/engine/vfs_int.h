@@ -18,12 +18,33 @@ struct rk_tarz;
 
 /* SRC_STAGED: a file whose bytes are written to the cache but not yet hashed and
  * named; node->fd reads them until the committer publishes the blob id. */
-enum src_kind { SRC_NONE, SRC_BYTES, SRC_BLOB, SRC_STORE, SRC_STAGED, SRC_COMPOSITE, SRC_TARZ };
+/* SRC_LATER: a composite made on first open (or first stat when its size is not known
+ * yet) by the view's function (struct vfs_later); then SRC_COMPOSITE. */
+enum src_kind {
+	SRC_NONE,
+	SRC_BYTES,
+	SRC_BLOB,
+	SRC_STORE,
+	SRC_STAGED,
+	SRC_COMPOSITE,
+	SRC_TARZ,
+	SRC_LATER
+};
 enum pop_state { PS_TODO, PS_RUNNING, PS_DONE };
 enum artifact_state { ART_IDLE, ART_RUNNING, ART_DONE, ART_FAILED };
 
 struct node;
 struct rk_vfs;
+
+/* How a SRC_LATER file is made: make builds its composite (no lock held; one call at a
+ * time; after a failure the next open tries again). ctx is the view's, released with
+ * free (may be NULL) when the node is freed. */
+struct vfs_later {
+	int (*make)(struct rk_vfs *v, void *ctx, struct rk_composite **out, struct rk_err *err);
+	void (*free)(void *ctx);
+	void *ctx;
+	pthread_mutex_t lock;
+};
 
 /* Fill directory dir (a lazy directory, on first access; no lock held). 0 or -errno with
  * err set. */
@@ -93,6 +114,8 @@ struct node {
 	struct rk_composite *composite; /* SRC_COMPOSITE: the file (owned); SRC_TARZ: the
 					 * .tar's (borrowed) */
 	struct rk_tarz *tarz; /* SRC_TARZ: the compressed pieces (owned); size once ready */
+	struct vfs_later *later; /* SRC_LATER (and after it is made): how (owned) */
+	uint8_t size_known; /* SRC_LATER: size is exact already (a stat need not make it) */
 	/* mutable (v->tree): */
 	uint32_t mode, nlink;
 	uint64_t size;
@@ -119,6 +142,7 @@ struct rk_vfs {
 	int jobs_ok;
 	_Atomic int cancel;
 	int kpack_zstd; /* rk_vfs_opts.kpack_zstd */
+	char *package_defs; /* rk_vfs_opts.package_defs (owned) */
 	_Atomic uint64_t n_nodes, n_ingests, n_index_loads, n_failures;
 	int64_t mount_time;
 };
@@ -136,6 +160,13 @@ struct node *vfs_tree_new(const char *name, uint32_t mode, int64_t mtime);
 struct node *vfs_node_new(struct node *dir, const char *name, uint32_t mode, int64_t mtime);
 /* The same, listed in dir. */
 struct node *vfs_node_add(struct node *dir, const char *name, uint32_t mode, int64_t mtime);
+/* A private file in dir made on first open by make (see struct vfs_later); size is its
+ * exact size, or UINT64_MAX when only making it tells (then the first stat makes it).
+ * The node owns ctx from here on, also on failure (NULL: ENOMEM). */
+struct node *vfs_later_file(struct node *dir, const char *name, int64_t mtime, uint64_t size,
+			    int (*make)(struct rk_vfs *v, void *ctx, struct rk_composite **out,
+					struct rk_err *err),
+			    void (*free_ctx)(void *ctx), void *ctx);
 /* A private directory whose entries pop makes on first access once served. */
 struct node *vfs_lazy_dir(struct node *dir, const char *name, vfs_pop_fn pop, int64_t mtime);
 struct node *vfs_dent_find(struct node *dir, const char *name);

@@ -1,4 +1,4 @@
-/* elf_info.c: shared object or not, and DT_SONAME (rk/elf_info.h). */
+/* elf_info.c: shared object or not, DT_SONAME, where DT_RUNPATH is (rk/elf_info.h). */
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -11,9 +11,10 @@ static void from_elf(Elf *elf, struct rk_elf_info *out)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Ehdr eh;
-	int pie = 0;
+	int pie = 0, rpath = 0;
+	uint64_t runpath = 0;
 
-	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) || eh.e_type != ET_DYN)
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
 		return;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
@@ -28,15 +29,24 @@ static void from_elf(Elf *elf, struct rk_elf_info *out)
 
 			if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag == DT_NULL)
 				break;
+			if (dyn.d_tag == DT_RPATH)
+				rpath = 1;
+			if (dyn.d_tag == DT_RUNPATH)
+				runpath = sh.sh_offset + i * sh.sh_entsize;
 			if (dyn.d_tag == DT_FLAGS_1 && (dyn.d_un.d_val & DF_1_PIE))
 				pie = 1;
-			if (dyn.d_tag == DT_SONAME &&
+			if (dyn.d_tag == DT_SONAME && eh.e_type == ET_DYN &&
 			    (s = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val)) && !strchr(s, '/') &&
 			    strlen(s) < sizeof(out->soname))
 				snprintf(out->soname, sizeof(out->soname), "%s", s);
 		}
 	}
-	out->shared = !pie;
+	if (runpath && !rpath) {
+		out->runpath_tag_off = runpath;
+		out->tag_size = eh.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4;
+		out->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
+	}
+	out->shared = eh.e_type == ET_DYN && !pie;
 }
 
 void rk_elf_info_fd(int fd, struct rk_elf_info *out)

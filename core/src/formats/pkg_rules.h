@@ -57,6 +57,9 @@ struct pkg_defs {
  * list"). 0 or -errno with err set. */
 int pkg_defs_parse(const char *json, size_t len, struct pkg_defs *out, struct rk_err *err);
 void pkg_defs_release(struct pkg_defs *d);
+/* The definitions in file path (formats/pkg_defs_file.c), or the built-in ones when
+ * path is NULL. */
+int pkg_defs_load(const char *path, struct pkg_defs *d, struct rk_err *err);
 /* The definitions rockfs ships (the text of packaging/packages.json, built in). */
 extern const char pkg_defs_default[];
 extern const size_t pkg_defs_default_len;

@@ -89,12 +89,17 @@ static int add_member(struct rk_composite *c, const struct rk_tar_member *m, int
 		memcpy(h + 157, m->link,
 		       strlen(m->link) < NAME_FIELD ? strlen(m->link) : NAME_FIELD);
 	checksum(h);
+	if (m->content && (type != '0' || m->content->size != size))
+		return -EINVAL;
 	if (!size)
 		return 0;
-	if (!m->blob)
+	if (m->content)
+		rc = rk_composite_append(c, m->content);
+	else if (!m->blob)
 		return -EINVAL;
-	if ((rc = rk_composite_add_source(c, m->blob, size, m->origin, &src)) ||
-	    (rc = rk_composite_source(c, src, 0, size)))
+	else if (!(rc = rk_composite_add_source(c, m->blob, size, m->origin, &src)))
+		rc = rk_composite_source(c, src, 0, size);
+	if (rc)
 		return rc;
 	return rk_composite_zero(c, (BLOCK - size % BLOCK) % BLOCK);
 }

@@ -27,11 +27,15 @@ struct rk_tar_member {
 	int hardlink; /* link is a hardlink target (type '1') */
 	const char *blob; /* content id of a regular file with size > 0 */
 	struct rk_origin *origin; /* of the blob's source, for the reader (may be NULL) */
+	/* Or, instead of blob, a regular file whose bytes are a composite (an ELF file with a
+	 * few patched bytes, a control file): its pieces are appended, its sources added to
+	 * the archive's table. size must be content->size. */
+	const struct rk_composite *content;
 };
 
-/* Lay out members[0..n) with every mtime = mtime: one source per file with content, in
- * member order. 0 or -ENOMEM/-EINVAL/-EFBIG; *out (release with rk_composite_release)
- * is written only on success. */
+/* Lay out members[0..n) with every mtime = mtime: one source per blob file, in member
+ * order (a content member adds its composite's sources at its place). 0 or -ENOMEM/-EINVAL/-EFBIG;
+ * *out (release with rk_composite_release) is written only on success. */
 int rk_tar_layout_build(const struct rk_tar_member *members, size_t n, int64_t mtime,
 			struct rk_composite *out);
 

@@ -19,4 +19,15 @@ int vfs_flatten(struct rk_vfs *v, struct run *r, const char *x, int release, str
 int vfs_flatten_artifacts(struct rk_vfs *v, struct artifact **as, size_t n, struct node *root,
 			  struct rk_err *err);
 
+/* A stage directory: line `prefix` of artifact a's manifest. */
+struct vfs_stage {
+	struct artifact *a;
+	size_t prefix;
+};
+/* Copy the contents of each stage directory (everything below it, as TheRock's packaging
+ * copies them: shutil.copytree) into private directory root, in order; later copies
+ * replace earlier files. The artifacts must be ingested (vfs_artifacts_wait). */
+int vfs_flatten_stages(struct rk_vfs *v, const struct vfs_stage *st, size_t n, struct node *root,
+		       struct rk_err *err);
+
 #endif

@@ -173,6 +173,28 @@ static size_t find_index(const struct rk_composite *c, uint64_t off)
 	return lo;
 }
 
+int rk_composite_key(const struct rk_composite *c, char hex[RK_SHA256_HEX])
+{
+	struct rk_sha256 h;
+	int rc = rk_sha256_init(&h);
+
+	for (size_t i = 0; !rc && i < c->npieces; i++) {
+		const struct rk_piece *p = &c->pieces[i];
+		uint64_t head[3] = {p->kind, p->len, p->kind == RK_PIECE_SOURCE ? p->at : 0};
+
+		rk_sha256_update(&h, head, sizeof(head));
+		if (p->kind == RK_PIECE_BYTES)
+			rk_sha256_update(&h, c->arena + p->at, p->len);
+		else if (p->kind == RK_PIECE_SOURCE && p->src < c->nsources)
+			rk_sha256_update(&h, c->sources[p->src].id, RK_SHA256_HEX - 1);
+		else if (p->kind == RK_PIECE_SOURCE) /* no table: its number is all there is */
+			rk_sha256_update(&h, &p->src, sizeof(p->src));
+	}
+	if (!rc)
+		rk_sha256_final(&h, hex);
+	return rc;
+}
+
 const struct rk_piece *rk_composite_find(const struct rk_composite *c, uint64_t off)
 {
 	return off < c->size ? &c->pieces[find_index(c, off)] : NULL;

@@ -1,0 +1,312 @@
+/* pkg_content.c: the files of a native package (pkg_content.h), a service of the
+ * packages view: TheRock's build_package.py copies the stage directories a package's
+ * definition selects into the install prefix, after runpath_to_rpath.py has rewritten
+ * the artifacts (patchelf --force-rpath --set-rpath with the same path: the DT_RUNPATH
+ * entry's tag becomes DT_RPATH, nothing else moves; rocm.cfg: enable-new-dtags ->
+ * disable-new-dtags). Here the copy is a private tree of the artifacts' blobs and the
+ * rewrite a splice over them. */
+#include <errno.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rk/cache.h"
+#include "rk/elf_info.h"
+#include "rk/log.h"
+#include "cache/composite_read.h"
+#include "engine/vfs_int.h"
+#include "services/pkg_content.h"
+
+#define CFG_MAX (1 << 20)
+
+struct fixup {
+	struct rk_vfs *v;
+	struct rk_blob_cursor cur;
+	uint64_t installed;
+};
+
+/* Source 0 of a new composite: n's blob, whole. */
+static int blob_composite(const struct node *n, struct rk_composite **out)
+{
+	struct rk_composite *c = calloc(1, sizeof(*c));
+	uint32_t idx;
+	int rc = c ? 0 : -ENOMEM;
+
+	if (!rc && !(rc = rk_composite_add_source(c, n->data, n->size,
+						  n->origin ? &n->origin->blob_origin : NULL,
+						  &idx)))
+		rc = rk_composite_source(c, idx, 0, n->size);
+	if (rc) {
+		rk_composite_free(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+static void become_composite(struct node *n, struct rk_composite *c)
+{
+	free(n->data);
+	n->data = NULL;
+	n->src = SRC_COMPOSITE;
+	n->composite = c;
+	n->size = c->size;
+}
+
+/* DT_RUNPATH -> DT_RPATH: one tag rewritten in place. */
+static int fix_runpath(struct node *n, const struct rk_elf_info *e)
+{
+	unsigned char tag[8] = {0};
+	struct rk_composite *c;
+	int rc;
+
+	if (e->runpath_tag_off + e->tag_size > n->size)
+		return 0; /* a damaged file: upstream's readelf would fail, nothing changes */
+	tag[e->big_endian ? e->tag_size - 1 : 0] = 15; /* DT_RPATH */
+	if ((rc = blob_composite(n, &c)))
+		return rc;
+	if ((rc = rk_composite_write(c, e->runpath_tag_off, tag, e->tag_size))) {
+		rk_composite_free(c);
+		return rc;
+	}
+	become_composite(n, c);
+	return 0;
+}
+
+/* rocm.cfg: the compiler's default flags, told to write DT_RPATH. */
+static int fix_cfg(struct fixup *f, struct node *n, struct rk_err *err)
+{
+	static const char from[] = "enable-new-dtags", to[] = "disable-new-dtags";
+	struct rk_composite *c;
+	char *text, *p, *out;
+	size_t len = n->size, olen = 0;
+	int rc;
+
+	if (n->size > CFG_MAX)
+		return 0;
+	if (!(text = malloc(len + 1)))
+		return -ENOMEM;
+	if (pread(f->cur.fd, text, len, 0) != (ssize_t)len) {
+		free(text);
+		return rk_err_set(err, -EIO, "'%s': short read", n->name);
+	}
+	text[len] = '\0';
+	if (!strstr(text, from)) {
+		free(text);
+		return 0;
+	}
+	if (!(out = malloc(2 * len + 1))) {
+		free(text);
+		return -ENOMEM;
+	}
+	for (p = text; p < text + len;) {
+		char *hit = memmem(p, (size_t)(text + len - p), from, sizeof(from) - 1);
+		size_t keep = hit ? (size_t)(hit - p) : (size_t)(text + len - p);
+
+		memcpy(out + olen, p, keep);
+		olen += keep;
+		p += keep;
+		if (hit) {
+			memcpy(out + olen, to, sizeof(to) - 1);
+			olen += sizeof(to) - 1;
+			p += sizeof(from) - 1;
+		}
+	}
+	free(text);
+	rc = (c = calloc(1, sizeof(*c))) ? rk_composite_bytes(c, out, olen) : -ENOMEM;
+	free(out);
+	if (rc) {
+		rk_composite_free(c);
+		return rc;
+	}
+	become_composite(n, c);
+	return 0;
+}
+
+static int fix_file(struct fixup *f, struct node *n, struct rk_err *err)
+{
+	struct rk_source s = {.size = n->size, .origin = n->origin ? &n->origin->blob_origin : NULL};
+	unsigned char magic[4];
+	struct rk_elf_info e;
+	int rc, cfg = !strcmp(n->name, "rocm.cfg");
+
+	if (n->src != SRC_BLOB || (n->size < 64 && !cfg))
+		return 0;
+	memcpy(s.id, n->data, RK_SHA256_HEX);
+	if ((rc = rk_blob_cursor_open(&f->cur, f->v->cache, &s, err)))
+		return rc;
+	if (cfg)
+		return fix_cfg(f, n, err);
+	if (pread(f->cur.fd, magic, 4, 0) != 4 || memcmp(magic, "\177ELF", 4))
+		return 0;
+	rk_elf_info_fd(f->cur.fd, &e);
+	return e.runpath_tag_off ? fix_runpath(n, &e) : 0;
+}
+
+/* Every file below dir (a hardlink's second entry finds it fixed; its size counts again,
+ * as upstream's copy makes two files of it). */
+static int fix_tree(struct fixup *f, struct node *dir, struct rk_err *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < dir->nents; i++) {
+		struct node *n = dir->order[i]->node;
+
+		if (S_ISDIR(n->mode))
+			rc = fix_tree(f, n, err);
+		else if (S_ISREG(n->mode)) {
+			rc = fix_file(f, n, err);
+			f->installed += n->size;
+		}
+	}
+	return rc;
+}
+
+int vfs_pkg_tree(struct rk_vfs *v, const struct vfs_stage *st, size_t n, const char *prefix,
+		 struct node **out, uint64_t *installed, struct rk_err *err)
+{
+	struct fixup f = {.v = v, .cur = RK_BLOB_CURSOR_INIT};
+	struct node *root = vfs_tree_new("", S_IFDIR | 0755, 0), *pdir = root;
+	char *path = NULL;
+	const char *base;
+	int rc = 0;
+
+	while (*prefix == '/')
+		prefix++;
+	if (root && *prefix) {
+		rc = asprintf(&path, "%s/-", prefix) < 0 ? -ENOMEM : 0;
+		if (!rc && !(pdir = vfs_mkdirs(root, path, &base, 0)))
+			rc = rk_err_set(err, -EINVAL, "install prefix '%s': not a path", prefix);
+		free(path);
+	}
+	if (!root)
+		rc = -ENOMEM;
+	if (!rc)
+		rc = vfs_flatten_stages(v, st, n, pdir, err);
+	if (!rc)
+		rc = fix_tree(&f, root, err);
+	rk_blob_cursor_close(&f.cur);
+	if (rc) {
+		vfs_tree_free(root);
+		return rc;
+	}
+	*out = root;
+	*installed = f.installed;
+	return 0;
+}
+
+/* Hash c's bytes from offset from on with every md (one pass). */
+static int hash_composite(struct rk_vfs *v, const struct rk_composite *c, uint64_t from,
+			  const EVP_MD *const *md, size_t nmd, char (*hex)[65], struct rk_err *err)
+{
+	EVP_MD_CTX *ctx[3] = {0};
+	size_t bufsize = 1 << 20;
+	char *buf = malloc(bufsize);
+	int rc = buf ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !rc && i < nmd; i++)
+		if (!(ctx[i] = EVP_MD_CTX_new()) || EVP_DigestInit_ex(ctx[i], md[i], NULL) != 1)
+			rc = -ENOMEM;
+	for (uint64_t off = from; !rc && off < c->size;) {
+		ssize_t r = rk_composite_pread_blobs(v->cache, c, buf, bufsize, off, err);
+
+		if (r <= 0) {
+			rc = r < 0 ? (int)r : rk_err_set(err, -EIO, "short read at %llu",
+							 (unsigned long long)off);
+			break;
+		}
+		for (size_t i = 0; i < nmd; i++)
+			EVP_DigestUpdate(ctx[i], buf, (size_t)r);
+		off += (uint64_t)r;
+	}
+	for (size_t i = 0; i < nmd; i++) {
+		unsigned char d[EVP_MAX_MD_SIZE];
+		unsigned dl = 0;
+
+		if (!rc && EVP_DigestFinal_ex(ctx[i], d, &dl) == 1)
+			for (unsigned k = 0; k < dl; k++)
+				snprintf(hex[i] + 2 * k, 3, "%02x", d[k]);
+		EVP_MD_CTX_free(ctx[i]);
+	}
+	free(buf);
+	return rc;
+}
+
+/* A pkghash record: "<kind><key of c, from>" -> the hex strings, space-separated. */
+static int memo(struct rk_vfs *v, const char *kind, const struct rk_composite *c, uint64_t from,
+		const EVP_MD *const *md, size_t nmd, char (*hex)[65], struct rk_err *err)
+{
+	char key[RK_SHA256_HEX], at[24], rel[RK_MEMO_NAME], *data = NULL, line[200];
+	const char *parts[] = {key, at};
+	size_t len = 0, pos = 0;
+	int rc, keep = v->cache && !rk_composite_key(c, key) &&
+		       snprintf(at, sizeof(at), "%llu", (unsigned long long)from) > 0 &&
+		       !rk_memo_name("pkghash", kind, parts, 2, rel);
+
+	if (keep && !rk_cache_get_file(v->cache, rel, 256, &data, &len, NULL)) {
+		int ok = 1;
+
+		for (size_t i = 0; ok && i < nmd; i++) {
+			size_t w = (size_t)EVP_MD_get_size(md[i]) * 2;
+			ok = pos + w < len && strspn(data + pos, "0123456789abcdef") == w;
+			if (ok) {
+				memcpy(hex[i], data + pos, w);
+				hex[i][w] = '\0';
+				pos += w + 1;
+			}
+		}
+		free(data);
+		if (ok)
+			return 0; /* a record that does not parse is made again */
+	}
+	if ((rc = hash_composite(v, c, from, md, nmd, hex, err)))
+		return rc;
+	if (keep && !rk_cache_area(v->cache, "pkghash")) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < nmd; i++)
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s", hex[i],
+					      i + 1 < nmd ? " " : "\n");
+		(void)rk_cache_put_file(v->cache, rel, line, n, NULL); /* only a memo */
+	}
+	return 0;
+}
+
+int vfs_pkg_file_digest(struct rk_vfs *v, const struct node *n, char hex[65], struct rk_err *err)
+{
+	const EVP_MD *md[] = {EVP_sha256()};
+
+	if (n->src == SRC_BLOB) {
+		memcpy(hex, n->data, RK_SHA256_HEX);
+		return 0;
+	}
+	if (n->src != SRC_COMPOSITE)
+		return rk_err_set(err, -EINVAL, "'%s': no content to hash", n->name);
+	return memo(v, "f", n->composite, 0, md, 1, (char(*)[65])hex, err);
+}
+
+int vfs_pkg_sums(struct rk_vfs *v, const struct rk_composite *c, struct vfs_pkg_sums *out,
+		 struct rk_err *err)
+{
+	const EVP_MD *md[] = {EVP_md5(), EVP_sha1(), EVP_sha256()};
+	char hex[3][65];
+	int rc = memo(v, "s", c, 0, md, 3, hex, err);
+
+	if (!rc) {
+		memcpy(out->md5, hex[0], sizeof(out->md5));
+		memcpy(out->sha1, hex[1], sizeof(out->sha1));
+		memcpy(out->sha256, hex[2], sizeof(out->sha256));
+	}
+	return rc;
+}
+
+int vfs_pkg_tail_sha256(struct rk_vfs *v, const struct rk_composite *c, uint64_t from, char hex[65],
+			struct rk_err *err)
+{
+	const EVP_MD *md[] = {EVP_sha256()};
+
+	return memo(v, "t", c, from, md, 1, (char(*)[65])hex, err);
+}

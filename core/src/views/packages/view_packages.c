@@ -1,0 +1,825 @@
+/* view_packages.c: RUN/packages/, the run as an apt and a dnf repository of TheRock's
+ * native packages, made on read (therock-formats.md section 7; TheRock's
+ * build_tools/packaging/linux/: build_package.py makes the packages, upload_package_repo.py
+ * lays out the repositories). docs/packages.md says what is upstream's and what differs.
+ *
+ *   packages/deb/pool/main/<name>_<version>-<release>_amd64.deb
+ *   packages/deb/dists/stable/Release, main/binary-amd64/Packages{,.gz}
+ *   packages/rpm/x86_64/<name>-<version>-<release>.x86_64.rpm
+ *   packages/rpm/x86_64/repodata/ (repomd.xml, primary, filelists, other; createrepo_c
+ *                                  --simple-md-filenames)
+ *
+ * Which packages: the definitions (TheRock's package.json schema: the built-in
+ * packaging/packages.json, or -o packages=FILE) and the rules of formats/pkg_rules.h over
+ * the run's artifacts: a kpack-split run gives the multi-arch set, a legacy run the
+ * single-arch set of each of its families. Listing deb/ or x86_64/ ingests the run's
+ * artifacts (the rules read their manifests) and lays out every package; no package byte
+ * is read. A .deb is ar(debian-binary, control, data.tar) with data.tar a composite over
+ * the cache blobs; an .rpm's header lists each file's SHA-256 (a blob id, or for a file
+ * whose RUNPATH became RPATH a hash computed once), so it is made on first open, its size
+ * known before. The indexes (dists/, repodata/) hash every package when listed, once:
+ * the hashes are remembered in the cache. A package whose artifact is damaged is left out
+ * with one log line; the rest installs. */
+#include <errno.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "rk/buf.h"
+#include "rk/gpu.h"
+#include "rk/log.h"
+#include "rk/manifest.h"
+#include "engine/vfs_int.h"
+#include "formats/apt_index.h"
+#include "formats/deb_layout.h"
+#include "formats/pkg_meta.h"
+#include "formats/pkg_rules.h"
+#include "formats/rpm_layout.h"
+#include "formats/rpm_repodata.h"
+#include "services/flatten.h"
+#include "services/pkg_content.h"
+#include "services/tree_tar.h"
+#include "views/packages/packages.h"
+
+/* asprintf's result, or NULL. */
+static char *fmt(const char *f, ...) RK_PRINTF(1, 2);
+static char *fmt(const char *f, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, f);
+	n = vasprintf(&s, f, ap);
+	va_end(ap);
+	return n < 0 ? NULL : s;
+}
+
+extern const struct vfs_view vfs_view_packages;
+
+/* One package of one type, laid out. */
+struct pkg {
+	struct pkgs *set;
+	const struct pkg_out *out;
+	pthread_mutex_t lock; /* rpm: files and digests while a package is made */
+	struct rk_pkg_meta meta;
+	struct rk_pkg_script scripts[2];
+	char *script_text[2];
+	struct vfs_stage *stages;
+	size_t nstages;
+	char *file; /* its file name */
+	/* deb: the .deb's composite (the served node's); rpm: made by make_rpm */
+	const struct rk_composite *deb;
+	/* rpm: the files, their tree and nodes (for the digests) */
+	struct node *root;
+	struct rk_rpm_file *files;
+	const struct node **fnodes;
+	char (*digests)[65];
+	size_t nfiles;
+};
+
+/* The packages of one type (deb or rpm) of a run. */
+struct pkgs {
+	struct state *st;
+	enum pkg_type type;
+	struct pkg_plan *plans; /* one per family (legacy run) or one */
+	size_t nplans;
+	struct pkg *p;
+	size_t n;
+	char *version;
+};
+
+/* The view's per-run state. */
+struct state {
+	struct rk_vfs *v;
+	struct run *r;
+	struct pkg_defs defs;
+	char *wheel_version; /* rocm_package_version */
+	char *release; /* the CI run id */
+	int64_t mtime;
+	struct pkgs deb, rpm;
+};
+
+/* ---- planning ---- */
+
+static void pkgs_release(struct pkgs *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct pkg *p = &s->p[i];
+
+		pthread_mutex_destroy(&p->lock);
+		free(p->script_text[0]);
+		free(p->script_text[1]);
+		free(p->stages);
+		free(p->file);
+		vfs_tree_free(p->root);
+		free(p->files);
+		free(p->fnodes);
+		free(p->digests);
+	}
+	free(s->p);
+	for (size_t i = 0; i < s->nplans; i++)
+		pkg_plan_release(&s->plans[i]);
+	free(s->plans);
+	free(s->version);
+}
+
+static void state_free(void *ctx)
+{
+	struct state *st = ctx;
+
+	if (!st)
+		return;
+	pkgs_release(&st->deb);
+	pkgs_release(&st->rpm);
+	pkg_defs_release(&st->defs);
+	free(st->wheel_version);
+	free(st->release);
+	free(st);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Whether artifact a failed (its why is then set); every artifact has been waited on. */
+static int failed(struct rk_vfs *v, struct artifact *a)
+{
+	return vfs_artifacts_wait(v, &a, 1, NULL) != 0;
+}
+
+/* The artifacts of definition out->def that failed to ingest, as one line, or NULL. */
+static const struct artifact *failed_item(struct state *st, const struct pkg_out *out,
+					  const unsigned char *bad)
+{
+	for (size_t i = 0; i < out->def->nitems; i++)
+		for (size_t k = 0; k < st->r->cat->narts; k++)
+			if (bad[k] &&
+			    !strcmp(st->r->artifacts[k].art->an.name, out->def->items[i].artifact))
+				return &st->r->artifacts[k];
+	return NULL;
+}
+
+static int add_pkg(struct pkgs *s, const struct pkg_out *out, struct artifact *const *dirs,
+		   const char *prefix)
+{
+	struct pkg *p, *np;
+	int deb = s->type == PKG_DEB;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->p[i].out->name, out->name))
+			return 0; /* the same package from another family's plan */
+	if (!(np = realloc(s->p, (s->n + 1) * sizeof(*np))))
+		return -ENOMEM;
+	s->p = np;
+	p = memset(&s->p[s->n], 0, sizeof(*p));
+	p->set = s;
+	p->out = out;
+	pthread_mutex_init(&p->lock, NULL);
+	if (out->nsources && !(p->stages = calloc(out->nsources, sizeof(*p->stages))))
+		return -ENOMEM;
+	for (size_t i = 0; i < out->nsources; i++)
+		p->stages[i] = (struct vfs_stage){dirs[out->sources[i].dir], out->sources[i].line};
+	p->nstages = out->nsources;
+	p->meta = (struct rk_pkg_meta){
+		.name = out->name,
+		.version = out->version,
+		.release = out->release,
+		.arch = deb ? out->def->architecture : out->def->build_arch,
+		.maintainer = out->def->maintainer,
+		.summary = out->def->summary,
+		.description = out->def->description,
+		.section = out->def->section,
+		.priority = out->def->priority,
+		.homepage = out->def->homepage,
+		.license = out->def->license,
+		.vendor = out->def->vendor,
+		.group = out->def->group,
+		.prefix = prefix,
+		.depends = out->depends,
+		.recommends = out->recommends,
+		.suggests = out->suggests,
+		.provides = out->provides,
+		.replaces = out->replaces,
+		.conflicts = out->conflicts,
+		.obsoletes = out->obsoletes,
+		.mtime = s->st->mtime,
+		.scripts = p->scripts,
+	};
+	if (out->scripts && out->kind != PKG_NONVERSIONED) {
+		static const char *const which[] = {"postinst", "prerm"};
+
+		for (int i = 0; i < 2; i++) {
+			p->script_text[i] =
+				pkg_script(out->def->package, which[i], prefix, out->version, !deb);
+			if (p->script_text[i])
+				p->scripts[p->meta.nscripts++] =
+					(struct rk_pkg_script){which[i], p->script_text[i]};
+		}
+	}
+	if (deb)
+		p->file = fmt("%s_%s%s%s_%s.deb", out->name, out->version,
+				      *out->release ? "-" : "", out->release, p->meta.arch);
+	else
+		p->file = fmt("%s-%s%s%s.%s.rpm", out->name, out->version,
+				      *out->release ? "-" : "", out->release, p->meta.arch);
+	if (!p->file)
+		return -ENOMEM;
+	s->n++;
+	return 0;
+}
+
+/* Plan the packages of type s->type: the rules over the run's artifacts (ingested now:
+ * the rules read their manifests). */
+static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
+{
+	struct rk_vfs *v = st->v;
+	struct run *r = st->r;
+	size_t na = r->cat->narts, nfam = 0, narchs = 0;
+	struct artifact **all = calloc(na + 1, sizeof(*all));
+	struct artifact **dirs = calloc(na + 1, sizeof(*dirs));
+	struct pkg_artdir *ad = calloc(na + 1, sizeof(*ad));
+	unsigned char *bad = calloc(na + 1, 1);
+	char **archs = calloc(na + 1, sizeof(*archs)), **fams = calloc(na + 1, sizeof(*fams));
+	int kpack = vfs_run_is_split(v, r), rc = 0;
+
+	if (!all || !dirs || !ad || !bad || !archs || !fams) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < na; i++)
+		all[i] = &r->artifacts[i];
+	(void)vfs_artifacts_wait(v, all, na, NULL); /* all at once; the failures below */
+	for (size_t i = 0; i < na; i++) {
+		const char *t = r->cat->arts[i].an.target;
+		char base[64];
+		size_t k;
+
+		if ((bad[i] = (unsigned char)failed(v, all[i])))
+			rk_warn("packages: '%s' is damaged (%s); its packages are left out",
+				all[i]->art->stem, all[i]->why);
+		if (!strcmp(t, "generic") || rk_gpu_base_arch(t, base, sizeof(base)) < 0)
+			continue;
+		for (k = 0; k < narchs && strcmp(archs[k], base); k++)
+			;
+		if (k == narchs && !(archs[narchs++] = strdup(base))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		for (k = 0; k < nfam && strcmp(fams[k], t); k++)
+			;
+		if (k == nfam)
+			fams[nfam++] = (char *)t;
+	}
+	qsort(archs, narchs, sizeof(*archs), cmp_str);
+	qsort(fams, nfam, sizeof(*fams), cmp_str);
+	if (!(s->version = pkg_version_from_wheel(st->wheel_version, s->type))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* kpack: one plan over everything; legacy: one per family, over the generic
+	 * artifacts and that family's (what TheRock's fetch for the family gives) */
+	s->nplans = kpack || !nfam ? 1 : nfam;
+	if (!(s->plans = calloc(s->nplans, sizeof(*s->plans)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t f = 0; !rc && f < s->nplans; f++) {
+		const char *fam = kpack || !nfam ? NULL : fams[f];
+		struct pkg_run run = {
+			.dirs = ad,
+			.kpack = kpack,
+			.archs = kpack ? (const char *const *)archs : &fam,
+			.narchs = kpack ? narchs : fam ? 1 : 0,
+			.rocm_version = s->version,
+			.version_suffix = st->release,
+			.type = s->type,
+		};
+		size_t nd = 0;
+
+		for (size_t i = 0; i < na; i++) {
+			const struct rk_artifact *a = all[i]->art;
+
+			if (fam && strcmp(a->an.target, "generic") && strcmp(a->an.target, fam))
+				continue;
+			dirs[nd] = all[i];
+			ad[nd++] = (struct pkg_artdir){
+				.name = a->an.name,
+				.component = a->an.component,
+				.target = a->an.target,
+				.lines = bad[i] ? NULL : (const char *const *)all[i]->prefixes,
+				.nlines = bad[i] ? 0 : all[i]->nprefixes,
+			};
+		}
+		run.ndirs = nd;
+		if ((rc = pkg_plan_make(&st->defs, &run, &s->plans[f], err)))
+			break;
+		for (size_t i = 0; !rc && i < s->plans[f].n; i++) {
+			const struct pkg_out *o = &s->plans[f].pkgs[i];
+			const struct artifact *dead = o->empty ? NULL : failed_item(st, o, bad);
+
+			if (dead)
+				rk_warn("packages: %s left out: artifact '%s' is damaged (%s)",
+					o->name, dead->art->stem, dead->why);
+			else
+				rc = add_pkg(s, o, dirs, s->plans[f].prefix);
+		}
+		for (size_t i = 0; f == 0 && i < s->plans[f].nskipped; i++)
+			rk_info("packages: %s: no artifacts in this run", s->plans[f].skipped[i]);
+	}
+	if (!rc && !s->n)
+		rk_warn("packages: the definitions name no artifact of run '%s': empty repository",
+			r->cat->name);
+out:
+	for (size_t i = 0; i < narchs; i++)
+		free(archs[i]);
+	free(archs);
+	free(fams);
+	free(all);
+	free(dirs);
+	free(ad);
+	free(bad);
+	return rc;
+}
+
+/* ---- deb/ ---- */
+
+static int add_bytes(struct node *dir, const char *path, int64_t mtime, void *data, size_t len)
+{
+	const char *base;
+	struct node *d = vfs_mkdirs(dir, path, &base, mtime), *n;
+
+	n = d ? vfs_node_add(d, base, S_IFREG | 0444, mtime) : NULL;
+	if (!n) {
+		free(data);
+		return -ENOMEM;
+	}
+	n->src = SRC_BYTES;
+	n->data = data;
+	n->size = len;
+	return 0;
+}
+
+/* The files of p as a private tree; its installed size in p->meta. */
+static int pkg_tree(struct pkg *p, struct node **root, struct rk_err *err)
+{
+	return vfs_pkg_tree(p->set->st->v, p->stages, p->nstages, p->meta.prefix, root,
+			    &p->meta.installed_size, err);
+}
+
+static int make_deb(struct pkg *p, struct node *pool, struct rk_err *err)
+{
+	struct rk_composite tar = RK_COMPOSITE_INIT, *deb = calloc(1, sizeof(*deb));
+	struct node *root = NULL, *n;
+	int rc = deb ? pkg_tree(p, &root, err) : -ENOMEM;
+
+	if (!rc)
+		rc = vfs_tree_tar(root, &tar, NULL);
+	vfs_tree_free(root);
+	if (!rc)
+		rc = rk_deb_build(&p->meta, &tar, deb);
+	rk_composite_release(&tar);
+	if (!rc && !(n = vfs_node_add(pool, p->file, S_IFREG | 0444, p->meta.mtime)))
+		rc = -ENOMEM;
+	if (rc) {
+		rk_composite_free(deb);
+		return rc;
+	}
+	n->src = SRC_COMPOSITE;
+	n->composite = deb;
+	n->size = deb->size;
+	p->deb = deb;
+	return 0;
+}
+
+/* dists/: the index of every package, hashed now (once: the hashes are remembered). */
+static int pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	struct state *st = *vfs_view_state(vfs_node_run(dir), &vfs_view_packages);
+	struct pkgs *s = &st->deb;
+	struct rk_apt_entry *e = calloc(s->n + 1, sizeof(*e));
+	struct vfs_pkg_sums *sums = calloc(s->n + 1, sizeof(*sums));
+	char **names = calloc(s->n + 1, sizeof(*names));
+	struct node *out = vfs_tree_new(dir->name, dir->mode, dir->mtime);
+	char *packages = NULL, *release = NULL;
+	void *gz = NULL;
+	size_t n = 0, plen = 0, gzlen = 0, rlen = 0;
+	int rc = e && sums && names && out ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !rc && i < s->n; i++) {
+		struct pkg *p = &s->p[i];
+		struct rk_err local = RK_ERR_INIT;
+
+		if (!p->deb)
+			continue;
+		if (vfs_pkg_sums(v, p->deb, &sums[n], &local)) {
+			rk_warn("packages: %s left out of the index: %s", p->file,
+				rk_err_str(&local, -EIO));
+			rk_err_clear(&local);
+			continue;
+		}
+		if (!(names[n] = fmt("pool/main/%s", p->file))) {
+			rc = -ENOMEM;
+			break;
+		}
+		e[n] = (struct rk_apt_entry){&p->meta, names[n], p->deb->size, sums[n].md5,
+					     sums[n].sha1, sums[n].sha256};
+		n++;
+	}
+	if (!rc)
+		rc = rk_apt_packages(e, n, &packages, &plen);
+	if (!rc)
+		rc = rk_deb_gzip(packages, plen, &gz, &gzlen);
+	if (!rc) {
+		/* upload_package_repo.py's Release, for a CI run's repository */
+		struct rk_apt_release_info ri = {"AMD ROCm", "ROCm ci Packages",
+						 "ROCm APT Repository", st->mtime};
+		struct rk_apt_file files[] = {{"main/binary-amd64/Packages", packages, plen},
+					      {"main/binary-amd64/Packages.gz", gz, gzlen}};
+
+		rc = rk_apt_release(&ri, files, 2, &release, &rlen);
+	}
+	if (!rc) {
+		rc = add_bytes(out, "stable/main/binary-amd64/Packages", dir->mtime, packages,
+			       plen);
+		packages = NULL;
+	}
+	if (!rc) {
+		rc = add_bytes(out, "stable/main/binary-amd64/Packages.gz", dir->mtime, gz, gzlen);
+		gz = NULL;
+	}
+	if (!rc) {
+		rc = add_bytes(out, "stable/Release", dir->mtime, release, rlen);
+		release = NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(e);
+	free(sums);
+	free(gz);
+	free(release);
+	free(packages);
+	if (!rc)
+		return vfs_graft(v, dir, out);
+	vfs_tree_free(out);
+	return rc;
+}
+
+static int pop_deb(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	struct state *st = *vfs_view_state(vfs_node_run(dir), &vfs_view_packages);
+	struct node *out = vfs_tree_new(dir->name, dir->mode, dir->mtime), *pool;
+	const char *base;
+	int rc = out ? plan(st, &st->deb, err) : -ENOMEM;
+
+	pool = rc ? NULL : vfs_mkdirs(out, "pool/main/-", &base, dir->mtime);
+	if (!rc && !pool)
+		rc = -ENOMEM;
+	for (size_t i = 0; !rc && i < st->deb.n; i++) {
+		struct pkg *p = &st->deb.p[i];
+		struct rk_err local = RK_ERR_INIT;
+		int prc = make_deb(p, pool, &local);
+
+		if (prc == -ENOMEM)
+			rc = prc;
+		else if (prc)
+			rk_warn("packages: %s left out: %s", p->file, rk_err_str(&local, prc));
+		rk_err_clear(&local);
+	}
+	if (!rc && !vfs_lazy_dir(out, "dists", pop_dists, dir->mtime))
+		rc = -ENOMEM;
+	if (rc) {
+		vfs_tree_free(out);
+		return rc;
+	}
+	return vfs_graft(v, dir, out);
+}
+
+/* ---- rpm/ ---- */
+
+/* The files of p's package (the prefix directory and everything below it, sorted by
+ * path, as rpmbuild's %files <prefix> owns them). */
+static int cmp_dent(const void *a, const void *b)
+{
+	return strcmp((*(struct dent *const *)a)->name, (*(struct dent *const *)b)->name);
+}
+
+static int collect_files(struct pkg *p, const struct node *dir, struct rk_buf *path)
+{
+	size_t len = path->len;
+	struct dent **order = NULL;
+	int rc = 0;
+
+	if (dir->nents && !(order = malloc(dir->nents * sizeof(*order))))
+		return -ENOMEM;
+	if (dir->nents) {
+		memcpy(order, dir->order, dir->nents * sizeof(*order));
+		qsort(order, dir->nents, sizeof(*order), cmp_dent);
+	}
+	for (size_t i = 0; !rc && i < dir->nents; i++) {
+		const struct node *n = order[i]->node;
+		struct rk_rpm_file *f;
+
+		if ((rc = rk_buf_addf(path, "/%s", order[i]->name)))
+			break;
+		if (!(f = realloc(p->files, (p->nfiles + 1) * sizeof(*f))) ||
+		    !(p->files = f, p->fnodes = realloc(p->fnodes,
+							(p->nfiles + 1) * sizeof(*p->fnodes)))) {
+			rc = -ENOMEM;
+			break;
+		}
+		f = &p->files[p->nfiles];
+		*f = (struct rk_rpm_file){.mode = n->mode, .size = n->size, .mtime = p->meta.mtime};
+		if (!(f->path = strdup(path->buf))) {
+			rc = -ENOMEM;
+			break;
+		}
+		if (S_ISLNK(n->mode))
+			f->link = n->data;
+		else if (S_ISREG(n->mode) && n->src == SRC_BLOB) {
+			f->blob = n->data;
+			f->origin = n->origin ? &n->origin->blob_origin : NULL;
+		} else if (S_ISREG(n->mode)) {
+			f->content = n->composite;
+		}
+		if (!S_ISDIR(n->mode))
+			f->size = S_ISLNK(n->mode) ? strlen(n->data) : n->size;
+		p->fnodes[p->nfiles++] = n;
+		if (S_ISDIR(n->mode))
+			rc = collect_files(p, n, path);
+		path->len = len;
+		path->buf[len] = '\0';
+	}
+	free(order);
+	return rc;
+}
+
+static void files_release(struct pkg *p)
+{
+	for (size_t i = 0; i < p->nfiles; i++)
+		free((char *)p->files[i].path);
+	free(p->files);
+	free(p->fnodes);
+	free(p->digests);
+	p->files = NULL;
+	p->fnodes = NULL;
+	p->digests = NULL;
+	p->nfiles = 0;
+}
+
+/* p's .rpm with the digests of its files (placeholders unless real). */
+static int build_rpm(struct pkg *p, int real, struct rk_composite **out, struct rk_rpm_info *info,
+		     struct rk_err *err)
+{
+	struct rk_composite *c = calloc(1, sizeof(*c));
+	int rc = c ? 0 : -ENOMEM;
+
+	pthread_mutex_lock(&p->lock);
+	for (size_t i = 0; !rc && i < p->nfiles; i++) {
+		if (!S_ISREG(p->files[i].mode))
+			continue;
+		if (real)
+			rc = vfs_pkg_file_digest(p->set->st->v, p->fnodes[i], p->digests[i], err);
+		else
+			memset(p->digests[i], '0', 64);
+		p->files[i].digest = p->digests[i];
+	}
+	if (!rc)
+		rc = rk_rpm_build(&p->meta, p->files, p->nfiles, c, info);
+	pthread_mutex_unlock(&p->lock);
+	/* rpm 4.18 installs nothing without the payload's digest: one read of it */
+	if (!rc && real) {
+		char hex[65];
+
+		if (!(rc = vfs_pkg_tail_sha256(p->set->st->v, c, info->header_end, hex, err)))
+			rc = rk_rpm_set_payload_digest(c, info, hex);
+	}
+	if (rc) {
+		rk_composite_free(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+static int make_rpm(struct rk_vfs *v, void *ctx, struct rk_composite **out, struct rk_err *err)
+{
+	struct rk_rpm_info info;
+
+	(void)v;
+	return build_rpm(ctx, 1, out, &info, err);
+}
+
+static int lay_out_rpm(struct pkg *p, struct node *dir, struct rk_err *err)
+{
+	struct rk_buf path = RK_BUF_INIT;
+	struct rk_composite *c = NULL;
+	struct rk_rpm_info info;
+	const struct node *pdir;
+	int rc = pkg_tree(p, &p->root, err);
+
+	pdir = rc ? NULL : vfs_find(p->root, p->meta.prefix + 1);
+	if (!rc && !pdir)
+		rc = -ENOMEM;
+	/* the prefix directory itself, then everything below it */
+	if (!rc && !(rc = rk_buf_adds(&path, p->meta.prefix)) &&
+	    (p->files = calloc(1, sizeof(*p->files))) &&
+	    (p->fnodes = calloc(1, sizeof(*p->fnodes)))) {
+		p->files[0] = (struct rk_rpm_file){.path = strdup(p->meta.prefix),
+						   .mode = pdir->mode,
+						   .mtime = p->meta.mtime};
+		p->fnodes[0] = pdir;
+		p->nfiles = 1;
+		rc = p->files[0].path ? collect_files(p, pdir, &path) : -ENOMEM;
+	} else if (!rc) {
+		rc = -ENOMEM;
+	}
+	rk_buf_release(&path);
+	if (!rc && !(p->digests = calloc(p->nfiles, sizeof(*p->digests))))
+		rc = -ENOMEM;
+	if (!rc)
+		rc = build_rpm(p, 0, &c, &info, err);
+	if (!rc && !vfs_later_file(dir, p->file, p->meta.mtime, c->size, make_rpm, NULL, p))
+		rc = -ENOMEM;
+	rk_composite_free(c);
+	if (rc) {
+		files_release(p);
+		vfs_tree_free(p->root);
+		p->root = NULL;
+	}
+	return rc;
+}
+
+/* repodata/: every package made and hashed now (once: the hashes are remembered). */
+static int pop_repodata(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	struct state *st = *vfs_view_state(vfs_node_run(dir), &vfs_view_packages);
+	struct pkgs *s = &st->rpm;
+	struct rk_rpm_pkg *e = calloc(s->n + 1, sizeof(*e));
+	struct vfs_pkg_sums *sums = calloc(s->n + 1, sizeof(*sums));
+	struct node *out = vfs_tree_new(dir->name, dir->mode, dir->mtime);
+	struct rk_rpm_repodata rd;
+	size_t n = 0;
+	int rc = e && sums && out ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !rc && i < s->n; i++) {
+		struct pkg *p = &s->p[i];
+		struct rk_err local = RK_ERR_INIT;
+		struct rk_composite *c = NULL;
+		struct rk_rpm_info info;
+		int prc;
+
+		if (!p->root)
+			continue;
+		prc = build_rpm(p, 1, &c, &info, &local);
+		if (!prc)
+			prc = vfs_pkg_sums(v, c, &sums[n], &local);
+		if (prc) {
+			rk_warn("packages: %s left out of the index: %s", p->file,
+				rk_err_str(&local, prc));
+			rk_err_clear(&local);
+			rk_composite_free(c);
+			continue;
+		}
+		e[n] = (struct rk_rpm_pkg){&p->meta, p->files,        p->nfiles,
+					   p->file,  c->size,         sums[n].sha256,
+					   info};
+		rk_composite_free(c);
+		n++;
+	}
+	if (!rc && !(rc = rk_rpm_repodata_build(e, n, st->mtime, &rd))) {
+		for (size_t i = 0; !rc && i < RK_REPODATA_NFILES; i++) {
+			struct rk_repodata_file *f = &rd.files[i];
+			const char *name = strchr(f->name, '/') ? strchr(f->name, '/') + 1 : f->name;
+
+			rc = add_bytes(out, name, dir->mtime, f->data, f->len);
+			f->data = NULL;
+		}
+		rk_rpm_repodata_release(&rd);
+	}
+	free(e);
+	free(sums);
+	if (!rc)
+		return vfs_graft(v, dir, out);
+	vfs_tree_free(out);
+	return rc;
+}
+
+static int pop_rpm_arch(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	struct state *st = *vfs_view_state(vfs_node_run(dir), &vfs_view_packages);
+	struct node *out = vfs_tree_new(dir->name, dir->mode, dir->mtime);
+	int rc = out ? plan(st, &st->rpm, err) : -ENOMEM;
+
+	for (size_t i = 0; !rc && i < st->rpm.n; i++) {
+		struct pkg *p = &st->rpm.p[i];
+		struct rk_err local = RK_ERR_INIT;
+		int prc = lay_out_rpm(p, out, &local);
+
+		if (prc == -ENOMEM)
+			rc = prc;
+		else if (prc)
+			rk_warn("packages: %s left out: %s", p->file, rk_err_str(&local, prc));
+		rk_err_clear(&local);
+	}
+	if (!rc && !vfs_lazy_dir(out, "repodata", pop_repodata, dir->mtime))
+		rc = -ENOMEM;
+	if (rc) {
+		vfs_tree_free(out);
+		return rc;
+	}
+	return vfs_graft(v, dir, out);
+}
+
+static int pop_rpm(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	struct node *out = vfs_tree_new(dir->name, dir->mode, dir->mtime);
+
+	(void)err;
+	if (!out || !vfs_lazy_dir(out, "x86_64", pop_rpm_arch, dir->mtime)) {
+		vfs_tree_free(out);
+		return -ENOMEM;
+	}
+	return vfs_graft(v, dir, out);
+}
+
+/* ---- packages/ ---- */
+
+static const char readme_text[] =
+	"TheRock's native packages of this run, made on read (build_package.py's packages,\n"
+	"upload_package_repo.py's layout). Nothing is built until you look inside.\n"
+	"\n"
+	"  deb/   an apt repository:\n"
+	"           echo \"deb [trusted=yes] file:%s/deb stable main\" \\\n"
+	"             > /etc/apt/sources.list.d/rock.list\n"
+	"  rpm/   a dnf repository:\n"
+	"           dnf --repofrompath=rock,file://%s/rpm/x86_64 --repo=rock install ...\n"
+	"\n"
+	"Listing deb/pool/ or rpm/x86_64/ decompresses the run's artifacts into the cache;\n"
+	"reading an index (dists/, repodata/) hashes every package once.\n";
+
+static int pop_packages(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	struct run *r = vfs_node_run(dir);
+	struct state *st = calloc(1, sizeof(*st));
+	struct node *out = vfs_tree_new(dir->name, dir->mode, dir->mtime);
+	struct rk_manifest m;
+	char *readme = NULL;
+	int rc = st && out ? 0 : -ENOMEM, have_m;
+
+	if (rc)
+		goto fail;
+	st->v = v;
+	st->r = r;
+	st->mtime = dir->mtime;
+	st->deb = (struct pkgs){.st = st, .type = PKG_DEB};
+	st->rpm = (struct pkgs){.st = st, .type = PKG_RPM};
+	if ((rc = pkg_defs_load(v->package_defs, &st->defs, err))) {
+		rk_err_log("packages: %s", rk_err_str(err, rc));
+		rc = -EIO;
+		goto fail;
+	}
+	have_m = !vfs_run_manifest(v, r->dir, &m, NULL);
+	/* the CI run id: the manifest's, else the run directory's number */
+	st->wheel_version = strdup(have_m && m.rocm_package_version ? m.rocm_package_version
+		: have_m && m.rocm_version ? m.rocm_version : "0.0.0");
+	st->release = have_m && m.github_run_id ? strdup(m.github_run_id)
+						: strndup(r->cat->name, strcspn(r->cat->name, "-"));
+	if (have_m)
+		rk_manifest_release(&m);
+	readme = fmt(readme_text, "<mount>/<run>/packages", "<mount>/<run>/packages");
+	if (!st->wheel_version || !st->release || !readme) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	if ((rc = add_bytes(out, "README", dir->mtime, readme, strlen(readme))))
+		goto fail;
+	if (!vfs_lazy_dir(out, "deb", pop_deb, dir->mtime) ||
+	    !vfs_lazy_dir(out, "rpm", pop_rpm, dir->mtime)) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	*vfs_view_state(r, &vfs_view_packages) = st;
+	return vfs_graft(v, dir, out);
+fail:
+	vfs_tree_free(out);
+	state_free(st);
+	return rc;
+}
+
+static const char readme[] =
+	"  <run>/packages/        TheRock's DEB and RPM packages as an apt (deb/) and a dnf\n"
+	"                         (rpm/x86_64/) repository, made on read\n";
+
+const struct vfs_view vfs_view_packages = {
+	.name = "packages",
+	.readme = readme,
+	.shown = vfs_run_has_artifacts,
+	.populate = pop_packages,
+	.free = state_free,
+};

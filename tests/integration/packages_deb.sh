@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# packages_deb: RUN/packages/deb/ of both demo runs as apt sees it.
+#  - dpkg-deb --info/--contents/--fsys-tarfile read every .deb; its control says what the
+#    Packages index says; the file name is TheRock's ({name}_{version}-{run id}_amd64.deb);
+#  - every packaged file equals the file of the same path in the run's dist/ tree (the
+#    flatten of the same artifacts), except ELF files whose DT_RUNPATH became DT_RPATH
+#    (runpath_to_rpath.py), which differ in that one tag and readelf shows RPATH;
+#  - apt-get update + install from the mounted file: repository into a throwaway root
+#    (dpkg --root) pulls host + one device package of the kpack-split run, and the
+#    single-arch set of the legacy run; the installed files are the packages' files;
+#  - sha256 of every package is the same from a second mount with its own cache and from
+#    rockpack packages.
+. "$(dirname "$0")/lib.sh"
+it_init "$@"
+for tool in dpkg-deb dpkg apt-get readelf gzip; do
+	command -v $tool >/dev/null || skip "$tool is not installed"
+done
+
+M=$T/mnt
+it_mount fs "$STORE" "$M" "$T/cache"
+SPLIT=24205988455-linux
+LEGACY=24205988454-linux
+
+[ "$(ls "$M/$SPLIT/packages" | tr '\n' ' ')" = "README deb rpm " ] ||
+	fail "packages/ shows '$(ls "$M/$SPLIT/packages" | tr '\n' ' ')'"
+
+# apt-get in a sandbox whose dpkg installs into $1 (a root that "has" the host's packages,
+# so system dependencies such as libc6 resolve)
+apt_root() {
+	local root=$1 repo=$2
+	mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" "$root/apt/lists/partial" \
+		"$root/apt/archives/partial" "$root/apt/etc/apt.conf.d" "$root/apt/etc/preferences.d"
+	cp /var/lib/dpkg/status "$root/var/lib/dpkg/status"
+	: >"$root/var/lib/dpkg/available"
+	echo "deb [trusted=yes] file:$repo stable main" >"$root/apt/sources.list"
+	cat >"$root/apt.sh" <<EOF
+exec apt-get -q -o Dir::State=$root/apt -o Dir::State::status=$root/var/lib/dpkg/status \
+	-o Dir::Cache=$root/apt -o Dir::Etc::sourcelist=$root/apt/sources.list \
+	-o Dir::Etc::sourceparts=- -o Dir::Etc::main=/dev/null \
+	-o Dir::Etc::parts=$root/apt/etc/apt.conf.d -o Dir::Etc::preferencesparts=$root/apt/etc/preferences.d \
+	-o APT::Get::List-Cleanup=0 -o Debug::NoLocking=1 -o APT::Sandbox::User=root \
+	-o Acquire::Languages=none -o DPkg::Options::=--root=$root \
+	-o DPkg::Options::=--force-not-root -o DPkg::Options::=--force-script-chrootless \
+	-o DPkg::Options::=--log=$root/dpkg.log -o DPkg::Chroot-Directory=/ \
+	-o APT::Keep-Downloaded-Packages=0 -o DPkg::Use-Pty=0 "\$@"
+EOF
+}
+
+# check_deb RUN FILE: one package against its index entry and the dist tree
+check_deb() {
+	local run=$1 deb=$2 name x
+	name=$(basename "$deb")
+	dpkg-deb --info "$deb" >"$T/info" || { fail "$run/$name: dpkg-deb --info"; return; }
+	dpkg-deb --contents "$deb" >/dev/null || fail "$run/$name: dpkg-deb --contents"
+	local pkg ver arch
+	pkg=$(dpkg-deb --field "$deb" Package)
+	ver=$(dpkg-deb --field "$deb" Version)
+	arch=$(dpkg-deb --field "$deb" Architecture)
+	[ "$name" = "${pkg}_${ver}_${arch}.deb" ] || fail "$run/$name: not named ${pkg}_${ver}_${arch}.deb"
+	[ "${ver##*-}" = "${run%%-*}" ] || fail "$run/$name: revision is not the run id"
+	grep -qx "Filename: pool/main/$name" "$T/$run.Packages" || fail "$run/$name: not in Packages"
+	x=$T/x/$run/$pkg
+	mkdir -p "$x"
+	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$x" || fail "$run/$name: --fsys-tarfile | tar -x"
+	dpkg-deb -x "$deb" "$x.dpkg" && diff -r --no-dereference "$x" "$x.dpkg" >/dev/null ||
+		fail "$run/$name: dpkg-deb -x differs from the fsys tarfile"
+	rm -rf "$x.dpkg"
+	# every file equals dist/<tree>/ (any tree of the run holding that path)
+	local f rel d found
+	while IFS= read -r -d '' f; do
+		rel=${f#"$x"/opt/rocm/core-*/}
+		found=
+		for d in "$M/$run"/dist/*/; do
+			[ -e "$d$rel" ] || [ -L "$d$rel" ] || continue
+			if [ -L "$f" ]; then
+				[ "$(readlink "$f")" = "$(readlink "$d$rel")" ] && found=1
+			elif cmp -s "$f" "$d$rel"; then
+				found=1
+			elif [ "$(cmp -l "$f" "$d$rel" 2>/dev/null | wc -l)" = 1 ] &&
+				readelf -d "$f" 2>/dev/null | grep -q '(RPATH)' &&
+				readelf -d "$d$rel" 2>/dev/null | grep -q '(RUNPATH)'; then
+				found=1 # the one tag runpath_to_rpath.py changes
+				RPATHS=$((RPATHS + 1))
+			fi
+			[ -n "$found" ] && break
+		done
+		[ -n "$found" ] || fail "$run/$name: $rel is in no dist tree of the run"
+	done < <(find "$x" -mindepth 1 \( -type f -o -type l \) -print0)
+}
+
+RPATHS=0
+for run in $SPLIT $LEGACY; do
+	D=$M/$run/packages/deb
+	ls "$D/pool/main" >"$T/$run.pool" || fail "$run: cannot list pool/main"
+	[ -s "$T/$run.pool" ] || fail "$run: no packages"
+	cp "$D/dists/stable/main/binary-amd64/Packages" "$T/$run.Packages"
+	gzip -dc "$D/dists/stable/main/binary-amd64/Packages.gz" | cmp -s - "$T/$run.Packages" ||
+		fail "$run: Packages.gz is not Packages"
+	grep -q '^SHA256:' "$D/dists/stable/Release" || fail "$run: Release has no SHA256"
+	[ "$(grep -c '^Package:' "$T/$run.Packages")" = "$(wc -l <"$T/$run.pool")" ] ||
+		fail "$run: Packages lists $(grep -c '^Package:' "$T/$run.Packages") of $(wc -l <"$T/$run.pool") packages"
+	while read -r f; do
+		check_deb "$run" "$D/pool/main/$f"
+		# the index's hashes are the file's
+		sum=$(sha256sum <"$D/pool/main/$f" | cut -d' ' -f1)
+		grep -A12 "^Filename: pool/main/$f\$" "$T/$run.Packages" | grep -qx "SHA256: $sum" ||
+			fail "$run/$f: Packages has another SHA256"
+	done <"$T/$run.pool"
+done
+[ "$RPATHS" -gt 0 ] || it_say "note: no ELF file with a RUNPATH in the demo packages"
+
+# the multi-arch set: host + device of one arch, dependencies resolved by apt
+grep -q '^Package: amdrocm-blas7.13-gfx1100$' "$T/$SPLIT.Packages" ||
+	fail "$SPLIT: no amdrocm-blas7.13-gfx1100 (the device package of gfx1100)"
+apt_root "$T/root-split" "$M/$SPLIT/packages/deb"
+sh "$T/root-split/apt.sh" update >"$T/update.log" 2>&1 || { cat "$T/update.log" >&2; fail "apt-get update ($SPLIT)"; }
+grep -qE '^(W|E):' "$T/update.log" && { cat "$T/update.log" >&2; fail "apt-get update warned ($SPLIT)"; }
+if sh "$T/root-split/apt.sh" install -y amdrocm-blas7.13-gfx1100 >"$T/install.log" 2>&1; then
+	grep -q '^amdrocm-blas-host7.13' <(dpkg --root="$T/root-split" -l | awk '/^ii/ {print $2}') ||
+		fail "$SPLIT: installing the gfx1100 device package did not pull its host package"
+	for p in $(dpkg --root="$T/root-split" -l | awk '/^ii  amdrocm/ {print $2}'); do
+		dpkg --root="$T/root-split" -L "$p" | while read -r f; do
+			[ -f "$T/root-split$f" ] && [ ! -L "$T/root-split$f" ] || continue
+			cmp -s "$T/root-split$f" "$T/x/$SPLIT/$p$f" || echo "$p: $f"
+		done
+	done >"$T/installed.diff"
+	[ -s "$T/installed.diff" ] && { head "$T/installed.diff" >&2; fail "$SPLIT: installed files differ from their packages"; }
+else
+	cat "$T/install.log" >&2
+	fail "apt-get install amdrocm-blas7.13-gfx1100 ($SPLIT)"
+fi
+
+# the single-arch set of the legacy run: one family's package
+apt_root "$T/root-legacy" "$M/$LEGACY/packages/deb"
+sh "$T/root-legacy/apt.sh" update >"$T/update2.log" 2>&1 || { cat "$T/update2.log" >&2; fail "apt-get update ($LEGACY)"; }
+pkg=$(awk '/^Package: amdrocm-blas7.13-gfx94x$/ {print $2}' "$T/$LEGACY.Packages")
+[ -n "$pkg" ] || fail "$LEGACY: no amdrocm-blas7.13-gfx94x (the single-arch package of gfx94X-dcgpu)"
+sh "$T/root-legacy/apt.sh" install -y "${pkg:-amdrocm-blas7.13-gfx94x}" >"$T/install2.log" 2>&1 ||
+	{ cat "$T/install2.log" >&2; fail "apt-get install $pkg ($LEGACY)"; }
+
+# determinism: a second mount with its own cache, and rockpack packages
+it_mount fs2 "$STORE" "$T/mnt2" "$T/cache2"
+(cd "$M/$SPLIT/packages/deb" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$T/a.sums"
+(cd "$T/mnt2/$SPLIT/packages/deb" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$T/b.sums"
+cmp -s "$T/a.sums" "$T/b.sums" || fail "$SPLIT: a second mount serves other bytes"
+"$ROCKPACK" -q --cache "$T/cache3" packages "$STORE" $SPLIT --type deb -o "$T/out" ||
+	fail "rockpack packages --type deb"
+(cd "$T/out" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$T/c.sums"
+cmp -s "$T/a.sums" "$T/c.sums" || fail "$SPLIT: rockpack packages writes other bytes than the mount"
+it_finish
