@@ -1,0 +1,59 @@
+/* fuzz_pkg_rules.c: package.json from untrusted bytes (pkg_defs_parse), and the plans of
+ * what parses over a small kpack and a small single-arch run, DEB and RPM. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/pkg_rules.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char *const lines[] = {"math-libs/rocFFT/stage", "core/clr/stage", ""};
+static const struct pkg_artdir dirs[] = {
+	{"fft", "lib", "generic", lines, 3},	      {"fft", "lib", "gfx1100", lines, 1},
+	{"fft", "lib", "gfx942:xnack+", lines, 1},    {"core-hip", "lib", "generic", lines + 1, 1},
+	{"a_lib_b", "dev", "gfx94X-dcgpu", lines, 2},
+};
+static const char *const archs[] = {"gfx1100", "gfx942"};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct pkg_defs d;
+	struct rk_err err = RK_ERR_INIT;
+
+	if (pkg_defs_parse((const char *)data, size, &d, &err)) {
+		if (!err.msg[0] && err.code != 0)
+			abort(); /* a failure always says why, except out of memory */
+		return 0;
+	}
+	for (int mode = 0; mode < 4; mode++) {
+		struct pkg_run run = {dirs,
+				      5,
+				      mode & 1,
+				      archs,
+				      (mode & 1) ? 2 : 1,
+				      "7.1.0",
+				      "9",
+				      (mode & 2) ? PKG_RPM : PKG_DEB,
+				      mode == 3};
+		struct pkg_plan p;
+
+		if (pkg_plan_make(&d, &run, &p, &err))
+			continue;
+		for (size_t i = 0; i < p.n; i++) {
+			if (!p.pkgs[i].name[0] || !p.pkgs[i].depends)
+				abort();
+			for (size_t j = 0; j < i; j++)
+				if (!strcmp(p.pkgs[i].name, p.pkgs[j].name))
+					abort(); /* names are unique */
+			for (size_t s = 0; s < p.pkgs[i].nsources; s++)
+				if (p.pkgs[i].sources[s].dir >= run.ndirs ||
+				    p.pkgs[i].sources[s].line >=
+					    dirs[p.pkgs[i].sources[s].dir].nlines)
+					abort();
+		}
+		pkg_plan_release(&p);
+	}
+	pkg_defs_release(&d);
+	return 0;
+}
