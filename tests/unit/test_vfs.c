@@ -191,13 +191,14 @@ RK_TEST(run_directory_layout)
 	make_store();
 	v = open_vfs("store");
 	list(v, "100-linux", &l);
-	RK_ASSERT_EQ_INT(6, l.n);
+	RK_ASSERT_EQ_INT(7, l.n);
 	RK_ASSERT(has(&l, "python")); /* base_lib_generic: a manifest to version packages */
 	RK_ASSERT(has(&l, "artifacts"));
 	RK_ASSERT(has(&l, "browse"));
 	RK_ASSERT(has(&l, "dist"));
 	RK_ASSERT(has(&l, "kpack"));
 	RK_ASSERT(has(&l, "tarballs"));
+	RK_ASSERT(has(&l, "packages"));
 	list(v, "100-linux/browse", &l);
 	RK_ASSERT_EQ_INT(4, l.n); /* one per artifact, the corrupt one included */
 	RK_ASSERT(has(&l, "base_lib_generic"));
@@ -501,7 +502,7 @@ RK_TEST(single_run_store_at_root)
 	make_store();
 	v = open_vfs("store/200-linux");
 	list(v, "", &l);
-	RK_ASSERT_EQ_INT(7, l.n);
+	RK_ASSERT_EQ_INT(8, l.n);
 	RK_ASSERT(has(&l, "python"));
 	RK_ASSERT(has(&l, "README"));
 	RK_ASSERT(has(&l, "artifacts"));

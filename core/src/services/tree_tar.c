@@ -89,6 +89,7 @@ static int collect(struct collect *c, const struct node *dir, struct rk_buf *pat
 				if (sl) {
 					m.link = sl->path; /* the first path of this inode */
 					m.hardlink = 1;
+					m.content = NULL;
 				} else if ((sl = calloc(1, sizeof(*sl)))) {
 					sl->node = n;
 					sl->path = (char *)m.path;
