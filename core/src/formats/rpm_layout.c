@@ -303,7 +303,9 @@ static int parse_deps(struct rk_rpm_deps *d, int kind, const char *s)
 			flags |= op[i] == '<'	? RK_RPMSENSE_LESS
 				 : op[i] == '>' ? RK_RPMSENSE_GREATER
 						: RK_RPMSENSE_EQUAL;
-		if (p != end || (nlen == 0 && p != s) || (oplen == 0) != (vlen == 0) || oplen > 2)
+		/* an empty item is skipped, as rpmbuild does: TheRock renders "a, " when the
+		 * dependencies after a were dropped */
+		if (p != end || (nlen == 0 && oplen) || (oplen == 0) != (vlen == 0) || oplen > 2)
 			return -EINVAL;
 		if (nlen && (rc = add_dep(d, kind, name, nlen, ver, vlen, flags)))
 			return rc;
