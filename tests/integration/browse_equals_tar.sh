@@ -19,7 +19,7 @@ grep -q 'rockfs mount' "$M/README" || fail "README does not describe the mount"
 for run in $RUNS; do
 	R=$STORE/$run
 	# (both demo runs store wheels: python/, see python_index.sh)
-	[ "$(ls "$M/$run")" = "$(printf 'artifacts\nbrowse\ndist\nkpack\npython\ntarballs')" ] || fail "$run: want artifacts/, browse/, dist/, kpack/, python/ and tarballs/"
+	[ "$(ls "$M/$run")" = "$(printf 'artifacts\nbrowse\ndist\nkpack\npackages\npython\ntarballs')" ] || fail "$run: want artifacts/, browse/, dist/, kpack/, packages/, python/ and tarballs/"
 
 	# browse/ lists exactly the artifacts, once each
 	it_artifacts "$R" >"$T/$run.arts"

@@ -20,6 +20,7 @@
  * known before. The indexes (dists/, repodata/) hash every package when listed, once:
  * the hashes are remembered in the cache. A package whose artifact is damaged is left out
  * with one log line; the rest installs. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <pthread.h>
@@ -99,7 +100,6 @@ struct state {
 	struct pkg_defs defs;
 	char *wheel_version; /* rocm_package_version */
 	char *release; /* the CI run id */
-	int64_t mtime;
 	struct pkgs deb, rpm;
 };
 
@@ -152,15 +152,45 @@ static int failed(struct rk_vfs *v, struct artifact *a)
 	return vfs_artifacts_wait(v, &a, 1, NULL) != 0;
 }
 
-/* The artifacts of definition out->def that failed to ingest, as one line, or NULL. */
+/* Whether package out takes files from artifact a: a's name and component are among its
+ * definition's items, and a is generic or of out's architecture. */
+static int feeds(const struct pkg_out *out, const struct rk_artifact *a)
+{
+	char arch[64];
+	size_t n;
+
+	if (strcmp(a->an.target, "generic")) {
+		if (!out->arch)
+			return 0;
+		n = strcspn(a->an.target, "-:");
+		if (n >= sizeof(arch))
+			return 0;
+		for (size_t i = 0; i < n; i++)
+			arch[i] = (char)tolower((unsigned char)a->an.target[i]);
+		arch[n] = '\0';
+		if (strcmp(arch, out->arch))
+			return 0;
+	}
+	for (size_t i = 0; i < out->def->nitems; i++) {
+		const struct pkg_item *it = &out->def->items[i];
+
+		if (strcmp(it->artifact, a->an.name))
+			continue;
+		for (size_t k = 0; k < it->nsubdirs; k++)
+			for (size_t c = 0; c < it->subdirs[k].ncomponents; c++)
+				if (!strcmp(it->subdirs[k].components[c], a->an.component))
+					return 1;
+	}
+	return 0;
+}
+
+/* A damaged artifact package out would take files from, or NULL. */
 static const struct artifact *failed_item(struct state *st, const struct pkg_out *out,
 					  const unsigned char *bad)
 {
-	for (size_t i = 0; i < out->def->nitems; i++)
-		for (size_t k = 0; k < st->r->cat->narts; k++)
-			if (bad[k] &&
-			    !strcmp(st->r->artifacts[k].art->an.name, out->def->items[i].artifact))
-				return &st->r->artifacts[k];
+	for (size_t k = 0; k < st->r->cat->narts; k++)
+		if (bad[k] && feeds(out, st->r->artifacts[k].art))
+			return &st->r->artifacts[k];
 	return NULL;
 }
 
@@ -207,7 +237,6 @@ static int add_pkg(struct pkgs *s, const struct pkg_out *out, struct artifact *c
 		.replaces = out->replaces,
 		.conflicts = out->conflicts,
 		.obsoletes = out->obsoletes,
-		.mtime = s->st->mtime,
 		.scripts = p->scripts,
 	};
 	if (out->scripts && out->kind != PKG_NONVERSIONED) {
@@ -233,6 +262,35 @@ static int add_pkg(struct pkgs *s, const struct pkg_out *out, struct artifact *c
 	return 0;
 }
 
+/* Manifest lines for damaged artifact a, whose manifest is lost: one "<subdir>/" per
+ * Artifact_Subdir of a's name and component in the definitions, so that the rules plan
+ * the packages it would feed (which are then left out, each with a log line) instead of
+ * silently planning none. */
+static int guess_lines(const struct pkg_defs *d, const struct rk_artifact *a, struct pkg_list *out)
+{
+	for (size_t i = 0; i < d->n; i++)
+		for (size_t k = 0; k < d->defs[i].nitems; k++) {
+			const struct pkg_item *it = &d->defs[i].items[k];
+
+			if (strcmp(it->artifact, a->an.name))
+				continue;
+			for (size_t j = 0; j < it->nsubdirs; j++)
+				for (size_t c = 0; c < it->subdirs[j].ncomponents; c++) {
+					char **nv;
+
+					if (strcmp(it->subdirs[j].components[c], a->an.component))
+						continue;
+					if (!(nv = realloc(out->v, (out->n + 1) * sizeof(*nv))))
+						return -ENOMEM;
+					out->v = nv;
+					if (!(nv[out->n] = fmt("%s/", it->subdirs[j].name)))
+						return -ENOMEM;
+					out->n++;
+				}
+		}
+	return 0;
+}
+
 /* Plan the packages of type s->type: the rules over the run's artifacts (ingested now:
  * the rules read their manifests). */
 static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
@@ -245,9 +303,10 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 	struct pkg_artdir *ad = calloc(na + 1, sizeof(*ad));
 	unsigned char *bad = calloc(na + 1, 1);
 	char **archs = calloc(na + 1, sizeof(*archs)), **fams = calloc(na + 1, sizeof(*fams));
+	struct pkg_list *guess = calloc(na + 1, sizeof(*guess));
 	int kpack = vfs_run_is_split(v, r), rc = 0;
 
-	if (!all || !dirs || !ad || !bad || !archs || !fams) {
+	if (!all || !dirs || !ad || !bad || !archs || !fams || !guess) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -259,9 +318,12 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 		char base[64];
 		size_t k;
 
-		if ((bad[i] = (unsigned char)failed(v, all[i])))
+		if ((bad[i] = (unsigned char)failed(v, all[i]))) {
 			rk_warn("packages: '%s' is damaged (%s); its packages are left out",
 				all[i]->art->stem, all[i]->why);
+			if ((rc = guess_lines(&st->defs, all[i]->art, &guess[i])))
+				goto out;
+		}
 		if (!strcmp(t, "generic") || rk_gpu_base_arch(t, base, sizeof(base)) < 0)
 			continue;
 		for (k = 0; k < narchs && strcmp(archs[k], base); k++)
@@ -311,8 +373,9 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 				.name = a->an.name,
 				.component = a->an.component,
 				.target = a->an.target,
-				.lines = bad[i] ? NULL : (const char *const *)all[i]->prefixes,
-				.nlines = bad[i] ? 0 : all[i]->nprefixes,
+				.lines = bad[i] ? (const char *const *)guess[i].v
+						: (const char *const *)all[i]->prefixes,
+				.nlines = bad[i] ? guess[i].n : all[i]->nprefixes,
 			};
 		}
 		run.ndirs = nd;
@@ -341,11 +404,28 @@ out:
 		free(archs[i]);
 	free(archs);
 	free(fams);
+	for (size_t i = 0; guess && i < na; i++) {
+		for (size_t k = 0; k < guess[i].n; k++)
+			free(guess[i].v[k]);
+		free(guess[i].v);
+	}
+	free(guess);
 	free(all);
 	free(dirs);
 	free(ad);
 	free(bad);
 	return rc;
+}
+
+/* The newest package of s: the time of its indexes. */
+static int64_t newest(const struct pkgs *s)
+{
+	int64_t t = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (s->p[i].meta.mtime > t)
+			t = s->p[i].meta.mtime;
+	return t;
 }
 
 /* ---- deb/ ---- */
@@ -379,7 +459,9 @@ static int make_deb(struct pkg *p, struct node *pool, struct rk_err *err)
 	struct node *root = NULL, *n;
 	int rc = deb ? pkg_tree(p, &root, err) : -ENOMEM;
 
-	if (!rc && (rc = vfs_tree_tar(root, &tar, NULL)))
+	/* the package's time is its newest file's (the tarballs' rule): the same bytes from
+	 * every store and mount */
+	if (!rc && (rc = vfs_tree_tar(root, &tar, &p->meta.mtime)))
 		rk_err_set(err, rc, "data.tar: %s", strerror(-rc));
 	vfs_tree_free(root);
 	if (!rc && (rc = rk_deb_build(&p->meta, &tar, deb)))
@@ -440,7 +522,7 @@ static int pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	if (!rc) {
 		/* upload_package_repo.py's Release, for a CI run's repository */
 		struct rk_apt_release_info ri = {"AMD ROCm", "ROCm ci Packages",
-						 "ROCm APT Repository", st->mtime};
+						 "ROCm APT Repository", newest(s)};
 		struct rk_apt_file files[] = {{"main/binary-amd64/Packages", packages, plen},
 					      {"main/binary-amd64/Packages.gz", gz, gzlen}};
 
@@ -537,7 +619,9 @@ static int collect_files(struct pkg *p, const struct node *dir, struct rk_buf *p
 			break;
 		}
 		f = &p->files[p->nfiles];
-		*f = (struct rk_rpm_file){.mode = n->mode, .size = n->size, .mtime = p->meta.mtime};
+		*f = (struct rk_rpm_file){.mode = n->mode, .size = n->size, .mtime = n->mtime};
+		if (n->mtime > p->meta.mtime)
+			p->meta.mtime = n->mtime;
 		if (!(f->path = strdup(path->buf))) {
 			rc = -ENOMEM;
 			break;
@@ -670,7 +754,7 @@ static int lay_out_rpm(struct pkg *p, struct node *dir, struct rk_err *err)
 	    (p->fnodes = calloc(1, sizeof(*p->fnodes)))) {
 		p->files[0] = (struct rk_rpm_file){.path = strdup(p->meta.prefix),
 						   .mode = pdir->mode,
-						   .mtime = p->meta.mtime};
+						   .mtime = pdir->mtime};
 		p->fnodes[0] = pdir;
 		p->nfiles = 1;
 		rc = p->files[0].path ? collect_files(p, pdir, &path) : -ENOMEM;
@@ -733,7 +817,7 @@ static int pop_repodata(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		rk_composite_free(c);
 		n++;
 	}
-	if (!rc && !(rc = rk_rpm_repodata_build(e, n, st->mtime, &rd))) {
+	if (!rc && !(rc = rk_rpm_repodata_build(e, n, newest(s), &rd))) {
 		for (size_t i = 0; !rc && i < RK_REPODATA_NFILES; i++) {
 			struct rk_repodata_file *f = &rd.files[i];
 			const char *name = strchr(f->name, '/') ? strchr(f->name, '/') + 1 : f->name;
@@ -817,7 +901,6 @@ static int pop_packages(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		goto fail;
 	st->v = v;
 	st->r = r;
-	st->mtime = dir->mtime;
 	st->deb = (struct pkgs){.st = st, .type = PKG_DEB};
 	st->rpm = (struct pkgs){.st = st, .type = PKG_RPM};
 	if ((rc = pkg_defs_load(v->package_defs, &st->defs, err))) {
