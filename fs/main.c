@@ -26,9 +26,10 @@ struct options {
 	char *jobs;
 	char *kpack_compression;
 	char *packages;
+	char *sign_key;
 	char *endpoint, *region, *addressing;
 	char *timeout, *retries;
-	int offline, refresh, no_sign;
+	int offline, refresh, no_sign, packages_multiarch;
 	int allow_other; /* seen, and passed on to libfuse */
 	int help, version;
 };
@@ -46,6 +47,8 @@ static const struct fuse_opt option_spec[] = {
 	OPT("jobs=%s", jobs),
 	OPT("kpack_compression=%s", kpack_compression),
 	OPT("packages=%s", packages),
+	OPT("sign_key=%s", sign_key),
+	OPT("packages_multiarch", packages_multiarch),
 	OPT("endpoint=%s", endpoint),
 	OPT("region=%s", region),
 	OPT("addressing=%s", addressing),
@@ -130,6 +133,10 @@ static void usage(const char *prog)
 	       "                           dist/<target> (default none: no copy, no CPU)\n"
 	       "    -o packages=FILE       packages/: TheRock's package.json (or any file of its\n"
 	       "                           schema) instead of the built-in definitions\n"
+	       "    -o packages_multiarch  packages/: a legacy (fat) run as the multi-arch set\n"
+	       "                           (host + per-arch device packages) from its kpack split\n"
+	       "    -o sign_key=KEY        packages/: sign the apt and dnf indexes (InRelease,\n"
+	       "                           Release.gpg, repomd.xml.asc) with this GnuPG key\n"
 	       "    -o max_threads=N       FUSE worker threads (rockfs raises libfuse's default\n"
 	       "                           of 10 to 64: lookups may wait for an archive)\n"
 	       "    -f                     stay in the foreground, log to stderr\n"
@@ -230,6 +237,17 @@ int main(int argc, char *argv[])
 		}
 		vo.package_defs = packages_abs;
 	}
+	if (o.sign_key) {
+		struct rk_err serr = RK_ERR_INIT;
+		int src = rk_pkg_sign_check(o.sign_key, &serr);
+
+		if (src) {
+			fprintf(stderr, "rockfs: sign_key: %s\n", rk_err_str(&serr, src));
+			goto out;
+		}
+		vo.sign_key = o.sign_key;
+	}
+	vo.packages_multiarch = o.packages_multiarch;
 	vo.remote.endpoint = o.endpoint;
 	vo.remote.region = o.region;
 	vo.remote.offline = o.offline;
@@ -318,6 +336,7 @@ out:
 	free(o.retries);
 	free(o.kpack_compression);
 	free(o.packages);
+	free(o.sign_key);
 	free(packages_abs);
 	free(o.endpoint);
 	free(o.region);

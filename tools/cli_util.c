@@ -74,6 +74,8 @@ int rp_open(const struct rp_opts *o, const char *store, struct rk_vfs **out)
 		.ingest_jobs = o->jobs,
 		.kpack_zstd = o->kpack_zstd,
 		.package_defs = o->package_defs,
+		.sign_key = o->sign_key,
+		.packages_multiarch = o->packages_multiarch,
 		.remote = o->remote,
 	};
 	struct rk_err err = RK_ERR_INIT;

@@ -18,6 +18,8 @@ struct rp_opts {
 	int quiet; /* -q */
 	int kpack_zstd; /* split: .kpack archives compressed per kernel */
 	const char *package_defs; /* packages: --packages FILE (rk/pkgdefs.h) */
+	const char *sign_key; /* packages: --sign-key KEY */
+	int packages_multiarch; /* packages: --multiarch */
 	struct rk_store_opts remote; /* --endpoint, --region, --offline, ... */
 };
 

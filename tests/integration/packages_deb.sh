@@ -9,7 +9,10 @@
 #    (dpkg --root) pulls host + one device package of the kpack-split run, and the
 #    single-arch set of the legacy run; the installed files are the packages' files;
 #  - sha256 of every package is the same from a second mount with its own cache and from
-#    rockpack packages.
+#    rockpack packages;
+#  - --multiarch (-o packages_multiarch) packages the legacy run as the multi-arch set from
+#    its kpack split: the same package names as the split run, the device package of
+#    gfx1100 with the same file list, and apt installs it.
 . "$(dirname "$0")/lib.sh"
 it_init "$@"
 for tool in dpkg-deb dpkg apt-get readelf gzip; do
@@ -147,4 +150,16 @@ cmp -s "$T/a.sums" "$T/b.sums" || fail "$SPLIT: a second mount serves other byte
 	fail "rockpack packages --type deb"
 (cd "$T/out" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$T/c.sums"
 cmp -s "$T/a.sums" "$T/c.sums" || fail "$SPLIT: rockpack packages writes other bytes than the mount"
+# the legacy run as the multi-arch set (rockfs's kpack split of its fat binaries)
+"$ROCKPACK" -q --cache "$T/cache3" packages "$STORE" $LEGACY --type deb --multiarch -o "$T/ma" ||
+	fail "rockpack packages --multiarch"
+diff <(ls "$T/ma/pool/main" | sed "s/-${LEGACY%%-*}_/-RUN_/") <(sed "s/-${SPLIT%%-*}_/-RUN_/" "$T/$SPLIT.pool") >"$T/ma.diff" ||
+	{ head "$T/ma.diff" >&2; fail "--multiarch: not the split run's package set"; }
+dev=amdrocm-blas7.13-gfx1100_7.13.0
+cmp -s <(dpkg-deb --contents "$T/ma/pool/main/${dev}-${LEGACY%%-*}_amd64.deb" | awk '{print $6}') \
+	<(dpkg-deb --contents "$M/$SPLIT/packages/deb/pool/main/${dev}-${SPLIT%%-*}_amd64.deb" | awk '{print $6}') ||
+	fail "--multiarch: the gfx1100 device package holds other files than the split run's"
+apt_root "$T/root-ma" "$T/ma"
+sh "$T/root-ma/apt.sh" update >"$T/update3.log" 2>&1 && sh "$T/root-ma/apt.sh" install -y amdrocm-blas7.13-gfx1100 \
+	>"$T/install3.log" 2>&1 || { cat "$T/update3.log" "$T/install3.log" >&2; fail "apt-get install from the --multiarch repository"; }
 it_finish

@@ -44,6 +44,10 @@ struct rk_vfs_opts {
 	int kpack_zstd; /* split .kpack archives: "zstd-per-kernel" instead of "none" */
 	const char *package_defs; /* packages/: a package.json instead of the built-in
 				   * definitions (rk/pkgdefs.h checks one); NULL: built-in */
+	int packages_multiarch; /* packages/: a legacy run as the multi-arch set (from its
+				 * kpack split) instead of single-arch per family */
+	const char *sign_key; /* packages/: sign the repository indexes with this GnuPG key
+			       * (rk_pkg_sign_check); NULL: unsigned */
 };
 
 struct rk_attr {

@@ -1917,7 +1917,9 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 	pthread_mutex_init(&v->wait_lock, NULL);
 	pthread_cond_init(&v->wait_cond, NULL);
 	v->kpack_zstd = o->kpack_zstd;
-	if (o->package_defs && !(v->package_defs = strdup(o->package_defs))) {
+	v->packages_multiarch = o->packages_multiarch;
+	if ((o->package_defs && !(v->package_defs = strdup(o->package_defs))) ||
+	    (o->sign_key && !(v->sign_key = strdup(o->sign_key)))) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -2002,6 +2004,7 @@ void rk_vfs_close(struct rk_vfs *v)
 	pthread_mutex_destroy(&v->wait_lock);
 	pthread_rwlock_destroy(&v->tree);
 	free(v->package_defs);
+	free(v->sign_key);
 	free(v);
 }
 

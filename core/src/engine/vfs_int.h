@@ -143,6 +143,8 @@ struct rk_vfs {
 	_Atomic int cancel;
 	int kpack_zstd; /* rk_vfs_opts.kpack_zstd */
 	char *package_defs; /* rk_vfs_opts.package_defs (owned) */
+	char *sign_key; /* rk_vfs_opts.sign_key (owned) */
+	int packages_multiarch; /* rk_vfs_opts.packages_multiarch */
 	_Atomic uint64_t n_nodes, n_ingests, n_index_loads, n_failures;
 	int64_t mount_time;
 };

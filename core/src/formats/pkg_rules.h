@@ -60,6 +60,11 @@ void pkg_defs_release(struct pkg_defs *d);
 /* The definitions in file path (formats/pkg_defs_file.c), or the built-in ones when
  * path is NULL. */
 int pkg_defs_load(const char *path, struct pkg_defs *d, struct rk_err *err);
+/* An OpenPGP signature of data[0..len) by the secret key named key (formats/pkg_sign.c):
+ * clear-signed text (InRelease) when clear, else detached and armored. *out is malloc'd
+ * (*outlen bytes, NUL-terminated). 0 or -errno with err set. */
+int pkg_sign(const char *key, const void *data, size_t len, int clear, char **out,
+	     size_t *outlen, struct rk_err *err);
 /* The definitions rockfs ships (the text of packaging/packages.json, built in). */
 extern const char pkg_defs_default[];
 extern const size_t pkg_defs_default_len;

@@ -41,6 +41,7 @@
 #include "formats/rpm_layout.h"
 #include "formats/rpm_repodata.h"
 #include "services/flatten.h"
+#include "services/kpack_split.h"
 #include "services/pkg_content.h"
 #include "services/tree_tar.h"
 #include "views/packages/packages.h"
@@ -184,14 +185,87 @@ static int feeds(const struct pkg_out *out, const struct rk_artifact *a)
 	return 0;
 }
 
-/* A damaged artifact package out would take files from, or NULL. */
-static const struct artifact *failed_item(struct state *st, const struct pkg_out *out,
-					  const unsigned char *bad)
+/* A damaged artifact of as[0..n) package out would take files from, or NULL. */
+static const struct artifact *failed_item(struct artifact *const *as, size_t n,
+					  const struct pkg_out *out, const unsigned char *bad)
 {
-	for (size_t k = 0; k < st->r->cat->narts; k++)
-		if (bad[k] && feeds(out, st->r->artifacts[k].art))
-			return &st->r->artifacts[k];
+	for (size_t k = 0; k < n; k++)
+		if (bad[k] && feeds(out, as[k]->art))
+			return as[k];
 	return NULL;
+}
+
+static int push(struct artifact ***v, size_t *n, struct artifact *a)
+{
+	struct artifact **nv = realloc(*v, (*n + 2) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	nv[(*n)++] = a;
+	return 0;
+}
+
+/* The artifacts the rules see, ingested (a damaged one is kept, to be left out with its
+ * packages): the run's own; with -o packages_multiarch a legacy run's family artifacts
+ * are replaced by their kpack split (the service the kpack/ view uses: one generic output,
+ * one per architecture), so the run is packaged as the multi-arch set (*kpack set). Of
+ * each <name>_<component>, the generic output comes from its first family, and each
+ * architecture's output from the first family that holds it. */
+static int artifacts_for(struct state *st, int *kpack, struct artifact ***out, size_t *n)
+{
+	struct rk_vfs *v = st->v;
+	struct run *r = st->r;
+	struct artifact **as = NULL;
+	size_t na = 0, first;
+	int rc = 0, split = !*kpack && v->packages_multiarch;
+
+	for (size_t i = 0; !rc && i < r->cat->narts; i++)
+		rc = push(&as, &na, &r->artifacts[i]);
+	if (!rc)
+		(void)vfs_artifacts_wait(v, as, na, NULL); /* all at once; failures: plan() */
+	if (rc || !split) {
+		*out = as;
+		*n = na;
+		return rc;
+	}
+	first = na;
+	for (size_t i = 0; !rc && i < first; i++) {
+		struct artifact *a = as[i], **outs;
+		struct rk_err local = RK_ERR_INIT;
+		size_t nouts;
+
+		if (!strcmp(a->art->an.target, "generic"))
+			continue;
+		if (failed(v, a) || vfs_kpack_split(v, a, NULL, 0, &outs, &nouts, &local)) {
+			rc = push(&as, &na, a); /* left out below, with its packages */
+			rk_err_clear(&local);
+			continue;
+		}
+		for (size_t j = 0; !rc && j < nouts; j++) {
+			const struct rk_artifact_name *o = &outs[j]->art->an;
+			int dup = 0;
+
+			for (size_t k = first; !dup && k < na; k++)
+				dup = !strcmp(as[k]->art->an.name, o->name) &&
+				      !strcmp(as[k]->art->an.component, o->component) &&
+				      !strcmp(as[k]->art->an.target, o->target);
+			if (!dup)
+				rc = push(&as, &na, outs[j]);
+		}
+	}
+	if (rc) {
+		free(as);
+		return rc;
+	}
+	/* the generic artifacts, then the outputs (and the family artifacts that failed) */
+	*n = 0;
+	for (size_t i = 0; i < na; i++)
+		if (i >= first || !strcmp(as[i]->art->an.target, "generic"))
+			as[(*n)++] = as[i];
+	*out = as;
+	*kpack = 1;
+	return 0;
 }
 
 static int add_pkg(struct pkgs *s, const struct pkg_out *out, struct artifact *const *dirs,
@@ -297,24 +371,24 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 {
 	struct rk_vfs *v = st->v;
 	struct run *r = st->r;
-	size_t na = r->cat->narts, nfam = 0, narchs = 0;
-	struct artifact **all = calloc(na + 1, sizeof(*all));
+	size_t na = 0, nfam = 0, narchs = 0;
+	int kpack = vfs_run_is_split(v, r), rc;
+	struct artifact **all = NULL;
+
+	if ((rc = artifacts_for(st, &kpack, &all, &na)))
+		return rc;
 	struct artifact **dirs = calloc(na + 1, sizeof(*dirs));
 	struct pkg_artdir *ad = calloc(na + 1, sizeof(*ad));
 	unsigned char *bad = calloc(na + 1, 1);
 	char **archs = calloc(na + 1, sizeof(*archs)), **fams = calloc(na + 1, sizeof(*fams));
 	struct pkg_list *guess = calloc(na + 1, sizeof(*guess));
-	int kpack = vfs_run_is_split(v, r), rc = 0;
 
-	if (!all || !dirs || !ad || !bad || !archs || !fams || !guess) {
+	if (!dirs || !ad || !bad || !archs || !fams || !guess) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < na; i++)
-		all[i] = &r->artifacts[i];
-	(void)vfs_artifacts_wait(v, all, na, NULL); /* all at once; the failures below */
 	for (size_t i = 0; i < na; i++) {
-		const char *t = r->cat->arts[i].an.target;
+		const char *t = all[i]->art->an.target;
 		char base[64];
 		size_t k;
 
@@ -383,7 +457,7 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 			break;
 		for (size_t i = 0; !rc && i < s->plans[f].n; i++) {
 			const struct pkg_out *o = &s->plans[f].pkgs[i];
-			const struct artifact *dead = o->empty ? NULL : failed_item(st, o, bad);
+			const struct artifact *dead = o->empty ? NULL : failed_item(all, na, o, bad);
 
 			if (dead)
 				rk_warn("packages: %s left out: artifact '%s' is damaged (%s)",
@@ -480,6 +554,29 @@ static int make_deb(struct pkg *p, struct node *pool, struct rk_err *err)
 	return 0;
 }
 
+/* With -o sign_key: the signatures of index text in private directory dir, clear-signed
+ * as clear (NULL: none) and detached as detached. */
+static int sign_index(struct rk_vfs *v, struct node *dir, const char *clear, const char *detached,
+		      const char *text, size_t len, int64_t mtime, struct rk_err *err)
+{
+	char *sig;
+	size_t n;
+	int rc = 0;
+
+	for (int c = 1; !rc && c >= 0; c--) {
+		const char *name = c ? clear : detached;
+
+		if (!name)
+			continue;
+		if ((rc = pkg_sign(v->sign_key, text, len, c, &sig, &n, err))) {
+			rk_err_log("packages: %s", rk_err_str(err, rc));
+			return -EIO;
+		}
+		rc = add_bytes(dir, name, mtime, sig, n);
+	}
+	return rc;
+}
+
 /* dists/: the index of every package, hashed now (once: the hashes are remembered). */
 static int pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
@@ -494,7 +591,6 @@ static int pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	size_t n = 0, plen = 0, gzlen = 0, rlen = 0;
 	int rc = e && sums && names && out ? 0 : -ENOMEM;
 
-	(void)err; /* a package that fails is left out, logged */
 	for (size_t i = 0; !rc && i < s->n; i++) {
 		struct pkg *p = &s->p[i];
 		struct rk_err local = RK_ERR_INIT;
@@ -537,6 +633,9 @@ static int pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		rc = add_bytes(out, "stable/main/binary-amd64/Packages.gz", dir->mtime, gz, gzlen);
 		gz = NULL;
 	}
+	if (!rc && v->sign_key)
+		rc = sign_index(v, out, "stable/InRelease", "stable/Release.gpg", release, rlen,
+				dir->mtime, err);
 	if (!rc) {
 		rc = add_bytes(out, "stable/Release", dir->mtime, release, rlen);
 		release = NULL;
@@ -791,7 +890,6 @@ static int pop_repodata(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	size_t n = 0;
 	int rc = e && sums && out ? 0 : -ENOMEM;
 
-	(void)err; /* a package that fails is left out, logged */
 	for (size_t i = 0; !rc && i < s->n; i++) {
 		struct pkg *p = &s->p[i];
 		struct rk_err local = RK_ERR_INIT;
@@ -822,7 +920,11 @@ static int pop_repodata(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 			struct rk_repodata_file *f = &rd.files[i];
 			const char *name = strchr(f->name, '/') ? strchr(f->name, '/') + 1 : f->name;
 
-			rc = add_bytes(out, name, dir->mtime, f->data, f->len);
+			if (i == RK_REPODATA_REPOMD && v->sign_key)
+				rc = sign_index(v, out, NULL, "repomd.xml.asc", f->data, f->len,
+						dir->mtime, err);
+			if (!rc)
+				rc = add_bytes(out, name, dir->mtime, f->data, f->len);
 			f->data = NULL;
 		}
 		rk_rpm_repodata_release(&rd);
