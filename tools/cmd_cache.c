@@ -66,11 +66,21 @@ int cmd_cache(const struct rp_opts *o, int argc, char **argv)
 	} else if (o->json) {
 		printf("{\"dir\": \"%s\", \"blobs\": %llu, \"blob_bytes\": %llu, \"indexes\": "
 		       "%llu, "
-		       "\"evicted\": %llu, \"evicted_bytes\": %llu, \"bad\": %llu}\n",
+		       "\"evicted\": %llu, \"evicted_bytes\": %llu, \"bad\": %llu",
 		       rk_cache_dir(c), (unsigned long long)st.blobs,
 		       (unsigned long long)st.blob_bytes, (unsigned long long)st.indexes,
 		       (unsigned long long)st.evicted, (unsigned long long)st.evicted_bytes,
 		       (unsigned long long)st.bad);
+		if (!strcmp(argv[0], "verify")) {
+			printf(", \"bad_blobs\": %llu, \"records\": {",
+			       (unsigned long long)st.bad_blobs);
+			for (size_t k = 0; k < RK_CACHE_KINDS; k++)
+				printf("%s\"%s\": {\"count\": %llu, \"bad\": %llu}", k ? ", " : "",
+				       rk_cache_kinds[k], (unsigned long long)st.records[k],
+				       (unsigned long long)st.bad_records[k]);
+			printf("}");
+		}
+		printf("}\n");
 	} else {
 		rk_size_format(st.blob_bytes, a, sizeof(a));
 		printf("cache   %s\nblobs   %llu (%s)\n", rk_cache_dir(c),
@@ -81,9 +91,15 @@ int cmd_cache(const struct rp_opts *o, int argc, char **argv)
 			rk_size_format(st.evicted_bytes, b, sizeof(b));
 			printf("evicted %llu (%s)\n", (unsigned long long)st.evicted, b);
 		}
-		if (!strcmp(argv[0], "verify"))
+		if (!strcmp(argv[0], "verify")) {
+			printf("        %llu bad\n", (unsigned long long)st.bad_blobs);
+			for (size_t k = 0; k < RK_CACHE_KINDS; k++)
+				printf("%-7s %llu records, %llu bad\n", rk_cache_kinds[k],
+				       (unsigned long long)st.records[k],
+				       (unsigned long long)st.bad_records[k]);
 			printf("bad     %llu%s\n", (unsigned long long)st.bad,
 			       st.bad ? " (deleted; they are re-created on next use)" : "");
+		}
 	}
 	if (!rc && !strcmp(argv[0], "verify") && st.bad)
 		ret = 1;

@@ -31,11 +31,17 @@
 struct rk_cache;
 struct rk_blob_writer;
 
+/* The kinds of records (rk_cache_put_file) the cache keeps: one directory each. */
+#define RK_CACHE_KINDS 6
+extern const char *const rk_cache_kinds[RK_CACHE_KINDS]; /* "index", "pieces", ... */
+
 struct rk_cache_stats {
 	uint64_t blobs, blob_bytes;
 	uint64_t indexes, index_bytes;
 	uint64_t evicted, evicted_bytes; /* gc: what this call removed */
-	uint64_t bad; /* verify: blobs that failed their hash */
+	uint64_t bad; /* verify: blobs and records that failed their check (deleted) */
+	uint64_t bad_blobs; /* verify: of them, blobs */
+	uint64_t records[RK_CACHE_KINDS], bad_records[RK_CACHE_KINDS]; /* verify: per kind */
 };
 
 /* Open (creating if needed) the cache at dir. limit = 0 means no size limit.
@@ -84,21 +90,20 @@ int rk_blob_crc32(struct rk_cache *c, const char *id, uint64_t size, uint32_t *c
 /* 1 when blob id is in the cache with that size (a stat, no hash check), else 0. */
 int rk_blob_exists(struct rk_cache *c, const char *id, uint64_t size);
 
-/* Small metadata files (indexes and the like), by path relative to the cache dir (in
- * one of the directories above). put is atomic; get returns -ENOENT when absent,
- * malloc'd data otherwise. */
 /* Make the directory of a records area ("pyhash", "remote") if it is missing; a failure
  * is logged once per call and returned (the records are then not kept). */
 int rk_cache_area(struct rk_cache *c, const char *area);
+/* Records: small files (indexes, memos, tarball pieces), by path relative to the cache
+ * dir (in one of the directories above). put is atomic and appends a trailer, "RKR1", the
+ * CRC32 of the payload and its length (docs/internals/cache.md); get returns the payload
+ * (malloc'd, NUL-terminated), or -ENOENT when absent. A record that fails its check, or
+ * has no trailer (written by an older rockfs), is deleted with one log line and reads as
+ * absent, so that its caller makes it again. */
 int rk_cache_put_file(struct rk_cache *c, const char *rel, const void *data, size_t len,
 		      struct rk_err *err);
 int rk_cache_get_file(struct rk_cache *c, const char *rel, size_t max, char **data, size_t *len,
 		      struct rk_err *err);
 int rk_cache_remove_file(struct rk_cache *c, const char *rel);
-/* This process's memory of ids (blob ids, or other 64-hex names such as tarball piece
- * keys) whose files it has written or checked: they need no second check. */
-int rk_cache_checked(struct rk_cache *c, const char *id);
-void rk_cache_set_checked(struct rk_cache *c, const char *id, int ok);
 
 /* Derived-value records ("memos"): a value rockfs computed once from some input (a
  * file's hash, a wheel's member list, a compressed .kpack's blob id), kept as a small
@@ -111,8 +116,11 @@ void rk_cache_set_checked(struct rk_cache *c, const char *id, int ok);
 int rk_memo_name(const char *area, const char *prefix, const char *const *parts, size_t n,
 		 char rel[RK_MEMO_NAME]);
 
-/* Open a metadata file for reading (refreshing its use stamp). 0 or -errno. */
-int rk_cache_open_file(struct rk_cache *c, const char *rel, int *fd);
+/* Open a record to read its payload in place: bytes [0, *len) of *fd, whose CRC32 is *crc
+ * (len and crc may be NULL). The payload is checked the first time this process opens the
+ * record (or writes it); a bad one is handled as by rk_cache_get_file (-ENOENT). Refreshes
+ * its use stamp. 0 or -errno. */
+int rk_cache_open_file(struct rk_cache *c, const char *rel, int *fd, uint64_t *len, uint32_t *crc);
 
 /* Exclusive inter-process lock named key (blocks). Returns a descriptor for unlock. */
 int rk_cache_lock(struct rk_cache *c, const char *key, int *fd, struct rk_err *err);
@@ -124,7 +132,8 @@ void rk_cache_added(struct rk_cache *c, uint64_t bytes);
 int rk_cache_stats(struct rk_cache *c, struct rk_cache_stats *st, struct rk_err *err);
 /* Evict least recently used blobs and pieces until at most target bytes remain. */
 int rk_cache_gc(struct rk_cache *c, uint64_t target, struct rk_cache_stats *st, struct rk_err *err);
-/* Re-hash every blob; delete the ones that fail. st->bad counts them. */
+/* Re-hash every blob and check every record (each kind in rk_cache_kinds); delete the
+ * ones that fail. st->bad counts them, st->bad_blobs and st->bad_records[] by kind. */
 int rk_cache_verify(struct rk_cache *c, struct rk_cache_stats *st, struct rk_err *err);
 
 #endif

@@ -21,15 +21,18 @@
 #include <libdeflate.h>
 
 #include "rk/cache.h"
+#include "rk/compiler.h"
 #include "rk/log.h"
 #include "util/htab.h"
+#include "util/le.h"
 
 #define CACHE_VERSION "rockfs-cache 1\n"
 #define TOUCH_INTERVAL 60 /* seconds: refresh a blob's use stamp at most this often */
 
+/* A blob id, or a record's path: checked by this process, no second check needed. */
 struct verified {
-	char id[RK_SHA256_HEX];
 	UT_hash_handle hh;
+	char id[];
 };
 
 struct rk_cache {
@@ -45,6 +48,8 @@ struct rk_cache {
 };
 
 static void added(struct rk_cache *c, uint64_t bytes, const char *keep);
+static int put_bytes(struct rk_cache *c, const char *rel, const void *data, size_t len, int framed,
+		     struct rk_err *err);
 
 struct rk_blob_writer {
 	struct rk_cache *c;
@@ -217,7 +222,7 @@ static int check_version(struct rk_cache *c, struct rk_err *err)
 	if (fd < 0) {
 		if (errno != ENOENT)
 			return rk_err_set(err, -errno, "'%s/VERSION': %s", c->dir, strerror(errno));
-		return rk_cache_put_file(c, "VERSION", CACHE_VERSION, strlen(CACHE_VERSION), err);
+		return put_bytes(c, "VERSION", CACHE_VERSION, strlen(CACHE_VERSION), 0, err);
 	}
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
@@ -366,8 +371,8 @@ static void mark_verified(struct rk_cache *c, const char *id)
 
 	pthread_mutex_lock(&c->lock);
 	HASH_FIND_STR(c->verified, id, v);
-	if (!v && (v = calloc(1, sizeof(*v)))) {
-		memcpy(v->id, id, RK_SHA256_HEX);
+	if (!v && (v = calloc(1, sizeof(*v) + strlen(id) + 1))) {
+		memcpy(v->id, id, strlen(id)); /* calloc'd: NUL-terminated */
 		HASH_ADD_STR(c->verified, id, v);
 		if (rk_htab_oom()) /* not remembered: it will be verified again, that is all */
 			free(v);
@@ -388,8 +393,9 @@ static void forget_verified(struct rk_cache *c, const char *id)
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* Hash the whole file behind fd: its SHA-256 into hex (if not NULL) and its CRC32. */
-static int hash_fd(int fd, char hex[RK_SHA256_HEX], uint32_t *crc)
+/* Hash the first len bytes of the file behind fd (UINT64_MAX: all of it): their SHA-256
+ * into hex (if not NULL) and their CRC32. */
+static int hash_fd(int fd, uint64_t len, char hex[RK_SHA256_HEX], uint32_t *crc)
 {
 	enum { CHUNK = 1 << 20 };
 	struct rk_sha256 h;
@@ -404,8 +410,8 @@ static int hash_fd(int fd, char hex[RK_SHA256_HEX], uint32_t *crc)
 		return rc;
 	}
 	*crc = 0;
-	for (;;) {
-		ssize_t n = pread(fd, buf, CHUNK, off);
+	while ((uint64_t)off < len) {
+		ssize_t n = pread(fd, buf, RK_MIN((uint64_t)CHUNK, len - (uint64_t)off), off);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -506,7 +512,7 @@ int rk_blob_commit(struct rk_blob_writer *w, char id[RK_SHA256_HEX], struct rk_e
 	if (w->hashing) {
 		rk_sha256_final(&w->h, id);
 		w->hashing = 0;
-	} else if ((rc = hash_fd(w->fd, id, &w->crc))) {
+	} else if ((rc = hash_fd(w->fd, UINT64_MAX, id, &w->crc))) {
 		rk_blob_abort(w);
 		return rk_err_set(err, rc, "cache '%s': hashing: %s", c->dir, strerror(-rc));
 	}
@@ -617,7 +623,7 @@ static int open_blob(struct rk_cache *c, const char *id, uint64_t size, int *out
 		uint32_t want, got;
 		int has_crc = !recorded_crc(fd, &want);
 
-		if ((rc = hash_fd(fd, has_crc ? NULL : hex, &got))) {
+		if ((rc = hash_fd(fd, UINT64_MAX, has_crc ? NULL : hex, &got))) {
 			close(fd);
 			return rk_err_set(err, rc, "blob %.12s: %s", id, strerror(-rc));
 		}
@@ -632,7 +638,7 @@ static int open_blob(struct rk_cache *c, const char *id, uint64_t size, int *out
 		if (crc)
 			*crc = got;
 	} else if (crc && recorded_crc(fd, crc)) {
-		if ((rc = hash_fd(fd, NULL, crc))) {
+		if ((rc = hash_fd(fd, UINT64_MAX, NULL, crc))) {
 			close(fd);
 			return rk_err_set(err, rc, "blob %.12s: %s", id, strerror(-rc));
 		}
@@ -675,10 +681,17 @@ int rk_blob_crc32(struct rk_cache *c, const char *id, uint64_t size, uint32_t *c
 	return 0;
 }
 
-int rk_cache_put_file(struct rk_cache *c, const char *rel, const void *data, size_t len,
-		      struct rk_err *err)
+/* Every record (what rk_cache_put_file writes) ends in this trailer, little-endian:
+ * "RKR1", the CRC32 of the payload before it, the payload's length. */
+#define RECORD_MAGIC "RKR1"
+#define RECORD_TRAILER 16
+
+/* Write rel atomically: data, then (framed) the record trailer. */
+static int put_bytes(struct rk_cache *c, const char *rel, const void *data, size_t len, int framed,
+		     struct rk_err *err)
 {
 	static _Atomic unsigned long seq;
+	unsigned char t[RECORD_TRAILER];
 	char tmp[64];
 	int fd, rc;
 
@@ -686,7 +699,12 @@ int rk_cache_put_file(struct rk_cache *c, const char *rel, const void *data, siz
 	fd = openat(c->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return rk_err_set(err, -errno, "cache '%s/%s': %s", c->dir, tmp, strerror(errno));
+	memcpy(t, RECORD_MAGIC, 4);
+	rk_put_le32(t + 4, (uint32_t)libdeflate_crc32(0, data, len));
+	rk_put_le64(t + 8, len);
 	rc = write_all(fd, data, len);
+	if (!rc && framed)
+		rc = write_all(fd, t, sizeof(t));
 	if (!rc && fchmod(fd, c->fmode)) /* the umask may have taken group bits */
 		rc = -errno;
 	if (close(fd) && !rc)
@@ -697,6 +715,71 @@ int rk_cache_put_file(struct rk_cache *c, const char *rel, const void *data, siz
 		unlinkat(c->dirfd, tmp, 0);
 		return rk_err_set(err, rc, "cache '%s/%s': %s", c->dir, rel, strerror(-rc));
 	}
+	if (framed)
+		mark_verified(c, rel); /* written just now */
+	return 0;
+}
+
+int rk_cache_put_file(struct rk_cache *c, const char *rel, const void *data, size_t len,
+		      struct rk_err *err)
+{
+	return put_bytes(c, rel, data, len, 1, err);
+}
+
+/* The trailer t of a record file of size bytes: its payload's length and CRC32. 0,
+ * -EBADMSG when it is damaged, -EPROTO when there is none (a record from before). */
+static int parse_trailer(const unsigned char *t, uint64_t size, uint64_t *len, uint32_t *crc)
+{
+	if (size < RECORD_TRAILER || memcmp(t, RECORD_MAGIC, 4))
+		return size < RECORD_TRAILER || memcmp(t, "RKR", 3) ? -EPROTO : -EBADMSG;
+	*crc = rk_le32(t + 4);
+	*len = rk_le64(t + 8);
+	return *len + RECORD_TRAILER == size ? 0 : -EBADMSG;
+}
+
+/* A record that failed its check (rc -EBADMSG) or has no trailer (-EPROTO, written by a
+ * rockfs from before records had one): deleted, so that it is made again, with one log
+ * line (for old records, one per process). Returns -ENOENT: its callers see it absent. */
+static int discard(struct rk_cache *c, const char *rel, int rc)
+{
+	static atomic_flag told = ATOMIC_FLAG_INIT;
+
+	forget_verified(c, rel);
+	unlinkat(c->dirfd, rel, 0);
+	if (rc == -EBADMSG)
+		rk_warn("cache: record '%s' failed its check; discarded, it is made again", rel);
+	else if (!atomic_flag_test_and_set(&told))
+		rk_info("cache '%s': records written by an older rockfs (first: '%s') have no "
+			"checksum; they are made again",
+			c->dir, rel);
+	return -ENOENT;
+}
+
+/* Check the record rel, open as fd, against its trailer: its payload's length and CRC32
+ * into len and crc. The payload is read only when this process has not checked it yet (or
+ * always, with again). 0, -EBADMSG or -EPROTO (see parse_trailer), -errno when unreadable. */
+static int check_record(struct rk_cache *c, const char *rel, int fd, int again, uint64_t *len,
+			uint32_t *crc)
+{
+	unsigned char t[RECORD_TRAILER];
+	struct stat st;
+	uint32_t got;
+	int rc;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (st.st_size >= RECORD_TRAILER &&
+	    pread(fd, t, RECORD_TRAILER, st.st_size - RECORD_TRAILER) != RECORD_TRAILER)
+		return -EIO;
+	if ((rc = parse_trailer(t, (uint64_t)st.st_size, len, crc)))
+		return rc;
+	if (!again && is_verified(c, rel))
+		return 0;
+	if ((rc = hash_fd(fd, *len, NULL, &got)))
+		return rc;
+	if (got != *crc)
+		return -EBADMSG;
+	mark_verified(c, rel);
 	return 0;
 }
 
@@ -730,6 +813,8 @@ int rk_memo_name(const char *area, const char *prefix, const char *const *parts,
 int rk_cache_get_file(struct rk_cache *c, const char *rel, size_t max, char **data, size_t *len,
 		      struct rk_err *err)
 {
+	uint64_t plen = 0;
+	uint32_t crc = 0;
 	struct stat st;
 	size_t got = 0;
 	char *buf;
@@ -740,7 +825,7 @@ int rk_cache_get_file(struct rk_cache *c, const char *rel, size_t max, char **da
 		return errno == ENOENT ? -ENOENT
 				       : rk_err_set(err, -errno, "cache '%s/%s': %s", c->dir, rel,
 						    strerror(errno));
-	if (fstat(fd, &st) || (uint64_t)st.st_size > max) {
+	if (fstat(fd, &st) || (uint64_t)st.st_size > (uint64_t)max + RECORD_TRAILER) {
 		close(fd);
 		return rk_err_set(err, -EFBIG, "cache '%s/%s': too large", c->dir, rel);
 	}
@@ -765,38 +850,44 @@ int rk_cache_get_file(struct rk_cache *c, const char *rel, size_t max, char **da
 		free(buf);
 		return rk_err_set(err, rc, "cache '%s/%s': read failed", c->dir, rel);
 	}
-	buf[got] = '\0';
+	rc = got < RECORD_TRAILER
+		     ? -EPROTO
+		     : parse_trailer((unsigned char *)buf + got - RECORD_TRAILER, got, &plen, &crc);
+	if (!rc && (uint32_t)libdeflate_crc32(0, buf, (size_t)plen) != crc)
+		rc = -EBADMSG;
+	if (rc) {
+		free(buf);
+		return discard(c, rel, rc);
+	}
+	buf[plen] = '\0';
 	*data = buf;
-	*len = got;
+	*len = (size_t)plen;
 	return 0;
 }
 
-int rk_cache_open_file(struct rk_cache *c, const char *rel, int *out)
+int rk_cache_open_file(struct rk_cache *c, const char *rel, int *out, uint64_t *len, uint32_t *crc)
 {
 	struct timespec now;
 	struct stat st;
-	int fd = openat(c->dirfd, rel, O_RDONLY | O_CLOEXEC);
+	uint64_t l;
+	uint32_t v;
+	int rc, fd = openat(c->dirfd, rel, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -errno;
+	if ((rc = check_record(c, rel, fd, 0, &l, &v))) {
+		close(fd);
+		return rc == -EBADMSG || rc == -EPROTO ? discard(c, rel, rc) : rc;
+	}
 	clock_gettime(CLOCK_REALTIME, &now);
 	if (!fstat(fd, &st) && st.st_mtim.tv_sec + TOUCH_INTERVAL < now.tv_sec)
 		futimens(fd, NULL); /* LRU use stamp, as for blobs */
 	*out = fd;
+	if (len)
+		*len = l;
+	if (crc)
+		*crc = v;
 	return 0;
-}
-
-int rk_cache_checked(struct rk_cache *c, const char *id)
-{
-	return is_verified(c, id);
-}
-
-void rk_cache_set_checked(struct rk_cache *c, const char *id, int ok)
-{
-	if (ok)
-		mark_verified(c, id);
-	else
-		forget_verified(c, id);
 }
 
 int rk_cache_remove_file(struct rk_cache *c, const char *rel)
@@ -972,7 +1063,9 @@ static int gc(struct rk_cache *c, uint64_t target, const char *keep, struct rk_c
 			continue;
 		if (unlinkat(c->dirfd, l.v[i].path, 0))
 			continue;
-		forget_verified(c, strrchr(l.v[i].path, '/') + 1);
+		/* a blob is remembered by its id, a piece (a record) by its path */
+		forget_verified(c, strncmp(l.v[i].path, "pieces/", 7) ? strrchr(l.v[i].path, '/') + 1
+								     : l.v[i].path);
 		l.total -= l.v[i].size;
 		st->evicted++;
 		st->evicted_bytes += l.v[i].size;
@@ -1024,7 +1117,7 @@ static int verify_blob(void *ctx, const char *path, struct stat *st)
 		return 0;
 	v->st->blobs++;
 	v->st->blob_bytes += (uint64_t)st->st_size;
-	if (hash_fd(fd, hex, &crc) || strcmp(hex, id)) {
+	if (hash_fd(fd, UINT64_MAX, hex, &crc) || strcmp(hex, id)) {
 		unlinkat(v->c->dirfd, path, 0);
 		forget_verified(v->c, id);
 		v->st->bad++;
@@ -1036,11 +1129,55 @@ static int verify_blob(void *ctx, const char *path, struct stat *st)
 	return 0;
 }
 
+const char *const rk_cache_kinds[RK_CACHE_KINDS] = {"index",   "pieces", "kpack",
+						      "pyhash",  "pkghash", "remote"};
+
+/* Check every record of area kinds[k] against its trailer; discard the bad ones. */
+static void verify_records(struct rk_cache *c, size_t k, struct rk_cache_stats *st)
+{
+	struct dirent *de;
+	DIR *d;
+	int dfd = openat(c->dirfd, rk_cache_kinds[k], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dfd < 0 || !(d = fdopendir(dfd))) {
+		if (dfd >= 0)
+			close(dfd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		char rel[PATH_MAX];
+		uint64_t len;
+		uint32_t crc;
+		int fd, rc;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(rel, sizeof(rel), "%s/%s", rk_cache_kinds[k], de->d_name);
+		fd = openat(c->dirfd, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			continue;
+		rc = check_record(c, rel, fd, 1, &len, &crc);
+		close(fd);
+		st->records[k]++;
+		if (rc == -EBADMSG || rc == -EPROTO) {
+			st->bad_records[k]++;
+			st->bad++;
+			discard(c, rel, rc);
+		}
+	}
+	closedir(d);
+}
+
 int rk_cache_verify(struct rk_cache *c, struct rk_cache_stats *st, struct rk_err *err)
 {
 	struct verify_ctx v = {c, st};
+	int rc;
 
 	(void)err;
 	memset(st, 0, sizeof(*st));
-	return walk_blobs(c, 0, verify_blob, &v);
+	rc = walk_blobs(c, 0, verify_blob, &v);
+	st->bad_blobs = st->bad;
+	for (size_t k = 0; !rc && k < RK_CACHE_KINDS; k++)
+		verify_records(c, k, st);
+	return rc;
 }

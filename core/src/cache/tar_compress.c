@@ -20,7 +20,7 @@
 #define DATA_CHUNK (4u << 20) /* file data longer than this is cut into such chunks */
 #define SEEKABLE_MAGIC 0x8F92EAB1u
 #define SKIPPABLE_MAGIC 0x184D2A5Eu
-#define TRAILER 16 /* after a piece's compressed bytes: "RKPC", crc32, u64 size */
+#define TRAILER 16 /* after a piece's compressed bytes: the record trailer (rk/cache.h) */
 
 static int add_piece(struct rk_tarz *z, size_t *cap, uint64_t uoff, uint64_t ulen)
 {
@@ -150,7 +150,7 @@ static int compress_piece(struct rk_tarz *z, struct rk_tarz_piece *p, struct rk_
 {
 	size_t bound = z->codec == RK_CODEC_ZSTD ? ZSTD_compressBound((size_t)p->ulen)
 						 : (size_t)p->ulen + p->ulen / 8 + 1024;
-	char *in = malloc((size_t)p->ulen), *out = malloc(bound + TRAILER), rel[100];
+	char *in = malloc((size_t)p->ulen), *out = malloc(bound), rel[100];
 	size_t got = 0, n = 0;
 	int rc = 0;
 
@@ -179,53 +179,29 @@ static int compress_piece(struct rk_tarz *z, struct rk_tarz_piece *p, struct rk_
 		libdeflate_free_compressor(d);
 	}
 	if (!rc) {
-		/* trailer: "RKPC", CRC32 and size of the compressed bytes, little-endian */
-		unsigned char *t = (unsigned char *)out + n;
-
 		p->clen = n;
 		p->crc = (uint32_t)libdeflate_crc32(0, out, n);
-		memcpy(t, "RKPC", 4);
-		put32(t + 4, p->crc);
-		put32(t + 8, (uint32_t)n);
-		put32(t + 12, (uint32_t)((uint64_t)n >> 32));
 		snprintf(rel, sizeof(rel), "pieces/%s", p->key);
-		rc = rk_cache_put_file(c, rel, out, n + TRAILER, err);
-		if (!rc) {
+		rc = rk_cache_put_file(c, rel, out, n, err);
+		if (!rc)
 			rk_cache_added(c, n + TRAILER);
-			rk_cache_set_checked(c, p->key, 1); /* written just now */
-		}
 	}
 	free(in);
 	free(out);
 	return rc;
 }
 
-/* The trailer of the piece file behind fd: compressed size and CRC32. 0 or -EBADMSG. */
-static int read_trailer(int fd, uint64_t *clen, uint32_t *crc)
-{
-	unsigned char t[TRAILER];
-	struct stat st;
-
-	if (fstat(fd, &st) || st.st_size < TRAILER ||
-	    pread(fd, t, TRAILER, st.st_size - TRAILER) != TRAILER || memcmp(t, "RKPC", 4))
-		return -EBADMSG;
-	*crc = rk_le32(t + 4);
-	*clen = rk_le32(t + 8) | (uint64_t)rk_le32(t + 12) << 32;
-	return *clen + TRAILER == (uint64_t)st.st_size ? 0 : -EBADMSG;
-}
-
 /* A piece compressed before (by any archive, any process): its size and CRC32. */
 static int find_piece(struct rk_tarz_piece *p, struct rk_cache *c)
 {
 	char rel[100];
-	int fd, ok;
+	int fd;
 
 	snprintf(rel, sizeof(rel), "pieces/%s", p->key);
-	if (rk_cache_open_file(c, rel, &fd))
+	if (rk_cache_open_file(c, rel, &fd, &p->clen, &p->crc))
 		return 0;
-	ok = !read_trailer(fd, &p->clen, &p->crc);
 	close(fd);
-	return ok;
+	return 1;
 }
 
 struct job {
@@ -333,50 +309,22 @@ int rk_tarz_compute(struct rk_tarz *z, struct rk_cache *c, const struct rk_compo
 	return rc;
 }
 
-/* Open piece p and check its bytes against its CRC32. */
+/* Open piece p (the cache checks its bytes) and check it is the one the layout has. */
 static int open_checked(struct rk_tarz_piece *p, struct rk_cache *c, int *out)
 {
-	enum { CHUNK = 1 << 20 };
-	unsigned char *buf = NULL;
-	uint32_t crc = 0, want = 0;
-	uint64_t clen = 0, off = 0;
+	uint64_t clen;
+	uint32_t crc;
 	char rel[100];
 	int fd, rc;
 
 	snprintf(rel, sizeof(rel), "pieces/%s", p->key);
-	if ((rc = rk_cache_open_file(c, rel, &fd)))
+	if ((rc = rk_cache_open_file(c, rel, &fd, &clen, &crc)))
 		return rc;
-	rc = read_trailer(fd, &clen, &want);
-	if (!rc && (clen != p->clen || want != p->crc))
-		rc = -EBADMSG;
-	if (!rc && rk_cache_checked(c, p->key)) { /* written or checked by this process */
-		*out = fd;
-		return 0;
-	}
-	if (!rc && !(buf = malloc(CHUNK)))
-		rc = -ENOMEM;
-	while (!rc && off < clen) {
-		size_t want_n = clen - off < CHUNK ? (size_t)(clen - off) : CHUNK;
-		ssize_t n = pread(fd, buf, want_n, (off_t)off);
-
-		if (n <= 0) {
-			rc = -EBADMSG;
-		} else {
-			crc = (uint32_t)libdeflate_crc32(crc, buf, (size_t)n);
-			off += (uint64_t)n;
-		}
-	}
-	if (!rc && crc != want)
-		rc = -EBADMSG;
-	free(buf);
-	rk_cache_set_checked(c, p->key, !rc);
-	if (rc) {
+	if (clen != p->clen || crc != p->crc) {
 		close(fd);
-		if (rc == -EBADMSG) {
-			rk_warn("cache: tarball piece %.12s failed its check; discarded", p->key);
-			rk_cache_remove_file(c, rel);
-		}
-		return rc;
+		rk_warn("cache: tarball piece %.12s is not the one expected; discarded", p->key);
+		rk_cache_remove_file(c, rel);
+		return -EBADMSG;
 	}
 	*out = fd;
 	return 0;
