@@ -718,8 +718,144 @@ RK_TEST(verify_and_stats_ignore_strays)
 	RK_ASSERT_EQ_INT(2, st.indexes);
 	RK_ASSERT_EQ_INT(6, st.index_bytes);
 	RK_ASSERT_EQ_INT(0, rk_cache_verify(c, &st, NULL));
-	RK_ASSERT_EQ_INT(0, st.bad);
+	RK_ASSERT_EQ_INT(0, st.bad_blobs);
 	RK_ASSERT(exists("cache/blobs/ab/README"));
+	/* the two "indexes" are not records (no trailer): bad, deleted */
+	RK_ASSERT_EQ_INT(2, st.records[0]);
+	RK_ASSERT_EQ_INT(2, st.bad_records[0]);
+	RK_ASSERT_EQ_INT(2, st.bad);
+	RK_ASSERT(!exists("cache/index/one.rkix"));
+	rk_cache_close(c);
+}
+
+/* A record is its payload, then "RKR1", the payload's CRC32 and length (little-endian). */
+RK_TEST(record_framing_on_disk)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	size_t n = 0;
+	char *raw;
+
+	RK_ASSERT_EQ_INT(0, rk_cache_put_file(c, "kpack/r", "hello", 5, NULL));
+	raw = fx_read("cache/kpack/r", &n);
+	RK_ASSERT_EQ_INT(5 + 16, n);
+	RK_ASSERT_EQ_MEM("hello", raw, 5);
+	RK_ASSERT_EQ_MEM("RKR1", raw + 5, 4);
+	RK_ASSERT_EQ_MEM("\x86\xa6\x10\x36", raw + 9, 4); /* crc32("hello") = 0x3610a686 */
+	RK_ASSERT_EQ_MEM("\x05\0\0\0\0\0\0\0", raw + 13, 8);
+	free(raw);
+	rk_cache_close(c);
+}
+
+/* Every single-bit flip anywhere in a record (payload or trailer) makes it absent: it is
+ * deleted, never returned; get and open_file alike. */
+RK_TEST(record_any_bit_flip_reads_as_absent)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	static const char payload[] = "lib/cmake/hiprand\tblob\n";
+	size_t plen = sizeof(payload) - 1, flen = plen + 16;
+
+	RK_ASSERT_EQ_INT(0, rk_cache_area(c, "pyhash"));
+	for (size_t bit = 0; bit < flen * 8; bit++) {
+		struct rk_cache *fresh;
+		char *data = NULL, *raw;
+		size_t len = 0, n = 0;
+		int fd = -1;
+
+		RK_ASSERT_EQ_INT(0, rk_cache_put_file(c, "pyhash/r", payload, plen, NULL));
+		raw = fx_read("cache/pyhash/r", &n);
+		RK_ASSERT_EQ_INT(flen, n);
+		raw[bit / 8] ^= (char)(1u << (bit % 8));
+		fx_write("cache/pyhash/r", raw, n);
+		free(raw);
+		/* get: checked every time */
+		RK_ASSERT_EQ_INT(-ENOENT, rk_cache_get_file(c, "pyhash/r", 4096, &data, &len, NULL));
+		RK_ASSERT(data == NULL);
+		RK_ASSERT(!exists("cache/pyhash/r"));
+		/* open_file in a process (handle) that has not checked it yet */
+		RK_ASSERT_EQ_INT(0, rk_cache_put_file(c, "pyhash/r", payload, plen, NULL));
+		raw = fx_read("cache/pyhash/r", &n);
+		raw[bit / 8] ^= (char)(1u << (bit % 8));
+		fx_write("cache/pyhash/r", raw, n);
+		free(raw);
+		fresh = open_cache("cache", 0);
+		RK_ASSERT_EQ_INT(-ENOENT, rk_cache_open_file(fresh, "pyhash/r", &fd, NULL, NULL));
+		RK_ASSERT(!exists("cache/pyhash/r"));
+		rk_cache_close(fresh);
+	}
+	rk_cache_close(c);
+}
+
+RK_TEST(record_open_file_gives_payload_extent)
+{
+	struct rk_cache *c = open_cache("cache", 0), *other;
+	uint64_t len = 0;
+	uint32_t crc = 0;
+	int fd = -1;
+
+	RK_ASSERT_EQ_INT(0, rk_cache_put_file(c, "pieces/p", "hello", 5, NULL));
+	other = open_cache("cache", 0);
+	RK_ASSERT_EQ_INT(0, rk_cache_open_file(other, "pieces/p", &fd, &len, &crc));
+	RK_ASSERT_EQ_INT(5, len);
+	RK_ASSERT_EQ_INT(0x3610a686, crc);
+	{
+		char got[8] = "";
+
+		RK_ASSERT_EQ_INT(5, pread(fd, got, 5, 0));
+		RK_ASSERT_EQ_MEM("hello", got, 5);
+	}
+	close(fd);
+	rk_cache_close(other);
+	rk_cache_close(c);
+}
+
+/* A record written by an older rockfs (no trailer) is absent: deleted, made again. */
+RK_TEST(record_without_trailer_is_absent)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	char *data = NULL;
+	size_t len = 0;
+	int fd = -1;
+
+	fx_writes("cache/index/old.rkix", "RKIX an index from before");
+	RK_ASSERT_EQ_INT(-ENOENT, rk_cache_get_file(c, "index/old.rkix", 4096, &data, &len, NULL));
+	RK_ASSERT(!exists("cache/index/old.rkix"));
+	fx_writes("cache/pieces/old", "x");
+	RK_ASSERT_EQ_INT(-ENOENT, rk_cache_open_file(c, "pieces/old", &fd, NULL, NULL));
+	RK_ASSERT(!exists("cache/pieces/old"));
+	rk_cache_close(c);
+}
+
+RK_TEST(verify_checks_every_kind_of_record)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	struct rk_cache_stats st;
+	size_t n = 0;
+	char *raw;
+
+	RK_ASSERT_EQ_INT(0, rk_cache_area(c, "pyhash"));
+	RK_ASSERT_EQ_INT(0, rk_cache_area(c, "pkghash"));
+	RK_ASSERT_EQ_INT(0, rk_cache_area(c, "remote"));
+	for (size_t k = 0; k < RK_CACHE_KINDS; k++) {
+		RK_ASSERT_EQ_INT(0, rk_cache_put_file(c, fx_path("%s/good", rk_cache_kinds[k]),
+						      "good", 4, NULL));
+		RK_ASSERT_EQ_INT(0, rk_cache_put_file(c, fx_path("%s/bad", rk_cache_kinds[k]),
+						      "bad!", 4, NULL));
+		raw = fx_read(fx_path("cache/%s/bad", rk_cache_kinds[k]), &n);
+		raw[k] ^= 4;
+		fx_write(fx_path("cache/%s/bad", rk_cache_kinds[k]), raw, n);
+		free(raw);
+	}
+	RK_ASSERT_EQ_INT(0, rk_cache_verify(c, &st, NULL));
+	RK_ASSERT_EQ_INT(RK_CACHE_KINDS, st.bad);
+	RK_ASSERT_EQ_INT(0, st.bad_blobs);
+	for (size_t k = 0; k < RK_CACHE_KINDS; k++) {
+		RK_ASSERT_EQ_INT(2, st.records[k]);
+		RK_ASSERT_EQ_INT(1, st.bad_records[k]);
+		RK_ASSERT(exists(fx_path("cache/%s/good", rk_cache_kinds[k])));
+		RK_ASSERT(!exists(fx_path("cache/%s/bad", rk_cache_kinds[k])));
+	}
+	RK_ASSERT_EQ_INT(0, rk_cache_verify(c, &st, NULL));
+	RK_ASSERT_EQ_INT(0, st.bad);
 	rk_cache_close(c);
 }
 
