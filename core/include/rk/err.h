@@ -33,6 +33,11 @@ int rk_err_wrap(struct rk_err *err, int code, const char *fmt, ...) RK_PRINTF(3,
 /* Reset err to the clear state. */
 void rk_err_clear(struct rk_err *err);
 
+/* 1 when code (-errno) is a failure that may go away by itself, so that what failed is
+ * tried again on the next access rather than kept as failed: the network (-ETIMEDOUT),
+ * a full disk or quota (-ENOSPC, -EDQUOT: space comes back by eviction or by the user). */
+int rk_err_transient(int code);
+
 /* The message of err, or strerror of code if err holds none. Never NULL. */
 const char *rk_err_str(const struct rk_err *err, int code);
 

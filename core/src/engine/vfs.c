@@ -746,7 +746,7 @@ static void *artifact_thread(void *p)
 	pthread_mutex_lock(&v->wait_lock);
 	a->state = rc ? ART_FAILED : ART_DONE;
 	a->rc = rc;
-	a->transient = rc == -ETIMEDOUT;
+	a->transient = rk_err_transient(rc);
 	a->gen++;
 	v->active--;
 	pthread_cond_broadcast(&v->wait_cond);
@@ -795,10 +795,13 @@ int vfs_artifacts_wait(struct rk_vfs *v, struct artifact **as, size_t n, struct 
 		if (busy)
 			pthread_cond_wait(&v->wait_cond, &v->wait_lock);
 	} while (busy);
+	/* a transient failure keeps its code, so that what the caller makes of the artifact
+	 * fails transiently too (and is made again on the next access) */
 	for (size_t i = 0; i < n && !rc; i++)
 		if (as[i]->state == ART_FAILED)
-			rc = rk_err_set(err, -EIO, "artifact '%s' is unusable: %s",
-					as[i]->art->file, as[i]->why[0] ? as[i]->why : "cancelled");
+			rc = rk_err_set(err, as[i]->transient ? as[i]->rc : -EIO,
+					"artifact '%s' is unusable: %s", as[i]->art->file,
+					as[i]->why[0] ? as[i]->why : "cancelled");
 	pthread_mutex_unlock(&v->wait_lock);
 	return rc;
 }
@@ -1080,7 +1083,8 @@ int vfs_populate(struct rk_vfs *v, struct node *n, struct rk_err *err)
 		pthread_cond_wait(&v->wait_cond, &v->wait_lock);
 		waited = 1;
 	}
-	/* a network failure is final only for those who waited for that attempt */
+	/* a transient failure (network, disk full) is final only for those who waited for
+	 * that attempt */
 	if (n->pop_state == PS_DONE && (!n->pop_transient || waited)) {
 		rc = n->pop_rc;
 		pthread_mutex_unlock(&v->wait_lock);
@@ -1091,7 +1095,7 @@ int vfs_populate(struct rk_vfs *v, struct node *n, struct rk_err *err)
 	pthread_mutex_unlock(&v->wait_lock);
 
 	rc = n->pop ? n->pop(v, n, err) : 0;
-	transient = rc == -ETIMEDOUT;
+	transient = rk_err_transient(rc);
 	if (rc && rc != -ENOMEM) {
 		rk_err_log("'%s': %s", n->ctx ? n->ctx : n->name, rk_err_str(err, rc));
 		rc = -EIO;
@@ -1412,6 +1416,9 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 		return rc;
 	if (n->artifact) {
 		artifact_state(v, n->artifact, &state, &gen);
+		if (state == ART_FAILED && artifact_transient(v, n->artifact) &&
+		    !vfs_artifacts_wait(v, &n->artifact, 1, err)) /* tried again, and it worked */
+			state = ART_DONE;
 		if (state == ART_FAILED)
 			return artifact_eio(n->artifact, err);
 	}

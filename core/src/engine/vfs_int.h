@@ -71,7 +71,7 @@ struct artifact {
 	struct node *root; /* browse/<stem> */
 	int state; /* enum artifact_state; v->wait_lock */
 	int rc;
-	int transient; /* failed on the network (-ETIMEDOUT): a later access tries again */
+	int transient; /* failed for a while (rk_err_transient): a later access tries again */
 	char why[256]; /* the failure, for every later EIO; written before state FAILED */
 	uint64_t gen; /* bumped on every published member; v->wait_lock */
 	_Atomic uint64_t progress;
@@ -106,7 +106,7 @@ struct node {
 	vfs_pop_fn pop; /* a lazy directory's populate function, else NULL; immutable */
 	uint8_t pop_state; /* enum pop_state; v->wait_lock */
 	int pop_rc;
-	uint8_t pop_transient; /* pop_rc is a network failure: a later access tries again */
+	uint8_t pop_transient; /* pop_rc is transient (rk_err_transient): a later access tries again */
 	char *ctx; /* org and run directories: their store path */
 	struct run *run; /* run directories, once populated */
 	struct artifact *artifact; /* nodes inside browse/<stem> (and that root itself) */

@@ -65,3 +65,8 @@ void rk_bug(const char *file, int line, const char *fmt, ...)
 	fputc('\n', stderr);
 	abort();
 }
+
+int rk_err_transient(int code)
+{
+	return code == -ETIMEDOUT || code == -ENOSPC || code == -EDQUOT;
+}

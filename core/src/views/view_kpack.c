@@ -49,7 +49,8 @@ static int pop_kpack(struct rk_vfs *v, struct node *kd, struct rk_err *err)
 	struct artifact **as = calloc(r->cat->narts + 1, sizeof(*as));
 	size_t nas = 0;
 
-	if (!as) {
+	if (!as || !root) {
+		free(as);
 		vfs_tree_free(root);
 		return -ENOMEM;
 	}
@@ -57,6 +58,21 @@ static int pop_kpack(struct rk_vfs *v, struct node *kd, struct rk_err *err)
 		if (strcmp(r->artifacts[i].art->an.target, "generic"))
 			as[nas++] = &r->artifacts[i];
 	vfs_artifacts_wait(v, as, nas, NULL);
+	/* a transient failure (disk full) of any split fails the listing before anything is
+	 * listed, and the next access makes it again: never a listing with less than it
+	 * would have (the splits that worked are kept by their artifacts) */
+	for (size_t i = 0; i < nas; i++) {
+		struct artifact **outs;
+		size_t n;
+
+		if (rk_err_transient(rc = vfs_kpack_split(v, as[i], NULL, 0, &outs, &n, err))) {
+			free(as);
+			vfs_tree_free(root);
+			return rc;
+		}
+	}
+	rk_err_clear(err);
+	rc = 0;
 	free(as);
 	for (size_t i = 0; rc != -ENOMEM && i < r->cat->narts; i++) {
 		struct artifact *a = &r->artifacts[i], **outs;

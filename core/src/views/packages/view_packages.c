@@ -147,10 +147,12 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Whether artifact a failed (its why is then set); every artifact has been waited on. */
+/* 0 when artifact a is usable, else its failure (its why is then set); every artifact
+ * has been waited on. A transient failure (rk_err_transient: disk full) fails the plan,
+ * which is made again on the next access: it never leaves packages out. */
 static int failed(struct rk_vfs *v, struct artifact *a)
 {
-	return vfs_artifacts_wait(v, &a, 1, NULL) != 0;
+	return vfs_artifacts_wait(v, &a, 1, NULL);
 }
 
 /* Whether package out takes files from artifact a: a's name and component are among its
@@ -237,7 +239,15 @@ static int artifacts_for(struct state *st, int *kpack, struct artifact ***out, s
 
 		if (!strcmp(a->art->an.target, "generic"))
 			continue;
-		if (failed(v, a) || vfs_kpack_split(v, a, NULL, 0, &outs, &nouts, &local)) {
+		int f = failed(v, a);
+
+		if (!f)
+			f = vfs_kpack_split(v, a, NULL, 0, &outs, &nouts, &local);
+		if (rk_err_transient(f)) {
+			rc = f;
+			break;
+		}
+		if (f) {
 			rc = push(&as, &na, a); /* left out below, with its packages */
 			rk_err_clear(&local);
 			continue;
@@ -392,7 +402,13 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 		char base[64];
 		size_t k;
 
-		if ((bad[i] = (unsigned char)failed(v, all[i]))) {
+		int f = failed(v, all[i]);
+
+		if (rk_err_transient(f)) {
+			rc = f;
+			goto out;
+		}
+		if ((bad[i] = f != 0)) {
 			rk_warn("packages: '%s' is damaged (%s); its packages are left out",
 				all[i]->art->stem, all[i]->why);
 			if ((rc = guess_lines(&st->defs, all[i]->art, &guess[i])))
