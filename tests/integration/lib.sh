@@ -371,6 +371,14 @@ it_cmp_tree() {
 	it_same "$what: sha256 of files" "$w/a.sums" "$w/b.sums"
 }
 
+# stdin as a cache record (docs/internals/cache.md): the bytes, then "RKR1", their CRC32
+# and their length, little-endian.
+it_record() {
+	python3 -c 'import struct, sys, zlib
+b = sys.stdin.buffer.read()
+sys.stdout.buffer.write(b + b"RKR1" + struct.pack("<IQ", zlib.crc32(b), len(b)))'
+}
+
 # it_stats CACHE FIELD: one number from `rockpack cache stats --json`.
 it_stats() {
 	"$ROCKPACK" --cache "$1" cache stats --json |

@@ -144,6 +144,6 @@ done
 for f in $(grep '\.tar\.gz$' "$T/names"); do
 	gzip -dc "$T/mnt3/$f" | cmp -s - "$T/mnt3/${f%.gz}" || fail "$f: wrong after a piece was damaged"
 done
-grep -q "tarball piece .* failed its check" "${IT_LOG[third]}" || fail "the damaged piece was not reported"
+grep -q "record .pieces/$p. failed its check" "${IT_LOG[third]}" || fail "the damaged piece was not reported"
 it_quiet_log fs
 it_finish
