@@ -727,13 +727,16 @@ int rk_cache_put_file(struct rk_cache *c, const char *rel, const void *data, siz
 }
 
 /* The trailer t of a record file of size bytes: its payload's length and CRC32. 0,
- * -EBADMSG when it is damaged, -EPROTO when there is none (a record from before). */
+ * -EBADMSG when it is damaged, -EPROTO when there is none (a record from before). A
+ * damaged magic with the right length is damage, not an old record. */
 static int parse_trailer(const unsigned char *t, uint64_t size, uint64_t *len, uint32_t *crc)
 {
-	if (size < RECORD_TRAILER || memcmp(t, RECORD_MAGIC, 4))
-		return size < RECORD_TRAILER || memcmp(t, "RKR", 3) ? -EPROTO : -EBADMSG;
+	if (size < RECORD_TRAILER)
+		return -EPROTO;
 	*crc = rk_le32(t + 4);
 	*len = rk_le64(t + 8);
+	if (memcmp(t, RECORD_MAGIC, 4))
+		return *len + RECORD_TRAILER == size ? -EBADMSG : -EPROTO;
 	return *len + RECORD_TRAILER == size ? 0 : -EBADMSG;
 }
 
