@@ -1088,8 +1088,9 @@ int vfs_populate(struct rk_vfs *v, struct node *n, struct rk_err *err)
 	if (n->pop_state == PS_DONE && (!n->pop_transient || waited)) {
 		rc = n->pop_rc;
 		pthread_mutex_unlock(&v->wait_lock);
-		return rc == -EIO ? rk_err_set(err, rc, "'%s': unavailable (see log)", n->name)
-				  : rc;
+		return rc && rc != -ENOMEM
+			       ? rk_err_set(err, rc, "'%s': unavailable (see log)", n->name)
+			       : rc;
 	}
 	n->pop_state = PS_RUNNING;
 	pthread_mutex_unlock(&v->wait_lock);
@@ -1098,7 +1099,8 @@ int vfs_populate(struct rk_vfs *v, struct node *n, struct rk_err *err)
 	transient = rk_err_transient(rc);
 	if (rc && rc != -ENOMEM) {
 		rk_err_log("'%s': %s", n->ctx ? n->ctx : n->name, rk_err_str(err, rc));
-		rc = -EIO;
+		if (!transient) /* a transient code is kept: a populate calling this one fails */
+			rc = -EIO; /* transiently too (dist/.rockfs/ over dist/X/) */
 	}
 	pthread_mutex_lock(&v->wait_lock);
 	n->pop_state = PS_DONE;
@@ -1157,7 +1159,7 @@ static int get_dir(struct rk_vfs *v, uint64_t ino, struct node **out, struct rk_
 	if (!dir)
 		return -ENOTDIR;
 	if (n->pop && (rc = vfs_populate(v, n, err)))
-		return rc;
+		return rk_err_transient(rc) ? -EIO : rc;
 	*out = n;
 	return 0;
 }

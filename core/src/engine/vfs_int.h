@@ -192,7 +192,10 @@ struct node *vfs_mkdirs(struct node *root, const char *path, const char **base, 
 /* The run n belongs to (n or its nearest ancestor that is a run directory), or NULL. */
 struct run *vfs_node_run(const struct node *n);
 
-/* Run n's populate function once, waiting if another thread is running it (no lock held). */
+/* Run n's populate function once, waiting if another thread is running it (no lock held).
+ * A failure is logged and returned as -EIO, or as its own code when it is transient
+ * (rk_err_transient: the next call runs the populate again), so that a populate that
+ * calls this one fails transiently too. */
 int vfs_populate(struct rk_vfs *v, struct node *n, struct rk_err *err);
 
 /* Artifacts (no lock held). */

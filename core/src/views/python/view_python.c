@@ -690,7 +690,7 @@ static int pop_pyproject(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		if (served(f) && !f->hashed) {
 			rc = file_sha256(v, f, err);
 			f->hashed = !rc;
-			if (rc && rc != -ENOMEM && rc != -ETIMEDOUT) {
+			if (rc && rc != -ENOMEM && !rk_err_transient(rc)) {
 				/* gone or unreadable: left out of the page, the rest stays */
 				rk_warn("python: '%s': not listed: %s", f->rel,
 					rk_err_str(err, rc));

@@ -89,7 +89,7 @@ int pywheel_dist_info_py(const char *version, int split, char **families, size_t
 /* Append the kpack split of the run's stored fat libraries wheels (view_python_split.c):
  * rocm-sdk-libraries and rocm-sdk-device-<target>, from st[0..n) (the stored wheels whose
  * METADATA reads). A wheel that cannot be split is left out with a log line; only -ENOMEM
- * and -ETIMEDOUT fail the call. */
+  * and transient failures (rk_err_transient) fail the call. */
 struct pystored {
 	const char *file, *path, *rel; /* file name, store path, path below python/ */
 	uint64_t size;

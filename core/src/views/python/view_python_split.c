@@ -607,7 +607,7 @@ int vfs_python_split(struct rk_vfs *v, struct run *r, struct pystate *ps, const 
 		rc = split_one(v, r, ps, &st[i], out, &e);
 		if (rc)
 			pysynth_truncate(out, before); /* all of one wheel's split, or none */
-		if (rc && rc != -ENOMEM && rc != -ETIMEDOUT && rc != -ECANCELED) {
+		if (rc && rc != -ENOMEM && !rk_err_transient(rc) && rc != -ECANCELED) {
 			rk_warn("python: 'python/%s': no kpack-split wheels: %s", st[i].rel,
 				rk_err_str(&e, rc));
 			rc = 0;

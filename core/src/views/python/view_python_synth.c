@@ -989,7 +989,7 @@ static int plain_word(const char *w)
 /* Whether a failure of one package leaves the others worth serving. */
 static int recoverable(int rc)
 {
-	return rc && rc != -ENOMEM && rc != -ETIMEDOUT && rc != -ECANCELED;
+	return rc && rc != -ENOMEM && !rk_err_transient(rc) && rc != -ECANCELED;
 }
 
 int vfs_python_synth(struct rk_vfs *v, struct run *r, struct pysynth_set *out, struct rk_err *err)
