@@ -465,6 +465,9 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 			else
 				rc = add_pkg(s, o, dirs, s->plans[f].prefix);
 		}
+		for (size_t i = 0; i < s->plans[f].nempty; i++)
+			rk_warn("packages: %s left out: its definition selects no file of run '%s'",
+				s->plans[f].empty[i], r->cat->name);
 		for (size_t i = 0; f == 0 && i < s->plans[f].nskipped; i++)
 			rk_info("packages: %s: no artifacts in this run", s->plans[f].skipped[i]);
 	}
