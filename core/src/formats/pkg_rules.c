@@ -998,6 +998,14 @@ static int variant(const struct ctx *c, struct pkg_plan *p, size_t di, enum pkg_
 		 * or exits (single-arch; we leave the package out). quirk: RPM in kpack mode
 		 * warns and builds an empty package, so it stays. */
 		if (!o.nsources && !o.empty && (deb || !c->run->kpack)) {
+			char **nv = realloc(p->empty, (p->nempty + 1) * sizeof(*nv));
+
+			rc = -ENOMEM;
+			if (!nv)
+				goto fail;
+			p->empty = nv;
+			nv[p->nempty++] = o.name; /* kept for the caller's log line */
+			o.name = NULL;
 			out_free(&o);
 			return 0;
 		}
@@ -1089,8 +1097,13 @@ int pkg_plan_make(const struct pkg_defs *d, const struct pkg_run *run, struct pk
 		if (!run->kpack) {
 			/* build_singlearch_package_variants: the target is the family */
 			const char *a = run->narchs ? run->archs[0] : "";
+			size_t had = p.nempty;
 
-			if (!(rc = variant(&c, &p, i, PKG_VERSIONED, (struct cfg){1, a})))
+			/* a versioned package with nothing to copy: upstream exits before the
+			 * non-versioned one, so neither (any other failure of the versioned
+			 * one is caught and the non-versioned one still built) */
+			if (!(rc = variant(&c, &p, i, PKG_VERSIONED, (struct cfg){1, a})) &&
+			    p.nempty == had)
 				rc = variant(&c, &p, i, PKG_NONVERSIONED, (struct cfg){0, a});
 		} else if (!c.gfx[i]) {
 			/* build_simple_package_variants */
@@ -1132,6 +1145,9 @@ void pkg_plan_release(struct pkg_plan *p)
 	for (size_t i = 0; i < p->nskipped; i++)
 		free(p->skipped[i]);
 	free(p->skipped);
+	for (size_t i = 0; i < p->nempty; i++)
+		free(p->empty[i]);
+	free(p->empty);
 	free(p->prefix);
 	memset(p, 0, sizeof(*p));
 }

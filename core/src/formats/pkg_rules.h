@@ -134,6 +134,10 @@ struct pkg_plan {
 	size_t n;
 	char **skipped; /* definitions left out for missing artifacts (get_package_list) */
 	size_t nskipped;
+	/* packages left out because their definition selects no file of the run (upstream:
+	 * an error and nothing built; single-arch: neither variant) */
+	char **empty;
+	size_t nempty;
 	char *prefix; /* /opt/rocm/core-{M}.{m} (ASAN: core-asan-{M}.{m}) */
 };
 

@@ -117,6 +117,8 @@ static void pkgs_release(struct pkgs *s)
 		free(p->stages);
 		free(p->file);
 		vfs_tree_free(p->root);
+		for (size_t k = 0; k < p->nfiles; k++)
+			free((char *)p->files[k].path);
 		free(p->files);
 		free(p->fnodes);
 		free(p->digests);
@@ -335,11 +337,11 @@ static int add_pkg(struct pkgs *s, const struct pkg_out *out, struct artifact *c
 		}
 	}
 	if (deb)
-		p->file = fmt("%s_%s%s%s_%s.deb", out->name, out->version,
-				      *out->release ? "-" : "", out->release, p->meta.arch);
+		p->file = fmt("%s_%s%s%s_%s.deb", out->name, out->version, *out->release ? "-" : "",
+			      out->release, p->meta.arch);
 	else
-		p->file = fmt("%s-%s%s%s.%s.rpm", out->name, out->version,
-				      *out->release ? "-" : "", out->release, p->meta.arch);
+		p->file = fmt("%s-%s%s%s.%s.rpm", out->name, out->version, *out->release ? "-" : "",
+			      out->release, p->meta.arch);
 	if (!p->file)
 		return -ENOMEM;
 	s->n++;
@@ -446,7 +448,9 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 			.dirs = ad,
 			.kpack = kpack,
 			.archs = kpack ? (const char *const *)archs : &fam,
-			.narchs = kpack ? narchs : fam ? 1 : 0,
+			.narchs = kpack ? narchs
+				  : fam ? 1
+					: 0,
 			.rocm_version = s->version,
 			.version_suffix = st->release,
 			.type = s->type,
@@ -473,7 +477,8 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 			break;
 		for (size_t i = 0; !rc && i < s->plans[f].n; i++) {
 			const struct pkg_out *o = &s->plans[f].pkgs[i];
-			const struct artifact *dead = o->empty ? NULL : failed_item(all, na, o, bad);
+			const struct artifact *dead =
+				o->empty ? NULL : failed_item(all, na, o, bad);
 
 			if (dead)
 				rk_warn("packages: %s left out: artifact '%s' is damaged (%s)",
@@ -481,6 +486,9 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 			else
 				rc = add_pkg(s, o, dirs, s->plans[f].prefix);
 		}
+		for (size_t i = 0; i < s->plans[f].nempty; i++)
+			rk_info("packages: %s left out: its definition selects no file of run '%s'",
+				s->plans[f].empty[i], r->cat->name);
 		for (size_t i = 0; f == 0 && i < s->plans[f].nskipped; i++)
 			rk_info("packages: %s: no artifacts in this run", s->plans[f].skipped[i]);
 	}
@@ -623,8 +631,8 @@ static int pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 			rc = -ENOMEM;
 			break;
 		}
-		e[n] = (struct rk_apt_entry){&p->meta, names[n], p->deb->size, sums[n].md5,
-					     sums[n].sha1, sums[n].sha256};
+		e[n] = (struct rk_apt_entry){&p->meta,	  names[n],	p->deb->size,
+					     sums[n].md5, sums[n].sha1, sums[n].sha256};
 		n++;
 	}
 	if (!rc)
@@ -728,8 +736,8 @@ static int collect_files(struct pkg *p, const struct node *dir, struct rk_buf *p
 		if ((rc = rk_buf_addf(path, "/%s", order[i]->name)))
 			break;
 		if (!(f = realloc(p->files, (p->nfiles + 1) * sizeof(*f))) ||
-		    !(p->files = f, p->fnodes = realloc(p->fnodes,
-							(p->nfiles + 1) * sizeof(*p->fnodes)))) {
+		    !(p->files = f,
+		      p->fnodes = realloc(p->fnodes, (p->nfiles + 1) * sizeof(*p->fnodes)))) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -867,9 +875,8 @@ static int lay_out_rpm(struct pkg *p, struct node *dir, struct rk_err *err)
 	if (!rc && !(rc = rk_buf_adds(&path, p->meta.prefix)) &&
 	    (p->files = calloc(1, sizeof(*p->files))) &&
 	    (p->fnodes = calloc(1, sizeof(*p->fnodes)))) {
-		p->files[0] = (struct rk_rpm_file){.path = strdup(p->meta.prefix),
-						   .mode = pdir->mode,
-						   .mtime = pdir->mtime};
+		p->files[0] = (struct rk_rpm_file){
+			.path = strdup(p->meta.prefix), .mode = pdir->mode, .mtime = pdir->mtime};
 		p->fnodes[0] = pdir;
 		p->nfiles = 1;
 		rc = p->files[0].path ? collect_files(p, pdir, &path) : -ENOMEM;
@@ -925,16 +932,16 @@ static int pop_repodata(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 			rk_composite_free(c);
 			continue;
 		}
-		e[n] = (struct rk_rpm_pkg){&p->meta, p->files,        p->nfiles,
-					   p->file,  c->size,         sums[n].sha256,
-					   info};
+		e[n] = (struct rk_rpm_pkg){&p->meta, p->files,	     p->nfiles, p->file,
+					   c->size,  sums[n].sha256, info};
 		rk_composite_free(c);
 		n++;
 	}
 	if (!rc && !(rc = rk_rpm_repodata_build(e, n, newest(s), &rd))) {
 		for (size_t i = 0; !rc && i < RK_REPODATA_NFILES; i++) {
 			struct rk_repodata_file *f = &rd.files[i];
-			const char *name = strchr(f->name, '/') ? strchr(f->name, '/') + 1 : f->name;
+			const char *name =
+				strchr(f->name, '/') ? strchr(f->name, '/') + 1 : f->name;
 
 			if (i == RK_REPODATA_REPOMD && v->sign_key)
 				rc = sign_index(v, out, NULL, "repomd.xml.asc", f->data, f->len,
@@ -1029,7 +1036,8 @@ static int pop_packages(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	have_m = !vfs_run_manifest(v, r->dir, &m, NULL);
 	/* the CI run id: the manifest's, else the run directory's number */
 	st->wheel_version = strdup(have_m && m.rocm_package_version ? m.rocm_package_version
-		: have_m && m.rocm_version ? m.rocm_version : "0.0.0");
+				   : have_m && m.rocm_version	    ? m.rocm_version
+								    : "0.0.0");
 	st->release = have_m && m.github_run_id ? strdup(m.github_run_id)
 						: strndup(r->cat->name, strcspn(r->cat->name, "-"));
 	if (have_m)

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# packages_contents: every served package holds exactly the files of the artifacts its
+# definition selects, by an independent oracle (pkg_oracle.py, written from upstream's
+# packaging_utils.py / build_package.py rules, not from rockfs's code).
+#  - every artifact of each run is extracted into its own directory by stem, as TheRock's
+#    fetch lays them out; the mode is the manifest's KPACK_SPLIT_ARTIFACTS (kpack: one
+#    oracle run; single-arch: one per family, with only generic + that family's artifacts);
+#  - for every .deb (dpkg-deb --fsys-tarfile | tar -x) and .rpm (rpm2cpio | cpio -idm), the
+#    files below /opt/rocm/core-M.m equal the oracle's: the same paths, symlink targets and
+#    bytes (the oracle applies runpath_to_rpath.py's DT_RUNPATH -> DT_RPATH tag change to
+#    ELF files before hashing), and nothing lies outside the prefix;
+#  - the package names served equal the variants upstream builds: non-empty ones, meta and
+#    non-versioned ones, and (RPM, kpack) the empty ones; none of the variants upstream
+#    skips (DEB, kpack) or never reaches (single-arch, nothing to copy: sys.exit).
+. "$(dirname "$0")/lib.sh"
+it_init "$@"
+for tool in dpkg-deb rpm2cpio cpio; do
+	command -v $tool >/dev/null || skip "$tool is not installed"
+done
+HERE=$(cd "$(dirname "$0")" && pwd)
+DEFS=$HERE/../../packaging/packages.json
+ORACLE=$HERE/pkg_oracle.py
+[ -f "$DEFS" ] || die "no built-in definitions at $DEFS"
+
+M=$T/mnt
+it_mount fs "$STORE" "$M" "$T/cache"
+
+# list_tree DIR: "path<TAB>f<TAB>sha256" / "path<TAB>l<TAB>target" of everything below DIR
+list_tree() {
+	(cd "$1" && find . -mindepth 1 -type l -printf '%P\tl\t%l\n'
+	 find . -mindepth 1 -type f -printf '%P\0' | xargs -0 -r sha256sum |
+		sed -E 's/^([0-9a-f]{64})  (.*)$/\2\tf\t\1/') | sort
+}
+
+# split_oracle FILE DIR: the oracle's output as DIR/<name>.list, and "name status" lines
+split_oracle() {
+	mkdir -p "$2"
+	awk -v d="$2" '/^package / { if (f) close(f); f = d "/" $2 ".list"; printf "" > f; print $2, $3; next }
+		{ print > f }' "$1"
+}
+
+# cmp_lists WHAT EXPECTED GOT: one failure per differing path
+cmp_lists() {
+	local what=$1
+	sort -o "$2" "$2"
+	cmp -s "$2" "$3" && return 0
+	python3 - "$2" "$3" >"$T/cmp.out" <<'EOF'
+import sys
+exp, got = ({l.split("\t")[0]: l.rstrip("\n").split("\t", 1)[1] for l in open(p) if l.strip()}
+            for p in sys.argv[1:3])
+for p in sorted(set(exp) | set(got)):
+    e, g = exp.get(p), got.get(p)
+    if e != g:
+        print("%s: expected %s, got %s" % (p, e and e.replace("\t", " ") or "nothing",
+                                           g and g.replace("\t", " ") or "nothing"))
+EOF
+	while IFS= read -r line; do
+		fail "$what: $line"
+	done < <(head -n 20 "$T/cmp.out")
+	[ "$(wc -l <"$T/cmp.out")" -le 20 ] || fail "$what: ... $(wc -l <"$T/cmp.out") paths differ in all"
+}
+
+NPKG=0 NFILES=0 MODES=
+for run in $(ls "$STORE"); do
+	man=$STORE/$run/manifests/therock_manifest.json
+	[ -f "$man" ] && [ -d "$M/$run/packages" ] || continue
+	# the mode, and the version (X.Y.Z of rocm_package_version, as upstream's CI derives it)
+	read -r mode ver < <(python3 - "$man" <<'EOF'
+import json, re, sys
+m = json.load(open(sys.argv[1]))
+v = re.match(r"\d+\.\d+\.\d+", m.get("rocm_package_version") or m["rocm_version"]).group()
+print("kpack" if m.get("flags", {}).get("KPACK_SPLIT_ARTIFACTS") else "single", v)
+EOF
+)
+	MODES="$MODES $mode"
+	prefix=opt/rocm/core-$(cut -d. -f1-2 <<<"$ver")
+	A=$T/art/$run
+	it_extract_run "$STORE/$run" "$A"
+	families=
+	[ "$mode" = single ] && families=$(ls "$A" | sed -E 's/^.*_//; s/:.*//' | { grep -vx generic || true; } | sort -u)
+	it_say "$run: $mode, version $ver, families: $(echo ${families:-(all)})"
+	for type in deb rpm; do
+		E=$T/exp/$run/$type
+		mkdir -p "$E"
+		: >"$E.status"
+		# the oracle: once (kpack) or once per family, merged; a name two families both
+		# build (a non-gfx package) must get the same files from each
+		for fam in ${families:-all}; do
+			args=()
+			[ "$fam" = all ] || args=(--family "$fam")
+			python3 "$ORACLE" "$DEFS" "$A" "$mode" --version "$ver" --type $type "${args[@]}" \
+				>"$E.$fam.out" 2>>"$T/oracle.log" || die "$run: pkg_oracle.py failed ($type $fam)"
+			split_oracle "$E.$fam.out" "$E/$fam" >"$E.$fam.status"
+			while read -r name status; do
+				if [ -f "$E/$name.list" ]; then
+					cmp -s "$E/$fam/$name.list" "$E/$name.list" ||
+						fail "$run/$type: oracle: families give $name different files"
+					grep -qx "$name $status" "$E.status" ||
+						fail "$run/$type: oracle: families give $name different statuses"
+					continue
+				fi
+				cp "$E/$fam/$name.list" "$E/$name.list"
+				echo "$name $status" >>"$E.status"
+			done <"$E.$fam.status"
+		done
+		# what rockfs serves
+		G=$T/got/$run/$type
+		mkdir -p "$G"
+		: >"$G.names"
+		if [ $type = deb ]; then
+			pool=$M/$run/packages/deb/pool/main
+			files=$(ls "$pool")
+		else
+			pool=$M/$run/packages/rpm/x86_64
+			files=$(ls "$pool" | grep '\.rpm$')
+		fi
+		[ -n "$files" ] || fail "$run/$type: no packages served"
+		for f in $files; do
+			if [ $type = deb ]; then
+				name=$(dpkg-deb --field "$pool/$f" Package) || { fail "$run/$f: dpkg-deb --field"; continue; }
+				mkdir -p "$G/$name"
+				dpkg-deb --fsys-tarfile "$pool/$f" | tar -x -C "$G/$name" ||
+					fail "$run/$f: dpkg-deb --fsys-tarfile | tar -x"
+			else
+				name=${f%-*-*} # {name}-{version}-{release}.x86_64.rpm
+				mkdir -p "$G/$name"
+				(cd "$G/$name" && rpm2cpio "$pool/$f" | cpio -idm --quiet) ||
+					fail "$run/$f: rpm2cpio | cpio -idm"
+			fi
+			echo "$name" >>"$G.names"
+			NPKG=$((NPKG + 1))
+			# nothing outside the install prefix
+			out=$(cd "$G/$name" && find . -mindepth 1 ! -type d -printf '%P\n' | { grep -v "^$prefix/" || true; } | head -n 3)
+			[ -z "$out" ] || fail "$run/$type $name: files outside /$prefix: $out"
+			find "$G/$name" -mindepth 1 ! -type d ! -type f ! -type l -printf '%P\n' | grep -q . &&
+				fail "$run/$type $name: entries that are neither files nor symlinks"
+			if [ ! -f "$E/$name.list" ]; then
+				continue # reported by the name check below
+			fi
+			if [ -d "$G/$name/$prefix" ]; then
+				list_tree "$G/$name/$prefix" >"$G/$name.list"
+			else
+				: >"$G/$name.list"
+			fi
+			NFILES=$((NFILES + $(wc -l <"$G/$name.list")))
+			cmp_lists "$run/$type $name" "$E/$name.list" "$G/$name.list"
+		done
+		# the package names: exactly the variants upstream builds
+		sort -o "$G.names" "$G.names"
+		[ -z "$(uniq -d "$G.names")" ] || fail "$run/$type: served twice: $(uniq -d "$G.names" | tr '\n' ' ')"
+		awk '$2 == "files" || $2 == "empty" || $2 == "emptybuilt" { print $1 }' "$E.status" | sort >"$E.names"
+		while read -r name; do
+			fail "$run/$type: $name is not served; upstream builds it ($(awk -v n="$name" '$1 == n { print $2 }' "$E.status"))"
+		done < <(comm -23 "$E.names" "$G.names")
+		while read -r name; do
+			status=$(awk -v n="$name" '$1 == n { print $2 }' "$E.status")
+			case $status in
+			abort)
+				# single-arch, its definition selects nothing: upstream's versioned variant
+				# exits before either variant exists (docs/packages.md: "we leave that
+				# package out")
+				bug "$run/$type: $name is served, but upstream never builds it: its definition" \
+					"selects no content here, so the versioned variant is left out and this one" \
+					"Depends on a package that is not in the repository" ;;
+			skipped) fail "$run/$type: $name is served; upstream skips it (DEB, kpack: nothing to copy)" ;;
+			'') fail "$run/$type: $name is served; upstream builds no variant of that name" ;;
+			*) fail "$run/$type: $name is served; upstream: $status" ;;
+			esac
+		done < <(comm -13 "$E.names" "$G.names")
+	done
+done
+grep -h '^pkg_oracle:' "$T/oracle.log" | sort | uniq -c | while read -r line; do it_say "$line"; done
+grep -q '[1-9][0-9]* RUNPATH tags patched' "$T/oracle.log" ||
+	fail "the oracle patched no DT_RUNPATH: the demo should have ELF files with one"
+[[ $MODES == *kpack* && $MODES == *single* ]] || fail "expected a kpack and a single-arch run, got:$MODES"
+[ "$NPKG" -gt 0 ] && [ "$NFILES" -gt 0 ] || fail "nothing compared ($NPKG packages, $NFILES files)"
+it_say "compared $NPKG packages, $NFILES files"
+it_finish
