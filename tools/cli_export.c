@@ -31,8 +31,7 @@ struct exporter {
 	int root; /* DIR */
 	struct ino_path *links;
 	size_t nlinks;
-	unsigned long files, dirs, links_made;
-	uint64_t bytes;
+	struct rp_progress *p;
 };
 
 static const char *first_path(const struct exporter *e, uint64_t ino)
@@ -90,8 +89,10 @@ static int copy_file(struct exporter *e, const struct rk_attr *a, int dirfd, con
 					   : "unexpected end of file");
 		else if ((rc = rp_write_all(fd, e->buf, (size_t)n)))
 			rc = rp_fail("%s: write: %s", shown, strerror(-rc));
-		else
+		else {
 			off += (uint64_t)n;
+			rp_progress_add(e->p, (uint64_t)n, 0);
+		}
 	}
 	rk_file_close(f);
 	if (!rc && fchmod(fd, a->mode & 07777))
@@ -100,8 +101,7 @@ static int copy_file(struct exporter *e, const struct rk_attr *a, int dirfd, con
 		rc = rp_fail("%s: %s", shown, strerror(errno));
 	if (!rc)
 		set_time(dirfd, name, a->mtime);
-	e->files++;
-	e->bytes += off;
+	rp_progress_add(e->p, 0, 1);
 	return rc;
 }
 
@@ -182,7 +182,7 @@ static int export_entry(struct exporter *e, const char *name, const struct rk_at
 			close(sub);
 			if (!rc)
 				set_time(dirfd, name, a->mtime);
-			e->dirs++;
+			e->p->dirs++;
 		}
 	} else if (S_ISLNK(a->mode)) {
 		char target[4097];
@@ -202,7 +202,7 @@ static int export_entry(struct exporter *e, const char *name, const struct rk_at
 			 * relative to DIR's descriptor */
 			if (linkat(e->root, first, e->root, rel->buf, 0))
 				rc = rp_fail("%s: link: %s", rel->buf, strerror(errno));
-			e->links_made++;
+			e->p->links++;
 		} else {
 			rc = copy_file(e, a, dirfd, name, rel->buf);
 			if (!rc && a->nlink > 1 && remember_path(e, a->ino, rel->buf))
@@ -214,10 +214,10 @@ static int export_entry(struct exporter *e, const char *name, const struct rk_at
 	return rc;
 }
 
-int rp_export(struct rk_vfs *v, const struct rp_opts *o, const char *path, const char *shown,
+int rp_export(struct rk_vfs *v, struct rp_progress *p, const char *path, const char *shown,
 	      const char *out)
 {
-	struct exporter e = {.v = v};
+	struct exporter e = {.v = v, .p = p};
 	struct rk_buf rel = RK_BUF_INIT;
 	struct rk_attr a;
 	int rc, ret = 1, root = -1;
@@ -244,10 +244,6 @@ int rp_export(struct rk_vfs *v, const struct rp_opts *o, const char *path, const
 
 		ret = export_entry(&e, base, &a, root, &rel) ? 1 : 0;
 	}
-	if (!ret && !o->quiet)
-		fprintf(stderr,
-			"export: %lu files (%llu bytes), %lu directories, %lu hardlinks into %s\n",
-			e.files, (unsigned long long)e.bytes, e.dirs, e.links_made, out);
 done:
 	for (size_t i = 0; i < e.nlinks; i++)
 		free(e.links[i].path);
