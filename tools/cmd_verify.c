@@ -449,7 +449,7 @@ static int cmd_verify(const struct rp_opts *o, int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		check_artifact(&vf, argv[0], names[i]);
 	check_links(&vf);
-	if (!o->quiet)
+	if (!o->quiet && n)
 		fprintf(stderr,
 			"verify: %u artifacts, %u split binaries, %u .kpack archives, %u code "
 			"objects: %u problems\n",
