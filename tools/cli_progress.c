@@ -45,10 +45,12 @@ static void draw(struct rp_progress *p, double t)
 		int pct = (int)(100.0 * (double)p->bytes / (double)p->total_bytes);
 
 		rk_size_format(p->total_bytes, total, sizeof(total));
-		if (rate > 0 && p->bytes < p->total_bytes)
+		if (p->bytes >= p->total_bytes)
+			fmt_time(0, when, sizeof(when));
+		else if (rate > 0)
 			fmt_time((double)(p->total_bytes - p->bytes) / rate, when, sizeof(when));
 		else
-			fmt_time(0, when, sizeof(when));
+			snprintf(when, sizeof(when), "--:--");
 		fprintf(stderr, "\r%10s / %s  %3d%%  %llu/%llu %s  %s/s  ETA %s\033[K", done, total,
 			pct > 100 ? 100 : pct, (unsigned long long)p->files,
 			(unsigned long long)p->total_files, p->unit, r, when);
