@@ -17,15 +17,18 @@ def inline(text):
     text = text.replace("-", "\\-")
     # code in bold, and long paths may break after a '/' (\\: a break point)
     return re.sub(r"`([^`]*)`", lambda m: "\\fB" + m.group(1).replace("/", "/\\:") + "\\fR",
-                  text)
+                  text, flags=re.S)
+
+
+def block_out(lines):
+    """Text lines, as one block: a `code` span may go on over a line break. roff takes a
+    leading . or ' as a request."""
+    text = inline("\n".join(l.strip() for l in lines))
+    return "\n".join("\\&" + l if l.startswith((".", "'")) else l for l in text.split("\n"))
 
 
 def line_out(text):
-    """A text line: roff takes a leading . or ' as a request."""
-    text = inline(text.strip())
-    if text.startswith((".", "'")):
-        text = "\\&" + text
-    return text
+    return block_out([text])
 
 
 def convert(lines, version):
@@ -61,24 +64,34 @@ def convert(lines, version):
             continue
         if raw.startswith("* "):
             out.append(".IP \\(bu 2")
-            out.append(line_out(raw[2:]))
+            body = [raw[2:]]
             while i < len(lines) and lines[i].startswith("  ") and lines[i].strip():
-                out.append(line_out(lines[i]))
+                body.append(lines[i])
                 i += 1
+            out.append(block_out(body))
             continue
         # a definition: term line(s), then ': text'
         if i < len(lines) and lines[i].startswith(": "):
             out.append(".TP")
             out.append(line_out(raw))
-            out.append(line_out(lines[i][2:]))
+            body = [lines[i][2:]]
             i += 1
             while i < len(lines) and lines[i].startswith("  ") and lines[i].strip():
-                out.append(line_out(lines[i]))
+                body.append(lines[i])
                 i += 1
+            out.append(block_out(body))
             continue
-        out.append(line_out(raw))
         if section == "SYNOPSIS" and raw.startswith("`"):
+            out.append(line_out(raw))
             out.append(".br")
+            continue
+        # a paragraph: up to a blank line or another construct
+        body = [raw]
+        while (i < len(lines) and lines[i].strip() and not lines[i].startswith(("#", "* ", "```"))
+               and not (i + 1 < len(lines) and lines[i + 1].startswith(": "))):
+            body.append(lines[i])
+            i += 1
+        out.append(block_out(body))
     while out and out[-1] in (".PP", ".br"):
         out.pop()
     # no paragraph break right after a heading
