@@ -206,6 +206,8 @@ static int valued(const struct rp_command *c, const char *arg)
 {
 	size_t n = strlen(arg);
 
+	if (!n || arg[0] != '-')
+		return 0;
 	for (const char *p = c->valued ? strstr(c->valued, arg) : NULL; p; p = strstr(p + 1, arg))
 		if ((p == c->valued || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
 			return 1;

@@ -97,6 +97,8 @@ expect 1 "nosuch-dir.*No such file" verify nosuch-dir
 expect 1 "no artifact directories" verify empty
 expect 1 "afile.*not a regular, non-empty file" kpack show afile
 expect 1 "/dev/null/x.*Not a directory" --cache /dev/null/x ls "$STORE"
+# an empty argument is an argument, never an option (nor the value of one)
+expect 1 "several runs" --cache "$C" export "$STORE" "" dist -o o11
 # export never overwrites: a second export into the same directory fails (1)
 "$ROCKPACK" --cache "$C" -q export "$STORE" $RUN browse/base_lib_generic -o out-exists ||
 	fail "export into an empty directory: exit $?"
