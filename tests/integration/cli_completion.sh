@@ -5,7 +5,8 @@
 # `rockpack ls STORE --json` lists) and view paths under a run, which must be what the
 # mount shows there (ls -p of the real mount), with the --cache given on the line used
 # and nothing written to the terminal. packaging/completions/_rockpack (zsh) is valid zsh
-# (zsh -n) and loads under compinit (when zsh is installed).
+# (zsh -n), loads under compinit and completes commands, options, run ids and view paths
+# in a real interactive zsh (zsh/zpty), when zsh is installed.
 . "$(dirname "$0")/lib.sh"
 it_init "$@"
 SRC=$(realpath "$(dirname "$0")/../../packaging/completions")
@@ -78,9 +79,6 @@ want "view paths dist/gfx110" "$(comp rockpack --cache "$T/c1" export "$STORE" $
 want "cat ARTIFACT" "$(comp rockpack --cache "$T/c1" cat "$STORE" $RUN base_)" $(ls -A "$M/browse" | grep '^base_')
 # shellcheck disable=SC2046
 want "cat PATH" "$(comp rockpack --cache "$T/c1" cat "$STORE" $RUN base_lib_generic '')" $(ls -Ap "$M/browse/base_lib_generic")
-it_quiet_log m
-it_umount m
-
 # ---- zsh ----
 if command -v zsh >/dev/null; then
 	zsh -n "$SRC/_rockpack" 2>"$T/zsh.err" || fail "zsh -n _rockpack: $(cat "$T/zsh.err")"
@@ -89,8 +87,42 @@ if command -v zsh >/dev/null; then
 	out=$(HOME=$T/home zsh -f -c 'fpath=("$1" $fpath); autoload -Uz compinit; compinit -u -d "$HOME/.zcompdump"; print -r -- ${_comps[rockpack]}' x "$SRC" 2>&1) ||
 		fail "zsh compinit with _rockpack: $out"
 	[ "$out" = "_rockpack" ] || fail "zsh: compinit binds rockpack to '$out', want _rockpack"
+	# and it completes: each line typed into an interactive zsh (zsh/zpty), then Tab; the
+	# completed line is printed by the same shell (Ctrl-A, "print -r -- GOT: ", Ctrl-E)
+	cat >"$T/zcomp.zsh" <<'ZSH'
+zmodload zsh/zpty
+fdir=$1 bdir=$2; shift 2
+zpty -b z "zsh -f -i"
+zpty -w z "PS1='%% '; PATH=$bdir:\$PATH; fpath=($fdir \$fpath); autoload -Uz compinit; compinit -u -d \$HOME/.zcd; bindkey -e; bindkey '^I' complete-word; setopt nobeep"
+for line in "$@"; do
+	zpty -w -n z "$line"$'\t'$'\x01''print -r -- ${:-G}OT: '$'\x05'' ${:-E}ND'$'\n'
+	zpty -r z out '*GOT:*END*'
+	out=${out##*GOT: }
+	print -r -- "${${out%% END*}% }"
+done
+zpty -d z
+ZSH
+	Z="rockpack --cache $T/c1"
+	cat >"$T/zwant" <<ZW
+rockpack export
+rockpack packages --type
+$Z ls $STORE $RUN
+$Z export $STORE $RUN dist/
+$Z export $STORE $RUN dist/gfx1100/
+$Z cat $STORE $RUN base_lib_generic
+$Z cat $STORE $RUN base_lib_generic artifact_manifest.txt
+ZW
+	HOME=$T/home timeout 120 zsh -f "$T/zcomp.zsh" "$SRC" "$T/bin" "rockpack ex" "rockpack packages --ty" \
+		"$Z ls $STORE ${RUN%linux}l" "$Z export $STORE $RUN dis" "$Z export $STORE $RUN dist/gfx1100" \
+		"$Z cat $STORE $RUN base_l" "$Z cat $STORE $RUN base_lib_generic artifact_" 2>&1 |
+		tr -d '\r' >"$T/zgot" || fail "zsh completion session: $(cat "$T/zgot")"
+	it_same "zsh completions" "$T/zwant" "$T/zgot"
+	[ -d "$M/dist/gfx1100" ] && [ -e "$M/browse/base_lib_generic/artifact_manifest.txt" ] ||
+		fail "control: the paths zsh completed are not in the mount"
 else
 	it_say "zsh is not installed: _rockpack not checked"
 fi
+it_quiet_log m
+it_umount m
 
 it_finish
