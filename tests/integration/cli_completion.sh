@@ -63,6 +63,8 @@ runs=$("$ROCKPACK" --cache "$T/c0" ls "$STORE" --json | python3 -c 'import json,
 # shellcheck disable=SC2086
 want "run ids" "$(comp rockpack --cache "$T/c1" ls "$STORE" '')" $runs
 want "run ids, prefix" "$(comp rockpack --cache "$T/c1" export "$STORE" 242059884)" $runs
+# shellcheck disable=SC2086
+want "run ids, --cache=DIR (bash splits it at '=')" "$(comp rockpack --cache = "$T/c1" export "$STORE" 242059884)" $runs
 [ -d "$T/c1" ] || fail "completion did not use the --cache on the line"
 [ ! -e "$XDG_CACHE_HOME/rockfs" ] || fail "completion used the default cache although --cache was on the line"
 
