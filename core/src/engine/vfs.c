@@ -1280,7 +1280,8 @@ int rk_vfs_lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk
 		if (dir->artifact)
 			artifact_state(v, dir->artifact, &state, &gen);
 		if (state == ART_FAILED && !retried && artifact_transient(v, dir->artifact)) {
-			retried = 1; /* a network failure: try this archive once more */
+			/* a network failure of an earlier access: try this archive once more */
+			retried = 1;
 			if (!vfs_artifact_start(v, dir->artifact))
 				continue;
 		}
@@ -1303,6 +1304,8 @@ int rk_vfs_lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk
 		if (state != ART_RUNNING)
 			return -ENOENT;
 		artifact_wait(v, dir->artifact, gen);
+		retried = 1; /* that attempt was this call's: its failure is the answer (the
+			      * remote timeout bounds the operation, not each of two tries) */
 	}
 }
 
@@ -1369,6 +1372,7 @@ int rk_vfs_readdir(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn 
 		if (state != ART_RUNNING)
 			break;
 		artifact_wait(v, dir->artifact, gen);
+		retried = 1; /* as in rk_vfs_lookup */
 	}
 	pthread_rwlock_rdlock(&v->tree);
 	for (uint64_t i = off; i < dir->nents; i++) {
