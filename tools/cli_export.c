@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "rk/buf.h"
+#include "rk/staging.h"
 #include "cli_export.h"
 
 /* The first path (below DIR) written for an inode with several links. Hardlinks are
@@ -219,8 +220,9 @@ int rp_export(struct rk_vfs *v, const struct rp_opts *o, const char *path, const
 {
 	struct exporter e = {.v = v};
 	struct rk_buf rel = RK_BUF_INIT;
+	struct rk_staging stage = {.fd = -1};
 	struct rk_attr a;
-	int rc, ret = 1, root = -1;
+	int rc, ret = 1, root;
 
 	if (!(e.buf = malloc(1 << 20)))
 		return rp_fail("out of memory");
@@ -228,15 +230,13 @@ int rp_export(struct rk_vfs *v, const struct rp_opts *o, const char *path, const
 		rp_fail("%s: %s", shown, rc == -ENOENT ? strerror(-rc) : rk_err_str(&e.err, rc));
 		goto done;
 	}
-	if (mkdir(out, 0755) && errno != EEXIST) {
-		rp_fail("%s: %s", out, strerror(errno));
+	/* written into a private sibling of out, moved into place at the end: a killed or
+	 * failed run leaves no file with its final name that is not whole (rk/staging.h) */
+	if ((rc = rk_staging_open(out, &stage, &e.err))) {
+		rp_fail("%s", rk_err_str(&e.err, rc));
 		goto done;
 	}
-	if ((root = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		rp_fail("%s: %s", out, strerror(errno));
-		goto done;
-	}
-	e.root = root;
+	e.root = root = stage.fd;
 	if (S_ISDIR(a.mode)) {
 		ret = export_dir(&e, a.ino, root, &rel) ? 1 : 0;
 	} else {
@@ -244,6 +244,8 @@ int rp_export(struct rk_vfs *v, const struct rp_opts *o, const char *path, const
 
 		ret = export_entry(&e, base, &a, root, &rel) ? 1 : 0;
 	}
+	if (!ret && (rc = rk_staging_commit(&stage, &e.err)))
+		ret = rp_fail("%s", rk_err_str(&e.err, rc));
 	if (!ret && !o->quiet)
 		fprintf(stderr,
 			"export: %lu files (%llu bytes), %lu directories, %lu hardlinks into %s\n",
@@ -252,8 +254,7 @@ done:
 	for (size_t i = 0; i < e.nlinks; i++)
 		free(e.links[i].path);
 	free(e.links);
-	if (root >= 0)
-		close(root);
+	rk_staging_abort(&stage);
 	free(e.buf);
 	rk_buf_release(&rel);
 	return ret;
