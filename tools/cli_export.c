@@ -4,8 +4,10 @@
  * A directory (dist/gfx1100, browse/<artifact>) is copied into DIR: files with their
  * modes and times, symlinks as symlinks, hardlinks as hardlinks. A file
  * (tarballs/<name>.tar) is written as DIR/<name>. The bytes are the mount's. Every
- * file is created relative to DIR's descriptor, with O_EXCL and no symlink followed:
- * nothing is written outside DIR and nothing there is overwritten. */
+ * file is created in a private staging directory next to DIR (rk/staging.h), relative
+ * to its descriptor, with O_EXCL and no symlink followed, and moved into DIR at the end:
+ * nothing is written outside DIR, nothing there is overwritten, and a killed run leaves
+ * no partial file under a final name. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include "rk/buf.h"
+#include "rk/staging.h"
 #include "cli_export.h"
 
 /* The first path (below DIR) written for an inode with several links. Hardlinks are
@@ -219,8 +222,9 @@ int rp_export(struct rk_vfs *v, struct rp_progress *p, const char *path, const c
 {
 	struct exporter e = {.v = v, .p = p};
 	struct rk_buf rel = RK_BUF_INIT;
+	struct rk_staging stage = {.fd = -1};
 	struct rk_attr a;
-	int rc, ret = 1, root = -1;
+	int rc, ret = 1, root;
 
 	if (!(e.buf = malloc(1 << 20)))
 		return rp_fail("out of memory");
@@ -228,15 +232,13 @@ int rp_export(struct rk_vfs *v, struct rp_progress *p, const char *path, const c
 		rp_fail("%s: %s", shown, rc == -ENOENT ? strerror(-rc) : rk_err_str(&e.err, rc));
 		goto done;
 	}
-	if (mkdir(out, 0755) && errno != EEXIST) {
-		rp_fail("%s: %s", out, strerror(errno));
+	/* written into a private sibling of out, moved into place at the end: a killed or
+	 * failed run leaves no file with its final name that is not whole (rk/staging.h) */
+	if ((rc = rk_staging_open(out, &stage, &e.err))) {
+		rp_fail("%s", rk_err_str(&e.err, rc));
 		goto done;
 	}
-	if ((root = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		rp_fail("%s: %s", out, strerror(errno));
-		goto done;
-	}
-	e.root = root;
+	e.root = root = stage.fd;
 	if (S_ISDIR(a.mode)) {
 		ret = export_dir(&e, a.ino, root, &rel) ? 1 : 0;
 	} else {
@@ -244,12 +246,13 @@ int rp_export(struct rk_vfs *v, struct rp_progress *p, const char *path, const c
 
 		ret = export_entry(&e, base, &a, root, &rel) ? 1 : 0;
 	}
+	if (!ret && (rc = rk_staging_commit(&stage, &e.err)))
+		ret = rp_fail("%s", rk_err_str(&e.err, rc));
 done:
 	for (size_t i = 0; i < e.nlinks; i++)
 		free(e.links[i].path);
 	free(e.links);
-	if (root >= 0)
-		close(root);
+	rk_staging_abort(&stage);
 	free(e.buf);
 	rk_buf_release(&rel);
 	return ret;
