@@ -75,7 +75,8 @@ static const char readme_tail[] =
 	"Nothing is downloaded or decompressed until you read inside browse/.\n"
 	"A corrupt archive makes its browse directory fail with EIO (see the daemon log);\n"
 	"everything else keeps working. Unmount with: fusermount3 -u <mountpoint>\n"
-	"More: man rockfs, https://github.com/ (see the project's README and docs/).\n";
+	"More: man rockfs (the daemon), man rockpack (the same views without FUSE),\n"
+	"and README.md and docs/ in the rockfs source tree.\n";
 
 /* ---- nodes (v->tree held for writing unless noted) ---- */
 
