@@ -130,7 +130,8 @@ static void rkfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_inf
 		return;
 	}
 	fi->cache_readdir = 1;
-	fi->keep_cache = 1;
+	/* the kernel keeps the listing it has, unless new runs were published since */
+	fi->keep_cache = !rk_vfs_refresh(fs_of(req)->vfs, ino);
 	fuse_reply_open(req, fi);
 }
 

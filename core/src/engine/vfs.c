@@ -9,6 +9,8 @@
  *   rk_file lock       one open file's cached blob descriptor (its rk_blob_cursor)
  *   a->refill          one re-ingest of an artifact at a time
  *   v->tree (rwlock)   protects: v->inodes, every served node's fields below "mutable"
+ *   v->refresh_lock    protects: listed_ms of populated root/org directories; held
+ *                      across the store listing (one listing again at a time)
  *   v->wait_lock       protects: node pop_state/pop_rc, artifact state/rc/gen, v->active,
  *                      v->runs; v->wait_cond is broadcast on every change
  * v->tree and v->wait_lock are never held across store or cache I/O, nor together
@@ -66,9 +68,10 @@ static const char readme_head[] =
 	"                         the archive is decompressed once, on first access, into\n"
 	"                         the local cache, and files appear as they are written\n";
 static const char readme_empty[] =
-	"THIS STORE IS EMPTY: its directory holds no CI run ({run_id}-{platform}\n"
-	"directories of artifact archives), nor archives of one run. Check the STORE\n"
-	"argument of the mount (rockfs(8)); runs added later show up after a remount.\n"
+	"THIS STORE WAS EMPTY WHEN MOUNTED: its directory held no CI run\n"
+	"({run_id}-{platform} directories of artifact archives), nor archives of one\n"
+	"run. Check the STORE argument of the mount (rockfs(8)); runs published later\n"
+	"appear in this directory as they come (-o list_ttl).\n"
 	"\n";
 static const char readme_tail[] =
 	"\n"
@@ -1053,6 +1056,39 @@ static vfs_pop_fn pop_kind(const struct rk_store_entry *e, int top)
 	return top && looks_like_org(e->name) ? pop_org : NULL;
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The run and org directories of listing l that dir does not have yet, as lazy
+ * directories; *added counts them (NULL ok). */
+static int add_listed(struct rk_vfs *v, struct node *dir, const char *path, int top,
+		      const struct rk_store_list *l, unsigned *added)
+{
+	int rc = 0;
+
+	pthread_rwlock_wrlock(&v->tree);
+	for (size_t i = 0; !rc && i < l->n; i++) {
+		const char *name = l->v[i].name;
+		vfs_pop_fn kind = pop_kind(&l->v[i], top);
+		struct node *n;
+
+		if (!kind || vfs_dent_find(dir, name))
+			continue;
+		n = served_lazy_dir(v, dir, name, kind, l->v[i].mtime);
+		if (!n || !(n->ctx = join_path(path, name)))
+			rc = -ENOMEM;
+		else if (added)
+			(*added)++;
+	}
+	pthread_rwlock_unlock(&v->tree);
+	return rc;
+}
+
 static int pop_dirs(struct rk_vfs *v, struct node *dir, const char *path, int top,
 		    struct rk_err *err)
 {
@@ -1074,20 +1110,9 @@ static int pop_dirs(struct rk_vfs *v, struct node *dir, const char *path, int to
 		rk_store_list_release(&l);
 		return rc;
 	}
-	pthread_rwlock_wrlock(&v->tree);
-	for (size_t i = 0; !rc && i < l.n; i++) {
-		const char *name = l.v[i].name;
-		vfs_pop_fn kind = pop_kind(&l.v[i], top);
-		struct node *n;
-
-		if (!kind)
-			continue;
-		n = served_lazy_dir(v, dir, name, kind, l.v[i].mtime);
-		if (!n || !(n->ctx = join_path(path, name)))
-			rc = -ENOMEM;
-	}
-	pthread_rwlock_unlock(&v->tree);
+	rc = add_listed(v, dir, path, top, &l, NULL);
 	rk_store_list_release(&l);
+	dir->listed_ms = now_ms();
 	return rc;
 }
 
@@ -1099,6 +1124,47 @@ static int pop_org(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 static int pop_root(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
 	return pop_dirs(v, dir, "", 1, err);
+}
+
+/* A directory listing runs of the store (its root, {owner}-{repo}/) lists the store again
+ * when its listing is older than list_ttl, adding the runs published since (runs are
+ * never taken away: an open file or a cwd may be in one). Returns 1 when dir gained
+ * entries, else 0; a failure to list is logged and changes nothing. */
+static int refresh_listing(struct rk_vfs *v, struct node *dir)
+{
+	struct rk_err err = RK_ERR_INIT;
+	struct rk_store_list l;
+	unsigned added = 0;
+	int rc, top = !dir->parent;
+	const char *path = top ? "" : dir->ctx;
+
+	if (!v->list_ttl_ms || !(dir->pop == pop_root || dir->pop == pop_org))
+		return 0;
+	pthread_mutex_lock(&v->wait_lock);
+	rc = dir->pop_state == PS_DONE && !dir->pop_rc;
+	pthread_mutex_unlock(&v->wait_lock);
+	if (!rc || dir->run) /* not listed yet (its first populate lists it), or a run */
+		return 0;
+	pthread_mutex_lock(&v->refresh_lock);
+	if (now_ms() - dir->listed_ms < v->list_ttl_ms) {
+		pthread_mutex_unlock(&v->refresh_lock);
+		return 0;
+	}
+	rk_store_forget(v->store, path);
+	rc = rk_store_list(v->store, path, &l, &err);
+	if (!rc) {
+		rc = add_listed(v, dir, path, top, &l, &added);
+		rk_store_list_release(&l);
+	}
+	dir->listed_ms = now_ms(); /* a failure too: list_ttl bounds the requests */
+	dir->added += added > 0;
+	pthread_mutex_unlock(&v->refresh_lock);
+	if (rc)
+		rk_warn("'%s': listing the store again: %s", path[0] ? path : "/",
+			rk_err_str(&err, rc));
+	else if (added)
+		rk_info("'%s': %u new run%s", path[0] ? path : "/", added, added > 1 ? "s" : "");
+	return added > 0;
 }
 
 /* n's path from the mount's root ("RUN/dist/gfx1100"), for log lines. */
@@ -1238,6 +1304,26 @@ static int get_dir(struct rk_vfs *v, uint64_t ino, struct node **out, struct rk_
 	return 0;
 }
 
+int rk_vfs_refresh(struct rk_vfs *v, uint64_t ino)
+{
+	struct node *dir;
+
+	int changed;
+
+	pthread_rwlock_rdlock(&v->tree);
+	dir = find_ino(v, ino);
+	pthread_rwlock_unlock(&v->tree);
+	if (!dir || !S_ISDIR(dir->mode) || !(dir->pop == pop_root || dir->pop == pop_org))
+		return 0;
+	refresh_listing(v, dir);
+	/* runs a lookup added count too: the kernel's listing predates them */
+	pthread_mutex_lock(&v->refresh_lock);
+	changed = dir->added != dir->told;
+	dir->told = dir->added;
+	pthread_mutex_unlock(&v->refresh_lock);
+	return changed;
+}
+
 /* A compressed tarball's size is known once its pieces are: compute them now, on both
  * cores (the first stat pays; a wrong size is never reported). n must be SRC_TARZ (its
  * src and tarz never change). No lock held. */
@@ -1361,6 +1447,10 @@ int rk_vfs_lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk
 		}
 		if (n)
 			return 0;
+		if (!retried && refresh_listing(v, dir)) {
+			retried = 1; /* the store has a new run: perhaps this one */
+			continue;
+		}
 		if (state != ART_RUNNING)
 			return -ENOENT;
 		artifact_wait(v, dir->artifact, gen);
@@ -2039,7 +2129,9 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 		return -ENOMEM;
 	pthread_rwlock_init(&v->tree, NULL);
 	pthread_mutex_init(&v->wait_lock, NULL);
+	pthread_mutex_init(&v->refresh_lock, NULL);
 	pthread_cond_init(&v->wait_cond, NULL);
+	v->list_ttl_ms = (uint64_t)o->list_ttl_s * 1000;
 	v->kpack_zstd = o->kpack_zstd;
 	v->packages_multiarch = o->packages_multiarch;
 	if ((o->package_defs && !(v->package_defs = strdup(o->package_defs))) ||
@@ -2126,6 +2218,7 @@ void rk_vfs_close(struct rk_vfs *v)
 		sem_destroy(&v->jobs);
 	pthread_cond_destroy(&v->wait_cond);
 	pthread_mutex_destroy(&v->wait_lock);
+	pthread_mutex_destroy(&v->refresh_lock);
 	pthread_rwlock_destroy(&v->tree);
 	free(v->package_defs);
 	free(v->sign_key);

@@ -106,8 +106,13 @@ struct node {
 	vfs_pop_fn pop; /* a lazy directory's populate function, else NULL; immutable */
 	uint8_t pop_state; /* enum pop_state; v->wait_lock */
 	int pop_rc;
-	uint8_t pop_transient; /* pop_rc is transient (rk_err_transient): a later access tries again */
+	uint8_t pop_transient; /* pop_rc is transient (rk_err_transient): a later access tries again
+				*/
 	char *ctx; /* org and run directories: their store path */
+	uint64_t listed_ms; /* the root and org directories: when the store was listed for
+			     * them (CLOCK_MONOTONIC; v->refresh_lock once populated) */
+	uint32_t added, told; /* the same: listings again that added runs; how many of
+			       * them rk_vfs_refresh has reported (v->refresh_lock) */
 	struct run *run; /* run directories, once populated */
 	struct artifact *artifact; /* nodes inside browse/<stem> (and that root itself) */
 	struct artifact *origin; /* dist nodes: the artifact whose file this is */
@@ -148,6 +153,8 @@ struct rk_vfs {
 	_Atomic uint64_t n_nodes, n_ingests, n_index_loads, n_failures, n_transient, n_runs;
 	_Atomic uint64_t n_running, n_waiting; /* ingests holding a jobs slot, waiting for one */
 	int64_t mount_time;
+	uint64_t list_ttl_ms; /* rk_vfs_opts.list_ttl_s; 0: never list again */
+	pthread_mutex_t refresh_lock; /* one listing again at a time */
 };
 
 /* ---- trees ----
