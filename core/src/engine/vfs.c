@@ -366,8 +366,8 @@ static void fill_attr(const struct node *n, struct rk_attr *a)
 	a->nlink = S_ISDIR(n->mode) ? 1 : n->nlink; /* 1: "unknown", so find never prunes */
 	a->size = n->size;
 	a->mtime = n->mtime;
-	a->pending = (n->src == SRC_TARZ && !n->tarz->ready) ||
-		     (n->src == SRC_LATER && !n->size_known);
+	a->pending =
+		(n->src == SRC_TARZ && !n->tarz->ready) || (n->src == SRC_LATER && !n->size_known);
 }
 
 static void free_node(struct node *n)
@@ -634,6 +634,13 @@ static void keep_prefixes(struct artifact *a, struct rk_index *idx)
 	idx->nprefixes = 0;
 }
 
+/* A file member with bytes and no blob: one the cache could not hold (ingest.c). */
+static int refused_member(const struct rk_member *m)
+{
+	return (m->type == RK_MEMBER_FILE || m->type == RK_MEMBER_HARDLINK) && m->size &&
+	       !m->blob[0];
+}
+
 /* Publish a cached index. -ENOENT when there is none (or it was corrupt and removed). */
 static int artifact_from_index(struct rk_vfs *v, struct artifact *a, const char *key,
 			       struct rk_err *err)
@@ -655,6 +662,13 @@ static int artifact_from_index(struct rk_vfs *v, struct artifact *a, const char 
 		rk_err_clear(err);
 		return -ENOENT;
 	}
+	/* a member the cache could not hold then (no blob), which it can now: ingest again */
+	for (size_t i = 0; i < idx.n; i++)
+		if (refused_member(&idx.v[i]) &&
+		    (!rk_cache_limit(v->cache) || idx.v[i].size <= rk_cache_limit(v->cache))) {
+			rk_index_release(&idx);
+			return -ENOENT;
+		}
 	pthread_rwlock_wrlock(&v->tree);
 	for (size_t i = 0; !rc && i < idx.n; i++)
 		rc = publish_locked(v, a, &idx.v[i], -1);
@@ -1460,7 +1474,11 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 		return rc;
 	}
 
-	if (src == SRC_BLOB) {
+	if (src == SRC_NONE && f->size) {
+		/* a member the cache could not hold (ingest.c logged it), or nothing to read */
+		rc = rk_err_set(err, -EIO, "'%s': not in the cache (larger than cache_size)",
+				n->name);
+	} else if (src == SRC_BLOB) {
 		rc = rk_blob_open(v->cache, id, f->size, &f->fd, err);
 		if ((rc == -ENOENT || rc == -EBADMSG) && (n->artifact || n->origin)) {
 			rk_err_clear(err);

@@ -10,6 +10,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "rk/cache.h"
 #include "rk/ingest.h"
 #include "rk/log.h"
 #include "rk/path.h"
@@ -136,13 +137,25 @@ static int archive_fail(struct ingest *in, struct archive *a, const char *what)
 			  archive_error_string(a) ? archive_error_string(a) : "corrupt data");
 }
 
-/* Copy the entry's data into a new, uncommitted blob (*wp) and into *mem when given. */
+/* A member that cannot fit the cache (its bytes other than runs of zeros are more than
+ * cache_size): no blob, one log line; it stays in the index without a blob, and reads of
+ * it fail (EIO). The rest of the archive is served. */
+static void refuse(struct ingest *in, const struct rk_member *m, uint64_t limit)
+{
+	rk_warn("'%s': member '%s' (%llu bytes) does not fit cache_size %llu; reading it "
+		"fails (EIO)",
+		in->o->name, m->path, (unsigned long long)m->size, (unsigned long long)limit);
+}
+
+/* Copy the entry's data into a new, uncommitted blob (*wp) and into *mem when given.
+ * Runs of zeros, and a sparse member's holes, become holes of the blob. */
 static int copy_data(struct ingest *in, struct archive *a, struct rk_member *m, struct rk_buf *mem,
 		     struct rk_blob_writer **wp)
 {
 	struct rk_blob_writer *w = NULL;
+	uint64_t limit = in->cache ? rk_cache_limit(in->cache) : 0;
 	int64_t pos = 0;
-	int rc;
+	int rc, refused = 0;
 
 	if (in->cache && (rc = rk_blob_create(in->cache, 0, &w, in->err)))
 		return rc;
@@ -158,14 +171,18 @@ static int copy_data(struct ingest *in, struct archive *a, struct rk_member *m, 
 			rc = archive_fail(in, a, m->path);
 			goto fail;
 		}
-		while (pos < off) { /* sparse hole: materialize zeros */
-			static const char zeros[4096];
-			size_t z = (size_t)RK_MIN((int64_t)sizeof(zeros), off - pos);
-
-			if ((w && (rc = rk_blob_write(w, zeros, z, in->err))) ||
-			    (mem && (rc = rk_buf_add(mem, zeros, z))))
+		if (off > pos) { /* a sparse member's hole */
+			if (mem && off - pos > MANIFEST_MAX) {
+				rc = rk_err_set(in->err, -EPROTO, "'%s': %s is too large",
+						in->o->name, MANIFEST_NAME);
 				goto fail;
-			pos += (int64_t)z;
+			}
+			if (w && (rc = rk_blob_hole(w, (uint64_t)(off - pos), in->err)))
+				goto fail;
+			for (; mem && pos < off; pos++)
+				if ((rc = rk_buf_add(mem, "", 1)))
+					goto fail;
+			pos = off;
 		}
 		if ((w && (rc = rk_blob_write(w, p, n, in->err))) ||
 		    (mem && (rc = rk_buf_add(mem, p, n))))
@@ -176,6 +193,11 @@ static int copy_data(struct ingest *in, struct archive *a, struct rk_member *m, 
 					MANIFEST_NAME);
 			goto fail;
 		}
+		if (w && limit && rk_blob_writer_dense(w) > limit) {
+			rk_blob_abort(w);
+			w = NULL;
+			refused = 1;
+		}
 	}
 	if ((uint64_t)pos < m->size) {
 		rc = rk_err_set(in->err, -EBADMSG, "'%s': member '%s' truncated", in->o->name,
@@ -183,6 +205,8 @@ static int copy_data(struct ingest *in, struct archive *a, struct rk_member *m, 
 		goto fail;
 	}
 	m->size = (uint64_t)pos;
+	if (refused)
+		refuse(in, m, limit);
 	if (w && m->size == 0) {
 		rk_blob_abort(w);
 		w = NULL;
