@@ -487,6 +487,7 @@ static int publish_locked(struct rk_vfs *v, struct artifact *a, const struct rk_
 	char path[RK_INDEX_MAX_PATH + 1], *p = path, *slash;
 	struct node *dir = a->root, *n;
 	uint32_t fmt;
+	int was_dir;
 
 	snprintf(path, sizeof(path), "%s", m->path);
 	while ((slash = strchr(p, '/'))) {
@@ -494,44 +495,60 @@ static int publish_locked(struct rk_vfs *v, struct artifact *a, const struct rk_
 		n = vfs_dent_find(dir, p);
 		if (!n && !(n = served_add(v, dir, p, S_IFDIR | 0755, m->mtime)))
 			return -ENOMEM;
-		if (!S_ISDIR(n->mode)) {
-			rk_warn("'%s': '%s' is under a non-directory; dropped", a->art->file,
-				m->path);
-			return 0;
-		}
+		if (!S_ISDIR(n->mode))
+			return 0; /* below a non-directory: refused by ingest.c, as by tar -x */
 		dir = n;
 		p = slash + 1;
 	}
+	/* tar -x's rules (ingest.c applies them to the index): a member replaces what has
+	 * its name, except a non-directory a directory with something in it. (Streaming,
+	 * a staged file may come before the members the committer has yet to publish; the
+	 * committer's publish of every member in archive order settles the tree.) */
 	n = vfs_dent_find(dir, p);
+	if (n && S_ISDIR(n->mode) && m->type != RK_MEMBER_DIR && n->nents)
+		return 0;
 	if (m->type == RK_MEMBER_HARDLINK) {
 		struct node *t = vfs_find(a->root, m->link);
 
-		if (!t || !S_ISREG(t->mode) || n)
+		if (!t || !S_ISREG(t->mode) || t == n)
 			return 0;
-		if (vfs_dent_add(dir, p, t))
+		if (n) {
+			n->nlink--; /* unlisted here; stays in the inode table */
+			vfs_dent_set(dir, p, t);
+		} else if (vfs_dent_add(dir, p, t)) {
 			return -ENOMEM;
+		}
 		t->nlink++;
 		return 0;
 	}
 	fmt = m->type == RK_MEMBER_DIR ? S_IFDIR : m->type == RK_MEMBER_SYMLINK ? S_IFLNK : S_IFREG;
-	if (n && (S_ISDIR(n->mode) != (fmt == S_IFDIR))) {
-		rk_warn("'%s': '%s' changes type; later member dropped", a->art->file, m->path);
-		return 0;
+	if (n && n->nlink > 1 && !S_ISDIR(n->mode)) {
+		/* one name of a hardlinked file: this name gets a node of its own */
+		struct node *nn = served_new(v, dir, p, fmt, m->mtime);
+
+		if (!nn)
+			return -ENOMEM;
+		n->nlink--;
+		vfs_dent_set(dir, p, nn);
+		n = nn;
 	}
 	if (!n && !(n = served_add(v, dir, p, fmt, m->mtime)))
 		return -ENOMEM;
+	was_dir = S_ISDIR(n->mode);
 	n->mode = fmt | (fmt == S_IFLNK ? 0777 : m->mode);
 	n->mtime = m->mtime;
-	if (fmt == S_IFDIR)
+	if (fmt == S_IFDIR && was_dir)
 		return 0;
 	free(n->data);
 	n->data = NULL;
 	if (n->fd >= 0)
 		close(n->fd);
 	n->fd = -1;
-	n->size = m->size;
+	n->size = fmt == S_IFDIR ? 0 : m->size;
 	n->src = SRC_NONE;
-	if (staged >= 0) {
+	if (fmt == S_IFDIR) {
+		/* a directory replaces a file */
+	} else if (staged >= 0) {
 		if ((n->fd = fcntl(staged, F_DUPFD_CLOEXEC, 0)) < 0)
 			return -errno;
 		n->src = SRC_STAGED;

@@ -26,6 +26,18 @@ struct seen {
 	UT_hash_handle hh;
 };
 
+/* The tree the members so far make, as `tar -x` leaves it (reader-owned): what each path
+ * is (a member type, or IMPLIED: a directory only implied by paths below it) and whether
+ * a directory holds anything. */
+struct shape {
+	uint8_t type;
+	uint8_t full;
+	UT_hash_handle hh;
+	char path[];
+};
+
+#define IMPLIED 0xff
+
 /* One member on its way from the reader thread to the committer thread. */
 struct item {
 	struct rk_member m; /* path and link malloc'd here */
@@ -69,6 +81,7 @@ struct ingest {
 	unsigned char *buf; /* the buffer libarchive is reading */
 	size_t buf_len;
 	struct seen *seen; /* committer-owned */
+	struct shape *shape; /* reader-owned */
 	_Atomic unsigned dropped;
 	struct committer q;
 };
@@ -400,6 +413,84 @@ static int committer_failed(struct ingest *in)
 	return rc;
 }
 
+static struct shape *shape_find(struct ingest *in, const char *path)
+{
+	struct shape *s;
+
+	HASH_FIND_STR(in->shape, path, s);
+	return s;
+}
+
+static int shape_set(struct ingest *in, const char *path, uint8_t type)
+{
+	struct shape *s = shape_find(in, path);
+	size_t len = strlen(path);
+
+	if (s) {
+		s->type = type;
+		return 0;
+	}
+	if (!(s = calloc(1, sizeof(*s) + len + 1)))
+		return -ENOMEM;
+	memcpy(s->path, path, len + 1);
+	s->type = type;
+	HASH_ADD_KEYPTR(hh, in->shape, s->path, len, s);
+	if (rk_htab_oom()) {
+		free(s);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int is_dir(const struct shape *s)
+{
+	return s->type == IMPLIED || s->type == RK_MEMBER_DIR;
+}
+
+/* Whether member path (of this type; link: a hardlink's target) goes into the tree, by
+ * the rules of `tar -x` (GNU tar 1.34 and bsdtar agree): a later member replaces an
+ * earlier non-directory of the same name, or an empty directory (a directory over a
+ * directory updates it); it is refused, with a log line (tar fails on it too), below a
+ * non-directory and as a non-directory in place of a directory that holds anything.
+ * Decided here, in archive order, before a file is staged: the committer and the tree
+ * only ever see members that stay. 1: take it, 0: refused, or -errno. */
+static int shape_take(struct ingest *in, char *path, uint8_t type, const char *link)
+{
+	struct shape *s;
+	char *slash;
+	int rc;
+
+	for (char *p = path; (slash = strchr(p, '/')); p = slash + 1) {
+		*slash = '\0';
+		s = shape_find(in, path);
+		*slash = '/';
+		if (s && !is_dir(s)) {
+			drop(in, "member below a non-directory", path);
+			return 0;
+		}
+	}
+	s = shape_find(in, path);
+	if (s && is_dir(s) && s->full && type != RK_MEMBER_DIR) {
+		drop(in, "non-directory in place of a directory that is not empty", path);
+		return 0;
+	}
+	if (link && (!(s = shape_find(in, link)) || s->type != RK_MEMBER_FILE)) {
+		drop(in, "hardlink to a missing file", path);
+		return 0;
+	}
+	for (char *p = path; (slash = strchr(p, '/')); p = slash + 1) {
+		*slash = '\0';
+		s = shape_find(in, path);
+		rc = s ? 0 : shape_set(in, path, IMPLIED);
+		if (!rc)
+			shape_find(in, path)->full = 1;
+		*slash = '/';
+		if (rc)
+			return rc;
+	}
+	return (rc = shape_set(in, path, type)) ? rc : 1;
+}
+
 static int one_member(struct ingest *in, struct archive *a, struct archive_entry *e, int first)
 {
 	char path[RK_INDEX_MAX_PATH + 1], link[RK_INDEX_MAX_PATH + 1];
@@ -431,6 +522,8 @@ static int one_member(struct ingest *in, struct archive *a, struct archive_entry
 			drop(in, "hardlink escaping the archive", name);
 			return 0;
 		}
+		if ((rc = shape_take(in, path, RK_MEMBER_HARDLINK, link)) <= 0)
+			return rc;
 		m.type = RK_MEMBER_HARDLINK; /* resolved by the committer, in order */
 		m.link = link;
 		return enqueue(in, &m, NULL);
@@ -439,6 +532,8 @@ static int one_member(struct ingest *in, struct archive *a, struct archive_entry
 	case AE_IFREG: {
 		struct rk_blob_writer *w = NULL;
 
+		if ((rc = shape_take(in, path, RK_MEMBER_FILE, NULL)) <= 0)
+			return rc;
 		m.type = RK_MEMBER_FILE;
 		m.size = archive_entry_size_is_set(e) ? (uint64_t)archive_entry_size(e) : 0;
 		rc = copy_data(in, a, &m, first ? &mem : NULL, &w);
@@ -455,6 +550,8 @@ static int one_member(struct ingest *in, struct archive *a, struct archive_entry
 		return enqueue(in, &m, w);
 	}
 	case AE_IFDIR:
+		if ((rc = shape_take(in, path, RK_MEMBER_DIR, NULL)) <= 0)
+			return rc;
 		m.type = RK_MEMBER_DIR;
 		return enqueue(in, &m, NULL);
 	case AE_IFLNK: {
@@ -468,6 +565,8 @@ static int one_member(struct ingest *in, struct archive *a, struct archive_entry
 			drop(in, "symlink escaping the archive", name);
 			return 0;
 		}
+		if ((rc = shape_take(in, path, RK_MEMBER_SYMLINK, NULL)) <= 0)
+			return rc;
 		m.type = RK_MEMBER_SYMLINK;
 		m.link = (char *)t;
 		m.size = strlen(t);
@@ -506,6 +605,7 @@ int rk_ingest(struct rk_cache *c, struct rk_object *obj, const struct rk_ingest_
 	struct archive_entry *e;
 	struct archive *a = NULL;
 	struct seen *s, *tmp;
+	struct shape *sh, *shtmp;
 	struct rlimit rl;
 	int rc = 0, first = 1, qrc;
 
@@ -606,6 +706,10 @@ out:
 	HASH_ITER(hh, in.seen, s, tmp) {
 		HASH_DEL(in.seen, s);
 		free(s);
+	}
+	HASH_ITER(hh, in.shape, sh, shtmp) {
+		HASH_DEL(in.shape, sh);
+		free(sh);
 	}
 	free(in.buf);
 	return rc;
