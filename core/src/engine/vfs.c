@@ -322,6 +322,7 @@ int vfs_graft(struct rk_vfs *v, struct node *dir, struct node *root)
 	size_t i;
 
 	pthread_rwlock_wrlock(&v->tree);
+	dir->incomplete = root->incomplete;
 	for (i = 0; !rc && i < root->nents; i++) {
 		struct node *c = root->order[i]->node;
 
@@ -709,10 +710,14 @@ static int artifact_ingest(struct rk_vfs *v, struct artifact *a, const char *exp
 		.ctx = ctx ? ctx : a,
 		.progress = &a->progress,
 		.cancel = &v->cancel,
+		.read_all = ctx ? NULL : &a->read_all,
 	};
 	struct rk_buf path = RK_BUF_INIT;
 	struct rk_object *obj;
 	int rc;
+
+	if (!ctx)
+		a->read_all = 0;
 
 	store_path(a->run, a->art->file, &path, &rc);
 	if (!rc)
@@ -743,6 +748,10 @@ static int artifact_load(struct rk_vfs *v, struct artifact *a, struct rk_err *er
 	rc = artifact_from_index(v, a, key, err); /* another process may have just done it */
 	if (rc == -ENOENT) {
 		rc = artifact_ingest(v, a, expect, publish_cb, staged_cb, NULL, &idx, err);
+		/* damaged: what was read stays, with the manifest's prefixes, so that dist/
+		 * can list the artifact's files (each fails) (flatten.c) */
+		if (rc && !rk_err_transient(rc) && !a->prefixes)
+			keep_prefixes(a, &idx);
 		if (!rc && !(rc = rk_index_serialize(&idx, &out))) {
 			snprintf(rel, sizeof(rel), "index/%s.rkix", key);
 			rc = rk_cache_put_file(v->cache, rel, out.buf, out.len, err);
@@ -833,6 +842,20 @@ int vfs_artifacts_wait(struct rk_vfs *v, struct artifact **as, size_t n, struct 
 			rc = rk_err_set(err, as[i]->transient ? as[i]->rc : -EIO,
 					"artifact '%s' is unusable: %s", as[i]->art->file,
 					as[i]->why[0] ? as[i]->why : "cancelled");
+	pthread_mutex_unlock(&v->wait_lock);
+	return rc;
+}
+
+int vfs_artifact_damaged(struct rk_vfs *v, struct artifact *a, int *read_all, struct rk_err *err)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&v->wait_lock);
+	if (a->state == ART_FAILED) {
+		rc = a->transient ? a->rc : -EIO;
+		*read_all = a->read_all;
+		rk_err_set(err, rc, "%s", a->why[0] ? a->why : "cancelled");
+	}
 	pthread_mutex_unlock(&v->wait_lock);
 	return rc;
 }
@@ -1380,6 +1403,11 @@ int rk_vfs_readdir(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn 
 		artifact_wait(v, dir->artifact, gen);
 	}
 	pthread_rwlock_rdlock(&v->tree);
+	/* a listing that misses entries ends in an error after the ones it has, so that
+	 * ls, find, tar and rsync report it instead of copying a short tree */
+	if (dir->incomplete && off >= dir->nents)
+		rc = rk_err_set(err, -EIO, "'%s': listing incomplete (a damaged artifact)",
+				dir->name);
 	for (uint64_t i = off; i < dir->nents; i++) {
 		struct rk_attr a;
 
@@ -1388,7 +1416,7 @@ int rk_vfs_readdir(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn 
 			break;
 	}
 	pthread_rwlock_unlock(&v->tree);
-	return 0;
+	return rc;
 }
 
 int rk_vfs_resolve(struct rk_vfs *v, const char *path, struct rk_attr *out, struct rk_err *err)
@@ -1454,6 +1482,12 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 			state = ART_DONE;
 		if (state == ART_FAILED)
 			return artifact_eio(n->artifact, err);
+	}
+	if (n->origin && !n->artifact) {
+		/* a dist file of a damaged artifact (flatten.c): listed, never read */
+		artifact_state(v, n->origin, &state, &gen);
+		if (state == ART_FAILED && !artifact_transient(v, n->origin))
+			return artifact_eio(n->origin, err);
 	}
 	if (later && (rc = ensure_ready(v, n, 1, err)))
 		return rc;

@@ -662,6 +662,8 @@ int rk_ingest(struct rk_cache *c, struct rk_object *obj, const struct rk_ingest_
 		rc = rk_err_set(err, -EPROTO, "'%s': empty archive", o->name);
 		goto out;
 	}
+	if (o->read_all)
+		*o->read_all = 1;
 	/* the rest of the object (tar padding past the end-of-archive blocks) is hashed too */
 	while (in.hashing) {
 		ssize_t n;

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# dist_damaged: one damaged artifact does not take its dist trees down (issue 16,
+# section 1). On a copy of the demo split run with two damaged artifacts:
+#   blas_lib_gfx942: the archive is whole but its .sha256sum sidecar is wrong (every member
+#     is read before the damage shows): dist/gfx94X-dcgpu lists exactly what the clean
+#     mount lists; the files that artifact puts there fail with EIO, every other file
+#     reads as on the clean mount;
+#   rand_lib_gfx1101: the archive is cut (the members after the cut are unknown): the
+#     files of healthy artifacts in dist/gfx110X-all read as on the clean mount, the
+#     damaged artifact's files that are listed fail with EIO, and the listing of the tree
+#     ends in EIO (ls, find and rsync report it; a silently short copy is impossible).
+# dist/.rockfs/<X>.damaged names the artifact and the cause; the release tarball of such
+# a family cannot be whole and stays EIO; the daemon logs one line per damaged artifact.
+. "$(dirname "$0")/lib.sh"
+it_init "$@"
+
+RUN=24205988455-linux
+SUMBAD=blas_lib_gfx942
+CUT=rand_lib_gfx1101
+S=$T/store
+mkdir -p "$S"
+cp -r "$STORE/$RUN" "$S/$RUN"
+[ -f "$S/$RUN/$SUMBAD.tar.zst" ] && [ -f "$S/$RUN/$CUT.tar.zst" ] || die "premise: artifacts missing"
+echo "$(printf 'not the archive' | sha256sum | cut -d' ' -f1)  $SUMBAD.tar.zst" \
+	>"$S/$RUN/$SUMBAD.tar.zst.sha256sum"
+size=$(stat -c %s "$S/$RUN/$CUT.tar.zst")
+truncate -s $((size * 6 / 10)) "$S/$RUN/$CUT.tar.zst"
+(cd "$S/$RUN" && sha256sum "$CUT.tar.zst" >"$CUT.tar.zst.sha256sum") # only the cut is wrong
+! zstd -q -t "$S/$RUN/$CUT.tar.zst" 2>/dev/null || die "premise: the cut archive still decodes"
+
+# owner FAMILY: "path<TAB>artifact" of every regular file of the flattened tree: the last
+# artifact (rockfs's flatten order: generic first, then by name) that writes it
+owners() {
+	python3 - "$STORE/$RUN" "$@" <<'EOF'
+import io, subprocess, sys, tarfile
+run, files = sys.argv[1], sys.argv[2:]
+owner = {}
+for f in files:
+    data = subprocess.run(["zstd", "-q", "-dc", run + "/" + f], check=True,
+                          stdout=subprocess.PIPE).stdout if f.endswith(".zst") else \
+        subprocess.run(["xz", "-dc", run + "/" + f], check=True, stdout=subprocess.PIPE).stdout
+    with tarfile.open(fileobj=io.BytesIO(data)) as t:
+        members = t.getmembers()
+        prefixes = [l.strip() for l in t.extractfile(members[0]).read().decode().splitlines() if l.strip()]
+        for m in members[1:]:
+            for p in prefixes:
+                if m.name.startswith(p + "/"):
+                    rel = m.name[len(p) + 1:]
+                    if m.isfile() or m.islnk():
+                        owner[rel] = f.split(".tar")[0]
+                    else:
+                        owner.pop(rel, None)
+                    break
+for rel in sorted(owner):
+    print("%s\t%s" % (rel, owner[rel]))
+EOF
+}
+
+CM=$T/clean
+M=$T/mnt
+it_mount clean "$STORE" "$CM" "$T/cache-clean"
+it_mount bad "$S" "$M" "$T/cache"
+CD=$CM/$RUN/dist
+D=$M/$RUN/dist
+
+[ "$(ls "$D")" = "$(ls "$CD")" ] || fail "dist/ shows '$(ls "$D" | tr '\n' ' ')', clean '$(ls "$CD" | tr '\n' ' ')'"
+
+# check_files X DAMAGED: every file of the clean tree reads the same, except the ones
+# DAMAGED owns (EIO; absent only when the tree's listing is marked incomplete)
+check_files() {
+	local x=$1 bad=$2 rel own n_eio=0 n_ok=0 err
+	mapfile -t inputs < <(it_flatten_inputs "$STORE/$RUN" "$x")
+	owners "${inputs[@]##*/}" >"$T/owners.$x"
+	while IFS=$'\t' read -r rel own; do
+		[ -f "$CD/$x/$rel" ] || continue
+		if [ "$own" = "$bad" ]; then
+			if err=$(cat "$D/$x/$rel" 2>&1 >/dev/null); then
+				fail "$x/$rel (of the damaged $bad) was read"
+			elif grep -q 'Input/output error' <<<"$err"; then
+				n_eio=$((n_eio + 1))
+			elif [ "$3" != incomplete ] || ! grep -q 'No such file' <<<"$err"; then
+				fail "$x/$rel (of the damaged $bad): '$err', expected EIO"
+			fi
+		else
+			cmp -s "$CD/$x/$rel" "$D/$x/$rel" || fail "$x/$rel (of $own) differs from the clean mount"
+			n_ok=$((n_ok + 1))
+		fi
+	done <"$T/owners.$x"
+	# (a cut archive may fail before its first member: then none is known)
+	[ "$n_eio" -gt 0 ] || [ "$3" = incomplete ] || fail "$x: no file of $bad failed with EIO"
+	[ "$n_ok" -gt 0 ] || fail "$x: no file of a healthy artifact was checked"
+	it_say "$x: $n_ok files equal the clean mount's, $n_eio of $bad fail with EIO"
+}
+
+# 1. whole archive, wrong sidecar: the same listing as the clean mount
+x=gfx94X-dcgpu
+(cd "$CD/$x" && find . | sort) >"$T/want.list"
+(cd "$D/$x" && find . | sort) >"$T/got.list" || fail "$x: find failed"
+it_same "$x: listing (find)" "$T/want.list" "$T/got.list"
+check_files $x $SUMBAD complete
+grep -q "^$SUMBAD.tar.zst	.*sha256" "$D/.rockfs/$x.damaged" ||
+	fail "dist/.rockfs/$x.damaged does not name $SUMBAD and its sha256: '$(cat "$D/.rockfs/$x.damaged" 2>&1)'"
+
+# 2. cut archive: healthy files served, the listing ends in EIO
+x=gfx110X-all
+check_files $x $CUT incomplete
+if err=$(ls "$D/$x" 2>&1 >"$T/ls.out"); then
+	fail "$x: ls succeeded on a tree that misses the damaged artifact's unknown files"
+else
+	grep -q 'Input/output error' <<<"$err" || fail "$x: ls: '$err', expected EIO"
+fi
+for e in $(ls "$CD/$x"); do
+	grep -qxF "$e" "$T/ls.out" || fail "$x: ls does not show '$e' (the clean mount does)"
+done
+if command -v rsync >/dev/null; then
+	rc=0
+	rsync -a "$D/$x/" "$T/rsync/" 2>"$T/rsync.err" || rc=$?
+	[ "$rc" -ne 0 ] || fail "$x: rsync of the damaged tree exited 0"
+fi
+grep -q "^$CUT.tar.zst	" "$D/.rockfs/$x.damaged" ||
+	fail "dist/.rockfs/$x.damaged does not name $CUT: '$(cat "$D/.rockfs/$x.damaged" 2>&1)'"
+
+# trees without a damaged artifact: no .damaged file, listing as clean
+[ ! -e "$D/.rockfs/gfx1100.damaged" ] || fail "dist/.rockfs/gfx1100.damaged exists (nothing damaged there)"
+diff <(cd "$CD/gfx1100" && find . | sort) <(cd "$D/gfx1100" && find . | sort) >&2 ||
+	fail "gfx1100: listing differs from the clean mount"
+
+# 3. release tarballs: those of the damaged families cannot be whole and stay EIO (the
+# tarballs/ directory fails as a whole when it cannot make one of them)
+if ls "$M/$RUN/tarballs" >"$T/tarballs.ls" 2>"$T/tarballs.err"; then
+	for tb in $(grep -E 'gfx94X|gfx110X' "$T/tarballs.ls"); do
+		if err=$(cat "$M/$RUN/tarballs/$tb" 2>&1 >/dev/null); then
+			fail "tarballs/$tb (of a damaged family) was read"
+		else
+			grep -q 'Input/output error' <<<"$err" || fail "tarballs/$tb: '$err', expected EIO"
+		fi
+	done
+else
+	grep -q 'Input/output error' "$T/tarballs.err" || fail "tarballs/: $(cat "$T/tarballs.err")"
+fi
+
+# 4. one log line per damaged artifact, nothing else more than the clean mount logs
+for a in $SUMBAD $CUT; do
+	n=$(grep -c "^rockfs: error: artifact '$a.tar.zst' of run '$RUN' is unusable" "${IT_LOG[bad]}" || true)
+	[ "$n" = 1 ] || fail "$a: $n log lines, expected 1"
+done
+# nothing else but the views that fail as a whole for them (tarballs/)
+grep -E '^rockfs: (error|warning):' "${IT_LOG[bad]}" |
+	grep -vE "artifact '($SUMBAD|$CUT).tar.zst' (of run '$RUN' )?is unusable" >"$T/other.log" || true
+grep -E '^rockfs: (error|warning):' "${IT_LOG[clean]}" >"$T/clean.errs" || true
+if [ "$(wc -l <"$T/other.log")" -gt "$(wc -l <"$T/clean.errs")" ]; then
+	fail "the damaged mount logged more than its damaged artifacts"
+	cat "$T/other.log" >&2
+fi
+it_finish
