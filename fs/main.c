@@ -10,16 +10,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
 
 #include "rk/log.h"
 #include "rk/pkgdefs.h"
 #include "rk/size.h"
+#include "rk/store.h"
 #include "rkfs.h"
 
 struct options {
 	char *store;
+	char *mnt; /* the mountpoint as given (libfuse parses it again) */
 	char *cache;
 	char *cache_size;
 	char *cache_group;
@@ -78,6 +81,10 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 		o->store = strdup(arg);
 		return 0;
 	}
+	if (key == FUSE_OPT_KEY_NONOPT && !o->mnt) {
+		o->mnt = strdup(arg); /* checked before libfuse resolves it */
+		return 1;
+	}
 	return 1;
 }
 
@@ -97,6 +104,96 @@ static int num_opt(const char *name, const char *s, unsigned lo, unsigned hi, un
 		return -1;
 	}
 	*out = (unsigned)n;
+	return 0;
+}
+
+/* A field of /proc/self/mountinfo, in place: the kernel writes ' ', '\t', '\n' and '\\'
+ * as octal escapes ("\040"). */
+static char *mountinfo_unescape(char *f)
+{
+	char *r = f, *w = f;
+
+	while (*r) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 4;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+	return f;
+}
+
+/* Is there a rockfs mount of source (its fsname, "rockfs:STORE") on the directory real? */
+static int mounted_here(const char *real, const char *source)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	int found = 0;
+
+	if (!f)
+		return 0; /* no /proc: libfuse decides */
+	while (!found && getline(&line, &cap, f) > 0) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE ... */
+		char *save = NULL, *tok, *mnt = NULL, *type = NULL, *src = NULL;
+		int i = 0, dash = 0;
+
+		for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+			if (!dash && i == 4)
+				mnt = tok;
+			else if (!dash && i > 5 && !strcmp(tok, "-"))
+				dash = i;
+			else if (dash && i == dash + 1)
+				type = tok;
+			else if (dash && i == dash + 2)
+				src = tok;
+			i++;
+		}
+		found = mnt && type && src && !strcmp(type, "fuse.rockfs") &&
+			!strcmp(mountinfo_unescape(mnt), real) &&
+			!strcmp(mountinfo_unescape(src), source);
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/* The mountpoint, at the door: an existing directory, without a rockfs mount of this
+ * store on it already (libfuse would stack a second one). "/dev/fd/N" (a /dev/fuse
+ * descriptor mount.fuse3 opened) is not a path. 0, or one line on stderr and -1. */
+static int check_mountpoint(const char *mnt, const char *source)
+{
+	char *real;
+	struct stat st;
+	int dup;
+
+	if (!strncmp(mnt, "/dev/fd/", 8))
+		return 0;
+	if (stat(mnt, &st)) {
+		fprintf(stderr, "rockfs: mountpoint '%s': %s\n", mnt,
+			errno == ENOENT ? "does not exist" : strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "rockfs: mountpoint '%s': not a directory\n", mnt);
+		return -1;
+	}
+	if (!source)
+		return 0;
+	if (!(real = realpath(mnt, NULL))) {
+		fprintf(stderr, "rockfs: mountpoint '%s': %s\n", mnt, strerror(errno));
+		return -1;
+	}
+	dup = mounted_here(real, source);
+	free(real);
+	if (dup) {
+		fprintf(stderr, "rockfs: mountpoint '%s': already holds a rockfs mount of '%s'\n",
+			mnt, source + strlen("rockfs:"));
+		return -1;
+	}
 	return 0;
 }
 
@@ -156,6 +253,23 @@ static void syslog_handler(enum rk_log_level level, const char *msg)
 	syslog(prio[level], "%s", msg);
 }
 
+/* A local store with no run in it mounts (runs may come later), with one warning line;
+ * the README at the mount's root says the same. A remote store is not listed here: that
+ * would hold the mount up on the network. */
+static void warn_if_empty(struct rk_vfs *v, const char *store)
+{
+	char **names = NULL;
+	size_t n = 0;
+
+	if (rk_vfs_list_runs(v, &names, &n, NULL))
+		return; /* the mount's root fails the same way, with its own log line */
+	if (!n)
+		rk_warn("store '%s' holds no runs: the mount is empty (its README says so)", store);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
 /* Each member an ingest has written but not yet hashed holds a descriptor: allow many. */
 static void raise_fd_limit(void)
 {
@@ -177,7 +291,7 @@ int main(int argc, char *argv[])
 	struct fuse_session *se = NULL;
 	struct fuse_loop_config *lc = NULL;
 	struct rkfs fs = {.lock = PTHREAD_MUTEX_INITIALIZER};
-	char fsname[4200], *packages_abs = NULL;
+	char fsname[4200], source[4100], *packages_abs = NULL, *store_abs = NULL;
 	unsigned timeout_s = 0;
 	int rc, ret = 1;
 
@@ -194,6 +308,8 @@ int main(int argc, char *argv[])
 		ret = 0;
 		goto out;
 	}
+	if (o.mnt && check_mountpoint(o.mnt, NULL))
+		goto out;
 	if (fuse_parse_cmdline(&args, &cmd) != 0)
 		goto out;
 	if (!o.store || !cmd.mountpoint) {
@@ -277,12 +393,19 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "rockfs: %s\n", rk_err_str(&err, rc));
 		goto out;
 	}
+	/* the store as the mount table shows it: a local one by its absolute path */
+	store_abs = rk_store_is_remote(o.store) ? NULL : realpath(o.store, NULL);
+	snprintf(source, sizeof(source), "rockfs:%s", store_abs ? store_abs : o.store);
+	if (check_mountpoint(cmd.mountpoint, source))
+		goto out;
+	if (!rk_store_is_remote(o.store))
+		warn_if_empty(fs.vfs, o.store);
 	fs.uid = getuid();
 	fs.gid = getgid();
 	fs.timeout = 86400.0;
 
-	snprintf(fsname, sizeof(fsname), "-ofsname=rockfs:%s,subtype=rockfs,ro,default_permissions",
-		 o.store);
+	snprintf(fsname, sizeof(fsname), "-ofsname=%s,subtype=rockfs,ro,default_permissions",
+		 source);
 	if (fuse_opt_add_arg(&args, fsname))
 		goto out;
 	se = fuse_session_new(&args, &rkfs_ops, sizeof(rkfs_ops), &fs);
@@ -328,6 +451,7 @@ out:
 	rk_vfs_close(fs.vfs);
 	free(cmd.mountpoint);
 	free(o.store);
+	free(o.mnt);
 	free(o.cache);
 	free(o.cache_size);
 	free(o.cache_group);
@@ -338,6 +462,7 @@ out:
 	free(o.packages);
 	free(o.sign_key);
 	free(packages_abs);
+	free(store_abs);
 	free(o.endpoint);
 	free(o.region);
 	free(o.addressing);

@@ -189,8 +189,15 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, i
 	if (!rc && off < 1 && dir_add(&d, ".", &self, 1))
 		goto reply;
 	if (!rc && off < 2) {
-		if (rk_vfs_lookup(fs->vfs, ino, "..", &a, NULL))
+		/* (this populates the directory: a failure is the answer, and is not tried a
+		 * second time by the readdir below, which would double the wait on a server
+		 * that stopped answering) */
+		rc = rk_vfs_lookup(fs->vfs, ino, "..", &a, NULL);
+		if (rc == -ENOENT)
 			a = self;
+		if (rc && rc != -ENOENT)
+			goto reply;
+		rc = 0;
 		if (dir_add(&d, "..", &a, 2))
 			goto reply;
 	}

@@ -26,6 +26,9 @@ pkgs=(
 	# the rocm sdist is built in pip's isolated env from Debian's setuptools and wheel wheels
 	python3-wheel-whl
 	clang-tools-15
+	# install and CLI tests: the man pages render (man-db, groff), the completions load
+	# (bash-completion, zsh)
+	man-db groff-base bash-completion zsh
 )
 # and node + npm (s3rver is installed from the npm registry at test time): Debian's,
 # unless the machine has its own (e.g. NodeSource's nodejs, which ships npm and

@@ -4,8 +4,10 @@
  * A directory (dist/gfx1100, browse/<artifact>) is copied into DIR: files with their
  * modes and times, symlinks as symlinks, hardlinks as hardlinks. A file
  * (tarballs/<name>.tar) is written as DIR/<name>. The bytes are the mount's. Every
- * file is created relative to DIR's descriptor, with O_EXCL and no symlink followed:
- * nothing is written outside DIR and nothing there is overwritten. */
+ * file is created in a private staging directory next to DIR (rk/staging.h), relative
+ * to its descriptor, with O_EXCL and no symlink followed, and moved into DIR at the end:
+ * nothing is written outside DIR, nothing there is overwritten, and a killed run leaves
+ * no partial file under a final name. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include "rk/buf.h"
+#include "rk/staging.h"
 #include "cli_export.h"
 
 /* The first path (below DIR) written for an inode with several links. Hardlinks are
@@ -31,8 +34,7 @@ struct exporter {
 	int root; /* DIR */
 	struct ino_path *links;
 	size_t nlinks;
-	unsigned long files, dirs, links_made;
-	uint64_t bytes;
+	struct rp_progress *p;
 };
 
 static const char *first_path(const struct exporter *e, uint64_t ino)
@@ -90,8 +92,10 @@ static int copy_file(struct exporter *e, const struct rk_attr *a, int dirfd, con
 					   : "unexpected end of file");
 		else if ((rc = rp_write_all(fd, e->buf, (size_t)n)))
 			rc = rp_fail("%s: write: %s", shown, strerror(-rc));
-		else
+		else {
 			off += (uint64_t)n;
+			rp_progress_add(e->p, (uint64_t)n, 0);
+		}
 	}
 	rk_file_close(f);
 	if (!rc && fchmod(fd, a->mode & 07777))
@@ -100,8 +104,7 @@ static int copy_file(struct exporter *e, const struct rk_attr *a, int dirfd, con
 		rc = rp_fail("%s: %s", shown, strerror(errno));
 	if (!rc)
 		set_time(dirfd, name, a->mtime);
-	e->files++;
-	e->bytes += off;
+	rp_progress_add(e->p, 0, 1);
 	return rc;
 }
 
@@ -182,7 +185,7 @@ static int export_entry(struct exporter *e, const char *name, const struct rk_at
 			close(sub);
 			if (!rc)
 				set_time(dirfd, name, a->mtime);
-			e->dirs++;
+			e->p->dirs++;
 		}
 	} else if (S_ISLNK(a->mode)) {
 		char target[4097];
@@ -202,7 +205,7 @@ static int export_entry(struct exporter *e, const char *name, const struct rk_at
 			 * relative to DIR's descriptor */
 			if (linkat(e->root, first, e->root, rel->buf, 0))
 				rc = rp_fail("%s: link: %s", rel->buf, strerror(errno));
-			e->links_made++;
+			e->p->links++;
 		} else {
 			rc = copy_file(e, a, dirfd, name, rel->buf);
 			if (!rc && a->nlink > 1 && remember_path(e, a->ino, rel->buf))
@@ -214,13 +217,14 @@ static int export_entry(struct exporter *e, const char *name, const struct rk_at
 	return rc;
 }
 
-int rp_export(struct rk_vfs *v, const struct rp_opts *o, const char *path, const char *shown,
+int rp_export(struct rk_vfs *v, struct rp_progress *p, const char *path, const char *shown,
 	      const char *out)
 {
-	struct exporter e = {.v = v};
+	struct exporter e = {.v = v, .p = p};
 	struct rk_buf rel = RK_BUF_INIT;
+	struct rk_staging stage = {.fd = -1};
 	struct rk_attr a;
-	int rc, ret = 1, root = -1;
+	int rc, ret = 1, root;
 
 	if (!(e.buf = malloc(1 << 20)))
 		return rp_fail("out of memory");
@@ -228,15 +232,13 @@ int rp_export(struct rk_vfs *v, const struct rp_opts *o, const char *path, const
 		rp_fail("%s: %s", shown, rc == -ENOENT ? strerror(-rc) : rk_err_str(&e.err, rc));
 		goto done;
 	}
-	if (mkdir(out, 0755) && errno != EEXIST) {
-		rp_fail("%s: %s", out, strerror(errno));
+	/* written into a private sibling of out, moved into place at the end: a killed or
+	 * failed run leaves no file with its final name that is not whole (rk/staging.h) */
+	if ((rc = rk_staging_open(out, &stage, &e.err))) {
+		rp_fail("%s", rk_err_str(&e.err, rc));
 		goto done;
 	}
-	if ((root = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		rp_fail("%s: %s", out, strerror(errno));
-		goto done;
-	}
-	e.root = root;
+	e.root = root = stage.fd;
 	if (S_ISDIR(a.mode)) {
 		ret = export_dir(&e, a.ino, root, &rel) ? 1 : 0;
 	} else {
@@ -244,16 +246,13 @@ int rp_export(struct rk_vfs *v, const struct rp_opts *o, const char *path, const
 
 		ret = export_entry(&e, base, &a, root, &rel) ? 1 : 0;
 	}
-	if (!ret && !o->quiet)
-		fprintf(stderr,
-			"export: %lu files (%llu bytes), %lu directories, %lu hardlinks into %s\n",
-			e.files, (unsigned long long)e.bytes, e.dirs, e.links_made, out);
+	if (!ret && (rc = rk_staging_commit(&stage, &e.err)))
+		ret = rp_fail("%s", rk_err_str(&e.err, rc));
 done:
 	for (size_t i = 0; i < e.nlinks; i++)
 		free(e.links[i].path);
 	free(e.links);
-	if (root >= 0)
-		close(root);
+	rk_staging_abort(&stage);
 	free(e.buf);
 	rk_buf_release(&rel);
 	return ret;

@@ -4,11 +4,14 @@
 #ifndef ROCKPACK_CLI_EXPORT_H
 #define ROCKPACK_CLI_EXPORT_H
 
+#include "cli_progress.h"
 #include "cli_util.h"
 
 /* Write the view at path (a directory's contents, or a file) into directory out
- * (created if missing); shown names it in messages. 0, or 1 after printing why. */
-int rp_export(struct rk_vfs *v, const struct rp_opts *o, const char *path, const char *shown,
+ * (created if missing); shown names it in messages. Counts files, bytes, directories and
+ * hardlinks into p (cli_progress.h), which shows them on a terminal; the caller prints
+ * the summary (rp_progress_end). 0, or 1 after printing why. */
+int rp_export(struct rk_vfs *v, struct rp_progress *p, const char *path, const char *shown,
 	      const char *out);
 
 #endif

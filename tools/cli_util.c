@@ -10,16 +10,50 @@
 
 #include "cli_util.h"
 
+int rp_line_shown;
+
+void rp_clear_line(void)
+{
+	if (rp_line_shown) {
+		fputs("\r\033[K", stderr);
+		rp_line_shown = 0;
+	}
+}
+
 int rp_fail(const char *fmt, ...)
 {
 	va_list ap;
 
+	rp_clear_line();
 	fputs("rockpack: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 	return 1;
+}
+
+int rp_usage(const struct rp_opts *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	rp_clear_line();
+	fputs("rockpack: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see 'rockpack %s%s--help')\n", o->command ? o->command : "",
+		o->command ? " " : "");
+	return 2;
+}
+
+const char *rp_value(const struct rp_opts *o, int argc, char **argv, int *i)
+{
+	if (*i + 1 >= argc) {
+		rp_usage(o, "%s: option '%s' needs a value", o->command, argv[*i]);
+		return NULL;
+	}
+	return argv[++*i];
 }
 
 int rp_write_all(int fd, const char *p, size_t n)

@@ -10,6 +10,7 @@
 #include "rk/vfs.h"
 
 struct rp_opts {
+	const char *command; /* the command's name, for messages */
 	const char *cache_dir; /* --cache */
 	const char *cache_group; /* --cache-group: a shared cache (rk/cache.h) */
 	uint64_t cache_limit; /* --cache-size */
@@ -23,8 +24,23 @@ struct rp_opts {
 	struct rk_store_opts remote; /* --endpoint, --region, --offline, ... */
 };
 
+/* A progress line is on stderr (cli_progress.c): rp_fail, rp_usage and the log handler
+ * take it off first (rp_clear_line) so that a message starts on a clean line. */
+extern int rp_line_shown;
+void rp_clear_line(void);
 /* Print "rockpack: <msg>" on stderr and return 1 (the exit code of a failed command). */
 int rp_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A usage error: print "rockpack: <msg> (see 'rockpack COMMAND --help')" on stderr, one
+ * line, and return 2. */
+int rp_usage(const struct rp_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The value of the option argv[*i] (advancing *i), or NULL after a usage error saying it
+ * is missing. */
+const char *rp_value(const struct rp_opts *o, int argc, char **argv, int *i);
+/* Whether arg is an option (starts with '-' and is not "-"). */
+static inline int rp_is_option(const char *arg)
+{
+	return arg[0] == '-' && arg[1];
+}
 /* Write all of p to fd. 0 or -errno. */
 int rp_write_all(int fd, const char *p, size_t n);
 /* A read-only map of a whole regular, non-empty file (MADV_RANDOM: the kpack tools read

@@ -34,7 +34,7 @@ static int cache_refresh(const struct rp_opts *o, const char *run)
 	return 0;
 }
 
-int cmd_cache(const struct rp_opts *o, int argc, char **argv)
+static int cmd_cache(const struct rp_opts *o, int argc, char **argv)
 {
 	struct rk_err err = RK_ERR_INIT;
 	struct rk_cache_stats st;
@@ -42,14 +42,17 @@ int cmd_cache(const struct rp_opts *o, int argc, char **argv)
 	char dir[4096], a[32], b[32];
 	int rc, ret = 0;
 
+	for (int i = 0; i < argc; i++)
+		if (rp_is_option(argv[i]))
+			return rp_usage(o, "cache: unknown option '%s'", argv[i]);
 	if (argc == 2 && !strcmp(argv[0], "refresh"))
 		return cache_refresh(o, argv[1]);
 	if (argc != 1 ||
 	    (strcmp(argv[0], "stats") && strcmp(argv[0], "gc") && strcmp(argv[0], "verify")))
-		return rp_fail("usage: rockpack [--cache DIR] [--cache-size SIZE] cache "
-			       "stats|gc|verify|refresh RUN");
+		return rp_usage(o, "usage: rockpack [--cache DIR] [--cache-size SIZE] cache "
+				   "stats|gc|verify|refresh RUN");
 	if (!strcmp(argv[0], "gc") && !o->cache_limit)
-		return rp_fail("cache gc: give the size to shrink to with --cache-size");
+		return rp_usage(o, "cache gc: give the size to shrink to with --cache-size");
 	if (!o->cache_dir && rk_cache_default_dir(dir, sizeof(dir)))
 		return rp_fail("cannot find a cache directory: set --cache");
 	rc = rk_cache_open_shared(o->cache_dir ? o->cache_dir : dir, 0, o->cache_group, &c, &err);
@@ -106,3 +109,19 @@ int cmd_cache(const struct rp_opts *o, int argc, char **argv)
 	rk_cache_close(c);
 	return ret;
 }
+
+const struct rp_command rp_cmd_cache = {
+	"cache",
+	cmd_cache,
+	"inspect, shrink or check the cache; forget a run's listings",
+	"usage: rockpack cache stats|gc|verify\n"
+	"       rockpack cache refresh RUN\n"
+	"\n"
+	"stats    the cache's directory, cached contents and size\n"
+	"gc       evict least recently used contents down to --cache-size SIZE\n"
+	"verify   re-hash every cached file and record, delete the bad ones (exit 1 if any)\n"
+	"refresh  forget the cached listings of RUN (or org/RUN) for every remote store,\n"
+	"         so that the next listing asks the server again\n"
+	"The cache is --cache DIR (default ~/.cache/rockfs).\n",
+	NULL,
+};

@@ -10,7 +10,7 @@
 #include "cli_util.h"
 #include "rockpack.h"
 
-int cmd_cat(const struct rp_opts *o, int argc, char **argv)
+static int cmd_cat(const struct rp_opts *o, int argc, char **argv)
 {
 	struct rk_err err = RK_ERR_INIT;
 	struct rk_buf path = RK_BUF_INIT;
@@ -22,8 +22,11 @@ int cmd_cat(const struct rp_opts *o, int argc, char **argv)
 	uint64_t off = 0;
 	int rc, ret = 1;
 
+	for (int i = 0; i < argc; i++)
+		if (rp_is_option(argv[i]))
+			return rp_usage(o, "cat: unknown option '%s'", argv[i]);
 	if (argc != 4)
-		return rp_fail("usage: rockpack cat STORE RUN ARTIFACT PATH");
+		return rp_usage(o, "usage: rockpack cat STORE RUN ARTIFACT PATH");
 	if (rp_open(o, argv[0], &v))
 		return 1;
 	rc = rk_vfs_run(v, strcmp(argv[1], ".") ? argv[1] : "", &r, &err);
@@ -75,3 +78,14 @@ out:
 	rk_vfs_close(v);
 	return ret;
 }
+
+const struct rp_command rp_cmd_cat = {
+	"cat",
+	cmd_cat,
+	"write one file of an artifact to stdout",
+	"usage: rockpack cat STORE RUN ARTIFACT PATH\n"
+	"\n"
+	"Write the file PATH of ARTIFACT (an artifact stem such as base_lib_generic) to\n"
+	"stdout: the bytes the mount serves at RUN/browse/ARTIFACT/PATH.\n",
+	NULL,
+};

@@ -367,36 +367,44 @@ out:
 	return ret;
 }
 
-static int split_cmd(int argc, char **argv)
+static int split_cmd(const struct rp_opts *o, int argc, char **argv)
 {
 	const char *fat = NULL, *dir = NULL, *group = "kpack", *rel = NULL, *comp = "zstd";
 
 	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "-o") && i + 1 < argc)
-			dir = argv[++i];
-		else if (!strcmp(argv[i], "--group") && i + 1 < argc)
-			group = argv[++i];
-		else if (!strcmp(argv[i], "--path") && i + 1 < argc)
-			rel = argv[++i];
-		else if (!strcmp(argv[i], "--compression") && i + 1 < argc)
-			comp = argv[++i];
-		else if (!fat)
+		const char **val = !strcmp(argv[i], "-o")	       ? &dir
+				   : !strcmp(argv[i], "--group")       ? &group
+				   : !strcmp(argv[i], "--path")	       ? &rel
+				   : !strcmp(argv[i], "--compression") ? &comp
+								       : NULL;
+
+		if (val) {
+			if (!(*val = rp_value(o, argc, argv, &i)))
+				return 2;
+		} else if (rp_is_option(argv[i])) {
+			return rp_usage(o, "kpack split: unknown option '%s'", argv[i]);
+		} else if (!fat) {
 			fat = argv[i];
-		else
-			fat = NULL, dir = NULL;
+		} else {
+			return rp_usage(o, "kpack split: one FAT file, not '%s' too", argv[i]);
+		}
 	}
-	if (!fat || !dir || (strcmp(comp, "zstd") && strcmp(comp, "none")))
-		return rp_fail("usage: rockpack kpack split FAT -o DIR [--group G] [--path NAME] "
-			       "[--compression zstd|none]");
+	if (!fat || !dir)
+		return rp_usage(o, "usage: rockpack kpack split FAT -o DIR [--group G] "
+				   "[--path NAME] [--compression zstd|none]");
+	if (strcmp(comp, "zstd") && strcmp(comp, "none"))
+		return rp_usage(o, "kpack split: --compression '%s': want zstd or none", comp);
+	if (rel && strchr(rel, '/'))
+		return rp_usage(o, "kpack split: --path '%s': directories are not created here",
+				rel);
 	if (!rel)
 		rel = strrchr(fat, '/') ? strrchr(fat, '/') + 1 : fat;
 	return split_file(fat, dir, group, rel,
 			  strcmp(comp, "zstd") ? RK_KPACK_NONE : RK_KPACK_ZSTD);
 }
 
-int cmd_kpack(const struct rp_opts *o, int argc, char **argv)
+static int cmd_kpack(const struct rp_opts *o, int argc, char **argv)
 {
-	(void)o;
 	if (argc == 2 && !strcmp(argv[0], "show"))
 		return show(argv[1]);
 	if (argc == 6 && !strcmp(argv[0], "extract") && !strcmp(argv[4], "-o"))
@@ -404,7 +412,25 @@ int cmd_kpack(const struct rp_opts *o, int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[0], "resolve") && !strcmp(argv[2], "--arch"))
 		return resolve(argv[1], argv[3]);
 	if (argc >= 1 && !strcmp(argv[0], "split"))
-		return split_cmd(argc - 1, argv + 1);
-	return rp_fail("usage: rockpack kpack show FILE | extract FILE KEY ARCH -o OUT | "
-		       "resolve BINARY --arch A[,A...] | split FAT -o DIR [...]");
+		return split_cmd(o, argc - 1, argv + 1);
+	return rp_usage(o, "usage: rockpack kpack show FILE | extract FILE KEY ARCH -o OUT | "
+			   "resolve BINARY --arch A[,A...] | split FAT -o DIR [...]");
 }
+
+const struct rp_command rp_cmd_kpack = {
+	"kpack",
+	cmd_kpack,
+	"look inside .kpack archives and split binaries; split one file",
+	"usage: rockpack kpack show FILE\n"
+	"       rockpack kpack extract FILE KEY ARCH -o OUT\n"
+	"       rockpack kpack resolve BINARY --arch A[,A...]\n"
+	"       rockpack kpack split FAT -o DIR [--group G] [--path NAME]\n"
+	"                            [--compression zstd|none]\n"
+	"\n"
+	"show      every code object of a .kpack archive with its target and sha256\n"
+	"extract   one code object (KEY, ARCH) into the file OUT\n"
+	"resolve   what the HIP runtime would load for each wrapper of a split binary on\n"
+	"          the given device archs\n"
+	"split     split one fat binary into DIR/NAME and DIR/.kpack/<G>_<arch>.kpack\n",
+	" -o --arch --group --path --compression ",
+};

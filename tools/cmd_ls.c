@@ -1,7 +1,9 @@
 /* cmd_ls.c: rockpack ls STORE [RUN] [--json]: runs, or one run's artifacts. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "rk/buf.h"
 #include "rk/manifest.h"
@@ -158,16 +160,89 @@ static int ls_run(const struct rp_opts *o, struct rk_vfs *v, const char *name)
 	return print_buf(&b, rc ? -1 : 0);
 }
 
-int cmd_ls(const struct rp_opts *o, int argc, char **argv)
+/* ls STORE RUN PATH: the names in the view directory RUN/PATH, one a line, directories
+ * with a trailing '/' (what shell completion offers); with --json a JSON array. The
+ * filler runs under the tree lock: it only copies. */
+static int add_name(void *ctx, const char *name, const struct rk_attr *a, uint64_t next)
+{
+	struct rk_buf *b = ctx;
+
+	(void)next;
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return 0;
+	return rk_buf_addf(b, "%s%s\n", name, S_ISDIR(a->mode) ? "/" : "") ? -ENOMEM : 0;
+}
+
+static int ls_path(const struct rp_opts *o, struct rk_vfs *v, const char *run, const char *rel)
+{
+	struct rk_err err = RK_ERR_INIT;
+	struct rk_buf path = RK_BUF_INIT, names = RK_BUF_INIT, b = RK_BUF_INIT;
+	const struct rk_run *r;
+	struct rk_attr a;
+	int rc = rk_vfs_run(v, strcmp(run, ".") ? run : "", &r, &err);
+
+	while (*rel == '/')
+		rel++;
+	if (!rc && rk_buf_addf(&path, "%s%s%s", r->path, r->path[0] && *rel ? "/" : "", rel))
+		rc = -ENOMEM;
+	if (!rc)
+		rc = rk_vfs_resolve(v, path.buf, &a, &err);
+	if (!rc && !S_ISDIR(a.mode))
+		rc = -ENOTDIR;
+	if (!rc)
+		rc = rk_vfs_readdir(v, a.ino, 0, add_name, &names, &err);
+	rk_buf_release(&path);
+	if (rc) {
+		rk_buf_release(&names);
+		return rp_fail("%s: %s", *rel ? rel : run,
+			       rc == -ENOENT || rc == -ENOTDIR ? strerror(-rc)
+							       : rk_err_str(&err, rc));
+	}
+	if (!o->json) {
+		rc = names.len ? rk_buf_addf(&b, "%s", names.buf) : 0;
+	} else {
+		int n = 0;
+
+		rc = rk_buf_adds(&b, "[");
+		for (char *p = names.buf, *nl; !rc && p && (nl = strchr(p, '\n')); p = nl + 1) {
+			*nl = '\0';
+			rc = rk_buf_adds(&b, n++ ? ", " : "") || rk_buf_add_json_str(&b, p);
+		}
+		rc = rc || rk_buf_adds(&b, "]\n");
+	}
+	rk_buf_release(&names);
+	return print_buf(&b, rc ? -1 : 0);
+}
+
+static int cmd_ls(const struct rp_opts *o, int argc, char **argv)
 {
 	struct rk_vfs *v;
 	int rc;
 
-	if (argc < 1 || argc > 2)
-		return rp_fail("usage: rockpack ls STORE [RUN] [--json]");
+	for (int i = 0; i < argc; i++)
+		if (rp_is_option(argv[i]))
+			return rp_usage(o, "ls: unknown option '%s'", argv[i]);
+	if (argc < 1 || argc > 3)
+		return rp_usage(o, "usage: rockpack ls STORE [RUN [PATH]] [--json]");
 	if (rp_open(o, argv[0], &v))
 		return 1;
-	rc = argc == 2 ? ls_run(o, v, argv[1]) : ls_runs(o, v);
+	rc = argc == 3	 ? ls_path(o, v, argv[1], argv[2])
+	     : argc == 2 ? ls_run(o, v, argv[1])
+			 : ls_runs(o, v);
 	rk_vfs_close(v);
 	return rc;
 }
+
+const struct rp_command rp_cmd_ls = {
+	"ls",
+	cmd_ls,
+	"list the runs of a store, or the artifacts of one run",
+	"usage: rockpack ls STORE [RUN [PATH]] [--json]\n"
+	"\n"
+	"Without RUN: every run of STORE with its artifact count, total size and GPU\n"
+	"targets. With RUN: its version, kpack mode, targets and every artifact.\n"
+	"With PATH: the names in the view directory RUN/PATH (dist, browse/A/...), one a\n"
+	"line, directories with a trailing '/' (what shell completion offers).\n"
+	"--json prints the same as JSON.\n",
+	NULL,
+};

@@ -518,7 +518,7 @@ static int recombine_component(struct recombine *rc, json_t *cfg, const char *co
 	return r;
 }
 
-int cmd_recombine(const struct rp_opts *o, int argc, char **argv)
+static int cmd_recombine(const struct rp_opts *o, int argc, char **argv)
 {
 	struct recombine rc = {0};
 	const char *config = NULL, *only = NULL;
@@ -527,20 +527,25 @@ int cmd_recombine(const struct rp_opts *o, int argc, char **argv)
 	int r = 0;
 
 	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--config") && i + 1 < argc)
-			config = argv[++i];
-		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
-			rc.out = argv[++i];
-		else if (!strcmp(argv[i], "--component") && i + 1 < argc)
-			only = argv[++i];
-		else if (!rc.in)
+		const char **val = !strcmp(argv[i], "--config")	     ? &config
+				   : !strcmp(argv[i], "-o")	     ? &rc.out
+				   : !strcmp(argv[i], "--component") ? &only
+								     : NULL;
+
+		if (val) {
+			if (!(*val = rp_value(o, argc, argv, &i)))
+				return 2;
+		} else if (rp_is_option(argv[i])) {
+			return rp_usage(o, "recombine: unknown option '%s'", argv[i]);
+		} else if (!rc.in) {
 			rc.in = argv[i];
-		else
-			rc.in = NULL, config = NULL;
+		} else {
+			return rp_usage(o, "recombine: one SHARDS_DIR, not '%s' too", argv[i]);
+		}
 	}
 	if (!rc.in || !config || !rc.out)
-		return rp_fail("usage: rockpack recombine SHARDS_DIR --config cfg.json -o DIR "
-			       "[--component C]");
+		return rp_usage(o, "usage: rockpack recombine SHARDS_DIR --config cfg.json -o DIR "
+				   "[--component C]");
 	if (!(cfg = json_load_file(config, 0, &jerr)))
 		return rp_fail("%s:%d: %s", config, jerr.line, jerr.text);
 	if (!json_is_string(json_object_get(cfg, "primary_shard")) ||
@@ -598,3 +603,19 @@ int cmd_recombine(const struct rp_opts *o, int argc, char **argv)
 	json_decref(cfg);
 	return r ? 1 : 0;
 }
+
+const struct rp_command rp_cmd_recombine = {
+	"recombine",
+	cmd_recombine,
+	"merge split shards into architecture groups",
+	"usage: rockpack recombine SHARDS_DIR --config CFG.json -o DIR [--component C]\n"
+	"\n"
+	"rocm-kpack's recombine_artifacts: merge the split artifacts of several shards (one\n"
+	"subdirectory of SHARDS_DIR each) into <component>_generic (from primary_shard) and\n"
+	"one artifact per architecture group of CFG.json.\n"
+	"\n"
+	"  --config CFG.json   primary_shard and architecture_groups\n"
+	"  -o DIR              the output directory\n"
+	"  --component C       only this <name>_<component> group\n",
+	" -o --config --component ",
+};

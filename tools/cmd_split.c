@@ -80,7 +80,7 @@ static int wanted(const char *out, char **groups, int ngroups, const char *targe
 	return rk_gpu_base_arch(x, base, sizeof(base)) >= 0 && in_list(targets, base);
 }
 
-int cmd_split(const struct rp_opts *o, int argc, char **argv)
+static int cmd_split(const struct rp_opts *o, int argc, char **argv)
 {
 	struct rk_err err = RK_ERR_INIT;
 	struct rk_buf path = RK_BUF_INIT, dest = RK_BUF_INIT;
@@ -90,35 +90,42 @@ int cmd_split(const struct rp_opts *o, int argc, char **argv)
 	struct rk_vfs *v;
 	const char *out = NULL, *targets = NULL, *comp = "zstd";
 	struct rp_opts so = *o;
+	struct rp_progress p;
 	char **args = calloc((size_t)argc + 1, sizeof(*args));
 	int nargs = 0, rc, ret = 1, written = 0;
 
 	if (!args)
 		return rp_fail("out of memory");
 	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "-o") && i + 1 < argc)
-			out = argv[++i];
-		else if (!strcmp(argv[i], "--targets") && i + 1 < argc)
-			targets = argv[++i];
-		else if (!strcmp(argv[i], "--compression") && i + 1 < argc)
-			comp = argv[++i];
-		else
+		const char **val = !strcmp(argv[i], "-o")	       ? &out
+				   : !strcmp(argv[i], "--targets")     ? &targets
+				   : !strcmp(argv[i], "--compression") ? &comp
+								       : NULL;
+
+		if (val && !(*val = rp_value(o, argc, argv, &i)))
+			ret = 2;
+		else if (!val && rp_is_option(argv[i]))
+			ret = rp_usage(o, "split: unknown option '%s'", argv[i]);
+		else if (!val)
 			args[nargs++] = argv[i];
+		if (ret == 2)
+			break;
 	}
-	if (nargs < 2 || !out) {
+	if (ret != 2 && (nargs < 2 || !out))
+		ret = rp_usage(o, "usage: rockpack split STORE RUN [ARTIFACT...] -o DIR "
+				  "[--targets T,...] [--compression zstd|none]");
+	else if (ret != 2 && strcmp(comp, "zstd") && strcmp(comp, "none"))
+		ret = rp_usage(o, "split: --compression '%s': want zstd or none", comp);
+	if (ret == 2) {
 		free(args);
-		return rp_fail("usage: rockpack split STORE RUN [ARTIFACT...] -o DIR "
-			       "[--targets T,...] [--compression zstd|none]");
-	}
-	if (strcmp(comp, "zstd") && strcmp(comp, "none")) {
-		free(args);
-		return rp_fail("--compression '%s': want zstd or none", comp);
+		return 2;
 	}
 	so.kpack_zstd = !strcmp(comp, "zstd");
 	if (rp_open(&so, args[0], &v)) {
 		free(args);
 		return 1;
 	}
+	rp_progress_init(&p, o, "files");
 	rc = rk_vfs_run(v, strcmp(args[1], ".") ? args[1] : "", &r, &err);
 	if (!rc && rk_buf_addf(&path, "%s%skpack", r->path, r->path[0] ? "/" : ""))
 		rc = -ENOMEM;
@@ -145,12 +152,13 @@ int cmd_split(const struct rp_opts *o, int argc, char **argv)
 		    rk_buf_addf(&dest, "%s/%s", out, l.names[i]))
 			ret = rp_fail("out of memory");
 		else
-			ret = rp_export(v, o, path.buf, l.names[i], dest.buf);
+			ret = rp_export(v, &p, path.buf, l.names[i], dest.buf);
 		written++;
 	}
 	if (!ret && !written)
 		ret = rp_fail("%s: nothing to split matches", args[1]);
 done:
+	ret = rp_progress_end(&p, ret, out, NULL, NULL);
 	for (size_t i = 0; i < l.n; i++)
 		free(l.names[i]);
 	free(l.names);
@@ -161,3 +169,24 @@ done:
 	rk_vfs_close(v);
 	return ret;
 }
+
+const struct rp_command rp_cmd_split = {
+	"split",
+	cmd_split,
+	"write a run's artifacts split per GPU arch (rocm-kpack)",
+	"usage: rockpack split STORE RUN [ARTIFACT...] -o DIR [--targets T,...]\n"
+	"                      [--compression zstd|none]\n"
+	"\n"
+	"Write the run's split artifacts (what RUN/kpack/ shows: rocm-kpack's\n"
+	"split_artifacts) as directories DIR/<name>_<component>_<generic|arch>.\n"
+	"ARTIFACT narrows to those <name>_<component> groups (an artifact stem names its\n"
+	"group). For a kpack-split run, its stored split artifacts.\n"
+	"Progress on a terminal; --json prints a summary object at the end.\n"
+	"\n"
+	"  -o DIR                    the output directory\n"
+	"  --targets T,...           only the arch artifacts of these base archs\n"
+	"                            (generic ones always)\n"
+	"  --compression zstd|none   .kpack archives zstd-per-kernel (default) or the\n"
+	"                            mount's uncompressed archives\n",
+	" -o --targets --compression ",
+};

@@ -415,7 +415,7 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int cmd_verify(const struct rp_opts *o, int argc, char **argv)
+static int cmd_verify(const struct rp_opts *o, int argc, char **argv)
 {
 	struct verify vf = {0};
 	char **names = NULL;
@@ -423,8 +423,11 @@ int cmd_verify(const struct rp_opts *o, int argc, char **argv)
 	struct dirent *de;
 	DIR *d;
 
+	for (int i = 0; i < argc; i++)
+		if (rp_is_option(argv[i]))
+			return rp_usage(o, "verify: unknown option '%s'", argv[i]);
 	if (argc != 1)
-		return rp_fail("usage: rockpack verify DIR");
+		return rp_usage(o, "usage: rockpack verify DIR");
 	if (!(d = opendir(argv[0])))
 		return rp_fail("%s: %s", argv[0], strerror(errno));
 	while ((de = readdir(d))) {
@@ -446,7 +449,7 @@ int cmd_verify(const struct rp_opts *o, int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		check_artifact(&vf, argv[0], names[i]);
 	check_links(&vf);
-	if (!o->quiet)
+	if (!o->quiet && n)
 		fprintf(stderr,
 			"verify: %u artifacts, %u split binaries, %u .kpack archives, %u code "
 			"objects: %u problems\n",
@@ -475,3 +478,16 @@ int cmd_verify(const struct rp_opts *o, int argc, char **argv)
 		return rp_fail("%s: no artifact directories", argv[0]);
 	return vf.problems ? 1 : 0;
 }
+
+const struct rp_command rp_cmd_verify = {
+	"verify",
+	cmd_verify,
+	"check split artifacts in a directory",
+	"usage: rockpack verify DIR\n"
+	"\n"
+	"Check the split artifacts in DIR (one directory each): manifests, no fat binary\n"
+	"left in generic artifacts, split binaries and .kpack archives well formed, code\n"
+	"objects filed under the right arch, every split binary's search path finding its\n"
+	"code objects. One line per problem; exit 1 if any.\n",
+	NULL,
+};

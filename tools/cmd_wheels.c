@@ -13,31 +13,37 @@
 #include "cli_export.h"
 #include "rockpack.h"
 
-int cmd_wheels(const struct rp_opts *o, int argc, char **argv)
+static int cmd_wheels(const struct rp_opts *o, int argc, char **argv)
 {
 	static const char *const parts[] = {"files", "simple", "PROVENANCE"};
 	struct rk_err err = RK_ERR_INIT;
 	struct rk_buf path = RK_BUF_INIT, dst = RK_BUF_INIT;
 	const struct rk_run *r;
 	struct rk_attr a;
+	struct rp_progress p;
 	struct rk_vfs *v;
 	const char *out = NULL, *args[2];
 	int rc, ret = 1, index = 0, nargs = 0;
 
 	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "-o") && i + 1 < argc)
-			out = argv[++i];
-		else if (!strcmp(argv[i], "--index"))
+		if (!strcmp(argv[i], "-o")) {
+			if (!(out = rp_value(o, argc, argv, &i)))
+				return 2;
+		} else if (!strcmp(argv[i], "--index")) {
 			index = 1;
-		else if (nargs < 2)
+		} else if (rp_is_option(argv[i])) {
+			return rp_usage(o, "wheels: unknown option '%s'", argv[i]);
+		} else if (nargs < 2) {
 			args[nargs++] = argv[i];
-		else
+		} else {
 			nargs = 3;
+		}
 	}
 	if (nargs != 2 || !out)
-		return rp_fail("usage: rockpack wheels STORE RUN -o DIR [--index]");
+		return rp_usage(o, "usage: rockpack wheels STORE RUN -o DIR [--index]");
 	if (rp_open(o, args[0], &v))
 		return 1;
+	rp_progress_init(&p, o, "files");
 	rc = rk_vfs_run(v, strcmp(args[1], ".") ? args[1] : "", &r, &err);
 	if (rc) {
 		rp_fail("%s", rk_err_str(&err, rc));
@@ -55,7 +61,7 @@ int cmd_wheels(const struct rp_opts *o, int argc, char **argv)
 	}
 	if (!index) {
 		if (!rk_buf_adds(&path, "/files"))
-			ret = rp_export(v, o, path.buf, "python/files", out);
+			ret = rp_export(v, &p, path.buf, "python/files", out);
 		else
 			rp_fail("out of memory");
 		goto done;
@@ -75,13 +81,31 @@ int cmd_wheels(const struct rp_opts *o, int argc, char **argv)
 			ret = rp_fail("%s: %s", out, strerror(errno));
 			break;
 		}
-		ret = rp_export(v, o, path.buf, parts[i], dst.buf);
+		ret = rp_export(v, &p, path.buf, parts[i], dst.buf);
 		path.len = len;
 		path.buf[len] = '\0';
 	}
 done:
+	ret = rp_progress_end(&p, ret, out, NULL, NULL);
 	rk_buf_release(&path);
 	rk_buf_release(&dst);
 	rk_vfs_close(v);
 	return ret;
 }
+
+const struct rp_command rp_cmd_wheels = {
+	"wheels",
+	cmd_wheels,
+	"write a run's wheels and sdists (a pip index with --index)",
+	"usage: rockpack wheels STORE RUN -o DIR [--index]\n"
+	"\n"
+	"Write the run's Python packages as RUN/python/ shows them: the wheels, sdists and\n"
+	"the wheels' .metadata files into DIR (a pip --find-links directory), or with\n"
+	"--index DIR/files/, DIR/simple/ and DIR/PROVENANCE, for\n"
+	"pip install --index-url file://DIR/simple/. Byte for byte what the mount serves.\n"
+	"Progress on a terminal; --json prints a summary object at the end.\n"
+	"\n"
+	"  -o DIR    the output directory\n"
+	"  --index   also the simple/ index and PROVENANCE\n",
+	" -o ",
+};

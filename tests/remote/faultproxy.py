@@ -14,6 +14,7 @@ in turn, one per request, cycling; it is re-read whenever it changes (the turn r
     truncate  send the headers (full Content-Length) and half of the body, then close
     lie       send half of the body with a Content-Length that says it is all
     stall     send the headers and a quarter of the body, then nothing for 60 s
+    freeze    read the request, then answer nothing for 60 s (a frozen server)
 
 With --sigv4 every request must carry a valid AWS Signature Version 4 for that key
 (checked here, independently of rockfs's signer: 403 SignatureDoesNotMatch otherwise).
@@ -117,6 +118,11 @@ class Handler(BaseHTTPRequestHandler):
         if action in ("500", "503"):
             self.log(action, action)
             return self.plain(int(action), b"<Error><Code>InternalError</Code></Error>")
+        if action == "freeze":
+            self.log(action, "-")
+            time.sleep(60)
+            self.close_connection = True
+            return
         if action == "drop":
             self.log(action, "-")
             self.close_connection = True

@@ -34,6 +34,7 @@
 #include "rk/ingest.h"
 #include "rk/log.h"
 #include "rk/manifest.h"
+#include "rk/nearest.h"
 #include "rk/vfs.h"
 #include "util/htab.h"
 
@@ -64,6 +65,11 @@ static const char readme_head[] =
 	"  <run>/browse/<name>/   the contents of one artifact archive, prefixes kept;\n"
 	"                         the archive is decompressed once, on first access, into\n"
 	"                         the local cache, and files appear as they are written\n";
+static const char readme_empty[] =
+	"THIS STORE IS EMPTY: its directory holds no CI run ({run_id}-{platform}\n"
+	"directories of artifact archives), nor archives of one run. Check the STORE\n"
+	"argument of the mount (rockfs(8)); runs added later show up after a remount.\n"
+	"\n";
 static const char readme_tail[] =
 	"\n"
 	"Nothing is downloaded or decompressed until you read inside browse/.\n"
@@ -964,12 +970,16 @@ void vfs_artifact_release(struct artifact *a)
 
 /* ---- population ---- */
 
-static int add_readme(struct rk_vfs *v, struct node *dir)
+/* The README of the mount's root; empty: the store holds no run (the daemon also said so
+ * in its log when it mounted). */
+static int add_readme(struct rk_vfs *v, struct node *dir, int empty)
 {
 	struct rk_buf b = RK_BUF_INIT;
 	struct node *n;
-	int rc = rk_buf_adds(&b, readme_head);
+	int rc = empty ? rk_buf_adds(&b, readme_empty) : 0;
 
+	if (!rc)
+		rc = rk_buf_adds(&b, readme_head);
 	for (size_t i = 0; !rc && i < vfs_nviews; i++)
 		rc = rk_buf_adds(&b, vfs_views[i]->readme);
 	if (!rc)
@@ -1077,6 +1087,17 @@ static int looks_like_org(const char *name)
 
 static int pop_org(struct rk_vfs *v, struct node *dir, struct rk_err *err);
 
+/* What a directory entry of the store (or of an org) is under the mount: a run, an org
+ * (at the top only) or nothing. */
+static vfs_pop_fn pop_kind(const struct rk_store_entry *e, int top)
+{
+	if (!e->is_dir)
+		return NULL;
+	if (rk_run_name_valid(e->name))
+		return pop_run;
+	return top && looks_like_org(e->name) ? pop_org : NULL;
+}
+
 static int pop_dirs(struct rk_vfs *v, struct node *dir, const char *path, int top,
 		    struct rk_err *err)
 {
@@ -1087,23 +1108,24 @@ static int pop_dirs(struct rk_vfs *v, struct node *dir, const char *path, int to
 		return rc;
 	if (top && rk_listing_has_artifacts(&l)) {
 		rk_store_list_release(&l);
-		if ((rc = add_readme(v, dir)))
+		if ((rc = add_readme(v, dir, 0)))
 			return rc;
 		return pop_run(v, dir, err);
 	}
-	if (top && (rc = add_readme(v, dir))) {
+	for (size_t i = 0; top && i < l.n; i++)
+		if (pop_kind(&l.v[i], top))
+			top = 2; /* not empty */
+	if (top && (rc = add_readme(v, dir, top == 1))) {
 		rk_store_list_release(&l);
 		return rc;
 	}
 	pthread_rwlock_wrlock(&v->tree);
 	for (size_t i = 0; !rc && i < l.n; i++) {
 		const char *name = l.v[i].name;
-		vfs_pop_fn kind = rk_run_name_valid(name)	? pop_run
-				  : top && looks_like_org(name) ? pop_org
-								: NULL;
+		vfs_pop_fn kind = pop_kind(&l.v[i], top);
 		struct node *n;
 
-		if (!l.v[i].is_dir || !kind)
+		if (!kind)
 			continue;
 		n = served_lazy_dir(v, dir, name, kind, l.v[i].mtime);
 		if (!n || !(n->ctx = join_path(path, name)))
@@ -1312,7 +1334,8 @@ int rk_vfs_lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk
 		if (dir->artifact)
 			artifact_state(v, dir->artifact, &state, &gen);
 		if (state == ART_FAILED && !retried && artifact_transient(v, dir->artifact)) {
-			retried = 1; /* a network failure: try this archive once more */
+			/* a network failure of an earlier access: try this archive once more */
+			retried = 1;
 			if (!vfs_artifact_start(v, dir->artifact))
 				continue;
 		}
@@ -1335,6 +1358,8 @@ int rk_vfs_lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk
 		if (state != ART_RUNNING)
 			return -ENOENT;
 		artifact_wait(v, dir->artifact, gen);
+		retried = 1; /* that attempt was this call's: its failure is the answer (the
+			      * remote timeout bounds the operation, not each of two tries) */
 	}
 }
 
@@ -1401,6 +1426,7 @@ int rk_vfs_readdir(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn 
 		if (state != ART_RUNNING)
 			break;
 		artifact_wait(v, dir->artifact, gen);
+		retried = 1; /* as in rk_vfs_lookup */
 	}
 	pthread_rwlock_rdlock(&v->tree);
 	/* a listing that misses entries ends in an error after the ones it has, so that
@@ -1753,6 +1779,32 @@ void rk_file_close(struct rk_file *f)
 
 /* ---- runs ---- */
 
+/* A run name the store does not have: -ENOENT, and the message names the (up to) three
+ * runs closest to it by edit distance, for a typo in a long run id. */
+static int no_such_run(struct rk_vfs *v, const char *name, struct rk_err *err)
+{
+	struct rk_buf near = RK_BUF_INIT;
+	char **names = NULL;
+	size_t n = 0, idx[3], k = 0;
+	int rc;
+
+	if (!rk_vfs_list_runs(v, &names, &n, NULL))
+		k = rk_nearest_names(name, (const char *const *)names, n, 3, idx);
+	for (size_t i = 0; i < k; i++)
+		if (rk_buf_addf(&near, "%s%s", i ? ", " : "", names[idx[i]]))
+			break;
+	if (near.len)
+		rc = rk_err_set(err, -ENOENT, "run '%s': no such run (nearest: %s)", name,
+				near.buf);
+	else
+		rc = rk_err_set(err, -ENOENT, "run '%s': no such run (the store lists none)", name);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	rk_buf_release(&near);
+	return rc;
+}
+
 static int run_dir(struct rk_vfs *v, const char *name, struct node **out, struct rk_err *err)
 {
 	struct rk_attr a;
@@ -1767,12 +1819,15 @@ static int run_dir(struct rk_vfs *v, const char *name, struct node **out, struct
 	}
 	if (!name || !name[0])
 		return rk_err_set(err, -EINVAL, "the store holds several runs: name one");
-	if ((rc = rk_vfs_resolve(v, name, &a, err)))
+	rc = rk_vfs_resolve(v, name, &a, err);
+	if (rc == -ENOENT)
+		return no_such_run(v, name, err);
+	if (rc)
 		return rc;
 	if ((rc = get_dir(v, a.ino, &n, err)))
 		return rc;
 	if (!n->run)
-		return rk_err_set(err, -ENOENT, "'%s': not a run", name);
+		return no_such_run(v, name, err);
 	*out = n;
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* store_dir.c: a store that is a local directory: the "dir" backend (rk_store_dir), the
  * fallback for any location without a scheme. Uses store_int.h and store_list.c, never
  * store.c. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -193,6 +194,16 @@ static void dir_close(struct rk_store *s)
 
 static const struct rk_store_ops dir_store_ops = {dir_list, dir_open, dir_close};
 
+/* "ftp://host/x": a URL of a scheme no backend claimed (the others come first), not a
+ * path, even if a directory "ftp:" happened to exist ("./ftp://x" is a path). */
+static int has_scheme(const char *location)
+{
+	size_t n = strspn(location, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789+.-");
+
+	return n > 0 && isalpha((unsigned char)location[0]) && !strncmp(location + n, "://", 3);
+}
+
 static int dir_store_open(const char *path, const struct rk_store_opts *o, struct rk_store **out,
 			  struct rk_err *err)
 {
@@ -202,11 +213,16 @@ static int dir_store_open(const char *path, const struct rk_store_opts *o, struc
 	int fd;
 
 	(void)o; /* no options for a local directory */
+	if (has_scheme(path))
+		return rk_err_set(err, -EPROTONOSUPPORT,
+				  "store '%s': unsupported scheme (a store is a directory, "
+				  "s3://BUCKET[/PREFIX] or an http(s):// URL)",
+				  path);
 	if (!realpath(path, real))
-		return rk_err_set(err, -errno, "'%s': %s", path, strerror(errno));
+		return rk_err_set(err, -errno, "store '%s': %s", path, strerror(errno));
 	fd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return rk_err_set(err, -errno, "'%s': %s", path, strerror(errno));
+		return rk_err_set(err, -errno, "store '%s': %s", path, strerror(errno));
 	d = calloc(1, sizeof(*d));
 	if (!d || rk_buf_addf(&id, "dir:%s", real)) {
 		free(d);
