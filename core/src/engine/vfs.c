@@ -1281,9 +1281,12 @@ static int ensure_made(struct rk_vfs *v, struct node *n, struct rk_err *err)
 					(unsigned long long)c->size, (unsigned long long)n->size);
 		if (rc) {
 			rk_composite_free(c);
-			rk_err_log("'%s': %s", n->name, rk_err_str(err, rc));
+			if (rc != n->later->logged)
+				rk_err_log("'%s': %s", n->name, rk_err_str(err, rc));
+			n->later->logged = rc;
 			rc = -EIO;
 		} else {
+			n->later->logged = 0;
 			pthread_rwlock_wrlock(&v->tree);
 			n->composite = c;
 			n->size = c->size;

@@ -38,12 +38,15 @@ struct rk_vfs;
 
 /* How a SRC_LATER file is made: make builds its composite (no lock held; one call at a
  * time; after a failure the next open tries again). ctx is the view's, released with
- * free (may be NULL) when the node is freed. */
+ * free (may be NULL) when the node is freed. A failure is logged once per file and
+ * cause (the same failure again, open after open, is not). */
 struct vfs_later {
 	int (*make)(struct rk_vfs *v, void *ctx, struct rk_composite **out, struct rk_err *err);
 	void (*free)(void *ctx);
 	void *ctx;
 	pthread_mutex_t lock;
+	int logged; /* the code last logged (lock); a view may preset the code of a failure
+		     * that is logged elsewhere */
 };
 
 /* Fill directory dir (a lazy directory, on first access; no lock held). 0 or -errno with
