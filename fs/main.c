@@ -4,16 +4,19 @@
  *   mount -t fuse.rockfs STORE MOUNTPOINT -o cache=DIR,cache_size=20G
  */
 #include <errno.h>
-#include <sys/resource.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
 
+#include "rk/buf.h"
+#include "rk/cache.h"
 #include "rk/log.h"
 #include "rk/pkgdefs.h"
 #include "rk/size.h"
@@ -270,6 +273,40 @@ static void warn_if_empty(struct rk_vfs *v, const char *store)
 	free(names);
 }
 
+/* The start and stop lines, at every log level (an operator's first questions: what was
+ * mounted with which options, and what did it do). The options are the command line's
+ * own words: rockfs takes no secret on it (credentials come from the environment). */
+static void log_start(const struct rkfs *fs, const char *mnt, int argc, char **argv)
+{
+	struct rk_buf args = RK_BUF_INIT;
+
+	for (int i = 1; i < argc; i++)
+		if (rk_buf_addf(&args, "%s%s", i > 1 ? " " : "", argv[i]))
+			break;
+	rk_log_emit(RK_LOG_INFO, "rockfs %s: serving '%s' on '%s', cache '%s' (command line: %s)",
+		    ROCKFS_VERSION, fs->store, mnt, rk_cache_dir(rk_vfs_cache(fs->vfs)),
+		    args.buf ? args.buf : "");
+	rk_buf_release(&args);
+}
+
+static void log_stop(const struct rkfs *fs, int rc)
+{
+	struct rk_vfs_stats st;
+
+	rk_vfs_stats(fs->vfs, &st);
+	rk_log_emit(RK_LOG_INFO,
+		    "stopped (%s) after %" PRIu64 " s: %" PRIu64 " runs listed, %" PRIu64
+		    " archives decompressed, %" PRIu64 " loaded from the cache, errors: %" PRIu64
+		    " archive, %" PRIu64 " transient, %" PRIu64 " cache; %" PRIu64
+		    " requests, %" PRIu64 " bytes fetched, %" PRIu64 " bytes cached",
+		    rc < 0   ? strerror(-rc)
+		    : rc > 0 ? strsignal(rc)
+			     : "unmounted",
+		    st.uptime_s, st.runs, st.ingests, st.index_loads, st.ingest_failures,
+		    st.transient_failures, st.cache_discarded, st.remote_requests, st.remote_bytes,
+		    st.cache_written);
+}
+
 /* Each member an ingest has written but not yet hashed holds a descriptor: allow many. */
 static void raise_fd_limit(void)
 {
@@ -400,6 +437,7 @@ int main(int argc, char *argv[])
 		goto out;
 	if (!rk_store_is_remote(o.store))
 		warn_if_empty(fs.vfs, o.store);
+	fs.store = o.store;
 	fs.uid = getuid();
 	fs.gid = getgid();
 	fs.timeout = 86400.0;
@@ -420,7 +458,7 @@ int main(int argc, char *argv[])
 		rk_log_set_handler(syslog_handler);
 	}
 	fuse_daemonize(cmd.foreground);
-	rk_info("serving '%s' on '%s'", o.store, cmd.mountpoint);
+	log_start(&fs, cmd.mountpoint, argc, argv);
 	if (cmd.singlethread) {
 		rc = fuse_session_loop(se);
 	} else {
@@ -439,6 +477,7 @@ int main(int argc, char *argv[])
 	}
 	ret = rc < 0 ? 1 : 0; /* positive: the signal that stopped the loop, a clean exit */
 	fuse_session_unmount(se);
+	log_stop(&fs, rc);
 out_signals:
 	fuse_remove_signal_handlers(se);
 out:

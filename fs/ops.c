@@ -422,6 +422,38 @@ static void rkfs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, c
 	erofs(req);
 }
 
+/* The root's user.rockfs.* attributes tell what the daemon is doing (status.c); every
+ * other name and inode has none. size 0 asks for the length, as getxattr(2) does. */
+static void rkfs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+	char buf[4096];
+	size_t len;
+
+	if (ino != FUSE_ROOT_ID || rkfs_status_get(fs_of(req), name, buf, sizeof(buf), &len)) {
+		fuse_reply_err(req, ENODATA);
+		return;
+	}
+	if (!size)
+		fuse_reply_xattr(req, len);
+	else if (len > size || len > sizeof(buf))
+		fuse_reply_err(req, ERANGE);
+	else
+		fuse_reply_buf(req, buf, len);
+}
+
+static void rkfs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+	char buf[1024];
+	size_t len = ino == FUSE_ROOT_ID ? rkfs_status_list(fs_of(req), buf, sizeof(buf)) : 0;
+
+	if (!size)
+		fuse_reply_xattr(req, len);
+	else if (len > size || len > sizeof(buf))
+		fuse_reply_err(req, ERANGE);
+	else
+		fuse_reply_buf(req, buf, len);
+}
+
 static void rkfs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
 	(void)ino, (void)name;
@@ -460,6 +492,8 @@ const struct fuse_lowlevel_ops rkfs_ops = {
 	.write = rkfs_op_write,
 	.create = rkfs_op_create,
 	.setxattr = rkfs_op_setxattr,
+	.getxattr = rkfs_op_getxattr,
+	.listxattr = rkfs_op_listxattr,
 	.removexattr = rkfs_op_removexattr,
 	.fallocate = rkfs_op_fallocate,
 };

@@ -21,6 +21,7 @@ struct rkfs {
 	uid_t uid; /* reported owner of every file */
 	gid_t gid;
 	double timeout; /* entry/attr cache timeout: content never changes */
+	const char *store; /* as given on the command line, for status */
 	pthread_mutex_t lock; /* protects: handles */
 	struct rkfs_handle *handles;
 };
@@ -29,5 +30,11 @@ struct rkfs {
 void rkfs_close_handles(struct rkfs *fs);
 
 extern const struct fuse_lowlevel_ops rkfs_ops;
+
+/* status.c: the value of status attribute name ("user.rockfs.X") into buf, its length
+ * (which may exceed size: then buf holds a prefix) in *len; -1 for another name. */
+int rkfs_status_get(const struct rkfs *fs, const char *name, char *buf, size_t size, size_t *len);
+/* The attribute names, NUL-terminated one after another; returns their length. */
+size_t rkfs_status_list(const struct rkfs *fs, char *buf, size_t size);
 
 #endif

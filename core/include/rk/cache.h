@@ -136,6 +136,14 @@ void rk_cache_unlock(int fd);
 /* Tell the cache that bytes were added; evicts when over the limit. */
 void rk_cache_added(struct rk_cache *c, uint64_t bytes);
 
+/* What this process knows without reading the disk: the size limit (0: none) and the
+ * bytes in blobs/ (tracked only with a limit, else 0), bytes it added, and blobs or
+ * records it found bad and deleted. */
+struct rk_cache_usage {
+	uint64_t limit, used, written, discarded;
+};
+void rk_cache_usage(struct rk_cache *c, struct rk_cache_usage *u);
+
 int rk_cache_stats(struct rk_cache *c, struct rk_cache_stats *st, struct rk_err *err);
 /* Evict least recently used blobs and pieces until at most target bytes remain. */
 int rk_cache_gc(struct rk_cache *c, uint64_t target, struct rk_cache_stats *st, struct rk_err *err);

@@ -59,6 +59,8 @@ int rk_store_refresh_run(struct rk_cache *cache, const char *run, struct rk_err 
 
 /* Network requests this store has made (attempts, retries included); 0 for "dir". */
 uint64_t rk_store_requests(const struct rk_store *s);
+/* Bytes received from the network so far (response bodies); 0 for "dir". */
+uint64_t rk_store_bytes(const struct rk_store *s);
 void rk_store_close(struct rk_store *s); /* NULL ok */
 
 /* A stable identity for cache keys, e.g. "dir:/srv/therock-staging". */

@@ -60,11 +60,19 @@ struct rk_attr {
 		      * lookup and getattr compute it, and never report it wrong */
 };
 
+/* What a running daemon is doing (rockfs's status attributes, docs/man/rockfs.8.md). */
 struct rk_vfs_stats {
 	uint64_t nodes;
+	uint64_t runs; /* runs whose listing this process has read */
 	uint64_t ingests; /* archives decompressed by this process */
+	uint64_t ingests_running, ingests_waiting; /* now: in a jobs slot, waiting for one */
 	uint64_t index_loads; /* archives whose index came from the cache */
-	uint64_t ingest_failures;
+	uint64_t ingest_failures; /* corrupt, missing or unreadable archives */
+	uint64_t transient_failures; /* network or full disk: tried again on next access */
+	uint64_t remote_requests, remote_bytes; /* network requests made, bytes received */
+	uint64_t cache_limit, cache_used; /* cache_size (0: none) and use (with a limit) */
+	uint64_t cache_written, cache_discarded; /* bytes added; bad blobs/records deleted */
+	uint64_t uptime_s;
 };
 
 int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err *err);

@@ -42,6 +42,7 @@ struct rk_cache {
 	gid_t gid; /* a shared cache's group, else (gid_t)-1 */
 	uint64_t limit;
 	_Atomic uint64_t used; /* approximate bytes in blobs/ (this process's view) */
+	_Atomic uint64_t written, discarded; /* by this process: bytes added, bad data deleted */
 	pthread_mutex_t lock; /* protects: verified */
 	struct verified *verified;
 	pthread_mutex_t gc_lock; /* one eviction pass at a time */
@@ -754,6 +755,7 @@ bad:
 	close(fd);
 	forget_verified(c, id);
 	unlinkat(c->dirfd, path, 0);
+	c->discarded++;
 	rk_warn("cache: bad blob discarded: %s", local.msg);
 	if (err)
 		*err = local;
@@ -850,9 +852,10 @@ static int discard(struct rk_cache *c, const char *rel, int rc)
 
 	forget_verified(c, rel);
 	unlinkat(c->dirfd, rel, 0);
-	if (rc == -EBADMSG)
+	if (rc == -EBADMSG) {
+		c->discarded++;
 		rk_warn("cache: record '%s' failed its check; discarded, it is made again", rel);
-	else if (!atomic_flag_test_and_set(&told))
+	} else if (!atomic_flag_test_and_set(&told))
 		rk_info("cache '%s': records written by an older rockfs (first: '%s') have no "
 			"checksum; they are made again",
 			c->dir, rel);
@@ -1196,6 +1199,7 @@ static void added(struct rk_cache *c, uint64_t bytes, const char *keep)
 	struct rk_cache_stats st;
 	uint64_t used = atomic_fetch_add(&c->used, bytes) + bytes;
 
+	c->written += bytes;
 	if (c->limit && used > c->limit)
 		gc(c, c->limit - c->limit / 10, keep, &st, NULL);
 }
@@ -1203,6 +1207,14 @@ static void added(struct rk_cache *c, uint64_t bytes, const char *keep)
 void rk_cache_added(struct rk_cache *c, uint64_t bytes)
 {
 	added(c, bytes, NULL);
+}
+
+void rk_cache_usage(struct rk_cache *c, struct rk_cache_usage *u)
+{
+	u->limit = c->limit;
+	u->used = c->limit ? c->used : 0;
+	u->written = c->written;
+	u->discarded = c->discarded;
 }
 
 struct verify_ctx {

@@ -778,13 +778,20 @@ static void *artifact_thread(void *p)
 	struct rk_err err = RK_ERR_INIT;
 	int rc = -ECANCELED;
 
+	v->n_waiting++;
 	while (sem_wait(&v->jobs) && errno == EINTR)
 		;
+	v->n_waiting--;
+	v->n_running++;
 	if (!v->cancel)
 		rc = artifact_load(v, a, &err);
+	v->n_running--;
 	sem_post(&v->jobs);
 	if (rc && rc != -ECANCELED) {
-		v->n_failures++;
+		if (rk_err_transient(rc))
+			v->n_transient++;
+		else
+			v->n_failures++;
 		snprintf(a->why, sizeof(a->why), "%s", rk_err_str(&err, rc));
 		rk_err_log("artifact '%s' of run '%s' is unusable: %s", a->art->file,
 			   a->run->cat->name, a->why);
@@ -1031,6 +1038,7 @@ static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	pthread_mutex_lock(&v->wait_lock);
 	r->next = v->runs;
 	v->runs = r;
+	v->n_runs++;
 	pthread_mutex_unlock(&v->wait_lock);
 
 	pthread_rwlock_wrlock(&v->tree);
@@ -2146,10 +2154,24 @@ void rk_vfs_close(struct rk_vfs *v)
 
 void rk_vfs_stats(struct rk_vfs *v, struct rk_vfs_stats *st)
 {
+	struct rk_cache_usage u;
+
 	st->nodes = v->n_nodes;
+	st->runs = v->n_runs;
 	st->ingests = v->n_ingests;
+	st->ingests_running = v->n_running;
+	st->ingests_waiting = v->n_waiting;
 	st->index_loads = v->n_index_loads;
 	st->ingest_failures = v->n_failures;
+	st->transient_failures = v->n_transient;
+	st->remote_requests = rk_store_requests(v->store);
+	st->remote_bytes = rk_store_bytes(v->store);
+	rk_cache_usage(v->cache, &u);
+	st->cache_limit = u.limit;
+	st->cache_used = u.used;
+	st->cache_written = u.written;
+	st->cache_discarded = u.discarded;
+	st->uptime_s = (uint64_t)(time(NULL) - v->mount_time);
 }
 
 struct rk_cache *rk_vfs_cache(struct rk_vfs *v)

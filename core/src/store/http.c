@@ -24,6 +24,7 @@ struct rk_http {
 	unsigned timeout_ms, retries, stall_ms;
 	char *cainfo; /* $CURL_CA_BUNDLE or $SSL_CERT_FILE: the CA certificates to trust */
 	_Atomic uint64_t requests;
+	_Atomic uint64_t bytes; /* response bodies received */
 };
 
 /* url as logs and error messages show it: no user:password@ and no query string (a
@@ -130,6 +131,11 @@ void rk_http_free(struct rk_http *h)
 uint64_t rk_http_requests(const struct rk_http *h)
 {
 	return atomic_load(&h->requests);
+}
+
+uint64_t rk_http_bytes(const struct rk_http *h)
+{
+	return atomic_load(&h->bytes);
 }
 
 static CURL *easy_get(struct rk_http *h)
@@ -438,6 +444,12 @@ int rk_http_get(struct rk_http *h, const struct rk_http_target *t, int head, uin
 		curl_easy_setopt(e, CURLOPT_WRITEDATA, &x);
 		atomic_fetch_add(&h->requests, 1);
 		cc = curl_easy_perform(e);
+		{
+			curl_off_t got = 0;
+
+			if (!curl_easy_getinfo(e, CURLINFO_SIZE_DOWNLOAD_T, &got) && got > 0)
+				atomic_fetch_add(&h->bytes, (uint64_t)got);
+		}
 		fill_meta(e, &x);
 		easy_put(h, e);
 		curl_slist_free_all(hdrs);
@@ -573,6 +585,7 @@ static size_t stream_cb(char *p, size_t size, size_t n, void *ctx)
 	memcpy(s->ring + s->rstart + s->rlen, p, len);
 	s->rlen += len;
 	s->pos += len;
+	atomic_fetch_add(&s->h->bytes, size * n);
 	return size * n;
 }
 

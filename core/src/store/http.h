@@ -74,5 +74,7 @@ int rk_http_escape(struct rk_buf *b, const char *s, int keep_slash);
 
 /* Requests made by every rk_http so far (attempts, including retries): for tests. */
 uint64_t rk_http_requests(const struct rk_http *h);
+/* Bytes of response bodies received so far (for status). */
+uint64_t rk_http_bytes(const struct rk_http *h);
 
 #endif

@@ -42,6 +42,11 @@ uint64_t rk_store_requests(const struct rk_store *s)
 	return s->ops->requests ? s->ops->requests(s) : 0;
 }
 
+uint64_t rk_store_bytes(const struct rk_store *s)
+{
+	return s->ops->bytes ? s->ops->bytes(s) : 0;
+}
+
 void rk_store_close(struct rk_store *s)
 {
 	if (s)

@@ -14,6 +14,7 @@ struct rk_store_ops {
 		    struct rk_err *err);
 	void (*close)(struct rk_store *s);
 	uint64_t (*requests)(const struct rk_store *s); /* NULL: 0 */
+	uint64_t (*bytes)(const struct rk_store *s); /* NULL: 0 */
 };
 
 struct rk_object_ops {

@@ -739,8 +739,13 @@ static uint64_t remote_requests(const struct rk_store *s)
 	return rk_http_requests(((const struct remote_store *)s)->http);
 }
 
+static uint64_t remote_bytes(const struct rk_store *s)
+{
+	return rk_http_bytes(((const struct remote_store *)s)->http);
+}
+
 const struct rk_store_ops remote_store_ops = {remote_list, remote_open, remote_close,
-					      remote_requests};
+					      remote_requests, remote_bytes};
 
 int remote_init(struct remote_store *r, const struct rk_store_opts *o, struct rk_err *err)
 {

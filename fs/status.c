@@ -1,0 +1,112 @@
+/* status.c: what a running daemon is doing, as extended attributes of the mount's root
+ * (as CVMFS answers through its xattrs): `getfattr -d -m rockfs MOUNTPOINT` lists them,
+ * `rockpack status MOUNTPOINT` prints them. Uses rk_vfs_stats; nothing here changes
+ * state. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rk/cache.h"
+#include "rkfs.h"
+
+#define PFX "user.rockfs."
+
+/* One attribute: its name after PFX and its value, from one snapshot of the counters. */
+struct field {
+	const char *name;
+	int text; /* 1: s below, else n */
+	const char *s;
+	uint64_t n;
+};
+
+static size_t fields(const struct rkfs *fs, struct field *f)
+{
+	struct rk_vfs_stats st;
+	size_t i = 0;
+
+	rk_vfs_stats(fs->vfs, &st);
+#define S(k, v) f[i++] = (struct field){k, 1, v, 0}
+#define N(k, v)                 \
+	f[i++] = (struct field) \
+	{                       \
+		k, 0, NULL, v   \
+	}
+	S("version", ROCKFS_VERSION);
+	S("store", fs->store);
+	S("cache", rk_cache_dir(rk_vfs_cache(fs->vfs)));
+	N("uptime", st.uptime_s);
+	N("runs", st.runs);
+	N("ingests_running", st.ingests_running);
+	N("ingests_waiting", st.ingests_waiting);
+	N("ingests_done", st.ingests);
+	N("index_loads", st.index_loads);
+	N("errors_archive", st.ingest_failures);
+	N("errors_transient", st.transient_failures);
+	N("errors_cache", st.cache_discarded);
+	N("remote_requests", st.remote_requests);
+	N("remote_bytes", st.remote_bytes);
+	N("cache_limit", st.cache_limit);
+	N("cache_used", st.cache_used);
+	N("cache_written", st.cache_written);
+	N("nodes", st.nodes);
+#undef S
+#undef N
+	return i;
+}
+
+#define NFIELDS 24
+
+static int put(char *buf, size_t size, size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int put(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *len, *len < size ? size - *len : 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	*len += (size_t)n;
+	return 0;
+}
+
+int rkfs_status_get(const struct rkfs *fs, const char *name, char *buf, size_t size, size_t *len)
+{
+	struct field f[NFIELDS];
+	size_t n = fields(fs, f), i;
+	int all;
+
+	*len = 0;
+	if (strncmp(name, PFX, strlen(PFX)))
+		return -1;
+	name += strlen(PFX);
+	all = !strcmp(name, "status");
+	for (i = 0; i < n; i++) {
+		if (!all && strcmp(name, f[i].name))
+			continue;
+		if (all)
+			put(buf, size, len, "%s: ", f[i].name);
+		if (f[i].text)
+			put(buf, size, len, "%s", f[i].s);
+		else
+			put(buf, size, len, "%" PRIu64, f[i].n);
+		if (!all)
+			return 0;
+		put(buf, size, len, "\n");
+	}
+	return all ? 0 : -1;
+}
+
+size_t rkfs_status_list(const struct rkfs *fs, char *buf, size_t size)
+{
+	struct field f[NFIELDS];
+	size_t n = fields(fs, f), len = 0;
+
+	put(buf, size, &len, "%sstatus%c", PFX, 0);
+	for (size_t i = 0; i < n; i++)
+		put(buf, size, &len, "%s%s%c", PFX, f[i].name, 0);
+	return len;
+}
