@@ -7,7 +7,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 jobs=$(nproc)
 
-bash packaging/install-deps.sh
+bash packaging/install-deps.sh --tests
 
 step() { printf '\n==== %s\n' "$*"; }
 

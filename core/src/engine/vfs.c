@@ -75,7 +75,8 @@ static const char readme_tail[] =
 	"Nothing is downloaded or decompressed until you read inside browse/.\n"
 	"A corrupt archive makes its browse directory fail with EIO (see the daemon log);\n"
 	"everything else keeps working. Unmount with: fusermount3 -u <mountpoint>\n"
-	"More: man rockfs, https://github.com/ (see the project's README and docs/).\n";
+	"More: man rockfs (the daemon), man rockpack (the same views without FUSE),\n"
+	"and README.md and docs/ in the rockfs source tree.\n";
 
 /* ---- nodes (v->tree held for writing unless noted) ---- */
 
@@ -1154,6 +1155,30 @@ static int pop_root(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	return pop_dirs(v, dir, "", 1, err);
 }
 
+/* n's path from the mount's root ("RUN/dist/gfx1100"), for log lines. */
+static void node_path(struct rk_vfs *v, const struct node *n, char *buf, size_t size)
+{
+	const struct node *p;
+	size_t len = 0, need;
+
+	pthread_rwlock_rdlock(&v->tree);
+	for (p = n; p && p->parent; p = p->parent)
+		len += strlen(p->name) + (len ? 1 : 0);
+	if (len >= size) { /* too deep for buf: the name alone */
+		snprintf(buf, size, "%s", n->name);
+	} else {
+		buf[len] = 0;
+		for (p = n; p && p->parent; p = p->parent) {
+			need = strlen(p->name);
+			len -= need;
+			memcpy(buf + len, p->name, need);
+			if (len)
+				buf[--len] = '/';
+		}
+	}
+	pthread_rwlock_unlock(&v->tree);
+}
+
 int vfs_populate(struct rk_vfs *v, struct node *n, struct rk_err *err)
 {
 	struct rk_err local = RK_ERR_INIT; /* the log line needs the cause */
@@ -1179,10 +1204,29 @@ int vfs_populate(struct rk_vfs *v, struct node *n, struct rk_err *err)
 	n->pop_state = PS_RUNNING;
 	pthread_mutex_unlock(&v->wait_lock);
 
-	rc = n->pop ? n->pop(v, n, err) : 0;
+	if (n->pop) {
+		const char *outer = rk_log_where;
+		char where[1024];
+
+		node_path(v, n, where, sizeof(where));
+		rk_log_where = where;
+		rc = n->pop(v, n, err);
+		rk_log_where = outer;
+		if (rc && rc != -ENOMEM) {
+			const char *cause = rk_err_str(err, rc);
+
+			rk_log_where = NULL;
+			if (strncmp(cause, where, strlen(where)))
+				rk_err_log("'%s': %s", where, cause);
+			else
+				rk_err_log("%s", cause);
+			rk_log_where = outer;
+		}
+	} else {
+		rc = 0;
+	}
 	transient = rk_err_transient(rc);
 	if (rc && rc != -ENOMEM) {
-		rk_err_log("'%s': %s", n->ctx ? n->ctx : n->name, rk_err_str(err, rc));
 		if (!transient) /* a transient code is kept: a populate calling this one fails */
 			rc = -EIO; /* transiently too (dist/.rockfs/ over dist/X/) */
 	}
@@ -1254,16 +1298,18 @@ static int get_dir(struct rk_vfs *v, uint64_t ino, struct node **out, struct rk_
 static int ensure_tarz(struct rk_vfs *v, struct node *n, struct rk_err *err)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	char where[1024];
 	int rc;
 
 	if (n->tarz->ready) /* n is SRC_TARZ (the caller saw it under the tree lock) */
 		return 0;
+	node_path(v, n, where, sizeof(where));
 	rc = rk_tarz_compute(n->tarz, v->cache, n->composite, ncpu > 0 ? (unsigned)ncpu : 1, err);
 	if (rc) {
-		rk_err_log("'%s': %s", n->name, rk_err_str(err, rc));
+		rk_err_log("'%s': %s", where, rk_err_str(err, rc));
 		return -EIO;
 	}
-	rk_info("'%s': %zu pieces, %u compressed, %u from the cache", n->name, n->tarz->npieces,
+	rk_info("'%s': %zu pieces, %u compressed, %u from the cache", where, n->tarz->npieces,
 		n->tarz->compressed, n->tarz->reused);
 	pthread_rwlock_wrlock(&v->tree);
 	n->size = n->tarz->size;
@@ -1283,14 +1329,20 @@ static int ensure_made(struct rk_vfs *v, struct node *n, struct rk_err *err)
 	src = n->src;
 	pthread_rwlock_unlock(&v->tree);
 	if (src == SRC_LATER) {
+		const char *outer = rk_log_where;
+		char where[1024];
+
+		node_path(v, n, where, sizeof(where));
+		rk_log_where = where;
 		rc = n->later->make(v, n->later->ctx, &c, err);
+		rk_log_where = outer;
 		if (!rc && n->size_known && c->size != n->size)
 			rc = rk_err_set(err, -EPROTO, "made %llu bytes, not the %llu promised",
 					(unsigned long long)c->size, (unsigned long long)n->size);
 		if (rc) {
 			rk_composite_free(c);
 			if (rc != n->later->logged)
-				rk_err_log("'%s': %s", n->name, rk_err_str(err, rc));
+				rk_err_log("'%s': %s", where, rk_err_str(err, rc));
 			n->later->logged = rc;
 			rc = -EIO;
 		} else {
