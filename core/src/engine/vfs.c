@@ -332,6 +332,7 @@ int vfs_graft(struct rk_vfs *v, struct node *dir, struct node *root)
 	size_t i;
 
 	pthread_rwlock_wrlock(&v->tree);
+	dir->incomplete = root->incomplete;
 	for (i = 0; !rc && i < root->nents; i++) {
 		struct node *c = root->order[i]->node;
 
@@ -497,6 +498,7 @@ static int publish_locked(struct rk_vfs *v, struct artifact *a, const struct rk_
 	char path[RK_INDEX_MAX_PATH + 1], *p = path, *slash;
 	struct node *dir = a->root, *n;
 	uint32_t fmt;
+	int was_dir;
 
 	snprintf(path, sizeof(path), "%s", m->path);
 	while ((slash = strchr(p, '/'))) {
@@ -504,44 +506,60 @@ static int publish_locked(struct rk_vfs *v, struct artifact *a, const struct rk_
 		n = vfs_dent_find(dir, p);
 		if (!n && !(n = served_add(v, dir, p, S_IFDIR | 0755, m->mtime)))
 			return -ENOMEM;
-		if (!S_ISDIR(n->mode)) {
-			rk_warn("'%s': '%s' is under a non-directory; dropped", a->art->file,
-				m->path);
-			return 0;
-		}
+		if (!S_ISDIR(n->mode))
+			return 0; /* below a non-directory: refused by ingest.c, as by tar -x */
 		dir = n;
 		p = slash + 1;
 	}
+	/* tar -x's rules (ingest.c applies them to the index): a member replaces what has
+	 * its name, except a non-directory a directory with something in it. (Streaming,
+	 * a staged file may come before the members the committer has yet to publish; the
+	 * committer's publish of every member in archive order settles the tree.) */
 	n = vfs_dent_find(dir, p);
+	if (n && S_ISDIR(n->mode) && m->type != RK_MEMBER_DIR && n->nents)
+		return 0;
 	if (m->type == RK_MEMBER_HARDLINK) {
 		struct node *t = vfs_find(a->root, m->link);
 
-		if (!t || !S_ISREG(t->mode) || n)
+		if (!t || !S_ISREG(t->mode) || t == n)
 			return 0;
-		if (vfs_dent_add(dir, p, t))
+		if (n) {
+			n->nlink--; /* unlisted here; stays in the inode table */
+			vfs_dent_set(dir, p, t);
+		} else if (vfs_dent_add(dir, p, t)) {
 			return -ENOMEM;
+		}
 		t->nlink++;
 		return 0;
 	}
 	fmt = m->type == RK_MEMBER_DIR ? S_IFDIR : m->type == RK_MEMBER_SYMLINK ? S_IFLNK : S_IFREG;
-	if (n && (S_ISDIR(n->mode) != (fmt == S_IFDIR))) {
-		rk_warn("'%s': '%s' changes type; later member dropped", a->art->file, m->path);
-		return 0;
+	if (n && n->nlink > 1 && !S_ISDIR(n->mode)) {
+		/* one name of a hardlinked file: this name gets a node of its own */
+		struct node *nn = served_new(v, dir, p, fmt, m->mtime);
+
+		if (!nn)
+			return -ENOMEM;
+		n->nlink--;
+		vfs_dent_set(dir, p, nn);
+		n = nn;
 	}
 	if (!n && !(n = served_add(v, dir, p, fmt, m->mtime)))
 		return -ENOMEM;
+	was_dir = S_ISDIR(n->mode);
 	n->mode = fmt | (fmt == S_IFLNK ? 0777 : m->mode);
 	n->mtime = m->mtime;
-	if (fmt == S_IFDIR)
+	if (fmt == S_IFDIR && was_dir)
 		return 0;
 	free(n->data);
 	n->data = NULL;
 	if (n->fd >= 0)
 		close(n->fd);
 	n->fd = -1;
-	n->size = m->size;
+	n->size = fmt == S_IFDIR ? 0 : m->size;
 	n->src = SRC_NONE;
-	if (staged >= 0) {
+	if (fmt == S_IFDIR) {
+		/* a directory replaces a file */
+	} else if (staged >= 0) {
 		if ((n->fd = fcntl(staged, F_DUPFD_CLOEXEC, 0)) < 0)
 			return -errno;
 		n->src = SRC_STAGED;
@@ -644,6 +662,13 @@ static void keep_prefixes(struct artifact *a, struct rk_index *idx)
 	idx->nprefixes = 0;
 }
 
+/* A file member with bytes and no blob: one the cache could not hold (ingest.c). */
+static int refused_member(const struct rk_member *m)
+{
+	return (m->type == RK_MEMBER_FILE || m->type == RK_MEMBER_HARDLINK) && m->size &&
+	       !m->blob[0];
+}
+
 /* Publish a cached index. -ENOENT when there is none (or it was corrupt and removed). */
 static int artifact_from_index(struct rk_vfs *v, struct artifact *a, const char *key,
 			       struct rk_err *err)
@@ -665,6 +690,13 @@ static int artifact_from_index(struct rk_vfs *v, struct artifact *a, const char 
 		rk_err_clear(err);
 		return -ENOENT;
 	}
+	/* a member the cache could not hold then (no blob), which it can now: ingest again */
+	for (size_t i = 0; i < idx.n; i++)
+		if (refused_member(&idx.v[i]) &&
+		    (!rk_cache_limit(v->cache) || idx.v[i].size <= rk_cache_limit(v->cache))) {
+			rk_index_release(&idx);
+			return -ENOENT;
+		}
 	pthread_rwlock_wrlock(&v->tree);
 	for (size_t i = 0; !rc && i < idx.n; i++)
 		rc = publish_locked(v, a, &idx.v[i], -1);
@@ -688,10 +720,14 @@ static int artifact_ingest(struct rk_vfs *v, struct artifact *a, const char *exp
 		.ctx = ctx ? ctx : a,
 		.progress = &a->progress,
 		.cancel = &v->cancel,
+		.read_all = ctx ? NULL : &a->read_all,
 	};
 	struct rk_buf path = RK_BUF_INIT;
 	struct rk_object *obj;
 	int rc;
+
+	if (!ctx)
+		a->read_all = 0;
 
 	store_path(a->run, a->art->file, &path, &rc);
 	if (!rc)
@@ -722,6 +758,10 @@ static int artifact_load(struct rk_vfs *v, struct artifact *a, struct rk_err *er
 	rc = artifact_from_index(v, a, key, err); /* another process may have just done it */
 	if (rc == -ENOENT) {
 		rc = artifact_ingest(v, a, expect, publish_cb, staged_cb, NULL, &idx, err);
+		/* damaged: what was read stays, with the manifest's prefixes, so that dist/
+		 * can list the artifact's files (each fails) (flatten.c) */
+		if (rc && !rk_err_transient(rc) && !a->prefixes)
+			keep_prefixes(a, &idx);
 		if (!rc && !(rc = rk_index_serialize(&idx, &out))) {
 			snprintf(rel, sizeof(rel), "index/%s.rkix", key);
 			rc = rk_cache_put_file(v->cache, rel, out.buf, out.len, err);
@@ -819,6 +859,20 @@ int vfs_artifacts_wait(struct rk_vfs *v, struct artifact **as, size_t n, struct 
 			rc = rk_err_set(err, as[i]->transient ? as[i]->rc : -EIO,
 					"artifact '%s' is unusable: %s", as[i]->art->file,
 					as[i]->why[0] ? as[i]->why : "cancelled");
+	pthread_mutex_unlock(&v->wait_lock);
+	return rc;
+}
+
+int vfs_artifact_damaged(struct rk_vfs *v, struct artifact *a, int *read_all, struct rk_err *err)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&v->wait_lock);
+	if (a->state == ART_FAILED) {
+		rc = a->transient ? a->rc : -EIO;
+		*read_all = a->read_all;
+		rk_err_set(err, rc, "%s", a->why[0] ? a->why : "cancelled");
+	}
 	pthread_mutex_unlock(&v->wait_lock);
 	return rc;
 }
@@ -1373,9 +1427,12 @@ static int ensure_made(struct rk_vfs *v, struct node *n, struct rk_err *err)
 					(unsigned long long)c->size, (unsigned long long)n->size);
 		if (rc) {
 			rk_composite_free(c);
-			rk_err_log("'%s': %s", where, rk_err_str(err, rc));
+			if (rc != n->later->logged)
+				rk_err_log("'%s': %s", where, rk_err_str(err, rc));
+			n->later->logged = rc;
 			rc = -EIO;
 		} else {
+			n->later->logged = 0;
 			pthread_rwlock_wrlock(&v->tree);
 			n->composite = c;
 			n->size = c->size;
@@ -1525,6 +1582,11 @@ int rk_vfs_readdir(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn 
 		retried = 1; /* as in rk_vfs_lookup */
 	}
 	pthread_rwlock_rdlock(&v->tree);
+	/* a listing that misses entries ends in an error after the ones it has, so that
+	 * ls, find, tar and rsync report it instead of copying a short tree */
+	if (dir->incomplete && off >= dir->nents)
+		rc = rk_err_set(err, -EIO, "'%s': listing incomplete (a damaged artifact)",
+				dir->name);
 	for (uint64_t i = off; i < dir->nents; i++) {
 		struct rk_attr a;
 
@@ -1533,7 +1595,7 @@ int rk_vfs_readdir(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn 
 			break;
 	}
 	pthread_rwlock_unlock(&v->tree);
-	return 0;
+	return rc;
 }
 
 int rk_vfs_resolve(struct rk_vfs *v, const char *path, struct rk_attr *out, struct rk_err *err)
@@ -1600,6 +1662,12 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 		if (state == ART_FAILED)
 			return artifact_eio(n->artifact, err);
 	}
+	if (n->origin && !n->artifact) {
+		/* a dist file of a damaged artifact (flatten.c): listed, never read */
+		artifact_state(v, n->origin, &state, &gen);
+		if (state == ART_FAILED && !artifact_transient(v, n->origin))
+			return artifact_eio(n->origin, err);
+	}
 	if (later && (rc = ensure_ready(v, n, 1, err)))
 		return rc;
 	if (n->artifact || n->origin) {
@@ -1636,7 +1704,11 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 		return rc;
 	}
 
-	if (src == SRC_BLOB) {
+	if (src == SRC_NONE && f->size) {
+		/* a member the cache could not hold (ingest.c logged it), or nothing to read */
+		rc = rk_err_set(err, -EIO, "'%s': not in the cache (larger than cache_size)",
+				n->name);
+	} else if (src == SRC_BLOB) {
 		rc = rk_blob_open(v->cache, id, f->size, &f->fd, err);
 		if ((rc == -ENOENT || rc == -EBADMSG) && (n->artifact || n->origin)) {
 			rk_err_clear(err);
