@@ -166,22 +166,9 @@ grep -qE "^REQ GET /$SPLIT/python/files/rocm_sdk_device_gfx1100-[^ ]*\.whl 200 "
 
 # ---- apt, from the run's packages/deb over HTTP, into a throwaway root ----
 A=$T/apt-root
-mkdir -p "$A/var/lib/dpkg/info" "$A/var/lib/dpkg/updates" "$A/apt/lists/partial" \
-	"$A/apt/archives/partial" "$A/apt/etc/apt.conf.d" "$A/apt/etc/preferences.d"
-cp /var/lib/dpkg/status "$A/var/lib/dpkg/status"
-: >"$A/var/lib/dpkg/available"
-echo "deb [trusted=yes] $U/$SPLIT/packages/deb stable main" >"$A/apt/sources.list"
-apt_sb() {
-	apt-get -q -o Dir::State="$A/apt" -o Dir::State::status="$A/var/lib/dpkg/status" \
-		-o Dir::Cache="$A/apt" -o Dir::Etc::sourcelist="$A/apt/sources.list" \
-		-o Dir::Etc::sourceparts=- -o Dir::Etc::main=/dev/null \
-		-o Dir::Etc::parts="$A/apt/etc/apt.conf.d" -o Dir::Etc::preferencesparts="$A/apt/etc/preferences.d" \
-		-o APT::Get::List-Cleanup=0 -o Debug::NoLocking=1 -o APT::Sandbox::User=root \
-		-o Acquire::Languages=none -o Acquire::http::Proxy=false -o DPkg::Options::=--root="$A" \
-		-o DPkg::Options::=--force-not-root -o DPkg::Options::=--force-script-chrootless \
-		-o DPkg::Options::=--log="$A/dpkg.log" -o DPkg::Chroot-Directory=/ \
-		-o APT::Keep-Downloaded-Packages=0 -o DPkg::Use-Pty=0 "$@"
-}
+. "$(dirname "$0")/../apt_sandbox.sh"
+apt_root "$A" "$U/$SPLIT/packages/deb"
+apt_sb() { sh "$A/apt.sh" "$@"; }
 if apt_sb update >"$T/apt-update.log" 2>&1; then
 	grep -qE '^(W|E):' "$T/apt-update.log" && { cat "$T/apt-update.log" >&2; fail "apt-get update warned"; }
 	if apt_sb install -y amdrocm-blas7.13-gfx1100 >"$T/apt-install.log" 2>&1; then
