@@ -559,16 +559,14 @@ static int cmd_recombine(const struct rp_opts *o, int argc, char **argv)
 	int r = 0, parents = 0;
 
 	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--strict")) {
-			rc.strict = 1;
-			continue;
-		}
 		const char **val = !strcmp(argv[i], "--config")	     ? &config
 				   : !strcmp(argv[i], "-o")	     ? &rc.out
 				   : !strcmp(argv[i], "--component") ? &only
 								     : NULL;
 
-		if (val) {
+		if (!strcmp(argv[i], "--strict")) {
+			rc.strict = 1;
+		} else if (val) {
 			if (!(*val = rp_value(o, argc, argv, &i)))
 				return 2;
 		} else if (rp_is_option(argv[i])) {
