@@ -556,7 +556,7 @@ static int cmd_recombine(const struct rp_opts *o, int argc, char **argv)
 	const char *config = NULL, *only = NULL;
 	json_error_t jerr;
 	json_t *cfg;
-	int r = 0, parents = 0;
+	int r = 0, parents = 0, matched = 0;
 
 	for (int i = 0; i < argc; i++) {
 		const char **val = !strcmp(argv[i], "--config")	     ? &config
@@ -624,11 +624,15 @@ static int cmd_recombine(const struct rp_opts *o, int argc, char **argv)
 
 		for (size_t j = 0; j < i; j++)
 			seen |= !strcmp(rc.a[j].group, rc.a[i].group);
-		if (!seen && (!only || !strcmp(only, rc.a[i].group)))
+		if (!seen && (!only || !strcmp(only, rc.a[i].group))) {
 			r = recombine_component(&rc, cfg, rc.a[i].group);
+			matched++;
+		}
 	}
 	if (!r && !rc.n)
 		r = rp_fail("%s: no split artifacts in any shard", rc.in);
+	else if (!r && !matched) /* as upstream: "Component '...' not found in artifacts" */
+		r = rp_fail("'%s': no such component in the shards", only);
 	if (!r)
 		r = no_clash(&st);
 	if (!r && (r = rk_staging_commit(&st, &err)))

@@ -10,7 +10,8 @@
 #    leave a half-written DIR);
 #  - an arch artifact joins a group only if the group lists its exact arch string:
 #    rand_lib_gfx942:xnack+ is in gfx94X only if the group lists gfx942:xnack+;
-#  - an artifact already in DIR is an error before anything is moved.
+#  - an artifact already in DIR is an error before anything is moved; so is a
+#    --component that names no component (upstream: exit 1).
 . "$(dirname "$0")/lib.sh"
 it_init "$@"
 L=24205988454-linux
@@ -70,6 +71,10 @@ diff "$T/keep.before" "$T/keep.after" >&2 || fail "a failed recombine changed an
 expect_fail no-primary --config "$T/noprimary.json" -o "$T/np"
 [ ! -e "$T/np" ] || fail "no-primary: left $T/np"
 no_sibling "$T/np"
+
+# ---- --component naming no component: exit 1, nothing written (upstream: exit 1) ----
+expect_fail no-component --config "$T/exact.json" -o "$T/nc" --component blas_lib
+[ ! -e "$T/nc" ] || fail "no-component: left $T/nc"
 
 # ---- an artifact already in DIR: error before anything moves ----
 mkdir -p "$T/clash/rand_lib_gfx94X"
