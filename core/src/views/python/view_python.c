@@ -8,14 +8,22 @@
  *   python/files/<file>                  the stored bytes, or the synthesized package
  *   python/files/<wheel>.metadata        the wheel's METADATA
  *   python/find-links/<file>             symlinks to ../files/<file>
+ *   python/index.html                    the flat --find-links page TheRock's upload step
+ *                                        writes: every served file, href files/<file>
+ *   python/<family>/index.html           legacy (fat) runs, one per family and per stored
+ *                                        group (python/<group>/): that family's files and
+ *                                        the generic ones, href ../files/<file>
  *   python/PROVENANCE                    where each file came from
  *
  * Populating python/ reads each stored wheel's METADATA (a few ranged reads) and builds
  * the synthesized packages; a project's files are hashed when its page is first looked
  * at, once: the hash is kept in the cache under pyhash/ (keyed by the store, path, size
  * and mtime, or a synthesized wheel's composite digest), so a remount reads no file whole.
- * A stored file wins over a synthesized one of the same name; when two groups store a
- * file of the same name, the first (sorted) one is served; PROVENANCE says so. A wheel
+ * A stored file wins over a synthesized one of the same name, and a project the run stores
+ * any file of is served from the store alone (its synthesized files are not served); when
+ * two groups store a file of the same name, the first (sorted) one is served; PROVENANCE
+ * says so. The flat and family pages carry no hashes (as upstream's): they are made with
+ * python/, at no cost until read. A wheel
  * whose METADATA cannot be read is listed without data-core-metadata, with one log line;
  * a file that cannot be read to hash is left out of its page, with one log line. */
 #include <errno.h>
@@ -31,6 +39,7 @@
 #include "rk/log.h"
 #include "rk/wheel.h"
 #include "cache/composite_read.h"
+#include "services/flatten.h"
 #include "views/python/view_python.h"
 
 struct pyfile {
@@ -48,6 +57,8 @@ struct pyfile {
 	char meta_sha[RK_SHA256_HEX];
 	char *requires_python;
 	char *dup_of; /* a same-named file already served: its rel */
+	int by_project; /* dup_of is a stored file of the same project, another name */
+	int split_product; /* synthesized by the kpack split of a stored fat wheel */
 	int meta_owned; /* meta belongs to the .metadata node (immutable, kept to the end) */
 	int unreadable; /* its bytes could not be hashed (logged): left out of its page */
 	struct pysynth *syn; /* synthesized (view_python_synth.c), while populating */
@@ -388,6 +399,55 @@ static int render_project(const struct pyset *s, size_t lo, size_t hi, struct rk
 	return rc ? rc : rk_buf_adds(b, "</body>\n</html>\n");
 }
 
+/* The families of a legacy run's python/<family>/ pages (sorted, distinct), with the
+ * project name of each family's libraries wheel ("rocm-sdk-libraries-gfx94x-dcgpu"). */
+struct pyfams {
+	char **name;
+	char (*libs)[300];
+	size_t n;
+};
+
+/* The family f->project is bound to (its libraries wheel), or -1. */
+static int bound_family(const struct pyfams *fm, const struct pyfile *f)
+{
+	for (size_t i = 0; i < fm->n; i++)
+		if (!strcmp(f->project, fm->libs[i]))
+			return (int)i;
+	return -1;
+}
+
+/* A --find-links page as TheRock's upload step writes it (generate_local_index.py,
+ * indexer.py): one link per served file, href <up>files/<file>. family < 0: every file
+ * (python/index.html); else family's page: its files and those of no family, without
+ * the kpack-split wheels of stored fat ones (upstream's per-family sets have none). */
+static int render_flat(const struct pyset *s, const struct pyfams *fm, int family, struct rk_buf *b)
+{
+	char title[300];
+	int rc;
+
+	if (family < 0)
+		snprintf(title, sizeof(title), "Package Index");
+	else
+		snprintf(title, sizeof(title), "ROCm Python Packages - %s", fm->name[family]);
+	rc = add_head(b, title, title);
+	for (size_t i = 0; !rc && i < s->n; i++) {
+		const struct pyfile *f = &s->v[i];
+		int fam;
+
+		if (!served(f))
+			continue;
+		fam = bound_family(fm, f);
+		if (family >= 0 && (f->split_product || (fam >= 0 && fam != family)))
+			continue;
+		if (!(rc = rk_buf_adds(b,
+				       family < 0 ? "<a href=\"files/" : "<a href=\"../files/")) &&
+		    !(rc = add_url(b, f->file)) && !(rc = rk_buf_adds(b, "\">")) &&
+		    !(rc = rk_buf_add_html(b, f->file)))
+			rc = rk_buf_adds(b, "</a><br>\n");
+	}
+	return rc ? rc : rk_buf_adds(b, "</body>\n</html>\n");
+}
+
 static int cmp_pyfile(const void *a, const void *b)
 {
 	const struct pyfile *x = a, *y = b;
@@ -421,7 +481,7 @@ static int add_bytes(struct node *dir, const char *name, struct rk_buf *b, int64
 static int pop_pyproject(struct rk_vfs *v, struct node *dir, struct rk_err *err);
 
 /* python/'s entries, in private directory py. */
-static int build_tree(struct node *py, struct pyset *s)
+static int build_tree(struct node *py, struct pyset *s, const struct pyfams *fm)
 {
 	struct node *simple, *files, *links;
 	struct rk_buf b = RK_BUF_INIT;
@@ -488,6 +548,16 @@ static int build_tree(struct node *py, struct pyset *s)
 	}
 	if (!rc && !(rc = render_root(s, &b)))
 		rc = add_bytes(simple, "index.html", &b, newest);
+	if (!rc && !(rc = render_flat(s, fm, -1, &b)))
+		rc = add_bytes(py, "index.html", &b, newest);
+	for (size_t i = 0; !rc && i < fm->n; i++) {
+		struct node *d = vfs_node_add(py, fm->name[i], S_IFDIR | 0555, newest);
+
+		if (!d)
+			rc = -ENOMEM;
+		else if (!(rc = render_flat(s, fm, (int)i, &b)))
+			rc = add_bytes(d, "index.html", &b, newest);
+	}
 	/* simple/<project>/ is rendered on first look: only then are its files hashed */
 	for (size_t lo = 0, hi; !rc && lo < s->n; lo = hi) {
 		int any = 0;
@@ -503,7 +573,12 @@ static int build_tree(struct node *py, struct pyset *s)
 		for (size_t i = 0; !rc && i < s->n; i++) {
 			const struct pyfile *f = &s->v[i];
 
-			if (f->dup_of)
+			if (f->dup_of && f->by_project)
+				rc = rk_buf_addf(&b,
+						 "synthesized %s\tnot served: project %s is stored "
+						 "(python/%s)\n",
+						 f->rel, f->project, f->dup_of);
+			else if (f->dup_of)
 				rc = rk_buf_addf(
 					&b, "%s%s\tnot served: same name as stored python/%s\n",
 					f->syn ? "synthesized " : "", f->rel, f->dup_of);
@@ -536,6 +611,7 @@ static int pyset_synth(struct pyset *s, struct pysynth_set *syn, int64_t mtime)
 			continue;
 		f->syn = p;
 		f->synth = 1;
+		f->split_product = p->from && !strncmp(p->from, "kpack-split ", 12);
 		memcpy(f->syn_key, p->key, RK_SHA256_HEX);
 		f->size = p->size;
 		f->mtime = mtime;
@@ -556,6 +632,68 @@ static int pyset_synth(struct pyset *s, struct pysynth_set *syn, int64_t mtime)
 static void *hash_ahead(void *p);
 extern const struct vfs_view vfs_view_python;
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Add family name to fm (a name python/ has already, or a dot name, is not one). */
+static int pyfams_add(struct pyfams *fm, const char *name)
+{
+	static const char *const taken[] = {"simple", "files", "find-links", "PROVENANCE",
+					    "index.html"};
+
+	if (!name[0] || name[0] == '.' || strchr(name, '/'))
+		return 0;
+	for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++)
+		if (!strcmp(name, taken[i]))
+			return 0;
+	for (size_t i = 0; i < fm->n; i++)
+		if (!strcmp(name, fm->name[i]))
+			return 0;
+	return (fm->name[fm->n++] = strdup(name)) ? 0 : -ENOMEM;
+}
+
+static void pyfams_release(struct pyfams *fm)
+{
+	for (size_t i = 0; i < fm->n; i++)
+		free(fm->name[i]);
+	free(fm->name);
+	free(fm->libs);
+}
+
+/* python/<family>/ pages: the stored groups (python/<group>/, TheRock's single-arch and
+ * legacy layouts) and, for a legacy (not kpack-split) run, its families; sorted. */
+static int pyfams_of(struct rk_vfs *v, struct run *r, const struct rk_store_list *top,
+		     struct pyfams *fm)
+{
+	size_t cap = top->n + r->cat->ntargets;
+	int rc = 0;
+
+	if (!cap)
+		return 0;
+	if (!(fm->name = calloc(cap, sizeof(*fm->name))) ||
+	    !(fm->libs = calloc(cap, sizeof(*fm->libs))))
+		return -ENOMEM;
+	for (size_t i = 0; !rc && i < top->n; i++)
+		if (top->v[i].is_dir)
+			rc = pyfams_add(fm, top->v[i].name);
+	if (!rc && !vfs_run_is_split(v, r))
+		for (size_t i = 0; !rc && i < r->cat->ntargets; i++)
+			if (strcmp(r->cat->targets[i], "generic"))
+				rc = pyfams_add(fm, r->cat->targets[i]);
+	if (fm->n)
+		qsort(fm->name, fm->n, sizeof(*fm->name), cmp_str);
+	for (size_t i = 0; !rc && i < fm->n; i++) {
+		char lib[300];
+
+		snprintf(lib, sizeof(lib), "rocm-sdk-libraries-%s", fm->name[i]);
+		if (rk_pep503_normalize(lib, fm->libs[i], sizeof(fm->libs[i])) < 0)
+			fm->libs[i][0] = '\0'; /* too long for a project: bound to nothing */
+	}
+	return rc;
+}
+
 /* The view's state for run r, created on first use (populating python/ runs once at a
  * time, and its pages only after it). */
 static struct pystate *pystate_of(struct run *r)
@@ -574,6 +712,7 @@ static int pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	struct pyset s = {0};
 	struct pysynth_set syn = {0};
 	struct rk_store_list top = {0};
+	struct pyfams fm = {0};
 	char *path = NULL;
 	int rc;
 
@@ -587,6 +726,8 @@ static int pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		return rc;
 	}
 	rc = pyset_scan(r->cat->path, "", &s, &top);
+	if (!rc)
+		rc = pyfams_of(v, r, &top, &fm);
 	for (size_t i = 0; !rc && i < top.n; i++) {
 		struct rk_store_list l;
 		char *sub = NULL;
@@ -642,6 +783,19 @@ static int pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 					rc = -ENOMEM;
 				break;
 			}
+	/* a project the run stores: its synthesized files are not served (one source per
+	 * project: pip never mixes a stored build with a synthesized one) */
+	for (size_t i = 0; !rc && i < s.n; i++) {
+		if (!s.v[i].synth || s.v[i].dup_of)
+			continue;
+		for (size_t j = 0; j < s.n; j++)
+			if (!s.v[j].synth && !strcmp(s.v[i].project, s.v[j].project)) {
+				s.v[i].by_project = 1;
+				if (!(s.v[i].dup_of = strdup(s.v[j].rel)))
+					rc = -ENOMEM;
+				break;
+			}
+	}
 	for (size_t i = 0; !rc && i < s.n; i++)
 		if (served(&s.v[i]) && !s.v[i].synth && s.v[i].kind == RK_PYFILE_WHEEL &&
 		    !s.v[i].meta_tried)
@@ -651,7 +805,7 @@ static int pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 
 		if (!root)
 			rc = -ENOMEM;
-		else if ((rc = build_tree(root, &s)))
+		else if ((rc = build_tree(root, &s, &fm)))
 			vfs_tree_free(root);
 		else
 			rc = vfs_graft(v, dir, root);
@@ -659,6 +813,7 @@ static int pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	for (size_t i = 0; i < s.n; i++)
 		s.v[i].syn = NULL; /* released below; what the pages need was copied */
 	pysynth_release(&syn);
+	pyfams_release(&fm);
 	if (!rc && !(ps->set = malloc(sizeof(*ps->set))))
 		rc = -ENOMEM;
 	if (rc) {
