@@ -56,7 +56,10 @@ n=$(ls "$M/$SPLIT/python/files" | grep -c '\.whl$')
 
 for run in $SPLIT $LEGACY; do
 	P=$M/$run/python
-	[ "$(ls "$P" | tr '\n' ' ')" = "PROVENANCE files find-links simple " ] ||
+	# (index.html and the family pages: python_layouts.sh)
+	want="PROVENANCE files find-links index.html simple "
+	[ $run = $LEGACY ] && want="PROVENANCE files find-links gfx110X-all gfx94X-dcgpu index.html simple "
+	[ "$(ls "$P" | tr '\n' ' ')" = "$want" ] ||
 		fail "$run: python/ holds $(ls "$P" | tr '\n' ' ')"
 	# shellcheck disable=SC2086
 	python3 "$CHECK" "$P" ${PROJECTS[$run]} || fail "$run: the index does not check out"
