@@ -922,7 +922,9 @@ static void python_free(void *state)
 /* Its lines in the mount's README. */
 static const char readme[] =
 	"  <run>/python/          runs with stored wheels: a pip index, use\n"
-	"                         pip install --index-url file://<run>/python/simple/ ...\n";
+	"                         pip install --index-url file://<run>/python/simple/ ...\n"
+	"                         or TheRock's --find-links pages: python/index.html,\n"
+	"                         python/<family>/index.html (legacy runs)\n";
 
 /* python/: stored packages, or a manifest to version synthesized ones */
 static int shown(const struct rk_run *cat)
