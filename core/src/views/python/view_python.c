@@ -23,9 +23,9 @@
  * any file of is served from the store alone (its synthesized files are not served); when
  * two groups store a file of the same name, the first (sorted) one is served; PROVENANCE
  * says so. The flat and family pages carry no hashes (as upstream's): they are made with
- * python/, at no cost until read. A wheel
- * whose METADATA cannot be read is listed without data-core-metadata, with one log line;
- * a file that cannot be read to hash is left out of its page, with one log line. */
+ * python/'s listing and hash nothing. A wheel whose METADATA cannot be read is listed
+ * without data-core-metadata, with one log line; a file that cannot be read to hash is
+ * left out of its page, with one log line. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -56,7 +56,7 @@ struct pyfile {
 	size_t meta_len;
 	char meta_sha[RK_SHA256_HEX];
 	char *requires_python;
-	char *dup_of; /* a same-named file already served: its rel */
+	char *dup_of; /* not served: the rel of the stored file that is (same name, or project) */
 	int by_project; /* dup_of is a stored file of the same project, another name */
 	int split_product; /* synthesized by the kpack split of a stored fat wheel */
 	int meta_owned; /* meta belongs to the .metadata node (immutable, kept to the end) */
