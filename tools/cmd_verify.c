@@ -5,8 +5,10 @@
  * The checks of rocm-kpack's verify_artifacts, done for <prefix>/.kpack archives:
  *  - every artifact has a manifest (one without is still checked as a whole, so that a
  *    fat binary in it is found);
- *  - in generic artifacts, every host binary with a .hip_fatbin is split: NOBITS
- *    .hip_fatbin, a .rocm_kpack_ref marker that decodes, a structurally valid ELF;
+ *  - in generic artifacts, every host binary with a .hip_fatbin is split: a
+ *    .rocm_kpack_ref marker that decodes, HIPK wrappers, NOBITS .hip_fatbin unless it
+ *    holds no whole page (a small binary: verify_artifacts flags those, wrongly), a
+ *    structurally valid ELF;
  *  - in the artifact of one gfx target, every gfx token in a file name names that
  *    target (an artifact of an architecture group, from recombine, is not checked);
  *  - every .kpack archive parses, and each of its code objects decodes and is an AMDGPU
@@ -198,10 +200,12 @@ static void check_binary(struct verify *vf, const char *file, const char *rel, c
 	}
 	if (!generic)
 		goto out; /* device-side libraries (e.g. MIOpen CK) are per arch */
-	if (!fe.fatbin_nobits || !fe.has_marker) {
-		problem(vf, "%s: fat binary in a generic artifact (.hip_fatbin %s, %s marker)",
-			file, fe.fatbin_nobits ? "NOBITS" : "PROGBITS",
-			fe.has_marker ? "with" : "no");
+	/* split means a marker; .hip_fatbin stays PROGBITS when it holds no whole page to
+	 * zero (small binaries, kpack-format.md 3.4), which rk_kpack_elf_verify accepts only
+	 * then, with every wrapper HIPK */
+	if (!fe.has_marker) {
+		problem(vf, "%s: fat binary in a generic artifact (.hip_fatbin %s, no marker)",
+			file, fe.fatbin_nobits ? "NOBITS" : "PROGBITS");
 		goto out;
 	}
 	if ((rc = rk_kpack_elf_verify(p, m.n, &err))) {
