@@ -82,27 +82,7 @@ umount_fs() { # sets hwm (MiB)
 }
 P=$mnt/$RUN/packages
 
-# apt-get in a sandbox whose dpkg installs into $1 (a root that "has" the host's packages,
-# so system dependencies such as libc6 resolve); from tests/integration/packages_deb.sh
-apt_root() {
-	local root=$1 repo=$2
-	mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" "$root/apt/lists/partial" \
-		"$root/apt/archives/partial" "$root/apt/etc/apt.conf.d" "$root/apt/etc/preferences.d"
-	cp /var/lib/dpkg/status "$root/var/lib/dpkg/status"
-	: >"$root/var/lib/dpkg/available"
-	echo "deb [trusted=yes] file:$repo stable main" >"$root/apt/sources.list"
-	cat >"$root/apt.sh" <<EOF
-exec apt-get -q -o Dir::State=$root/apt -o Dir::State::status=$root/var/lib/dpkg/status \
-	-o Dir::Cache=$root/apt -o Dir::Etc::sourcelist=$root/apt/sources.list \
-	-o Dir::Etc::sourceparts=- -o Dir::Etc::main=/dev/null \
-	-o Dir::Etc::parts=$root/apt/etc/apt.conf.d -o Dir::Etc::preferencesparts=$root/apt/etc/preferences.d \
-	-o APT::Get::List-Cleanup=0 -o Debug::NoLocking=1 -o APT::Sandbox::User=root \
-	-o Acquire::Languages=none -o DPkg::Options::=--root=$root \
-	-o DPkg::Options::=--force-not-root -o DPkg::Options::=--force-script-chrootless \
-	-o DPkg::Options::=--log=$root/dpkg.log -o DPkg::Chroot-Directory=/ \
-	-o APT::Keep-Downloaded-Packages=0 -o DPkg::Use-Pty=0 "\$@"
-EOF
-}
+. "$top/tests/apt_sandbox.sh"
 apt_install() { # ROOT LOG
 	sh "$1/apt.sh" update >"$2" 2>&1 && sh "$1/apt.sh" install -y $WANT >>"$2" 2>&1 ||
 		{ cat "$2" >&2; echo "apt-get failed" >&2; exit 1; }

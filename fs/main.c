@@ -34,7 +34,7 @@ struct options {
 	char *packages;
 	char *sign_key;
 	char *endpoint, *region, *addressing;
-	char *timeout, *retries;
+	char *timeout, *retries, *list_ttl;
 	int offline, refresh, no_sign, packages_multiarch;
 	int allow_other; /* seen, and passed on to libfuse */
 	int help, version;
@@ -59,6 +59,7 @@ static const struct fuse_opt option_spec[] = {
 	OPT("region=%s", region),
 	OPT("addressing=%s", addressing),
 	OPT("timeout=%s", timeout),
+	OPT("list_ttl=%s", list_ttl),
 	OPT("retries=%s", retries),
 	OPT("offline", offline),
 	OPT("refresh", refresh),
@@ -222,6 +223,10 @@ static void usage(const char *prog)
 	       "    -o region=R            s3: the bucket's region (or $AWS_REGION)\n"
 	       "    -o addressing=path|virtual   s3: URL style (default: path with an endpoint)\n"
 	       "    -o no_sign             s3: unsigned requests even when credentials are set\n"
+	       "    -o list_ttl=SEC        list the store's runs again when a look at the root\n"
+	       "                           finds its listing older than SEC, so that new runs\n"
+	       "                           appear (default 2 for a directory, 60 for a remote\n"
+	       "                           store; 0: never)\n"
 	       "    -o timeout=SEC         remote: give up on one operation after SEC seconds\n"
 	       "                           (EIO and a log line; default 60)\n"
 	       "    -o retries=N           remote: retries of a failed request (default 6)\n"
@@ -360,8 +365,11 @@ int main(int argc, char *argv[])
 	vo.store = o.store;
 	vo.cache_dir = o.cache;
 	vo.cache_group = o.cache_group;
+	/* a local directory is listed again cheaply; a remote store costs a request */
+	vo.list_ttl_s = rk_store_is_remote(o.store) ? 60 : 2;
 	if (num_opt("jobs", o.jobs, 1, 256, &vo.ingest_jobs) ||
 	    num_opt("timeout", o.timeout, 1, 86400, &timeout_s) ||
+	    num_opt("list_ttl", o.list_ttl, 0, 86400 * 365, &vo.list_ttl_s) ||
 	    num_opt("retries", o.retries, 0, 100, &vo.remote.retries))
 		goto out;
 	if (cmd.max_threads < 1 || cmd.max_threads > 100000) {
@@ -496,6 +504,7 @@ out:
 	free(o.cache_group);
 	free(o.jobs);
 	free(o.timeout);
+	free(o.list_ttl);
 	free(o.retries);
 	free(o.kpack_compression);
 	free(o.packages);

@@ -130,7 +130,8 @@ static void rkfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_inf
 		return;
 	}
 	fi->cache_readdir = 1;
-	fi->keep_cache = 1;
+	/* the kernel keeps the listing it has, unless new runs were published since */
+	fi->keep_cache = !rk_vfs_refresh(fs_of(req)->vfs, ino);
 	fuse_reply_open(req, fi);
 }
 
@@ -436,6 +437,18 @@ static void rkfs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, c
 	erofs(req);
 }
 
+/* An attribute value (or name list) of len bytes, of which buf holds at most cap: its
+ * length when the caller asks (size 0), else the bytes, or ERANGE as getxattr(2). */
+static void reply_xattr(fuse_req_t req, const char *buf, size_t len, size_t cap, size_t size)
+{
+	if (!size)
+		fuse_reply_xattr(req, len);
+	else if (len > size || len > cap)
+		fuse_reply_err(req, ERANGE);
+	else
+		fuse_reply_buf(req, buf, len);
+}
+
 /* The root's user.rockfs.* attributes tell what the daemon is doing (status.c); every
  * other name and inode has none. size 0 asks for the length, as getxattr(2) does. */
 static void rkfs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
@@ -447,12 +460,7 @@ static void rkfs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, s
 		fuse_reply_err(req, ENODATA);
 		return;
 	}
-	if (!size)
-		fuse_reply_xattr(req, len);
-	else if (len > size || len > sizeof(buf))
-		fuse_reply_err(req, ERANGE);
-	else
-		fuse_reply_buf(req, buf, len);
+	reply_xattr(req, buf, len, sizeof(buf), size);
 }
 
 static void rkfs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
@@ -460,12 +468,7 @@ static void rkfs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	char buf[1024];
 	size_t len = ino == FUSE_ROOT_ID ? rkfs_status_list(fs_of(req), buf, sizeof(buf)) : 0;
 
-	if (!size)
-		fuse_reply_xattr(req, len);
-	else if (len > size || len > sizeof(buf))
-		fuse_reply_err(req, ERANGE);
-	else
-		fuse_reply_buf(req, buf, len);
+	reply_xattr(req, buf, len, sizeof(buf), size);
 }
 
 static void rkfs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)

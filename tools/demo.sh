@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The README's first command: install what is needed, build, generate the bundled demo
-# store and mount it, then show what is there. Leaves the mount in place.
+# The README's first command: install what the demo needs (packaging/install-deps.sh, no
+# test-only packages, no service left running), build, generate the bundled demo store
+# and mount it, then show what is there. Leaves the mount in place.
 #   tools/demo.sh [MOUNTPOINT]        (default /tmp/rockfs-demo)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -8,8 +9,9 @@ cd "$top"
 mnt=${1:-/tmp/rockfs-demo}
 
 bash packaging/install-deps.sh
+echo "demo: building rockfs and rockpack (build/)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j"$(nproc)" >/dev/null
+cmake --build build -j"$(nproc)" --target rockfs rockpack >/dev/null
 [ -d build/demo-store ] || python3 tests/demo/mkdemo.py build/demo-store
 
 mkdir -p "$mnt"

@@ -1471,6 +1471,37 @@ def write_hostile_run(out):
        "matches TheRock's regex (name=not, component=an, target=artifact); "
        "a reader following artifacts.py lists it like any other artifact")
 
+    # 11. file/directory name clashes: browse/ must be what `tar -x` makes of them (GNU tar
+    # 1.34 and bsdtar agree): a later member replaces an earlier non-directory or an
+    # empty directory; it is refused in place of a directory with something in it, and
+    # below a non-directory
+    d = "clash/stage/"
+    R, D, L, H = tarfile.REGTYPE, tarfile.DIRTYPE, tarfile.SYMTYPE, tarfile.LNKTYPE
+
+    def m(name, kind, data=None, link=""):
+        mode = 0o755 if kind == D else 0o777 if kind == L else 0o644
+        return (tarinfo(d + name, kind, mode, len(data) if data else 0, linkname=link),
+                data if kind == R else None)
+    man = b"clash/stage\n"
+    members = [(tarinfo("artifact_manifest.txt", R, 0o644, len(man)), man),
+               m("keep.txt", R, b"keep\n"),
+               m("a", R, b"a file\n"), m("a", D), m("a/y", R, b"a/y\n"),
+               m("b", D), m("b/y", R, b"b/y\n"), m("b", R, b"b file\n"),
+               m("c", D), m("c", R, b"c file\n"),
+               m("d", R, b"d file\n"), m("d/y", R, b"d/y\n"),
+               m("e/y", R, b"e/y\n"), m("e", R, b"e file\n"),
+               m("f", L, link="keep.txt"), m("f", D), m("f/y", R, b"f/y\n"),
+               m("g", D), m("g", L, link="keep.txt"),
+               m("h", L, link="keep.txt"), m("h", R, b"h file\n"),
+               m("i", R, b"i first\n"), m("i", R, b"i second\n"),
+               m("j", D), m("j/k", D), m("j", R, b"j file\n"),
+               m("l", R, b"l file\n"), m("l", D), m("l", R, b"l again\n"),
+               m("n", R, b"n file\n"), m("n", H, link=d + "keep.txt"), m("n", D),
+               m("o", H, link=d + "keep.txt"), m("o/p", R, b"o/p\n")]
+    w.archive("clash_lib_generic.tar.zst", compress(tar_bytes(members), "zst"))
+    expect["clash_lib_generic.tar.zst"] = {
+        "expect": "tar", "note": "file/directory name clashes: browse/ equals `tar -x`"}
+
     w.put("EXPECT.json", (json.dumps({"run": HOSTILE_RUN, "format": 1, "archives": expect},
                                      indent=2, sort_keys=True) + "\n").encode())
     w.artifacts = {f for f, e in expect.items() if e["expect"] != "ignored"}

@@ -35,6 +35,7 @@ usr/local/bin/rockfs
 usr/local/bin/rockpack
 usr/local/share/bash-completion/completions/rockpack
 usr/local/share/doc/rockfs/examples/fstab.example
+usr/local/share/doc/rockfs/examples/nginx-rockfs.conf
 usr/local/share/doc/rockfs/examples/rockfs-mnt-rock.mount
 usr/local/share/doc/rockfs/examples/rockfs-mnt-rock.service
 usr/local/share/man/man1/rockpack.1

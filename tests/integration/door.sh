@@ -56,7 +56,7 @@ it_mount empty "$T/empty" "$M" "$T/cache"
 	fail "empty store: want one warning line, got: $(cat "${IT_LOG[empty]}")"
 grep -q "^rockfs: warning: store '$T/empty' holds no runs" "${IT_LOG[empty]}" ||
 	fail "empty store: the warning does not say the store holds no runs"
-grep -q '^THIS STORE IS EMPTY' "$M/README" || fail "empty store: the README does not say so"
+grep -q '^THIS STORE WAS EMPTY WHEN MOUNTED' "$M/README" || fail "empty store: the README does not say so"
 [ "$(ls "$M")" = README ] || fail "empty store: the root lists more than README: $(ls "$M")"
 it_umount empty
 grep -qE '^rockfs: (error|warning):' "${IT_LOG[first]}" && fail "a good store logged a warning"

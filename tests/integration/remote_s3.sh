@@ -31,9 +31,11 @@ it_same "sha256 of every file of every view (s3 vs local)" "$T/local.sums" "$T/s
 [ "$(wc -l <"$T/s3.sums")" -gt 500 ] || fail "too few files compared ($(wc -l <"$T/s3.sums"))"
 
 nruns=$(find "$STORE" -mindepth 1 -maxdepth 1 -type d | wc -l)
-nlist=$(rt_count "$S3LOG" "$LIST")
-[ "$nlist" -eq $((nruns + 1)) ] ||
-	fail "$nlist ListObjectsV2 requests for the root and $nruns runs (want $((nruns + 1)))"
+# the root may be listed again (-o list_ttl: new runs appear); each run only once
+nlist=$(rt_count "$S3LOG" "$LIST.*prefix=[0-9]")
+[ "$nlist" -eq "$nruns" ] ||
+	fail "$nlist ListObjectsV2 requests for $nruns runs (want $nruns)"
+[ "$(rt_count "$S3LOG" "$LIST")" -gt "$nruns" ] || fail "the root was never listed"
 for run in $(cd "$STORE" && ls); do
 	n=$(rt_count "$S3LOG" "$LIST.*prefix=$run%2F")
 	[ "$n" -eq 1 ] || fail "$run: listed with $n requests (want one sequence: 1 page)"
@@ -55,7 +57,8 @@ n=$(rt_count "$T/s3b.reqs" "$LIST.*prefix=[0-9]")
 [ "$n" -eq 0 ] || fail "second mount listed runs again ($n requests)"
 n=$(rt_count "$T/s3b.reqs" '\.tar\.(zst|xz) ')
 [ "$n" -eq 0 ] || fail "second mount downloaded $n archives again"
-[ "$(wc -l <"$T/s3b.reqs")" -le 1 ] || fail "second mount: requests besides the root listing: $(cat "$T/s3b.reqs")"
+grep -vE "$LIST" "$T/s3b.reqs" >"$T/s3b.other" || true
+[ ! -s "$T/s3b.other" ] || fail "second mount: requests besides root listings: $(cat "$T/s3b.other")"
 # coalescing: 6 concurrent readers of one stored archive (artifacts/; larger than the
 # 64 KiB kept as small objects, smaller than one 1 MiB block) make one request
 run=24205988454-linux

@@ -175,6 +175,48 @@ RK_TEST(blob_writer_streams)
 	rk_cache_close(c);
 }
 
+/* Runs of zeros become holes: the blob reads back whole, hashes as its full content and
+ * takes (about) its data on disk; rk_blob_hole appends zeros the same way. */
+RK_TEST(blob_zeros_are_holes)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	struct rk_blob_writer *w = NULL, *w2 = NULL;
+	static char zeros[1 << 20];
+	char id[RK_SHA256_HEX], id2[RK_SHA256_HEX], back[16];
+	struct stat st;
+	int fd = -1;
+
+	RK_ASSERT_EQ_INT(0, rk_blob_create(c, 0, &w, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_write(w, "head", 4, NULL)); /* a partial first block */
+	for (int i = 0; i < 64; i++)
+		RK_ASSERT_EQ_INT(0, rk_blob_write(w, zeros, sizeof(zeros) - 7, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_write(w, "tail", 4, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_write(w, zeros, 5000, NULL)); /* ends in a hole */
+	RK_ASSERT_EQ_INT(8, (long long)rk_blob_writer_dense(w));
+	RK_ASSERT_EQ_INT(0, rk_blob_commit(w, id, NULL));
+	/* the same content written hashing as it goes, with rk_blob_hole */
+	RK_ASSERT_EQ_INT(0, rk_blob_create(c, 1, &w2, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_write(w2, "head", 4, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_hole(w2, 64 * (uint64_t)(sizeof(zeros) - 7), NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_write(w2, "tail", 4, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_hole(w2, 5000, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_commit(w2, id2, NULL));
+	RK_ASSERT_EQ_STR(id, id2);
+	uint64_t size = 4 + 64 * (uint64_t)(sizeof(zeros) - 7) + 4 + 5000;
+	RK_ASSERT_EQ_INT(0, stat(blob_file("cache", id), &st));
+	RK_ASSERT_EQ_INT((long long)size, (long long)st.st_size);
+	RK_ASSERT((uint64_t)st.st_blocks * 512 < 1u << 20); /* 64 MiB of zeros: holes */
+	RK_ASSERT_EQ_INT(0, rk_blob_open(c, id, size, &fd, NULL));
+	RK_ASSERT_EQ_INT(4, pread(fd, back, 4, 0));
+	RK_ASSERT_EQ_MEM("head", back, 4);
+	RK_ASSERT_EQ_INT(8, pread(fd, back, 8, (off_t)(size - 5000 - 6)));
+	RK_ASSERT_EQ_MEM("\0\0tail\0\0", back, 8);
+	RK_ASSERT_EQ_INT(1, pread(fd, back, 16, (off_t)size - 1));
+	RK_ASSERT_EQ_INT(0, back[0]);
+	close(fd);
+	rk_cache_close(c);
+}
+
 RK_TEST(blob_writer_deferred_hash)
 {
 	struct rk_cache *c = open_cache("cache", 0);
@@ -768,7 +810,8 @@ RK_TEST(record_any_bit_flip_reads_as_absent)
 		fx_write("cache/pyhash/r", raw, n);
 		free(raw);
 		/* get: checked every time */
-		RK_ASSERT_EQ_INT(-ENOENT, rk_cache_get_file(c, "pyhash/r", 4096, &data, &len, NULL));
+		RK_ASSERT_EQ_INT(-ENOENT,
+				 rk_cache_get_file(c, "pyhash/r", 4096, &data, &len, NULL));
 		RK_ASSERT(data == NULL);
 		RK_ASSERT(!exists("cache/pyhash/r"));
 		/* open_file in a process (handle) that has not checked it yet */

@@ -67,6 +67,13 @@ int rk_cache_default_dir(char *out, size_t n);
  * one owner at a time but may be handed to another thread between write and commit. */
 int rk_blob_create(struct rk_cache *c, int hash_now, struct rk_blob_writer **w, struct rk_err *err);
 int rk_blob_write(struct rk_blob_writer *w, const void *data, size_t len, struct rk_err *err);
+/* Append len zero bytes. Blobs are sparse: whole aligned blocks of zeros, written either
+ * way, become holes that take no disk space (and count as none against the limit). */
+int rk_blob_hole(struct rk_blob_writer *w, uint64_t len, struct rk_err *err);
+/* The bytes written so far that take disk space (all but the holes). */
+uint64_t rk_blob_writer_dense(const struct rk_blob_writer *w);
+/* The size limit given to rk_cache_open (0: none). */
+uint64_t rk_cache_limit(const struct rk_cache *c);
 int rk_blob_commit(struct rk_blob_writer *w, char id[RK_SHA256_HEX], struct rk_err *err);
 void rk_blob_abort(struct rk_blob_writer *w); /* NULL ok */
 /* The writer's file, readable from offset 0 (valid until commit or abort). */

@@ -37,6 +37,8 @@ struct rk_ingest_opts {
 	void *ctx;
 	_Atomic uint64_t *progress; /* compressed bytes consumed so far; may be NULL */
 	const _Atomic int *cancel; /* stop with -ECANCELED when it becomes non-zero; may be NULL */
+	int *read_all; /* may be NULL: set to 1 once every member was read, even if the
+			* archive then fails its sidecar's SHA-256 */
 };
 
 /* c may be NULL: members are then parsed and checked but no blob is written (the

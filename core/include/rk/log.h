@@ -23,6 +23,12 @@ void rk_log_set_handler(rk_log_fn fn);
 
 void rk_log_emit(enum rk_log_level level, const char *fmt, ...) RK_PRINTF(2, 3);
 
+/* Where this thread's work is, as a mount path ("RUN/dist/gfx1100"), or NULL: every
+ * message emitted meanwhile starts with it ("RUN/dist/gfx1100: ..."), so that a line a
+ * view or service logs names the run, view and path without knowing them. The engine
+ * sets it around the work it hands to views; save and restore it when nesting. */
+extern _Thread_local const char *rk_log_where;
+
 #define rk_log(l, ...)                               \
 	do {                                         \
 		if ((int)(l) <= rk_log_level)        \

@@ -59,6 +59,9 @@ int rk_store_refresh_run(struct rk_cache *cache, const char *run, struct rk_err 
 
 /* Network requests this store has made (attempts, retries included); 0 for "dir". */
 uint64_t rk_store_requests(const struct rk_store *s);
+/* Forget what the store remembers of the listing of path (a directory above the runs),
+ * so that the next rk_store_list asks the server again. Run listings are kept. */
+void rk_store_forget(struct rk_store *s, const char *path);
 /* Bytes received from the network so far (response bodies); 0 for "dir". */
 uint64_t rk_store_bytes(const struct rk_store *s);
 void rk_store_close(struct rk_store *s); /* NULL ok */

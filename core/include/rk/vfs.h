@@ -49,6 +49,8 @@ struct rk_vfs_opts {
 				 * kpack split) instead of single-arch per family */
 	const char *sign_key; /* packages/: sign the repository indexes with this GnuPG key
 			       * (rk_pkg_sign_check); NULL: unsigned */
+	unsigned list_ttl_s; /* list the store's runs again when an access finds their
+			      * listing older than this (new runs appear); 0: never */
 };
 
 struct rk_attr {
@@ -136,6 +138,12 @@ int rk_vfs_run_manifest(struct rk_vfs *v, const char *run, struct rk_manifest *o
 			struct rk_err *err);
 
 void rk_vfs_stats(struct rk_vfs *v, struct rk_vfs_stats *st);
+
+/* For a directory listing the store's runs (the root, {owner}-{repo}/): list the store
+ * again if that listing is older than list_ttl_s, adding the runs published since.
+ * Returns 1 when ino gained entries (the kernel's cached listing is stale), else 0.
+ * Lookups of a missing name do the same by themselves. */
+int rk_vfs_refresh(struct rk_vfs *v, uint64_t ino);
 struct rk_cache *rk_vfs_cache(struct rk_vfs *v);
 
 #endif

@@ -57,6 +57,8 @@ struct rk_blob_writer {
 	int fd;
 	char tmp[64]; /* relative to the cache dir */
 	uint64_t size;
+	uint64_t dense; /* bytes written as data; the rest are holes */
+	int tail_hole; /* the file ends in a hole: its size is set with ftruncate */
 	int hashing; /* hash while writing (else at commit, from the file) */
 	struct rk_sha256 h;
 	uint32_t crc; /* CRC32 of what was written, while hashing */
@@ -487,9 +489,63 @@ int rk_blob_create(struct rk_cache *c, int hash_now, struct rk_blob_writer **out
 	return 0;
 }
 
+/* Blobs are sparse: an aligned block of zeros is skipped (a hole), not written, so that
+ * an archive member of gigabytes of zeros costs the cache next to nothing (du) and counts
+ * as what it takes on disk. Readers see the zeros; hashes are of the whole content. */
+#define HOLE_BLOCK 4096
+
+static int all_zero(const unsigned char *p, size_t n)
+{
+	return !p[0] && !memcmp(p, p + 1, n - 1);
+}
+
+/* Extend the file over a hole at its end (skipped blocks leave its size behind). */
+static int set_tail(struct rk_blob_writer *w)
+{
+	if (w->tail_hole && ftruncate(w->fd, (off_t)w->size))
+		return -errno;
+	w->tail_hole = 0;
+	return 0;
+}
+
+static int write_sparse(struct rk_blob_writer *w, const unsigned char *p, size_t len)
+{
+	int rc = 0;
+
+	while (len && !rc) {
+		size_t head = HOLE_BLOCK - (size_t)(w->size % HOLE_BLOCK), n;
+		int zero = 0;
+
+		if (head != HOLE_BLOCK || len < HOLE_BLOCK) {
+			/* a piece of a block: skipped too when zeros (the block is allocated
+			 * when data lands in it), so the pieces at the ends of every call
+			 * cost nothing on a run of zeros */
+			n = RK_MIN(head, len);
+			zero = all_zero(p, n);
+		} else {
+			zero = all_zero(p, HOLE_BLOCK);
+			n = HOLE_BLOCK;
+			while (n + HOLE_BLOCK <= len && all_zero(p + n, HOLE_BLOCK) == zero)
+				n += HOLE_BLOCK;
+		}
+		if (zero) {
+			if (lseek(w->fd, (off_t)n, SEEK_CUR) < 0)
+				rc = -errno;
+		} else {
+			rc = write_all(w->fd, p, n);
+			w->dense += n;
+		}
+		w->tail_hole = zero;
+		w->size += n;
+		p += n;
+		len -= n;
+	}
+	return rc ? rc : set_tail(w);
+}
+
 int rk_blob_write(struct rk_blob_writer *w, const void *data, size_t len, struct rk_err *err)
 {
-	int rc = write_all(w->fd, data, len);
+	int rc = write_sparse(w, data, len);
 
 	if (rc)
 		return rk_err_set(err, rc, "cache '%s': write: %s", w->c->dir, strerror(-rc));
@@ -497,8 +553,51 @@ int rk_blob_write(struct rk_blob_writer *w, const void *data, size_t len, struct
 		rk_sha256_update(&w->h, data, len);
 		w->crc = libdeflate_crc32(w->crc, data, len);
 	}
-	w->size += len;
 	return 0;
+}
+
+int rk_blob_hole(struct rk_blob_writer *w, uint64_t len, struct rk_err *err)
+{
+	static const unsigned char zeros[HOLE_BLOCK];
+	int rc = 0;
+
+	/* up to the next block boundary as data, whole blocks as a hole, the rest as data */
+	while (len && !rc && (w->size % HOLE_BLOCK || len < HOLE_BLOCK)) {
+		size_t n = (size_t)RK_MIN(len, (uint64_t)(HOLE_BLOCK - w->size % HOLE_BLOCK));
+
+		rc = rk_blob_write(w, zeros, n, err);
+		len -= n;
+	}
+	if (rc || !len)
+		return rc;
+	if (w->hashing)
+		for (uint64_t k = 0; k < len - len % HOLE_BLOCK; k += HOLE_BLOCK) {
+			rk_sha256_update(&w->h, zeros, HOLE_BLOCK);
+			w->crc = libdeflate_crc32(w->crc, zeros, HOLE_BLOCK);
+		}
+	if (lseek(w->fd, (off_t)(len - len % HOLE_BLOCK), SEEK_CUR) < 0)
+		return rk_err_set(err, -errno, "cache '%s': seek: %s", w->c->dir, strerror(errno));
+	w->size += len - len % HOLE_BLOCK;
+	w->tail_hole = 1;
+	if ((rc = set_tail(w)))
+		return rk_err_set(err, rc, "cache '%s': truncate: %s", w->c->dir, strerror(-rc));
+	return len % HOLE_BLOCK ? rk_blob_write(w, zeros, (size_t)(len % HOLE_BLOCK), err) : 0;
+}
+
+uint64_t rk_blob_writer_dense(const struct rk_blob_writer *w)
+{
+	return w->dense;
+}
+
+uint64_t rk_cache_limit(const struct rk_cache *c)
+{
+	return c->limit;
+}
+
+/* What a blob file takes on disk: holes take nothing. */
+static uint64_t disk_bytes(const struct stat *st)
+{
+	return RK_MIN((uint64_t)st->st_size, (uint64_t)st->st_blocks * 512);
 }
 
 int rk_blob_commit(struct rk_blob_writer *w, char id[RK_SHA256_HEX], struct rk_err *err)
@@ -506,6 +605,7 @@ int rk_blob_commit(struct rk_blob_writer *w, char id[RK_SHA256_HEX], struct rk_e
 	struct rk_cache *c = w->c;
 	char path[128];
 	struct stat st;
+	uint64_t disk;
 	int rc = 0, existed;
 
 	/* A deferred hash reads the file back from the page cache (cheap next to SHA-256
@@ -519,6 +619,7 @@ int rk_blob_commit(struct rk_blob_writer *w, char id[RK_SHA256_HEX], struct rk_e
 	}
 	set_crc(w->fd, w->crc); /* best effort: else SHA-256 on open */
 	fchmod(w->fd, c->bmode);
+	disk = fstat(w->fd, &st) ? w->size : disk_bytes(&st);
 	if (close(w->fd))
 		rc = rk_err_set(err, -errno, "cache '%s': close: %s", c->dir, strerror(errno));
 	w->fd = -1;
@@ -529,7 +630,7 @@ int rk_blob_commit(struct rk_blob_writer *w, char id[RK_SHA256_HEX], struct rk_e
 	if (!rc && renameat(c->dirfd, w->tmp, c->dirfd, path))
 		rc = rk_err_set(err, -errno, "cache '%s/%s': %s", c->dir, path, strerror(errno));
 	else if (!rc && !existed)
-		added(c, w->size, id);
+		added(c, disk, id);
 	if (rc)
 		unlinkat(c->dirfd, w->tmp, 0);
 	else
@@ -981,7 +1082,7 @@ static int count_blob(void *ctx, const char *path, struct stat *st)
 
 	(void)path;
 	s->blobs++;
-	s->blob_bytes += (uint64_t)st->st_size;
+	s->blob_bytes += disk_bytes(st);
 	return 0;
 }
 
@@ -1031,10 +1132,10 @@ static int collect_blob(void *ctx, const char *path, struct stat *st)
 		l->cap = ncap;
 	}
 	l->v[l->n].stamp = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
-	l->v[l->n].size = (uint64_t)st->st_size;
+	l->v[l->n].size = disk_bytes(st);
 	snprintf(l->v[l->n].path, sizeof(l->v[l->n].path), "%s", path);
+	l->total += l->v[l->n].size;
 	l->n++;
-	l->total += (uint64_t)st->st_size;
 	return 0;
 }
 
@@ -1132,7 +1233,7 @@ static int verify_blob(void *ctx, const char *path, struct stat *st)
 	if (fd < 0)
 		return 0;
 	v->st->blobs++;
-	v->st->blob_bytes += (uint64_t)st->st_size;
+	v->st->blob_bytes += disk_bytes(st);
 	if (hash_fd(fd, UINT64_MAX, hex, &crc) || strcmp(hex, id)) {
 		unlinkat(v->c->dirfd, path, 0);
 		forget_verified(v->c, id);

@@ -10,6 +10,8 @@
  *                      composite: its rk_blob_set's lock)
  *   a->refill          one re-ingest of an artifact at a time
  *   v->tree (rwlock)   protects: v->inodes, every served node's fields below "mutable"
+ *   v->refresh_lock    protects: listed_ms of populated root/org directories; held
+ *                      across the store listing (one listing again at a time)
  *   v->wait_lock       protects: node pop_state/pop_rc, artifact state/rc/gen, v->active,
  *                      v->runs; v->wait_cond is broadcast on every change
  * v->tree and v->wait_lock are never held across store or cache I/O, nor together
@@ -68,16 +70,18 @@ static const char readme_head[] =
 	"                         the archive is decompressed once, on first access, into\n"
 	"                         the local cache, and files appear as they are written\n";
 static const char readme_empty[] =
-	"THIS STORE IS EMPTY: its directory holds no CI run ({run_id}-{platform}\n"
-	"directories of artifact archives), nor archives of one run. Check the STORE\n"
-	"argument of the mount (rockfs(8)); runs added later show up after a remount.\n"
+	"THIS STORE WAS EMPTY WHEN MOUNTED: its directory held no CI run\n"
+	"({run_id}-{platform} directories of artifact archives), nor archives of one\n"
+	"run. Check the STORE argument of the mount (rockfs(8)); runs published later\n"
+	"appear in this directory as they come (-o list_ttl).\n"
 	"\n";
 static const char readme_tail[] =
 	"\n"
 	"Nothing is downloaded or decompressed until you read inside browse/.\n"
 	"A corrupt archive makes its browse directory fail with EIO (see the daemon log);\n"
 	"everything else keeps working. Unmount with: fusermount3 -u <mountpoint>\n"
-	"More: man rockfs, https://github.com/ (see the project's README and docs/).\n";
+	"More: man rockfs (the daemon), man rockpack (the same views without FUSE),\n"
+	"and README.md and docs/ in the rockfs source tree.\n";
 
 /* ---- nodes (v->tree held for writing unless noted) ---- */
 
@@ -330,6 +334,7 @@ int vfs_graft(struct rk_vfs *v, struct node *dir, struct node *root)
 	size_t i;
 
 	pthread_rwlock_wrlock(&v->tree);
+	dir->incomplete = root->incomplete;
 	for (i = 0; !rc && i < root->nents; i++) {
 		struct node *c = root->order[i]->node;
 
@@ -495,6 +500,7 @@ static int publish_locked(struct rk_vfs *v, struct artifact *a, const struct rk_
 	char path[RK_INDEX_MAX_PATH + 1], *p = path, *slash;
 	struct node *dir = a->root, *n;
 	uint32_t fmt;
+	int was_dir;
 
 	snprintf(path, sizeof(path), "%s", m->path);
 	while ((slash = strchr(p, '/'))) {
@@ -502,44 +508,60 @@ static int publish_locked(struct rk_vfs *v, struct artifact *a, const struct rk_
 		n = vfs_dent_find(dir, p);
 		if (!n && !(n = served_add(v, dir, p, S_IFDIR | 0755, m->mtime)))
 			return -ENOMEM;
-		if (!S_ISDIR(n->mode)) {
-			rk_warn("'%s': '%s' is under a non-directory; dropped", a->art->file,
-				m->path);
-			return 0;
-		}
+		if (!S_ISDIR(n->mode))
+			return 0; /* below a non-directory: refused by ingest.c, as by tar -x */
 		dir = n;
 		p = slash + 1;
 	}
+	/* tar -x's rules (ingest.c applies them to the index): a member replaces what has
+	 * its name, except a non-directory a directory with something in it. (Streaming,
+	 * a staged file may come before the members the committer has yet to publish; the
+	 * committer's publish of every member in archive order settles the tree.) */
 	n = vfs_dent_find(dir, p);
+	if (n && S_ISDIR(n->mode) && m->type != RK_MEMBER_DIR && n->nents)
+		return 0;
 	if (m->type == RK_MEMBER_HARDLINK) {
 		struct node *t = vfs_find(a->root, m->link);
 
-		if (!t || !S_ISREG(t->mode) || n)
+		if (!t || !S_ISREG(t->mode) || t == n)
 			return 0;
-		if (vfs_dent_add(dir, p, t))
+		if (n) {
+			n->nlink--; /* unlisted here; stays in the inode table */
+			vfs_dent_set(dir, p, t);
+		} else if (vfs_dent_add(dir, p, t)) {
 			return -ENOMEM;
+		}
 		t->nlink++;
 		return 0;
 	}
 	fmt = m->type == RK_MEMBER_DIR ? S_IFDIR : m->type == RK_MEMBER_SYMLINK ? S_IFLNK : S_IFREG;
-	if (n && (S_ISDIR(n->mode) != (fmt == S_IFDIR))) {
-		rk_warn("'%s': '%s' changes type; later member dropped", a->art->file, m->path);
-		return 0;
+	if (n && n->nlink > 1 && !S_ISDIR(n->mode)) {
+		/* one name of a hardlinked file: this name gets a node of its own */
+		struct node *nn = served_new(v, dir, p, fmt, m->mtime);
+
+		if (!nn)
+			return -ENOMEM;
+		n->nlink--;
+		vfs_dent_set(dir, p, nn);
+		n = nn;
 	}
 	if (!n && !(n = served_add(v, dir, p, fmt, m->mtime)))
 		return -ENOMEM;
+	was_dir = S_ISDIR(n->mode);
 	n->mode = fmt | (fmt == S_IFLNK ? 0777 : m->mode);
 	n->mtime = m->mtime;
-	if (fmt == S_IFDIR)
+	if (fmt == S_IFDIR && was_dir)
 		return 0;
 	free(n->data);
 	n->data = NULL;
 	if (n->fd >= 0)
 		close(n->fd);
 	n->fd = -1;
-	n->size = m->size;
+	n->size = fmt == S_IFDIR ? 0 : m->size;
 	n->src = SRC_NONE;
-	if (staged >= 0) {
+	if (fmt == S_IFDIR) {
+		/* a directory replaces a file */
+	} else if (staged >= 0) {
 		if ((n->fd = fcntl(staged, F_DUPFD_CLOEXEC, 0)) < 0)
 			return -errno;
 		n->src = SRC_STAGED;
@@ -642,6 +664,13 @@ static void keep_prefixes(struct artifact *a, struct rk_index *idx)
 	idx->nprefixes = 0;
 }
 
+/* A file member with bytes and no blob: one the cache could not hold (ingest.c). */
+static int refused_member(const struct rk_member *m)
+{
+	return (m->type == RK_MEMBER_FILE || m->type == RK_MEMBER_HARDLINK) && m->size &&
+	       !m->blob[0];
+}
+
 /* Publish a cached index. -ENOENT when there is none (or it was corrupt and removed). */
 static int artifact_from_index(struct rk_vfs *v, struct artifact *a, const char *key,
 			       struct rk_err *err)
@@ -663,6 +692,13 @@ static int artifact_from_index(struct rk_vfs *v, struct artifact *a, const char 
 		rk_err_clear(err);
 		return -ENOENT;
 	}
+	/* a member the cache could not hold then (no blob), which it can now: ingest again */
+	for (size_t i = 0; i < idx.n; i++)
+		if (refused_member(&idx.v[i]) &&
+		    (!rk_cache_limit(v->cache) || idx.v[i].size <= rk_cache_limit(v->cache))) {
+			rk_index_release(&idx);
+			return -ENOENT;
+		}
 	pthread_rwlock_wrlock(&v->tree);
 	for (size_t i = 0; !rc && i < idx.n; i++)
 		rc = publish_locked(v, a, &idx.v[i], -1);
@@ -686,10 +722,14 @@ static int artifact_ingest(struct rk_vfs *v, struct artifact *a, const char *exp
 		.ctx = ctx ? ctx : a,
 		.progress = &a->progress,
 		.cancel = &v->cancel,
+		.read_all = ctx ? NULL : &a->read_all,
 	};
 	struct rk_buf path = RK_BUF_INIT;
 	struct rk_object *obj;
 	int rc;
+
+	if (!ctx)
+		a->read_all = 0;
 
 	store_path(a->run, a->art->file, &path, &rc);
 	if (!rc)
@@ -720,6 +760,10 @@ static int artifact_load(struct rk_vfs *v, struct artifact *a, struct rk_err *er
 	rc = artifact_from_index(v, a, key, err); /* another process may have just done it */
 	if (rc == -ENOENT) {
 		rc = artifact_ingest(v, a, expect, publish_cb, staged_cb, NULL, &idx, err);
+		/* damaged: what was read stays, with the manifest's prefixes, so that dist/
+		 * can list the artifact's files (each fails) (flatten.c) */
+		if (rc && !rk_err_transient(rc) && !a->prefixes)
+			keep_prefixes(a, &idx);
 		if (!rc && !(rc = rk_index_serialize(&idx, &out))) {
 			snprintf(rel, sizeof(rel), "index/%s.rkix", key);
 			rc = rk_cache_put_file(v->cache, rel, out.buf, out.len, err);
@@ -817,6 +861,20 @@ int vfs_artifacts_wait(struct rk_vfs *v, struct artifact **as, size_t n, struct 
 			rc = rk_err_set(err, as[i]->transient ? as[i]->rc : -EIO,
 					"artifact '%s' is unusable: %s", as[i]->art->file,
 					as[i]->why[0] ? as[i]->why : "cancelled");
+	pthread_mutex_unlock(&v->wait_lock);
+	return rc;
+}
+
+int vfs_artifact_damaged(struct rk_vfs *v, struct artifact *a, int *read_all, struct rk_err *err)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&v->wait_lock);
+	if (a->state == ART_FAILED) {
+		rc = a->transient ? a->rc : -EIO;
+		*read_all = a->read_all;
+		rk_err_set(err, rc, "%s", a->why[0] ? a->why : "cancelled");
+	}
 	pthread_mutex_unlock(&v->wait_lock);
 	return rc;
 }
@@ -1054,6 +1112,39 @@ static vfs_pop_fn pop_kind(const struct rk_store_entry *e, int top)
 	return top && looks_like_org(e->name) ? pop_org : NULL;
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The run and org directories of listing l that dir does not have yet, as lazy
+ * directories; *added counts them (NULL ok). */
+static int add_listed(struct rk_vfs *v, struct node *dir, const char *path, int top,
+		      const struct rk_store_list *l, unsigned *added)
+{
+	int rc = 0;
+
+	pthread_rwlock_wrlock(&v->tree);
+	for (size_t i = 0; !rc && i < l->n; i++) {
+		const char *name = l->v[i].name;
+		vfs_pop_fn kind = pop_kind(&l->v[i], top);
+		struct node *n;
+
+		if (!kind || vfs_dent_find(dir, name))
+			continue;
+		n = served_lazy_dir(v, dir, name, kind, l->v[i].mtime);
+		if (!n || !(n->ctx = join_path(path, name)))
+			rc = -ENOMEM;
+		else if (added)
+			(*added)++;
+	}
+	pthread_rwlock_unlock(&v->tree);
+	return rc;
+}
+
 static int pop_dirs(struct rk_vfs *v, struct node *dir, const char *path, int top,
 		    struct rk_err *err)
 {
@@ -1075,20 +1166,9 @@ static int pop_dirs(struct rk_vfs *v, struct node *dir, const char *path, int to
 		rk_store_list_release(&l);
 		return rc;
 	}
-	pthread_rwlock_wrlock(&v->tree);
-	for (size_t i = 0; !rc && i < l.n; i++) {
-		const char *name = l.v[i].name;
-		vfs_pop_fn kind = pop_kind(&l.v[i], top);
-		struct node *n;
-
-		if (!kind)
-			continue;
-		n = served_lazy_dir(v, dir, name, kind, l.v[i].mtime);
-		if (!n || !(n->ctx = join_path(path, name)))
-			rc = -ENOMEM;
-	}
-	pthread_rwlock_unlock(&v->tree);
+	rc = add_listed(v, dir, path, top, &l, NULL);
 	rk_store_list_release(&l);
+	dir->listed_ms = now_ms();
 	return rc;
 }
 
@@ -1100,6 +1180,71 @@ static int pop_org(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 static int pop_root(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
 	return pop_dirs(v, dir, "", 1, err);
+}
+
+/* A directory listing runs of the store (its root, {owner}-{repo}/) lists the store again
+ * when its listing is older than list_ttl, adding the runs published since (runs are
+ * never taken away: an open file or a cwd may be in one). Returns 1 when dir gained
+ * entries, else 0; a failure to list is logged and changes nothing. */
+static int refresh_listing(struct rk_vfs *v, struct node *dir)
+{
+	struct rk_err err = RK_ERR_INIT;
+	struct rk_store_list l;
+	unsigned added = 0;
+	int rc, top = !dir->parent;
+	const char *path = top ? "" : dir->ctx;
+
+	if (!v->list_ttl_ms || !(dir->pop == pop_root || dir->pop == pop_org))
+		return 0;
+	pthread_mutex_lock(&v->wait_lock);
+	rc = dir->pop_state == PS_DONE && !dir->pop_rc;
+	pthread_mutex_unlock(&v->wait_lock);
+	if (!rc || dir->run) /* not listed yet (its first populate lists it), or a run */
+		return 0;
+	pthread_mutex_lock(&v->refresh_lock);
+	if (now_ms() - dir->listed_ms < v->list_ttl_ms) {
+		pthread_mutex_unlock(&v->refresh_lock);
+		return 0;
+	}
+	rk_store_forget(v->store, path);
+	rc = rk_store_list(v->store, path, &l, &err);
+	if (!rc) {
+		rc = add_listed(v, dir, path, top, &l, &added);
+		rk_store_list_release(&l);
+	}
+	dir->listed_ms = now_ms(); /* a failure too: list_ttl bounds the requests */
+	dir->added += added > 0;
+	pthread_mutex_unlock(&v->refresh_lock);
+	if (rc)
+		rk_warn("'%s': listing the store again: %s", path[0] ? path : "/",
+			rk_err_str(&err, rc));
+	else if (added)
+		rk_info("'%s': %u new run%s", path[0] ? path : "/", added, added > 1 ? "s" : "");
+	return added > 0;
+}
+
+/* n's path from the mount's root ("RUN/dist/gfx1100"), for log lines. */
+static void node_path(struct rk_vfs *v, const struct node *n, char *buf, size_t size)
+{
+	const struct node *p;
+	size_t len = 0, need;
+
+	pthread_rwlock_rdlock(&v->tree);
+	for (p = n; p && p->parent; p = p->parent)
+		len += strlen(p->name) + (len ? 1 : 0);
+	if (len >= size) { /* too deep for buf: the name alone */
+		snprintf(buf, size, "%s", n->name);
+	} else {
+		buf[len] = 0;
+		for (p = n; p && p->parent; p = p->parent) {
+			need = strlen(p->name);
+			len -= need;
+			memcpy(buf + len, p->name, need);
+			if (len)
+				buf[--len] = '/';
+		}
+	}
+	pthread_rwlock_unlock(&v->tree);
 }
 
 int vfs_populate(struct rk_vfs *v, struct node *n, struct rk_err *err)
@@ -1127,10 +1272,29 @@ int vfs_populate(struct rk_vfs *v, struct node *n, struct rk_err *err)
 	n->pop_state = PS_RUNNING;
 	pthread_mutex_unlock(&v->wait_lock);
 
-	rc = n->pop ? n->pop(v, n, err) : 0;
+	if (n->pop) {
+		const char *outer = rk_log_where;
+		char where[1024];
+
+		node_path(v, n, where, sizeof(where));
+		rk_log_where = where;
+		rc = n->pop(v, n, err);
+		rk_log_where = outer;
+		if (rc && rc != -ENOMEM) {
+			const char *cause = rk_err_str(err, rc);
+
+			rk_log_where = NULL;
+			if (strncmp(cause, where, strlen(where)))
+				rk_err_log("'%s': %s", where, cause);
+			else
+				rk_err_log("%s", cause);
+			rk_log_where = outer;
+		}
+	} else {
+		rc = 0;
+	}
 	transient = rk_err_transient(rc);
 	if (rc && rc != -ENOMEM) {
-		rk_err_log("'%s': %s", n->ctx ? n->ctx : n->name, rk_err_str(err, rc));
 		if (!transient) /* a transient code is kept: a populate calling this one fails */
 			rc = -EIO; /* transiently too (dist/.rockfs/ over dist/X/) */
 	}
@@ -1196,22 +1360,44 @@ static int get_dir(struct rk_vfs *v, uint64_t ino, struct node **out, struct rk_
 	return 0;
 }
 
+int rk_vfs_refresh(struct rk_vfs *v, uint64_t ino)
+{
+	struct node *dir;
+
+	int changed;
+
+	pthread_rwlock_rdlock(&v->tree);
+	dir = find_ino(v, ino);
+	pthread_rwlock_unlock(&v->tree);
+	if (!dir || !S_ISDIR(dir->mode) || !(dir->pop == pop_root || dir->pop == pop_org))
+		return 0;
+	refresh_listing(v, dir);
+	/* runs a lookup added count too: the kernel's listing predates them */
+	pthread_mutex_lock(&v->refresh_lock);
+	changed = dir->added != dir->told;
+	dir->told = dir->added;
+	pthread_mutex_unlock(&v->refresh_lock);
+	return changed;
+}
+
 /* A compressed tarball's size is known once its pieces are: compute them now, on both
  * cores (the first stat pays; a wrong size is never reported). n must be SRC_TARZ (its
  * src and tarz never change). No lock held. */
 static int ensure_tarz(struct rk_vfs *v, struct node *n, struct rk_err *err)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	char where[1024];
 	int rc;
 
 	if (n->tarz->ready) /* n is SRC_TARZ (the caller saw it under the tree lock) */
 		return 0;
+	node_path(v, n, where, sizeof(where));
 	rc = rk_tarz_compute(n->tarz, v->cache, n->composite, ncpu > 0 ? (unsigned)ncpu : 1, err);
 	if (rc) {
-		rk_err_log("'%s': %s", n->name, rk_err_str(err, rc));
+		rk_err_log("'%s': %s", where, rk_err_str(err, rc));
 		return -EIO;
 	}
-	rk_info("'%s': %zu pieces, %u compressed, %u from the cache", n->name, n->tarz->npieces,
+	rk_info("'%s': %zu pieces, %u compressed, %u from the cache", where, n->tarz->npieces,
 		n->tarz->compressed, n->tarz->reused);
 	pthread_rwlock_wrlock(&v->tree);
 	n->size = n->tarz->size;
@@ -1231,15 +1417,24 @@ static int ensure_made(struct rk_vfs *v, struct node *n, struct rk_err *err)
 	src = n->src;
 	pthread_rwlock_unlock(&v->tree);
 	if (src == SRC_LATER) {
+		const char *outer = rk_log_where;
+		char where[1024];
+
+		node_path(v, n, where, sizeof(where));
+		rk_log_where = where;
 		rc = n->later->make(v, n->later->ctx, &c, err);
+		rk_log_where = outer;
 		if (!rc && n->size_known && c->size != n->size)
 			rc = rk_err_set(err, -EPROTO, "made %llu bytes, not the %llu promised",
 					(unsigned long long)c->size, (unsigned long long)n->size);
 		if (rc) {
 			rk_composite_free(c);
-			rk_err_log("'%s': %s", n->name, rk_err_str(err, rc));
+			if (rc != n->later->logged)
+				rk_err_log("'%s': %s", where, rk_err_str(err, rc));
+			n->later->logged = rc;
 			rc = -EIO;
 		} else {
+			n->later->logged = 0;
 			pthread_rwlock_wrlock(&v->tree);
 			n->composite = c;
 			n->size = c->size;
@@ -1311,6 +1506,10 @@ int rk_vfs_lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk
 		}
 		if (n)
 			return 0;
+		if (!retried && refresh_listing(v, dir)) {
+			retried = 1; /* the store has a new run: perhaps this one */
+			continue;
+		}
 		if (state != ART_RUNNING)
 			return -ENOENT;
 		artifact_wait(v, dir->artifact, gen);
@@ -1385,6 +1584,11 @@ int rk_vfs_readdir(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn 
 		retried = 1; /* as in rk_vfs_lookup */
 	}
 	pthread_rwlock_rdlock(&v->tree);
+	/* a listing that misses entries ends in an error after the ones it has, so that
+	 * ls, find, tar and rsync report it instead of copying a short tree */
+	if (dir->incomplete && off >= dir->nents)
+		rc = rk_err_set(err, -EIO, "'%s': listing incomplete (a damaged artifact)",
+				dir->name);
 	for (uint64_t i = off; i < dir->nents; i++) {
 		struct rk_attr a;
 
@@ -1393,7 +1597,7 @@ int rk_vfs_readdir(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn 
 			break;
 	}
 	pthread_rwlock_unlock(&v->tree);
-	return 0;
+	return rc;
 }
 
 int rk_vfs_resolve(struct rk_vfs *v, const char *path, struct rk_attr *out, struct rk_err *err)
@@ -1460,6 +1664,12 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 		if (state == ART_FAILED)
 			return artifact_eio(n->artifact, err);
 	}
+	if (n->origin && !n->artifact) {
+		/* a dist file of a damaged artifact (flatten.c): listed, never read */
+		artifact_state(v, n->origin, &state, &gen);
+		if (state == ART_FAILED && !artifact_transient(v, n->origin))
+			return artifact_eio(n->origin, err);
+	}
 	if (later && (rc = ensure_ready(v, n, 1, err)))
 		return rc;
 	if (n->artifact || n->origin) {
@@ -1499,7 +1709,11 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 		return rc;
 	}
 
-	if (src == SRC_BLOB) {
+	if (src == SRC_NONE && f->size) {
+		/* a member the cache could not hold (ingest.c logged it), or nothing to read */
+		rc = rk_err_set(err, -EIO, "'%s': not in the cache (larger than cache_size)",
+				n->name);
+	} else if (src == SRC_BLOB) {
 		rc = rk_blob_open(v->cache, id, f->size, &f->fd, err);
 		if ((rc == -ENOENT || rc == -EBADMSG) && (n->artifact || n->origin)) {
 			rk_err_clear(err);
@@ -2005,7 +2219,9 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 		return -ENOMEM;
 	pthread_rwlock_init(&v->tree, NULL);
 	pthread_mutex_init(&v->wait_lock, NULL);
+	pthread_mutex_init(&v->refresh_lock, NULL);
 	pthread_cond_init(&v->wait_cond, NULL);
+	v->list_ttl_ms = (uint64_t)o->list_ttl_s * 1000;
 	v->kpack_zstd = o->kpack_zstd;
 	v->packages_multiarch = o->packages_multiarch;
 	if ((o->package_defs && !(v->package_defs = strdup(o->package_defs))) ||
@@ -2092,6 +2308,7 @@ void rk_vfs_close(struct rk_vfs *v)
 		sem_destroy(&v->jobs);
 	pthread_cond_destroy(&v->wait_cond);
 	pthread_mutex_destroy(&v->wait_lock);
+	pthread_mutex_destroy(&v->refresh_lock);
 	pthread_rwlock_destroy(&v->tree);
 	free(v->package_defs);
 	free(v->sign_key);

@@ -38,12 +38,15 @@ struct rk_vfs;
 
 /* How a SRC_LATER file is made: make builds its composite (no lock held; one call at a
  * time; after a failure the next open tries again). ctx is the view's, released with
- * free (may be NULL) when the node is freed. */
+ * free (may be NULL) when the node is freed. A failure is logged once per file and
+ * cause (the same failure again, open after open, is not). */
 struct vfs_later {
 	int (*make)(struct rk_vfs *v, void *ctx, struct rk_composite **out, struct rk_err *err);
 	void (*free)(void *ctx);
 	void *ctx;
 	pthread_mutex_t lock;
+	int logged; /* the code last logged (lock); a view may preset the code of a failure
+		     * that is logged elsewhere */
 };
 
 /* Fill directory dir (a lazy directory, on first access; no lock held). 0 or -errno with
@@ -73,6 +76,7 @@ struct artifact {
 	int rc;
 	int transient; /* failed for a while (rk_err_transient): a later access tries again */
 	char why[256]; /* the failure, for every later EIO; written before state FAILED */
+	int read_all; /* FAILED: every member was read (only the archive's checksum failed) */
 	uint64_t gen; /* bumped on every published member; v->wait_lock */
 	_Atomic uint64_t progress;
 	pthread_mutex_t refill;
@@ -106,8 +110,13 @@ struct node {
 	vfs_pop_fn pop; /* a lazy directory's populate function, else NULL; immutable */
 	uint8_t pop_state; /* enum pop_state; v->wait_lock */
 	int pop_rc;
-	uint8_t pop_transient; /* pop_rc is transient (rk_err_transient): a later access tries again */
+	uint8_t pop_transient; /* pop_rc is transient (rk_err_transient): a later access tries again
+				*/
 	char *ctx; /* org and run directories: their store path */
+	uint64_t listed_ms; /* the root and org directories: when the store was listed for
+			     * them (CLOCK_MONOTONIC; v->refresh_lock once populated) */
+	uint32_t added, told; /* the same: listings again that added runs; how many of
+			       * them rk_vfs_refresh has reported (v->refresh_lock) */
 	struct run *run; /* run directories, once populated */
 	struct artifact *artifact; /* nodes inside browse/<stem> (and that root itself) */
 	struct artifact *origin; /* dist nodes: the artifact whose file this is */
@@ -116,6 +125,8 @@ struct node {
 	struct rk_tarz *tarz; /* SRC_TARZ: the compressed pieces (owned); size once ready */
 	struct vfs_later *later; /* SRC_LATER (and after it is made): how (owned) */
 	uint8_t size_known; /* SRC_LATER: size is exact already (a stat need not make it) */
+	uint8_t incomplete; /* a directory whose listing misses entries nobody could read: a
+			     * readdir ends in EIO after the entries it has */
 	/* mutable (v->tree): */
 	uint32_t mode, nlink;
 	uint64_t size;
@@ -148,6 +159,8 @@ struct rk_vfs {
 	_Atomic uint64_t n_nodes, n_ingests, n_index_loads, n_failures, n_transient, n_runs;
 	_Atomic uint64_t n_running, n_waiting; /* ingests holding a jobs slot, waiting for one */
 	int64_t mount_time;
+	uint64_t list_ttl_ms; /* rk_vfs_opts.list_ttl_s; 0: never list again */
+	pthread_mutex_t refresh_lock; /* one listing again at a time */
 };
 
 /* ---- trees ----
@@ -204,6 +217,10 @@ int vfs_artifact_start(struct rk_vfs *v, struct artifact *a);
 /* Start every artifact of as[0..n) and wait until none is running. Returns 0, or -EIO
  * (logged) when one of them failed. */
 int vfs_artifacts_wait(struct rk_vfs *v, struct artifact **as, size_t n, struct rk_err *err);
+/* After vfs_artifacts_wait: 0 when a is usable; else -EIO when it is damaged (a failure
+ * that stays: *read_all tells whether every member was read before it was found), or a
+ * transient failure's code; err says why. */
+int vfs_artifact_damaged(struct rk_vfs *v, struct artifact *a, int *read_all, struct rk_err *err);
 /* Initialize the locks and the blob origin of a (zeroed) artifact; release what it owns
  * (prefixes, derived). */
 void vfs_artifact_init(struct artifact *a);

@@ -267,8 +267,9 @@ int rk_index_parse(const void *data, size_t len, struct rk_index *out, struct rk
 			goto bad;
 		if ((m->type == RK_MEMBER_SYMLINK || m->type == RK_MEMBER_HARDLINK) != !!m->link)
 			goto bad;
-		if (has_blob !=
-		    ((m->type == RK_MEMBER_FILE || m->type == RK_MEMBER_HARDLINK) && m->size > 0))
+		/* a file with bytes and no blob: one the cache could not hold (ingest.c) */
+		if (has_blob &&
+		    !((m->type == RK_MEMBER_FILE || m->type == RK_MEMBER_HARDLINK) && m->size > 0))
 			goto bad;
 	}
 	if (r.p != r.end)

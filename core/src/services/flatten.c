@@ -447,13 +447,47 @@ static int flatten_list(struct rk_vfs *v, struct artifact **as, size_t n, struct
 	return rc;
 }
 
-int vfs_flatten(struct rk_vfs *v, struct run *r, const char *x, int release, struct node *root,
-		char **conflicts, unsigned *nconflicts, struct rk_err *err)
+/* Of as[0..*n), keep the usable artifacts and those damaged for good (a failure that
+ * stays): each of those gets a line in *damaged ("file<TAB>cause<TAB>what is listed"),
+ * and *incomplete when its members could not all be read. A transient failure fails. */
+static int sort_damaged(struct rk_vfs *v, struct artifact **as, size_t n, char **damaged,
+			int *incomplete, struct rk_err *err)
+{
+	struct rk_buf b = RK_BUF_INIT;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < n; i++) {
+		struct rk_err why = RK_ERR_INIT;
+		int read_all = 0, d = vfs_artifact_damaged(v, as[i], &read_all, &why);
+
+		if (d == -EIO) {
+			rc = rk_buf_addf(&b, "%s\t%s\t%s\n", as[i]->art->file, why.msg,
+					 read_all ? "every file listed, each fails (EIO)"
+						  : "files read before the damage listed, each "
+						    "fails (EIO); the rest unknown: the tree's "
+						    "listing ends in EIO");
+			if (!read_all)
+				*incomplete = 1;
+		} else if (d) {
+			rc = rk_err_set(err, d, "artifact '%s' is unusable: %s", as[i]->art->file,
+					why.msg);
+		}
+	}
+	if (!rc && !(*damaged = rk_buf_detach(&b, NULL)))
+		rc = -ENOMEM;
+	rk_buf_release(&b);
+	return rc;
+}
+
+/* vfs_flatten, and with damaged (dist/) around damaged artifacts. */
+static int flatten_tree(struct rk_vfs *v, struct run *r, const char *x, int release,
+			struct node *root, char **conflicts, unsigned *nconflicts, char **damaged,
+			struct rk_err *err)
 {
 	struct artifact **as = calloc(r->cat->narts + 1, sizeof(*as));
 	int split_target = !release && is_split_target(v, r, x);
 	size_t n = 0;
-	int rc;
+	int rc, incomplete = 0;
 
 	if (!as)
 		return -ENOMEM;
@@ -471,6 +505,10 @@ int vfs_flatten(struct rk_vfs *v, struct run *r, const char *x, int release, str
 				as[n++] = a;
 		}
 	rc = vfs_artifacts_wait(v, as, n, err);
+	if (rc == -EIO && damaged && !split_target) {
+		rk_err_clear(err);
+		rc = sort_damaged(v, as, n, damaged, &incomplete, err);
+	}
 	if (!rc && split_target)
 		rc = add_split_outputs(v, &as, &n, x, err);
 	if (rc) {
@@ -478,8 +516,22 @@ int vfs_flatten(struct rk_vfs *v, struct run *r, const char *x, int release, str
 		return rk_err_wrap(err, rc, "'%s'", x);
 	}
 	rc = flatten_list(v, as, n, root, conflicts, nconflicts);
+	root->incomplete = (uint8_t)incomplete;
 	free(as);
 	return rc;
+}
+
+int vfs_flatten(struct rk_vfs *v, struct run *r, const char *x, int release, struct node *root,
+		char **conflicts, unsigned *nconflicts, struct rk_err *err)
+{
+	return flatten_tree(v, r, x, release, root, conflicts, nconflicts, NULL, err);
+}
+
+int vfs_flatten_damaged(struct rk_vfs *v, struct run *r, const char *x, struct node *root,
+			char **conflicts, unsigned *nconflicts, char **damaged, struct rk_err *err)
+{
+	*damaged = NULL;
+	return flatten_tree(v, r, x, 0, root, conflicts, nconflicts, damaged, err);
 }
 
 int vfs_flatten_artifacts(struct rk_vfs *v, struct artifact **as, size_t n, struct node *root,

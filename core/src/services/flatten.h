@@ -14,6 +14,14 @@ int vfs_dist_names(struct rk_vfs *v, struct run *r, int release, char ***names, 
  * (when not NULL) receives the list of paths two artifacts wrote differently. */
 int vfs_flatten(struct rk_vfs *v, struct run *r, const char *x, int release, struct node *root,
 		char **conflicts, unsigned *nconflicts, struct rk_err *err);
+/* vfs_flatten for dist/ (not a release): an artifact damaged for good (a failure that
+ * stays, not a network one) does not fail the tree. Its files read before the damage
+ * are placed as any (each fails with EIO on open); when its archive could not be read to
+ * its end, root's listing ends in EIO (node.incomplete). damaged receives one line per
+ * damaged artifact, "file<TAB>cause<TAB>what is listed" ("" when none). A gfx target
+ * tree of a legacy run (made by the kpack split) still fails as a whole. */
+int vfs_flatten_damaged(struct rk_vfs *v, struct run *r, const char *x, struct node *root,
+			char **conflicts, unsigned *nconflicts, char **damaged, struct rk_err *err);
 /* Flatten the artifacts as[0..n) (any set; ingested here, sorted into flatten order) into
  * private root. */
 int vfs_flatten_artifacts(struct rk_vfs *v, struct artifact **as, size_t n, struct node *root,

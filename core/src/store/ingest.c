@@ -10,6 +10,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "rk/cache.h"
 #include "rk/ingest.h"
 #include "rk/log.h"
 #include "rk/path.h"
@@ -24,6 +25,18 @@ struct seen {
 	size_t pos;
 	UT_hash_handle hh;
 };
+
+/* The tree the members so far make, as `tar -x` leaves it (reader-owned): what each path
+ * is (a member type, or IMPLIED: a directory only implied by paths below it) and whether
+ * a directory holds anything. */
+struct shape {
+	uint8_t type;
+	uint8_t full;
+	UT_hash_handle hh;
+	char path[];
+};
+
+#define IMPLIED 0xff
 
 /* One member on its way from the reader thread to the committer thread. */
 struct item {
@@ -68,6 +81,7 @@ struct ingest {
 	unsigned char *buf; /* the buffer libarchive is reading */
 	size_t buf_len;
 	struct seen *seen; /* committer-owned */
+	struct shape *shape; /* reader-owned */
 	_Atomic unsigned dropped;
 	struct committer q;
 };
@@ -136,13 +150,25 @@ static int archive_fail(struct ingest *in, struct archive *a, const char *what)
 			  archive_error_string(a) ? archive_error_string(a) : "corrupt data");
 }
 
-/* Copy the entry's data into a new, uncommitted blob (*wp) and into *mem when given. */
+/* A member that cannot fit the cache (its bytes other than runs of zeros are more than
+ * cache_size): no blob, one log line; it stays in the index without a blob, and reads of
+ * it fail (EIO). The rest of the archive is served. */
+static void refuse(struct ingest *in, const struct rk_member *m, uint64_t limit)
+{
+	rk_warn("'%s': member '%s' (%llu bytes) does not fit cache_size %llu; reading it "
+		"fails (EIO)",
+		in->o->name, m->path, (unsigned long long)m->size, (unsigned long long)limit);
+}
+
+/* Copy the entry's data into a new, uncommitted blob (*wp) and into *mem when given.
+ * Runs of zeros, and a sparse member's holes, become holes of the blob. */
 static int copy_data(struct ingest *in, struct archive *a, struct rk_member *m, struct rk_buf *mem,
 		     struct rk_blob_writer **wp)
 {
 	struct rk_blob_writer *w = NULL;
+	uint64_t limit = in->cache ? rk_cache_limit(in->cache) : 0;
 	int64_t pos = 0;
-	int rc;
+	int rc, refused = 0;
 
 	if (in->cache && (rc = rk_blob_create(in->cache, 0, &w, in->err)))
 		return rc;
@@ -158,14 +184,18 @@ static int copy_data(struct ingest *in, struct archive *a, struct rk_member *m, 
 			rc = archive_fail(in, a, m->path);
 			goto fail;
 		}
-		while (pos < off) { /* sparse hole: materialize zeros */
-			static const char zeros[4096];
-			size_t z = (size_t)RK_MIN((int64_t)sizeof(zeros), off - pos);
-
-			if ((w && (rc = rk_blob_write(w, zeros, z, in->err))) ||
-			    (mem && (rc = rk_buf_add(mem, zeros, z))))
+		if (off > pos) { /* a sparse member's hole */
+			if (mem && off - pos > MANIFEST_MAX) {
+				rc = rk_err_set(in->err, -EPROTO, "'%s': %s is too large",
+						in->o->name, MANIFEST_NAME);
 				goto fail;
-			pos += (int64_t)z;
+			}
+			if (w && (rc = rk_blob_hole(w, (uint64_t)(off - pos), in->err)))
+				goto fail;
+			for (; mem && pos < off; pos++)
+				if ((rc = rk_buf_add(mem, "", 1)))
+					goto fail;
+			pos = off;
 		}
 		if ((w && (rc = rk_blob_write(w, p, n, in->err))) ||
 		    (mem && (rc = rk_buf_add(mem, p, n))))
@@ -176,6 +206,11 @@ static int copy_data(struct ingest *in, struct archive *a, struct rk_member *m, 
 					MANIFEST_NAME);
 			goto fail;
 		}
+		if (w && limit && rk_blob_writer_dense(w) > limit) {
+			rk_blob_abort(w);
+			w = NULL;
+			refused = 1;
+		}
 	}
 	if ((uint64_t)pos < m->size) {
 		rc = rk_err_set(in->err, -EBADMSG, "'%s': member '%s' truncated", in->o->name,
@@ -183,6 +218,8 @@ static int copy_data(struct ingest *in, struct archive *a, struct rk_member *m, 
 		goto fail;
 	}
 	m->size = (uint64_t)pos;
+	if (refused)
+		refuse(in, m, limit);
 	if (w && m->size == 0) {
 		rk_blob_abort(w);
 		w = NULL;
@@ -376,6 +413,84 @@ static int committer_failed(struct ingest *in)
 	return rc;
 }
 
+static struct shape *shape_find(struct ingest *in, const char *path)
+{
+	struct shape *s;
+
+	HASH_FIND_STR(in->shape, path, s);
+	return s;
+}
+
+static int shape_set(struct ingest *in, const char *path, uint8_t type)
+{
+	struct shape *s = shape_find(in, path);
+	size_t len = strlen(path);
+
+	if (s) {
+		s->type = type;
+		return 0;
+	}
+	if (!(s = calloc(1, sizeof(*s) + len + 1)))
+		return -ENOMEM;
+	memcpy(s->path, path, len + 1);
+	s->type = type;
+	HASH_ADD_KEYPTR(hh, in->shape, s->path, len, s);
+	if (rk_htab_oom()) {
+		free(s);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int is_dir(const struct shape *s)
+{
+	return s->type == IMPLIED || s->type == RK_MEMBER_DIR;
+}
+
+/* Whether member path (of this type; link: a hardlink's target) goes into the tree, by
+ * the rules of `tar -x` (GNU tar 1.34 and bsdtar agree): a later member replaces an
+ * earlier non-directory of the same name, or an empty directory (a directory over a
+ * directory updates it); it is refused, with a log line (tar fails on it too), below a
+ * non-directory and as a non-directory in place of a directory that holds anything.
+ * Decided here, in archive order, before a file is staged: the committer and the tree
+ * only ever see members that stay. 1: take it, 0: refused, or -errno. */
+static int shape_take(struct ingest *in, char *path, uint8_t type, const char *link)
+{
+	struct shape *s;
+	char *slash;
+	int rc;
+
+	for (char *p = path; (slash = strchr(p, '/')); p = slash + 1) {
+		*slash = '\0';
+		s = shape_find(in, path);
+		*slash = '/';
+		if (s && !is_dir(s)) {
+			drop(in, "member below a non-directory", path);
+			return 0;
+		}
+	}
+	s = shape_find(in, path);
+	if (s && is_dir(s) && s->full && type != RK_MEMBER_DIR) {
+		drop(in, "non-directory in place of a directory that is not empty", path);
+		return 0;
+	}
+	if (link && (!(s = shape_find(in, link)) || s->type != RK_MEMBER_FILE)) {
+		drop(in, "hardlink to a missing file", path);
+		return 0;
+	}
+	for (char *p = path; (slash = strchr(p, '/')); p = slash + 1) {
+		*slash = '\0';
+		s = shape_find(in, path);
+		rc = s ? 0 : shape_set(in, path, IMPLIED);
+		if (!rc)
+			shape_find(in, path)->full = 1;
+		*slash = '/';
+		if (rc)
+			return rc;
+	}
+	return (rc = shape_set(in, path, type)) ? rc : 1;
+}
+
 static int one_member(struct ingest *in, struct archive *a, struct archive_entry *e, int first)
 {
 	char path[RK_INDEX_MAX_PATH + 1], link[RK_INDEX_MAX_PATH + 1];
@@ -407,6 +522,8 @@ static int one_member(struct ingest *in, struct archive *a, struct archive_entry
 			drop(in, "hardlink escaping the archive", name);
 			return 0;
 		}
+		if ((rc = shape_take(in, path, RK_MEMBER_HARDLINK, link)) <= 0)
+			return rc;
 		m.type = RK_MEMBER_HARDLINK; /* resolved by the committer, in order */
 		m.link = link;
 		return enqueue(in, &m, NULL);
@@ -415,6 +532,8 @@ static int one_member(struct ingest *in, struct archive *a, struct archive_entry
 	case AE_IFREG: {
 		struct rk_blob_writer *w = NULL;
 
+		if ((rc = shape_take(in, path, RK_MEMBER_FILE, NULL)) <= 0)
+			return rc;
 		m.type = RK_MEMBER_FILE;
 		m.size = archive_entry_size_is_set(e) ? (uint64_t)archive_entry_size(e) : 0;
 		rc = copy_data(in, a, &m, first ? &mem : NULL, &w);
@@ -431,6 +550,8 @@ static int one_member(struct ingest *in, struct archive *a, struct archive_entry
 		return enqueue(in, &m, w);
 	}
 	case AE_IFDIR:
+		if ((rc = shape_take(in, path, RK_MEMBER_DIR, NULL)) <= 0)
+			return rc;
 		m.type = RK_MEMBER_DIR;
 		return enqueue(in, &m, NULL);
 	case AE_IFLNK: {
@@ -444,6 +565,8 @@ static int one_member(struct ingest *in, struct archive *a, struct archive_entry
 			drop(in, "symlink escaping the archive", name);
 			return 0;
 		}
+		if ((rc = shape_take(in, path, RK_MEMBER_SYMLINK, NULL)) <= 0)
+			return rc;
 		m.type = RK_MEMBER_SYMLINK;
 		m.link = (char *)t;
 		m.size = strlen(t);
@@ -482,6 +605,7 @@ int rk_ingest(struct rk_cache *c, struct rk_object *obj, const struct rk_ingest_
 	struct archive_entry *e;
 	struct archive *a = NULL;
 	struct seen *s, *tmp;
+	struct shape *sh, *shtmp;
 	struct rlimit rl;
 	int rc = 0, first = 1, qrc;
 
@@ -538,6 +662,8 @@ int rk_ingest(struct rk_cache *c, struct rk_object *obj, const struct rk_ingest_
 		rc = rk_err_set(err, -EPROTO, "'%s': empty archive", o->name);
 		goto out;
 	}
+	if (o->read_all)
+		*o->read_all = 1;
 	/* the rest of the object (tar padding past the end-of-archive blocks) is hashed too */
 	while (in.hashing) {
 		ssize_t n;
@@ -582,6 +708,10 @@ out:
 	HASH_ITER(hh, in.seen, s, tmp) {
 		HASH_DEL(in.seen, s);
 		free(s);
+	}
+	HASH_ITER(hh, in.shape, sh, shtmp) {
+		HASH_DEL(in.shape, sh);
+		free(sh);
 	}
 	free(in.buf);
 	return rc;

@@ -42,6 +42,12 @@ uint64_t rk_store_requests(const struct rk_store *s)
 	return s->ops->requests ? s->ops->requests(s) : 0;
 }
 
+void rk_store_forget(struct rk_store *s, const char *path)
+{
+	if (s->ops->forget)
+		s->ops->forget(s, path);
+}
+
 uint64_t rk_store_bytes(const struct rk_store *s)
 {
 	return s->ops->bytes ? s->ops->bytes(s) : 0;

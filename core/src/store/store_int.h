@@ -15,6 +15,7 @@ struct rk_store_ops {
 	void (*close)(struct rk_store *s);
 	uint64_t (*requests)(const struct rk_store *s); /* NULL: 0 */
 	uint64_t (*bytes)(const struct rk_store *s); /* NULL: 0 */
+	void (*forget)(struct rk_store *s, const char *path); /* NULL: nothing kept */
 };
 
 struct rk_object_ops {

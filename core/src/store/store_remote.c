@@ -739,13 +739,33 @@ static uint64_t remote_requests(const struct rk_store *s)
 	return rk_http_requests(((const struct remote_store *)s)->http);
 }
 
+static void remote_forget(struct rk_store *s, const char *path)
+{
+	struct remote_store *r = (struct remote_store *)s;
+	struct remote_list *e, **pp;
+
+	if (in_run(r, path))
+		return; /* run listings are kept: runs are immutable */
+	pthread_mutex_lock(&r->lock);
+	for (pp = &r->lists; (e = *pp); pp = &e->next) {
+		if (e->state && !strcmp(e->path, path)) {
+			*pp = e->next;
+			rk_store_list_release(&e->l);
+			free(e->path);
+			free(e);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&r->lock);
+}
+
 static uint64_t remote_bytes(const struct rk_store *s)
 {
 	return rk_http_bytes(((const struct remote_store *)s)->http);
 }
 
-const struct rk_store_ops remote_store_ops = {remote_list, remote_open, remote_close,
-					      remote_requests, remote_bytes};
+const struct rk_store_ops remote_store_ops = {remote_list,     remote_open,  remote_close,
+					      remote_requests, remote_bytes, remote_forget};
 
 int remote_init(struct remote_store *r, const struct rk_store_opts *o, struct rk_err *err)
 {

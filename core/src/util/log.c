@@ -20,13 +20,20 @@ void rk_log_set_handler(rk_log_fn fn)
 	handler = fn ? fn : default_handler;
 }
 
+_Thread_local const char *rk_log_where;
+
 void rk_log_emit(enum rk_log_level level, const char *fmt, ...)
 {
 	char msg[1024];
+	int n = 0;
 	va_list ap;
 
+	if (rk_log_where && rk_log_where[0])
+		n = snprintf(msg, sizeof(msg), "%s: ", rk_log_where);
+	if (n < 0 || (size_t)n >= sizeof(msg))
+		n = 0;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
 	va_end(ap);
 	handler(level, msg);
 }

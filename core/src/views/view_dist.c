@@ -1,6 +1,8 @@
 /* view_dist.c: RUN/dist/<X>, one flattened install tree per GPU family or target (the
  * flatten service, flatten.c, says which names and what each holds), and
- * RUN/dist/.rockfs/<X>.conflicts, the paths two artifacts wrote differently. */
+ * RUN/dist/.rockfs/<X>.conflicts, the paths two artifacts wrote differently, and
+ * <X>.damaged, the artifacts of <X> that cannot be read (their files are listed and fail
+ * with EIO; the rest of the tree is served). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -18,7 +20,7 @@
 struct dist_state {
 	pthread_mutex_t lock;
 	struct conflicts {
-		char *name, *text;
+		char *name, *text, *damaged;
 	} * v;
 	size_t n;
 };
@@ -28,7 +30,9 @@ static const char readme[] =
 	"  <run>/dist/<X>/        one flattened install tree (TheRock's artifact flatten)\n"
 	"                         per GPU family or target X, and multiarch for kpack-split\n"
 	"                         runs; paths two artifacts wrote differently are listed in\n"
-	"                         <run>/dist/.rockfs/<X>.conflicts\n";
+	"                         <run>/dist/.rockfs/<X>.conflicts; artifacts that cannot be\n"
+	"                         read are listed in <run>/dist/.rockfs/<X>.damaged (their\n"
+	"                         files are listed and fail with EIO)\n";
 
 extern const struct vfs_view vfs_view_dist;
 
@@ -70,16 +74,17 @@ static int pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	return vfs_graft(v, dir, root);
 }
 
-/* Keep tree name's conflict list (taken over). */
-static int keep_conflicts(struct dist_state *ds, const char *name, char *text)
+/* Keep tree name's conflict list and damaged list (both taken over). */
+static int keep_conflicts(struct dist_state *ds, const char *name, char *text, char *damaged)
 {
 	struct conflicts *nv;
 	int rc = 0;
 
 	pthread_mutex_lock(&ds->lock);
 	if ((nv = realloc(ds->v, (ds->n + 1) * sizeof(*nv))) && (nv[ds->n].name = strdup(name))) {
+		nv[ds->n].damaged = damaged;
 		nv[ds->n++].text = text;
-		text = NULL;
+		text = damaged = NULL;
 	} else {
 		rc = -ENOMEM;
 	}
@@ -87,18 +92,22 @@ static int keep_conflicts(struct dist_state *ds, const char *name, char *text)
 		ds->v = nv;
 	pthread_mutex_unlock(&ds->lock);
 	free(text);
+	free(damaged);
 	return rc;
 }
 
-/* Tree name's conflict list (a copy), or NULL (ENOMEM, or not flattened). */
-static char *get_conflicts(struct dist_state *ds, const char *name)
+/* Tree name's conflict list (or with damaged, its damaged list): a copy, or NULL (ENOMEM,
+ * or not flattened). */
+static char *get_conflicts(struct dist_state *ds, const char *name, int damaged)
 {
 	char *text = NULL;
 
 	pthread_mutex_lock(&ds->lock);
 	for (size_t i = 0; i < ds->n; i++)
 		if (!strcmp(ds->v[i].name, name)) {
-			text = strdup(ds->v[i].text ? ds->v[i].text : "");
+			const char *t = damaged ? ds->v[i].damaged : ds->v[i].text;
+
+			text = strdup(t ? t : "");
 			break;
 		}
 	pthread_mutex_unlock(&ds->lock);
@@ -111,15 +120,19 @@ static int pop_dist(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	struct dist_state *ds = *vfs_view_state(r, &vfs_view_dist);
 	struct node *root = vfs_tree_new(dir->name, dir->mode, dir->mtime);
 	unsigned nconflicts = 0;
-	char *conflicts = NULL;
-	int rc = root ? vfs_flatten(v, r, dir->name, 0, root, &conflicts, &nconflicts, err)
+	char *conflicts = NULL, *damaged = NULL;
+	int rc = root ? vfs_flatten_damaged(v, r, dir->name, root, &conflicts, &nconflicts,
+					    &damaged, err)
 		      : -ENOMEM;
 
 	if (rc) {
 		vfs_tree_free(root);
 		return rk_err_wrap(err, rc, "dist");
 	}
-	if ((rc = keep_conflicts(ds, dir->name, conflicts)) || (rc = vfs_graft(v, dir, root)))
+	/* a damaged artifact was logged once, when it failed: its files fail here, and
+	 * .rockfs/<X>.damaged says why */
+	if ((rc = keep_conflicts(ds, dir->name, conflicts, damaged)) ||
+	    (rc = vfs_graft(v, dir, root)))
 		return rc;
 	if (nconflicts)
 		rk_warn("run '%s': dist '%s': %u paths written by two artifacts with different "
@@ -146,13 +159,24 @@ static int pop_notes(struct rk_vfs *v, struct node *notes, struct rk_err *err)
 			continue;
 		if ((rc = vfs_populate(v, d, err)))
 			break;
-		snprintf(name, sizeof(name), "%s.conflicts", d->name);
-		n = vfs_node_add(root, name, S_IFREG | 0444, notes->mtime);
-		if (!n || !(n->data = get_conflicts(ds, d->name)))
-			rc = -ENOMEM;
-		else {
-			n->src = SRC_BYTES;
-			n->size = strlen(n->data);
+		for (int damaged = 0; !rc && damaged < 2; damaged++) {
+			char *text = get_conflicts(ds, d->name, damaged);
+
+			if (text && damaged && !text[0]) {
+				free(text); /* nothing damaged: no file */
+				continue;
+			}
+			snprintf(name, sizeof(name), "%s.%s", d->name,
+				 damaged ? "damaged" : "conflicts");
+			n = text ? vfs_node_add(root, name, S_IFREG | 0444, notes->mtime) : NULL;
+			if (!n) {
+				free(text);
+				rc = -ENOMEM;
+			} else {
+				n->data = text;
+				n->src = SRC_BYTES;
+				n->size = strlen(n->data);
+			}
 		}
 	}
 	if (rc) {
@@ -169,6 +193,7 @@ static void dist_free(void *state)
 	for (size_t i = 0; i < ds->n; i++) {
 		free(ds->v[i].name);
 		free(ds->v[i].text);
+		free(ds->v[i].damaged);
 	}
 	free(ds->v);
 	pthread_mutex_destroy(&ds->lock);

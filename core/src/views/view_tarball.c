@@ -10,7 +10,8 @@
  * The bytes are those of GNU tar (tar_layout.h) over the flattened tree, members sorted
  * by name, owner and group 0, every mtime the newest mtime in the tree. Listing the
  * directory builds every tree (and so ingests the run's artifacts); the archives
- * themselves are never written: reads are served from the layout. */
+ * themselves are never written: reads are served from the layout. A tarball whose tree
+ * holds a damaged artifact cannot be whole: it is listed, and fails with EIO. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,51 @@ static int make_tarball(struct rk_vfs *v, struct node *dir, struct run *r, const
 	return rc;
 }
 
+/* A release tarball that cannot be whole (an artifact of its tree is damaged for good):
+ * listed as the healthy ones are, and every stat or open of it fails with EIO. */
+struct broken {
+	struct run *r;
+	int tests;
+	char x[];
+};
+
+static int make_broken(struct rk_vfs *v, void *ctx, struct rk_composite **out, struct rk_err *err)
+{
+	struct broken *b = ctx;
+	struct node *root = vfs_tree_new(b->x, S_IFDIR | 0755, 0);
+	int rc = root ? vfs_flatten(v, b->r, b->x, !b->tests, root, NULL, NULL, err) : -ENOMEM;
+
+	(void)out;
+	vfs_tree_free(root);
+	/* a damaged artifact stays so for the life of the mount: the flatten fails again */
+	return rc ? rc : rk_err_set(err, -EIO, "'%s': made again on the next mount", b->x);
+}
+
+/* The nodes file, file.gz and file.zst of a tarball that cannot be whole. */
+static int add_broken(struct node *dir, struct run *r, const char *x, int tests, const char *file)
+{
+	int rc = 0;
+
+	for (int k = 0; !rc && k < 3; k++) {
+		struct broken *b = calloc(1, sizeof(*b) + strlen(x) + 1);
+		struct node *n;
+		char name[600];
+
+		if (!b)
+			return -ENOMEM;
+		b->r = r;
+		b->tests = tests;
+		memcpy(b->x, x, strlen(x) + 1);
+		snprintf(name, sizeof(name), "%s%s", file, k == 0 ? "" : k == 1 ? ".gz" : ".zst");
+		n = vfs_later_file(dir, name, dir->mtime, UINT64_MAX, make_broken, free, b);
+		if (!n)
+			rc = -ENOMEM;
+		else
+			n->later->logged = -EIO; /* the artifact's failure is logged already */
+	}
+	return rc;
+}
+
 static int pop_tarballs(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
 	struct run *r = vfs_node_run(dir);
@@ -112,6 +158,12 @@ static int pop_tarballs(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 			snprintf(file, sizeof(file), "therock-dist-%s-%s%s-%s.tar", platform,
 				 names[i], tests ? "-tests" : "", version);
 			rc = make_tarball(v, out, r, names[i], tests, file, err);
+			/* a damaged artifact (logged when it failed) takes down the tarballs
+			 * that hold it, not the others */
+			if (rc == -EIO) {
+				rk_err_clear(err);
+				rc = add_broken(out, r, names[i], tests, file);
+			}
 		}
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
