@@ -17,6 +17,8 @@
 #   par4     four parallel cats of the four 1 GiB members vs four parallel cats of their blobs
 #   cpu      the daemon's CPU seconds (utime+stime, /proc/PID/stat) per GiB read through it
 # The machine is shared: `uptime` load is printed with the numbers.
+# Environment: RB_STORE=DIR keeps the generated store (made once), RB_CACHE=DIR the daemon's
+# cache (ingested once), RB_RA_KB=N sets the mount's read_ahead_kb (larger requests; root).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)

@@ -3,7 +3,8 @@
 # written by `rockpack export` (the engine's copying reader, no FUSE, no splice):
 #  - files: a tarball .tar (a composite: tar headers, blob ranges, zero padding), its
 #    .tar.zst (cached compressed pieces), the largest files of dist/<X> (rewritten ELF
-#    files among them) and a browse/ file (one cache blob);
+#    files among them), a browse/ file (one cache blob) and an artifacts/ archive (the
+#    store's file; compared with the store's own bytes);
 #  - sizes 1, 4095, 4096, 128 KiB - 1, 128 KiB + 1, 1 MiB + 3, 1 MiB + 7, at offsets 0, 1,
 #    every tar member's header and data start and end (+-1), random ones, and across the
 #    end of the file; each read with O_DIRECT (every request reaches the daemon with its
@@ -33,13 +34,15 @@ while read -r rel; do
 	pairs+=("$R/dist/$X/$rel" "$T/dist/$rel")
 done < <(cd "$T/dist" && find . -type f -printf '%s %P\n' | sort -rn | head -3 | cut -d' ' -f2-)
 # the largest browse/ file: one blob, served as its descriptor
-big=$(cd "$T/dist" && find . -type f -printf '%s %P\n' | sort -rn | head -1 | cut -d' ' -f2-)
 art=$(ls "$R/browse" | head -1)
 bf=$(cd "$R/browse/$art" && find . -type f -printf '%s %P\n' | sort -rn | head -1 | cut -d' ' -f2-)
 "$ROCKPACK" --cache "$T/cache" -q cat "$STORE" "$RUN" "$art" "$bf" >"$T/browse.bin" ||
 	fail "rockpack cat $art $bf"
 pairs+=("$R/browse/$art/$bf" "$T/browse.bin")
-[ -n "$big" ] || fail "dist/$X is empty"
+# an archive under artifacts/: the store's own file, served as its descriptor
+arc=$(cd "$STORE/$RUN" && ls -S -- *.tar.zst | head -1)
+pairs+=("$R/artifacts/$arc" "$STORE/$RUN/$arc")
+[ "${#pairs[@]}" -ge 14 ] || fail "dist/$X has fewer than three files"
 
 for ((i = 0; i < ${#pairs[@]}; i += 2)); do
 	cmp -s "${pairs[i]}" "${pairs[i + 1]}" || fail "cat of ${pairs[i]#"$M"/} differs from rockpack's bytes"

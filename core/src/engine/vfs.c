@@ -1888,7 +1888,7 @@ ssize_t rk_file_extents(struct rk_file *f, uint64_t off, size_t n, struct rk_ext
 		ext[0] = (struct rk_extent){-1, 0, 0, f->bytes + off, n};
 		return 1;
 	}
-	if (f->fd < 0 || f->obj) /* a remote object (even spooled) is read with a copy */
+	if (f->fd < 0) /* a remote object: read with a copy */
 		return -E2BIG;
 	ext[0] = (struct rk_extent){f->fd, 0, off, NULL, n};
 	return 1;
