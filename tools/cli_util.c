@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -116,4 +118,65 @@ int rp_open(const struct rp_opts *o, const char *store, struct rk_vfs **out)
 	int rc = rk_vfs_open(&vo, out, &err);
 
 	return rc ? rp_fail("%s", rk_err_str(&err, rc)) : 0;
+}
+
+/* The length of path's parent ("" -> 0), trailing slashes ignored. */
+static size_t parent_len(const char *path, size_t len)
+{
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	while (len > 0 && path[len - 1] != '/')
+		len--;
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	return len;
+}
+
+int rp_mkdir_parents(const char *path)
+{
+	char *p = strdup(path);
+	size_t len[64];
+	int n = 0, made = 0;
+	struct stat sb;
+
+	if (!p)
+		return -ENOMEM;
+	/* walk up to the first ancestor that exists */
+	for (size_t l = parent_len(p, strlen(p)); l > 0 && n < 64; l = parent_len(p, l)) {
+		p[l] = '\0';
+		if (!stat(p, &sb))
+			break;
+		if (errno != ENOENT) {
+			made = -errno;
+			break;
+		}
+		len[n++] = l;
+		strcpy(p, path);
+	}
+	/* and create the missing ones, outermost first */
+	for (int i = n - 1; made >= 0 && i >= 0; i--) {
+		strcpy(p, path);
+		p[len[i]] = '\0';
+		if (mkdir(p, 0755) && errno != EEXIST)
+			made = -errno;
+		else if (made >= 0)
+			made++;
+	}
+	if (made < 0)
+		rp_rmdir_parents(path, n);
+	free(p);
+	return made;
+}
+
+void rp_rmdir_parents(const char *path, int n)
+{
+	char *p = strdup(path);
+	size_t l = p ? strlen(p) : 0;
+
+	for (int i = 0; p && i < n && (l = parent_len(p, l)) > 0; i++) {
+		p[l] = '\0';
+		if (rmdir(p) && errno != ENOENT)
+			break;
+	}
+	free(p);
 }

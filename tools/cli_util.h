@@ -52,6 +52,12 @@ struct rp_map {
 };
 int rp_map(const char *path, struct rp_map *m);
 void rp_unmap(struct rp_map *m);
+/* Create the missing directories above path (not path itself), as Python's
+ * mkdir(parents=True) does; mode 0755 less the umask. The number created (>= 0, for
+ * rp_rmdir_parents) or -errno; nothing printed. */
+int rp_mkdir_parents(const char *path);
+/* Remove the n directories above path that rp_mkdir_parents created, if empty. */
+void rp_rmdir_parents(const char *path, int n);
 /* Open the views of store, or print why not and return non-zero. */
 int rp_open(const struct rp_opts *o, const char *store, struct rk_vfs **out);
 

@@ -13,9 +13,13 @@
  * of the group found in some shard (the first shard in name order wins), its .kpack
  * archives and every other file whose name contains the architecture (or the
  * architecture with '-' as '_'); its manifest is the union of the prefixes.
- * An architecture artifact "<component>_gfx942:xnack+" belongs to the group that lists
- * gfx942 or gfx942:xnack+. Files are created with O_EXCL and never followed: nothing
- * outside DIR is written, nothing there is overwritten. */
+ * As upstream, an architecture artifact belongs to a group only if the group lists its
+ * exact arch string ("<component>_gfx942:xnack+" needs "gfx942:xnack+"), and the
+ * "validation" rules are read but not acted on unless --strict.
+ * DIR (and its missing parents) is written whole or not at all: the output goes into a
+ * staging sibling (rk/staging.h) moved into place at the end; a failure leaves DIR as it
+ * was. Files are created with O_EXCL and never followed: nothing outside DIR is
+ * written, nothing there is overwritten. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -27,7 +31,7 @@
 #include <unistd.h>
 
 #include "rk/buf.h"
-#include "rk/gpu.h"
+#include "rk/staging.h"
 #include "cli_util.h"
 #include "rockpack.h"
 
@@ -40,6 +44,8 @@ struct recombine {
 	struct art *a;
 	size_t n;
 	char *buf;
+	int dirfd; /* the staging directory of out (rk/staging.h) */
+	int strict; /* --strict: enforce the "validation" rules */
 };
 
 static int cmp_art(const void *x, const void *y)
@@ -223,17 +229,15 @@ static int copy_tree(struct copy *c, const char *from, int dirfd, const char *re
 	return r;
 }
 
-/* Create out/<name> (which must not exist) and return its descriptor. */
+/* Create <name> in the staging directory of out and return its descriptor. */
 static int new_artifact(struct recombine *rc, const char *name)
 {
-	char path[4096];
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", rc->out, name);
-	if (mkdir(path, 0755))
-		return -rp_fail("%s: %s", path, strerror(errno));
-	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return -rp_fail("%s: %s", path, strerror(errno));
+	if (mkdirat(rc->dirfd, name, 0755))
+		return -rp_fail("%s/%s: %s", rc->out, name, strerror(errno));
+	if ((fd = openat(rc->dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -rp_fail("%s/%s: %s", rc->out, name, strerror(errno));
 	return fd;
 }
 
@@ -383,24 +387,29 @@ static int same_tree(const char *x, const char *y)
 	return same;
 }
 
-static int bool_opt(json_t *cfg, const char *key)
+/* A "validation" rule: recombine_artifacts reads them (defaults: duplicates true, the
+ * others false) but acts on none; --strict enforces them. */
+static int bool_opt(const struct recombine *rc, json_t *cfg, const char *key)
 {
-	return json_is_true(json_object_get(json_object_get(cfg, "validation"), key));
+	json_t *v = json_object_get(json_object_get(cfg, "validation"), key);
+
+	if (!rc->strict)
+		return 0;
+	return v ? json_is_true(v) : !strcmp(key, "error_on_duplicate_device_code");
 }
 
+/* Whether arch is listed in the group: exact strings, as recombine_artifacts matches
+ * (gfx942:xnack+ belongs to a group only if the group lists gfx942:xnack+). */
 static int in_group(json_t *archs, const char *arch)
 {
-	char base[64];
 	size_t i;
 	json_t *x;
 
-	if (rk_gpu_base_arch(arch, base, sizeof(base)) < 0)
-		return 0;
 	json_array_foreach(archs, i, x)
 	{
 		const char *s = json_string_value(x);
 
-		if (s && (!strcmp(s, arch) || !strcmp(s, base)))
+		if (s && !strcmp(s, arch))
 			return 1;
 	}
 	return 0;
@@ -423,7 +432,7 @@ static int recombine_component(struct recombine *rc, json_t *cfg, const char *co
 	if (!gen)
 		return rp_fail("'%s': no %s_generic in the primary shard '%s'", comp, comp,
 			       primary);
-	if (bool_opt(cfg, "verify_generic_artifacts_match"))
+	if (bool_opt(rc, cfg, "verify_generic_artifacts_match"))
 		for (size_t i = 0; i < rc->n; i++)
 			if (!rc->a[i].arch && !strcmp(rc->a[i].group, comp) &&
 			    strcmp(rc->a[i].shard, primary)) {
@@ -468,14 +477,10 @@ static int recombine_component(struct recombine *rc, json_t *cfg, const char *co
 			const char *s = json_string_value(x);
 			int found = 0;
 
-			for (size_t j = 0; s && j < rc->n; j++) {
-				char base[64];
-
+			for (size_t j = 0; s && j < rc->n; j++)
 				found |= rc->a[j].arch && !strcmp(rc->a[j].group, comp) &&
-					 rk_gpu_base_arch(rc->a[j].arch, base, sizeof(base)) >= 0 &&
-					 (!strcmp(rc->a[j].arch, s) || !strcmp(base, s));
-			}
-			if (!found && s && bool_opt(cfg, "error_on_missing_architecture"))
+					 !strcmp(rc->a[j].arch, s);
+			if (!found && s && bool_opt(rc, cfg, "error_on_missing_architecture"))
 				r = rp_fail("'%s': architecture '%s' of group '%s' is in no shard",
 					    comp, s, gname);
 		}
@@ -497,7 +502,7 @@ static int recombine_component(struct recombine *rc, json_t *cfg, const char *co
 			for (size_t k = 0; k < j; k++)
 				dup |= rc->a[k].arch && !strcmp(rc->a[k].name, a->name);
 			if (dup) {
-				if (bool_opt(cfg, "error_on_duplicate_device_code"))
+				if (bool_opt(rc, cfg, "error_on_duplicate_device_code"))
 					r = rp_fail("'%s': in more than one shard (and '%s')",
 						    a->name, a->shard);
 				continue; /* the first shard wins */
@@ -518,13 +523,40 @@ static int recombine_component(struct recombine *rc, json_t *cfg, const char *co
 	return r;
 }
 
+/* Whether an artifact written is in DIR already (upstream would write into it): an error
+ * before anything is moved, so that the commit moves all or nothing. */
+static int no_clash(const struct rk_staging *st)
+{
+	struct dirent *de;
+	struct stat sb;
+	DIR *d = fdopendir(dup(st->fd));
+	int dfd = open(st->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
+
+	if (!d || dfd < 0) {
+		if (d)
+			closedir(d);
+		if (dfd >= 0)
+			close(dfd);
+		return errno == ENOENT ? 0 : rp_fail("%s: %s", st->dir, strerror(errno));
+	}
+	while (!r && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		    !fstatat(dfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW))
+			r = rp_fail("%s/%s: already exists", st->dir, de->d_name);
+	closedir(d);
+	close(dfd);
+	return r;
+}
+
 static int cmd_recombine(const struct rp_opts *o, int argc, char **argv)
 {
-	struct recombine rc = {0};
+	struct recombine rc = {.dirfd = -1};
+	struct rk_staging st = {.fd = -1};
+	struct rk_err err = RK_ERR_INIT;
 	const char *config = NULL, *only = NULL;
 	json_error_t jerr;
 	json_t *cfg;
-	int r = 0;
+	int r = 0, parents = 0, matched = 0;
 
 	for (int i = 0; i < argc; i++) {
 		const char **val = !strcmp(argv[i], "--config")	     ? &config
@@ -532,7 +564,9 @@ static int cmd_recombine(const struct rp_opts *o, int argc, char **argv)
 				   : !strcmp(argv[i], "--component") ? &only
 								     : NULL;
 
-		if (val) {
+		if (!strcmp(argv[i], "--strict")) {
+			rc.strict = 1;
+		} else if (val) {
 			if (!(*val = rp_value(o, argc, argv, &i)))
 				return 2;
 		} else if (rp_is_option(argv[i])) {
@@ -545,7 +579,7 @@ static int cmd_recombine(const struct rp_opts *o, int argc, char **argv)
 	}
 	if (!rc.in || !config || !rc.out)
 		return rp_usage(o, "usage: rockpack recombine SHARDS_DIR --config cfg.json -o DIR "
-				   "[--component C]");
+				   "[--component C] [--strict]");
 	if (!(cfg = json_load_file(config, 0, &jerr)))
 		return rp_fail("%s:%d: %s", config, jerr.line, jerr.text);
 	if (!json_is_string(json_object_get(cfg, "primary_shard")) ||
@@ -576,8 +610,13 @@ static int cmd_recombine(const struct rp_opts *o, int argc, char **argv)
 	}
 	if (!r && !(rc.buf = malloc(1 << 20)))
 		r = rp_fail("out of memory");
-	if (!r && mkdir(rc.out, 0755) && errno != EEXIST)
-		r = rp_fail("%s: %s", rc.out, strerror(errno));
+	/* DIR and its parents as recombine_artifacts' mkdir(parents=True), but written
+	 * whole or not at all: a failure leaves DIR as it was and no parent it made */
+	if (!r && (parents = rp_mkdir_parents(rc.out)) < 0)
+		r = rp_fail("%s: %s", rc.out, strerror(-parents));
+	if (!r && (r = rk_staging_open(rc.out, &st, &err)))
+		r = rp_fail("%s", rk_err_str(&err, r));
+	rc.dirfd = st.fd;
 	if (!r)
 		r = scan(&rc);
 	for (size_t i = 0; !r && i < rc.n; i++) {
@@ -585,11 +624,22 @@ static int cmd_recombine(const struct rp_opts *o, int argc, char **argv)
 
 		for (size_t j = 0; j < i; j++)
 			seen |= !strcmp(rc.a[j].group, rc.a[i].group);
-		if (!seen && (!only || !strcmp(only, rc.a[i].group)))
+		if (!seen && (!only || !strcmp(only, rc.a[i].group))) {
 			r = recombine_component(&rc, cfg, rc.a[i].group);
+			matched++;
+		}
 	}
 	if (!r && !rc.n)
 		r = rp_fail("%s: no split artifacts in any shard", rc.in);
+	else if (!r && !matched) /* as upstream: "Component '...' not found in artifacts" */
+		r = rp_fail("'%s': no such component in the shards", only);
+	if (!r)
+		r = no_clash(&st);
+	if (!r && (r = rk_staging_commit(&st, &err)))
+		r = rp_fail("%s: %s", rc.out, rk_err_str(&err, r));
+	rk_staging_abort(&st);
+	if (r && parents > 0)
+		rp_rmdir_parents(rc.out, parents);
 	if (!r && !o->quiet)
 		fprintf(stderr, "recombine: %zu artifacts from the shards into %s\n", rc.n, rc.out);
 	for (size_t i = 0; i < rc.n; i++) {
@@ -615,7 +665,10 @@ const struct rp_command rp_cmd_recombine = {
 	"one artifact per architecture group of CFG.json.\n"
 	"\n"
 	"  --config CFG.json   primary_shard and architecture_groups\n"
-	"  -o DIR              the output directory\n"
-	"  --component C       only this <name>_<component> group\n",
-	" -o --config --component ",
+	"  -o DIR              the output directory (created with its parents); written\n"
+	"                      whole or not at all, never over an artifact already there\n"
+	"  --component C       only this <name>_<component> group\n"
+	"  --strict            enforce the config's \"validation\" rules (rocm-kpack reads\n"
+	"                      them but does not act on them)\n",
+	" -o --config --component --strict ",
 };

@@ -137,8 +137,9 @@ static int cmd_split(const struct rp_opts *o, int argc, char **argv)
 		rp_fail("%s: %s", args[1], rk_err_str(&err, rc));
 		goto done;
 	}
-	if (mkdir(out, 0755) && errno != EEXIST) {
-		rp_fail("%s: %s", out, strerror(errno));
+	/* as split_artifacts' output_dir.mkdir(parents=True, exist_ok=True) */
+	if ((rc = rp_mkdir_parents(out)) < 0 || (mkdir(out, 0755) && errno != EEXIST)) {
+		rp_fail("%s: %s", out, strerror(rc < 0 ? -rc : errno));
 		goto done;
 	}
 	ret = 0;
@@ -183,7 +184,7 @@ const struct rp_command rp_cmd_split = {
 	"group). For a kpack-split run, its stored split artifacts.\n"
 	"Progress on a terminal; --json prints a summary object at the end.\n"
 	"\n"
-	"  -o DIR                    the output directory\n"
+	"  -o DIR                    the output directory (created with its parents)\n"
 	"  --targets T,...           only the arch artifacts of these base archs\n"
 	"                            (generic ones always)\n"
 	"  --compression zstd|none   .kpack archives zstd-per-kernel (default) or the\n"

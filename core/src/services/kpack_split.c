@@ -574,8 +574,9 @@ static int cmp_prefix(const void *x, const void *y)
 	return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
-/* o's artifact_manifest.txt: the prefixes it has content under (all, for generic; sorted
- * for an arch output, as split_artifacts writes them). */
+/* o's artifact_manifest.txt, as split_artifacts writes them: for generic, the prefixes it
+ * processed (read_artifact_manifest skips those with no directory in the artifact), in
+ * manifest order; for an arch output, the prefixes it has content under, sorted. */
 static int out_manifest(struct split *s, struct out *o)
 {
 	struct rk_buf b = RK_BUF_INIT;
@@ -587,7 +588,8 @@ static int out_manifest(struct split *s, struct out *o)
 	if (!p)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->a->nprefixes; i++)
-		if (!*o->key || (o->a.root && vfs_find_dir(o->a.root, s->a->prefixes[i])))
+		if (!*o->key ? s->a->root && vfs_find_dir(s->a->root, s->a->prefixes[i])
+			     : o->a.root && vfs_find_dir(o->a.root, s->a->prefixes[i]))
 			p[n++] = s->a->prefixes[i];
 	if (*o->key)
 		qsort(p, n, sizeof(*p), cmp_prefix);
