@@ -85,7 +85,7 @@ static int wanted(const char *out, char **groups, int ngroups, const char *targe
 
 /* Select for RUN/kpack/ the artifacts that args[0..n) name: an artifact (not generic)
  * itself, a group every artifact of it. Nothing named: every artifact. */
-static int select_artifacts(const struct rk_run *r, char **args, int n)
+static int select_artifacts(struct rk_vfs *v, const struct rk_run *r, char **args, int n)
 {
 	const char **sel = calloc(r->narts + 1, sizeof(*sel));
 	size_t nsel = 0;
@@ -114,7 +114,7 @@ static int select_artifacts(const struct rk_run *r, char **args, int n)
 	/* a name that selects nothing leaves the listing empty: "nothing to split matches" */
 	if (n && !nsel)
 		sel[nsel++] = "";
-	rc = rk_kpack_view_select(sel, nsel);
+	rc = rk_kpack_view_select(v, sel, nsel);
 	free(sel);
 	return rc;
 }
@@ -166,7 +166,7 @@ static int cmd_split(const struct rp_opts *o, int argc, char **argv)
 	}
 	rp_progress_init(&p, o, "files");
 	rc = rk_vfs_run(v, strcmp(args[1], ".") ? args[1] : "", &r, &err);
-	if (!rc && (select_artifacts(r, args + 2, nargs - 2) ||
+	if (!rc && (select_artifacts(v, r, args + 2, nargs - 2) ||
 		    rk_buf_addf(&path, "%s%skpack", r->path, r->path[0] ? "/" : "")))
 		rc = -ENOMEM;
 	if (!rc)
@@ -208,7 +208,6 @@ done:
 	rk_buf_release(&path);
 	rk_buf_release(&dest);
 	rk_vfs_close(v);
-	rk_kpack_view_select(NULL, 0);
 	return ret;
 }
 

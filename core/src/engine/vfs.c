@@ -2312,6 +2312,9 @@ void rk_vfs_close(struct rk_vfs *v)
 	pthread_rwlock_destroy(&v->tree);
 	free(v->package_defs);
 	free(v->sign_key);
+	for (size_t i = 0; i < v->nkpack_only; i++)
+		free(v->kpack_only[i]);
+	free(v->kpack_only);
 	free(v);
 }
 

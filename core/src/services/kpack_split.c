@@ -1065,11 +1065,9 @@ static int restore(struct rk_vfs *v, struct artifact *a, const char *want, uint6
 	return rc ? rc : rk_blob_open(v->cache, want, size, fd, err);
 }
 
-/* The selection of rk/kpack_view.h: set before RUN/kpack/ is read, read-only after. */
-static char **selected;
-static size_t nselected;
-
-int rk_kpack_view_select(const char *const *stems, size_t n)
+/* The selection of rk/kpack_view.h (v->kpack_only): set before RUN/kpack/ is read,
+ * read-only after; freed by rk_vfs_close. */
+int rk_kpack_view_select(struct rk_vfs *v, const char *const *stems, size_t n)
 {
 	char **nv = n ? calloc(n, sizeof(*nv)) : NULL;
 
@@ -1082,18 +1080,18 @@ int rk_kpack_view_select(const char *const *stems, size_t n)
 			free(nv);
 			return -ENOMEM;
 		}
-	for (size_t i = 0; i < nselected; i++)
-		free(selected[i]);
-	free(selected);
-	selected = nv;
-	nselected = n;
+	for (size_t i = 0; i < v->nkpack_only; i++)
+		free(v->kpack_only[i]);
+	free(v->kpack_only);
+	v->kpack_only = nv;
+	v->nkpack_only = n;
 	return 0;
 }
 
-int vfs_kpack_selected(const char *stem)
+int vfs_kpack_selected(const struct rk_vfs *v, const char *stem)
 {
-	for (size_t i = 0; i < nselected; i++)
-		if (!strcmp(selected[i], stem))
+	for (size_t i = 0; i < v->nkpack_only; i++)
+		if (!strcmp(v->kpack_only[i], stem))
 			return 1;
-	return !nselected;
+	return !v->nkpack_only;
 }

@@ -19,11 +19,11 @@
 #include "services/kpack_split.h"
 
 /* Whether artifact a (not generic) is split: all of them, or the selected ones. */
-static int splits(const struct artifact *a)
+static int splits(const struct rk_vfs *v, const struct artifact *a)
 {
 	if (strcmp(a->art->an.target, "generic") == 0)
 		return 0;
-	return vfs_kpack_selected(a->art->stem);
+	return vfs_kpack_selected(v, a->art->stem);
 }
 
 /* List split output o in root (the kpack directory being built). */
@@ -65,7 +65,7 @@ static int pop_kpack(struct rk_vfs *v, struct node *kd, struct rk_err *err)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < r->cat->narts; i++)
-		if (splits(&r->artifacts[i]))
+		if (splits(v, &r->artifacts[i]))
 			as[nas++] = &r->artifacts[i];
 	vfs_artifacts_wait(v, as, nas, NULL);
 	/* a transient failure (disk full) of any split fails the listing before anything is
@@ -89,7 +89,7 @@ static int pop_kpack(struct rk_vfs *v, struct node *kd, struct rk_err *err)
 		size_t n;
 		struct rk_err e = RK_ERR_INIT;
 
-		if (!splits(a))
+		if (!splits(v, a))
 			continue;
 		if ((rc = vfs_kpack_split(v, a, NULL, 0, &outs, &n, &e))) {
 			/* (an archive that failed was logged by its ingest) */
