@@ -58,9 +58,13 @@ void rk_blob_set_init(struct rk_blob_set *set)
 
 void rk_blob_set_release(struct rk_blob_set *set)
 {
+	/* the last reader is done, but it may have run on another thread: the lock orders
+	 * its use of the descriptors before their close (and tells TSan so) */
+	pthread_mutex_lock(&set->lock);
 	for (int i = 0; i < RK_BLOB_SET_SLOTS; i++)
 		if (set->slot[i].fd >= 0)
 			close(set->slot[i].fd);
+	pthread_mutex_unlock(&set->lock);
 	pthread_mutex_destroy(&set->lock);
 }
 
