@@ -280,40 +280,54 @@ static void rkfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
 		handle_free(fs, h); /* the open was interrupted */
 }
 
+/* Extents one reply may take: a read of more pieces (a tarball of many small files) is
+ * copied. libfuse sizes its splice pipe at a page per extent plus the bytes. */
+#define READ_EXTENTS 64
+
 static void rkfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			 struct fuse_file_info *fi)
 {
 	struct rk_file *f = ((struct rkfs_handle *)(uintptr_t)fi->fh)->file;
-	uint64_t fsize = rk_file_size(f), fd_off;
+	struct rk_extent ext[READ_EXTENTS];
+	_Alignas(struct fuse_bufvec) char
+		mem[sizeof(struct fuse_bufvec) + (READ_EXTENTS - 1) * sizeof(struct fuse_buf)];
+	struct fuse_bufvec *bv = (struct fuse_bufvec *)mem;
 	char *buf;
-	ssize_t n;
-	int fd;
+	ssize_t n, k;
 
 	(void)ino;
-	if (off < 0 || (uint64_t)off >= fsize) {
+	if (off < 0) {
 		fuse_reply_buf(req, NULL, 0);
 		return;
 	}
-	if ((uint64_t)size > fsize - (uint64_t)off)
-		size = (size_t)(fsize - (uint64_t)off);
-	if (rk_file_fd(f) >= 0) {
-		struct fuse_bufvec bv = FUSE_BUFVEC_INIT(size);
+	/* the file's bytes as descriptor ranges: the kernel moves them (splice), no copy here */
+	k = rk_file_extents(f, (uint64_t)off, size, ext, READ_EXTENTS);
+	if (k >= 0) {
+		bv->count = (size_t)k;
+		bv->idx = 0;
+		bv->off = 0;
+		for (ssize_t i = 0; i < k; i++) {
+			struct fuse_buf *b = &bv->buf[i];
 
-		bv.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
-		bv.buf[0].fd = rk_file_fd(f);
-		bv.buf[0].pos = off;
-		fuse_reply_data(req, &bv, FUSE_BUF_SPLICE_MOVE);
+			memset(b, 0, sizeof(*b));
+			b->size = ext[i].len;
+			if (ext[i].fd >= 0) {
+				b->flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK | FUSE_BUF_FD_RETRY;
+				b->fd = ext[i].fd;
+				b->pos = (off_t)ext[i].pos;
+			} else {
+				b->mem = (void *)ext[i].mem;
+			}
+		}
+		if (!k)
+			fuse_reply_buf(req, NULL, 0); /* past the end */
+		else
+			fuse_reply_data(req, bv, FUSE_BUF_SPLICE_MOVE);
+		rk_extents_close(ext, (size_t)k);
 		return;
 	}
-	if (!rk_file_fd_range(f, (uint64_t)off, size, &fd, &fd_off)) {
-		/* a tarball range inside one cached file: splice it too */
-		struct fuse_bufvec bv = FUSE_BUFVEC_INIT(size);
-
-		bv.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
-		bv.buf[0].fd = fd;
-		bv.buf[0].pos = (off_t)fd_off;
-		fuse_reply_data(req, &bv, FUSE_BUF_SPLICE_MOVE);
-		close(fd);
+	if (k != -E2BIG) {
+		reply_err(req, (int)k);
 		return;
 	}
 	if (!(buf = malloc(size))) {

@@ -3,9 +3,11 @@
  * Writes the run's split artifacts (RUN/kpack/<name>_<component>_<generic|arch>) as real
  * directories DIR/<artifact>, the layout rocm-kpack's split_artifacts writes. For a
  * legacy run they are computed by the core's split; for a kpack-split run they are the
- * stored artifacts. ARTIFACT narrows to the artifacts of those <name>_<component>
- * groups (an artifact stem such as blas_lib_gfx110X-all names its group); --targets
- * keeps only the arch artifacts whose base arch is listed (generic ones always).
+ * stored artifacts. ARTIFACT narrows: an artifact of a legacy run (blas_lib_gfx94X-dcgpu)
+ * splits that artifact only, its generic output named <name>_<component>_generic as
+ * split_artifacts names it; a <name>_<component> group splits every family of it. Only
+ * the archives of the artifacts split are ingested (rk/kpack_view.h). --targets keeps
+ * only the arch artifacts whose base arch is listed (generic ones always).
  * The .kpack archives are "zstd-per-kernel", as rocm-kpack writes them now, unless
  * --compression none (then they are the mount's default archives, byte for byte). */
 #include <errno.h>
@@ -16,6 +18,7 @@
 
 #include "rk/buf.h"
 #include "rk/gpu.h"
+#include "rk/kpack_view.h"
 #include "cli_export.h"
 #include "rockpack.h"
 
@@ -80,6 +83,42 @@ static int wanted(const char *out, char **groups, int ngroups, const char *targe
 	return rk_gpu_base_arch(x, base, sizeof(base)) >= 0 && in_list(targets, base);
 }
 
+/* Select for RUN/kpack/ the artifacts that args[0..n) name: an artifact (not generic)
+ * itself, a group every artifact of it. Nothing named: every artifact. */
+static int select_artifacts(struct rk_vfs *v, const struct rk_run *r, char **args, int n)
+{
+	const char **sel = calloc(r->narts + 1, sizeof(*sel));
+	size_t nsel = 0;
+	int rc;
+
+	if (!sel)
+		return -ENOMEM;
+	for (size_t i = 0; n && i < r->narts; i++) {
+		const struct rk_artifact *a = &r->arts[i];
+		size_t g = group_len(a->stem);
+		int want = 0;
+
+		if (!strcmp(a->an.target, "generic"))
+			continue;
+		for (int j = 0; j < n && !want; j++) {
+			const struct rk_artifact *named = rk_run_find(r, args[j]);
+
+			if (named && strcmp(named->an.target, "generic"))
+				want = !strcmp(args[j], a->stem);
+			else
+				want = group_len(args[j]) == g && !strncmp(args[j], a->stem, g);
+		}
+		if (want)
+			sel[nsel++] = a->stem;
+	}
+	/* a name that selects nothing leaves the listing empty: "nothing to split matches" */
+	if (n && !nsel)
+		sel[nsel++] = "";
+	rc = rk_kpack_view_select(v, sel, nsel);
+	free(sel);
+	return rc;
+}
+
 static int cmd_split(const struct rp_opts *o, int argc, char **argv)
 {
 	struct rk_err err = RK_ERR_INIT;
@@ -127,7 +166,8 @@ static int cmd_split(const struct rp_opts *o, int argc, char **argv)
 	}
 	rp_progress_init(&p, o, "files");
 	rc = rk_vfs_run(v, strcmp(args[1], ".") ? args[1] : "", &r, &err);
-	if (!rc && rk_buf_addf(&path, "%s%skpack", r->path, r->path[0] ? "/" : ""))
+	if (!rc && (select_artifacts(v, r, args + 2, nargs - 2) ||
+		    rk_buf_addf(&path, "%s%skpack", r->path, r->path[0] ? "/" : "")))
 		rc = -ENOMEM;
 	if (!rc)
 		rc = rk_vfs_resolve(v, path.buf, &a, &err);
@@ -180,8 +220,10 @@ const struct rp_command rp_cmd_split = {
 	"\n"
 	"Write the run's split artifacts (what RUN/kpack/ shows: rocm-kpack's\n"
 	"split_artifacts) as directories DIR/<name>_<component>_<generic|arch>.\n"
-	"ARTIFACT narrows to those <name>_<component> groups (an artifact stem names its\n"
-	"group). For a kpack-split run, its stored split artifacts.\n"
+	"An ARTIFACT of a legacy run (rand_lib_gfx94X-dcgpu) splits that artifact only\n"
+	"(its generic output <name>_<component>_generic made from it; only its archive\n"
+	"read); a <name>_<component> group splits every family of it. For a kpack-split\n"
+	"run, its stored split artifacts (ARTIFACT narrows to their groups).\n"
 	"Progress on a terminal; --json prints a summary object at the end.\n"
 	"\n"
 	"  -o DIR                    the output directory (created with its parents)\n"

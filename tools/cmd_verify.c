@@ -3,9 +3,12 @@
  * DIR holds artifact directories (<name>_<component>_<generic|arch>, each with an
  * artifact_manifest.txt), as rockpack split or rocm-kpack's split_artifacts write them.
  * The checks of rocm-kpack's verify_artifacts, done for <prefix>/.kpack archives:
- *  - every artifact has a manifest;
- *  - in generic artifacts, every host binary with a .hip_fatbin is split: NOBITS
- *    .hip_fatbin, a .rocm_kpack_ref marker that decodes, a structurally valid ELF;
+ *  - every artifact has a manifest (one without is still checked as a whole, so that a
+ *    fat binary in it is found);
+ *  - in generic artifacts, every host binary with a .hip_fatbin is split: a
+ *    .rocm_kpack_ref marker that decodes, HIPK wrappers, NOBITS .hip_fatbin unless it
+ *    holds no whole page (a small binary: verify_artifacts flags those, wrongly), a
+ *    structurally valid ELF;
  *  - in the artifact of one gfx target, every gfx token in a file name names that
  *    target (an artifact of an architecture group, from recombine, is not checked);
  *  - every .kpack archive parses, and each of its code objects decodes and is an AMDGPU
@@ -13,7 +16,8 @@
  * and the check the loader makes: each split binary's search path, resolved inside the
  * flattened install tree (all prefixes share one root), finds an archive for every arch
  * DIR has, holding "<kernel_name>#<i>" for every wrapper i.
- * Problems are printed one per line; the exit code is 1 if there were any. */
+ * Problems are printed one per line on stdout; then, if there were any, one line
+ * "rockpack: verify DIR: <counts>: N problems" on stderr (also with -q) and exit 1. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -196,10 +200,12 @@ static void check_binary(struct verify *vf, const char *file, const char *rel, c
 	}
 	if (!generic)
 		goto out; /* device-side libraries (e.g. MIOpen CK) are per arch */
-	if (!fe.fatbin_nobits || !fe.has_marker) {
-		problem(vf, "%s: fat binary in a generic artifact (.hip_fatbin %s, %s marker)",
-			file, fe.fatbin_nobits ? "NOBITS" : "PROGBITS",
-			fe.has_marker ? "with" : "no");
+	/* split means a marker; .hip_fatbin stays PROGBITS when it holds no whole page to
+	 * zero (small binaries, kpack-format.md 3.4), which rk_kpack_elf_verify accepts only
+	 * then, with every wrapper HIPK */
+	if (!fe.has_marker) {
+		problem(vf, "%s: fat binary in a generic artifact (.hip_fatbin %s, no marker)",
+			file, fe.fatbin_nobits ? "NOBITS" : "PROGBITS");
 		goto out;
 	}
 	if ((rc = rk_kpack_elf_verify(p, m.n, &err))) {
@@ -297,7 +303,23 @@ static void check_artifact(struct verify *vf, const char *dir, const char *name)
 	}
 	if (rk_buf_addf(&path, "%s/%s/artifact_manifest.txt", dir, name) ||
 	    read_file(path.buf, 1 << 20, &manifest, &len)) {
+		size_t nb = vf->nb;
+
 		problem(vf, "%s: no artifact_manifest.txt", name);
+		vf->artifacts++;
+		/* its files are still checked (verify_artifacts globs the whole directory), a
+		 * fat binary found; without prefixes no search path can be resolved, so its
+		 * split binaries are left out of the loader's check */
+		path.len = 0;
+		if (!rk_buf_addf(&path, "%s/%s", dir, name))
+			walk(&w, &path, path.len + 1);
+		while (vf->nb > nb) {
+			struct binary *b = &vf->b[--vf->nb];
+
+			free(b->file);
+			free(b->rel);
+			rk_kpack_marker_release(&b->m);
+		}
 		rk_buf_release(&path);
 		return;
 	}
@@ -415,6 +437,23 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Whether entry de of directory dir is a directory (d_type, else stat: some file systems
+ * leave d_type DT_UNKNOWN). */
+static int is_dir(const char *dir, const struct dirent *de)
+{
+	struct stat st;
+	char *p;
+	int r;
+
+	if (de->d_type != DT_UNKNOWN)
+		return de->d_type == DT_DIR;
+	if (asprintf(&p, "%s/%s", dir, de->d_name) < 0)
+		return 0;
+	r = !stat(p, &st) && S_ISDIR(st.st_mode);
+	free(p);
+	return r;
+}
+
 static int cmd_verify(const struct rp_opts *o, int argc, char **argv)
 {
 	struct verify vf = {0};
@@ -433,7 +472,7 @@ static int cmd_verify(const struct rp_opts *o, int argc, char **argv)
 	while ((de = readdir(d))) {
 		char **nv;
 
-		if (de->d_name[0] == '.' || de->d_type != DT_DIR)
+		if (de->d_name[0] == '.' || !is_dir(argv[0], de))
 			continue;
 		if (!(nv = realloc(names, (n + 1) * sizeof(*nv))) ||
 		    !(nv[n] = strdup(de->d_name))) {
@@ -449,11 +488,16 @@ static int cmd_verify(const struct rp_opts *o, int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		check_artifact(&vf, argv[0], names[i]);
 	check_links(&vf);
-	if (!o->quiet && n)
+	/* problems: exit 1 with the one "rockpack: <what>: <why>" line of rockpack(1) */
+	if (n && vf.problems)
+		rp_fail("verify %s: %u artifacts, %u split binaries, %u .kpack archives, %u code "
+			"objects: %u problems",
+			argv[0], vf.artifacts, vf.binaries, vf.archives, vf.objects, vf.problems);
+	else if (!o->quiet && n)
 		fprintf(stderr,
 			"verify: %u artifacts, %u split binaries, %u .kpack archives, %u code "
-			"objects: %u problems\n",
-			vf.artifacts, vf.binaries, vf.archives, vf.objects, vf.problems);
+			"objects: 0 problems\n",
+			vf.artifacts, vf.binaries, vf.archives, vf.objects);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);

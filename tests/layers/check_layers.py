@@ -36,6 +36,7 @@ PUBLIC = {
     "store.h": "store", "remote.h": "store",
     "catalog.h": "catalog",
     "vfs.h": "engine",
+    "kpack_view.h": "services",
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

@@ -278,3 +278,67 @@ RK_TEST(blob_reader_reopens_through_the_origin)
 	rk_composite_release(&comp);
 	rk_cache_close(c);
 }
+
+/* Extents (what the daemon splices) hold exactly the bytes the copying reader reads, for
+ * every offset and size, across piece boundaries and long zero runs. */
+RK_TEST(extents_equal_the_copying_reader)
+{
+	static unsigned char want[80000], got[80000];
+	struct rk_err err = RK_ERR_INIT;
+	struct rk_cache *c = NULL;
+	struct rk_composite comp = RK_COMPOSITE_INIT;
+	struct rk_blob_set set;
+	struct rk_extent ext[16];
+	char id0[RK_SHA256_HEX], id1[RK_SHA256_HEX];
+	static const uint64_t offs[] = {0,     1,     6,     7,	    8,	   2899,  2900,	 2907,
+					40000, 72906, 72907, 77002, 77003, 77006, 77007, 77016};
+	static const size_t sizes[] = {1, 2, 4095, 4096, 65537, 80000};
+
+	fill();
+	RK_ASSERT_EQ_INT(0, rk_cache_open("cache", 0, &c, &err));
+	RK_ASSERT_EQ_INT(0, rk_blob_put(c, src0, sizeof(src0), id0, &err));
+	RK_ASSERT_EQ_INT(0, rk_blob_put(c, src1, sizeof(src1), id1, &err));
+	RK_ASSERT_EQ_INT(0, rk_composite_add_source(&comp, id0, sizeof(src0), NULL, NULL));
+	RK_ASSERT_EQ_INT(0, rk_composite_add_source(&comp, id1, sizeof(src1), NULL, NULL));
+	RK_ASSERT_EQ_INT(0, rk_composite_bytes(&comp, "header!", 7)); /* [0, 7) */
+	RK_ASSERT_EQ_INT(0, rk_composite_source(&comp, 0, 100, 2900)); /* [7, 2907) */
+	RK_ASSERT_EQ_INT(0, rk_composite_zero(&comp, 70000)); /* [2907, 72907): two extents */
+	RK_ASSERT_EQ_INT(0, rk_composite_source(&comp, 1, 0, 4096)); /* [72907, 77003) */
+	RK_ASSERT_EQ_INT(0, rk_composite_bytes(&comp, "tail", 4)); /* [77003, 77007) */
+	RK_ASSERT_EQ_INT(0, rk_composite_source(&comp, 0, 0, 10)); /* [77007, 77017) */
+	rk_blob_set_init(&set);
+	for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
+		for (size_t j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++) {
+			ssize_t n =
+				rk_composite_pread_blobs(c, &comp, want, sizes[j], offs[i], &err);
+			ssize_t k = rk_composite_extents(&set, c, &comp, offs[i], sizes[j], ext, 16,
+							 &err);
+			size_t len = 0;
+
+			RK_ASSERT(n > 0);
+			RK_ASSERT(k > 0);
+			for (ssize_t e = 0; e < k; e++) {
+				if (ext[e].fd >= 0)
+					RK_ASSERT_EQ_INT((ssize_t)ext[e].len,
+							 pread(ext[e].fd, got + len, ext[e].len,
+							       (off_t)ext[e].pos));
+				else
+					memcpy(got + len, ext[e].mem, ext[e].len);
+				len += ext[e].len;
+			}
+			rk_extents_close(ext, (size_t)k);
+			RK_ASSERT_EQ_INT(n, (ssize_t)len);
+			RK_ASSERT_EQ_MEM(want, got, len);
+		}
+	}
+	RK_ASSERT_EQ_INT(0, rk_composite_extents(&set, c, &comp, comp.size, 10, ext, 16, &err));
+	RK_ASSERT_EQ_INT(-E2BIG, rk_composite_extents(&set, c, &comp, 0, 80000, ext, 3, &err));
+	/* a missing blob without an origin is an error, and leaks no descriptor */
+	memcpy(comp.sources[1].id, ID_B, RK_SHA256_HEX);
+	rk_blob_set_release(&set);
+	rk_blob_set_init(&set);
+	RK_ASSERT(rk_composite_extents(&set, c, &comp, 0, 80000, ext, 16, &err) < 0);
+	rk_blob_set_release(&set);
+	rk_composite_release(&comp);
+	rk_cache_close(c);
+}

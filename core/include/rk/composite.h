@@ -109,6 +109,18 @@ int rk_composite_key(const struct rk_composite *c, char hex[RK_SHA256_HEX]) RK_M
 /* The piece holding offset off, or NULL when off >= size. */
 const struct rk_piece *rk_composite_find(const struct rk_composite *c, uint64_t off);
 
+/* One stretch of a read as handed to the kernel without copying (rk_file_extents,
+ * cache/composite_read.h): a range of an open descriptor, or bytes in memory. */
+struct rk_extent {
+	int fd; /* >= 0: read len bytes of it at pos; -1: len bytes at mem */
+	int own; /* fd is the extent's own (a duplicate): rk_extents_close closes it */
+	uint64_t pos;
+	const void *mem;
+	size_t len;
+};
+
+/* Close the descriptors extents ext[0..n) own. */
+void rk_extents_close(struct rk_extent *ext, size_t n);
 /* Reads n bytes of source src at off into buf; returns bytes read (0: the source ends
  * there) or -errno. */
 typedef ssize_t (*rk_source_read_fn)(void *ctx, uint32_t src, void *buf, size_t n, uint64_t off);

@@ -25,6 +25,7 @@
 #include <sys/types.h>
 
 #include "rk/catalog.h"
+#include "rk/composite.h"
 #include "rk/err.h"
 #include "rk/store.h"
 
@@ -103,10 +104,15 @@ uint64_t rk_file_size(const struct rk_file *f);
 /* A descriptor holding the file's bytes from offset 0 (for splice), or -1. */
 int rk_file_fd(const struct rk_file *f);
 ssize_t rk_file_pread(struct rk_file *f, void *buf, size_t n, uint64_t off, struct rk_err *err);
-/* For a synthesized archive whose range [off, off+n) lies in one cached file: a new
- * descriptor on that file (caller closes) and the offset there, for splicing. -EAGAIN
- * when the range is not one piece (read it with rk_file_pread). */
-int rk_file_fd_range(struct rk_file *f, uint64_t off, size_t n, int *fd, uint64_t *fd_off);
+/* The bytes of [off, off+n) (clamped to the size) as at most max extents (rk/composite.h),
+ * read by nobody yet, for the daemon to hand to the kernel without copying (splice): a
+ * cached file is one range of its descriptor, a composite its pieces (blob ranges,
+ * literal bytes, zeros), a compressed tarball one cached piece. Returns how many (0 past
+ * the end); -E2BIG when that takes more than max, or the bytes have no descriptor (a
+ * remote object, a range across tarball pieces): read them with rk_file_pread; -EIO
+ * (logged) when a blob cannot be opened. Close with rk_extents_close once handed over. */
+ssize_t rk_file_extents(struct rk_file *f, uint64_t off, size_t n, struct rk_extent *ext,
+			size_t max);
 void rk_file_close(struct rk_file *f); /* NULL ok */
 
 /* The run directory for a run name (or "" / any name when the store is a single run):

@@ -6,7 +6,8 @@
  * Locks, in the order they may be taken (all of them: docs/internals/vfs.md):
  *   a->derived_lock    one computation of what a service derives from an artifact
  *   rk_tarz lock       one computation of a compressed tarball's pieces (tar_compress.c)
- *   rk_file lock       one open file's cached blob descriptor (its rk_blob_cursor)
+ *   rk_file lock       one open file's cached descriptors (tarz: its rk_blob_cursor;
+ *                      composite: its rk_blob_set's lock)
  *   a->refill          one re-ingest of an artifact at a time
  *   v->tree (rwlock)   protects: v->inodes, every served node's fields below "mutable"
  *   v->refresh_lock    protects: listed_ms of populated root/org directories; held
@@ -52,8 +53,9 @@ struct rk_file {
 	struct rk_object *obj;
 	const struct rk_composite *composite; /* a synthesized file */
 	struct rk_tarz *tarz; /* ... a compressed tarball of it */
-	pthread_mutex_t lock; /* composite: protects cur */
-	struct rk_blob_cursor cur; /* the source blob (tarz: the piece) read last */
+	pthread_mutex_t lock; /* tarz: protects cur */
+	struct rk_blob_cursor cur; /* tarz: the piece read last */
+	struct rk_blob_set blobs; /* composite: the source blobs read last */
 };
 
 /* The mount's README: this head, each view's lines (vfs_views order), this tail. */
@@ -1696,7 +1698,10 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 		f->composite = n->composite; /* immutable once published */
 		f->tarz = src == SRC_TARZ ? n->tarz : NULL;
 		f->cur = (struct rk_blob_cursor)RK_BLOB_CURSOR_INIT;
-		pthread_mutex_init(&f->lock, NULL);
+		if (f->tarz)
+			pthread_mutex_init(&f->lock, NULL);
+		else
+			rk_blob_set_init(&f->blobs);
 	}
 	pthread_rwlock_unlock(&v->tree);
 	if (rc) {
@@ -1775,8 +1780,7 @@ static int piece_fd_locked(struct rk_file *f, size_t i, struct rk_err *err)
 	return rc;
 }
 
-/* The composite reader's source callback for an open file: its one cached descriptor,
- * under its lock. */
+/* The composite reader's source callback for an open file: its blob set. */
 struct file_read {
 	struct rk_file *f;
 	struct rk_err *err;
@@ -1788,12 +1792,7 @@ static ssize_t file_source_read(void *ctx, uint32_t src, void *buf, size_t n, ui
 	struct rk_file *f = r->f;
 	int rc;
 
-	if (src >= f->composite->nsources)
-		return rk_err_set(r->err, -EINVAL, "source %u is not in the table", src);
-	pthread_mutex_lock(&f->lock);
-	rc = rk_blob_cursor_pread(&f->cur, f->v->cache, &f->composite->sources[src], buf, n, off,
-				  r->err);
-	pthread_mutex_unlock(&f->lock);
+	rc = rk_blob_set_pread(&f->blobs, f->v->cache, f->composite, src, buf, n, off, r->err);
 	return rc ? rc : (ssize_t)n;
 }
 
@@ -1846,36 +1845,53 @@ static ssize_t tarz_pread(struct rk_file *f, char *buf, size_t n, uint64_t off, 
 	return (ssize_t)n;
 }
 
-int rk_file_fd_range(struct rk_file *f, uint64_t off, size_t n, int *fd, uint64_t *fd_off)
+ssize_t rk_file_extents(struct rk_file *f, uint64_t off, size_t n, struct rk_extent *ext,
+			size_t max)
 {
-	uint64_t start, len;
-	int rc = -EAGAIN;
+	struct rk_err err = RK_ERR_INIT; /* the log line needs the cause */
+	ssize_t k;
 
-	if (!f->composite || off >= f->size || n > f->size - off)
-		return -EAGAIN;
-	pthread_mutex_lock(&f->lock);
-	if (f->tarz) {
-		size_t i = rk_tarz_find(f->tarz, off);
+	if (off >= f->size)
+		return 0;
+	n = (size_t)RK_MIN((uint64_t)n, f->size - off);
+	if (!max)
+		return -E2BIG;
+	if (f->tarz) { /* one cached piece, or a copy */
+		const struct rk_tarz *z = f->tarz;
+		size_t i = rk_tarz_find(z, off);
+		int rc = 0;
 
-		if (i < f->tarz->npieces) {
-			start = f->tarz->pieces[i].coff;
-			len = f->tarz->pieces[i].clen;
-			if (off + n <= start + len && !(rc = piece_fd_locked(f, i, NULL)))
-				*fd_off = off - start;
-		}
-	} else {
-		const struct rk_piece *p = rk_composite_find(f->composite, off);
-
-		if (p->kind == RK_PIECE_SOURCE && off + n <= p->off + p->len &&
-		    p->src < f->composite->nsources &&
-		    !(rc = rk_blob_cursor_open(&f->cur, f->v->cache, &f->composite->sources[p->src],
-					       NULL)))
-			*fd_off = p->at + off - p->off;
+		if (i >= z->npieces || off + n > z->pieces[i].coff + z->pieces[i].clen)
+			return -E2BIG;
+		ext[0] = (struct rk_extent){-1, 1, off - z->pieces[i].coff, NULL, n};
+		pthread_mutex_lock(&f->lock);
+		if (!(rc = piece_fd_locked(f, i, &err)) &&
+		    (ext[0].fd = fcntl(f->cur.fd, F_DUPFD_CLOEXEC, 0)) < 0)
+			rc = rk_err_set(&err, -errno, "piece %zu: %s", i, strerror(errno));
+		pthread_mutex_unlock(&f->lock);
+		if (!rc)
+			return 1;
+		rk_err_log("compressed tarball read at %llu: %s", (unsigned long long)off,
+			   rk_err_str(&err, rc));
+		return -EIO;
 	}
-	if (!rc && (*fd = fcntl(f->cur.fd, F_DUPFD_CLOEXEC, 0)) < 0)
-		rc = -errno;
-	pthread_mutex_unlock(&f->lock);
-	return rc;
+	if (f->composite) {
+		k = rk_composite_extents(&f->blobs, f->v->cache, f->composite, off, n, ext, max,
+					 &err);
+		if (k >= 0 || k == -E2BIG)
+			return k;
+		rk_err_log("composite read at %llu: %s", (unsigned long long)off,
+			   rk_err_str(&err, (int)k));
+		return -EIO;
+	}
+	if (f->bytes) {
+		ext[0] = (struct rk_extent){-1, 0, 0, f->bytes + off, n};
+		return 1;
+	}
+	if (f->fd < 0) /* a remote object: read with a copy */
+		return -E2BIG;
+	ext[0] = (struct rk_extent){f->fd, 0, off, NULL, n};
+	return 1;
 }
 
 ssize_t rk_file_pread(struct rk_file *f, void *buf, size_t n, uint64_t off, struct rk_err *err)
@@ -1923,9 +1939,11 @@ void rk_file_close(struct rk_file *f)
 		rk_object_close(f->obj); /* owns fd */
 	else if (f->fd >= 0)
 		close(f->fd);
-	if (f->composite || f->tarz) {
+	if (f->tarz) {
 		rk_blob_cursor_close(&f->cur);
 		pthread_mutex_destroy(&f->lock);
+	} else if (f->composite) {
+		rk_blob_set_release(&f->blobs);
 	}
 	free(f);
 }
@@ -2294,6 +2312,9 @@ void rk_vfs_close(struct rk_vfs *v)
 	pthread_rwlock_destroy(&v->tree);
 	free(v->package_defs);
 	free(v->sign_key);
+	for (size_t i = 0; i < v->nkpack_only; i++)
+		free(v->kpack_only[i]);
+	free(v->kpack_only);
 	free(v);
 }
 

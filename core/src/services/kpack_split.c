@@ -41,6 +41,7 @@
 #include "rk/kpack_binary.h"
 #include "rk/kpack_db.h"
 #include "rk/kpack_elf.h"
+#include "rk/kpack_view.h"
 #include "rk/log.h"
 #include "rk/composite.h"
 #include "rk/target.h"
@@ -1062,4 +1063,35 @@ static int restore(struct rk_vfs *v, struct artifact *a, const char *want, uint6
 	rk_fatbin_release(&fb);
 	munmap(img, p.host_size);
 	return rc ? rc : rk_blob_open(v->cache, want, size, fd, err);
+}
+
+/* The selection of rk/kpack_view.h (v->kpack_only): set before RUN/kpack/ is read,
+ * read-only after; freed by rk_vfs_close. */
+int rk_kpack_view_select(struct rk_vfs *v, const char *const *stems, size_t n)
+{
+	char **nv = n ? calloc(n, sizeof(*nv)) : NULL;
+
+	if (n && !nv)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (!(nv[i] = strdup(stems[i]))) {
+			while (i--)
+				free(nv[i]);
+			free(nv);
+			return -ENOMEM;
+		}
+	for (size_t i = 0; i < v->nkpack_only; i++)
+		free(v->kpack_only[i]);
+	free(v->kpack_only);
+	v->kpack_only = nv;
+	v->nkpack_only = n;
+	return 0;
+}
+
+int vfs_kpack_selected(const struct rk_vfs *v, const char *stem)
+{
+	for (size_t i = 0; i < v->nkpack_only; i++)
+		if (!strcmp(v->kpack_only[i], stem))
+			return 1;
+	return !v->nkpack_only;
 }

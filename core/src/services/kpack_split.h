@@ -13,4 +13,8 @@
 int vfs_kpack_split(struct rk_vfs *v, struct artifact *a, const char *group, int relkeys,
 		    struct artifact ***outs, size_t *nouts, struct rk_err *err);
 
+/* Whether RUN/kpack/ of a legacy run splits artifact stem: every artifact, or those
+ * selected with rk_kpack_view_select (rk/kpack_view.h). */
+int vfs_kpack_selected(const struct rk_vfs *v, const char *stem);
+
 #endif

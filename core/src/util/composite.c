@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rk/composite.h"
 
@@ -351,4 +352,11 @@ ssize_t rk_composite_pread(const struct rk_composite *c, rk_source_read_fn read,
 		done += chunk;
 	}
 	return (ssize_t)n;
+}
+
+void rk_extents_close(struct rk_extent *ext, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ext[i].own && ext[i].fd >= 0)
+			close(ext[i].fd);
 }

@@ -3,8 +3,10 @@
  *
  * For a legacy run: the outputs of every non-generic artifact, the generic output of
  * each <P> taken from its first family in name order (the primary shard of
- * recombine_artifacts) and each arch from the first family that has it. For a
- * kpack-split run: the stored split artifacts, as links into browse/. */
+ * recombine_artifacts) and each arch from the first family that has it; with a
+ * selection (rk/kpack_view.h: rockpack split naming artifacts), of the selected artifacts
+ * only, no other archive ingested. For a kpack-split run: the stored split artifacts, as
+ * links into browse/. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,14 @@
 #include "engine/vfs_int.h"
 #include "services/flatten.h"
 #include "services/kpack_split.h"
+
+/* Whether artifact a (not generic) is split: all of them, or the selected ones. */
+static int splits(const struct rk_vfs *v, const struct artifact *a)
+{
+	if (strcmp(a->art->an.target, "generic") == 0)
+		return 0;
+	return vfs_kpack_selected(v, a->art->stem);
+}
 
 /* List split output o in root (the kpack directory being built). */
 static int link_out(struct node *root, struct artifact *o)
@@ -55,7 +65,7 @@ static int pop_kpack(struct rk_vfs *v, struct node *kd, struct rk_err *err)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < r->cat->narts; i++)
-		if (strcmp(r->artifacts[i].art->an.target, "generic"))
+		if (splits(v, &r->artifacts[i]))
 			as[nas++] = &r->artifacts[i];
 	vfs_artifacts_wait(v, as, nas, NULL);
 	/* a transient failure (disk full) of any split fails the listing before anything is
@@ -79,7 +89,7 @@ static int pop_kpack(struct rk_vfs *v, struct node *kd, struct rk_err *err)
 		size_t n;
 		struct rk_err e = RK_ERR_INIT;
 
-		if (!strcmp(a->art->an.target, "generic"))
+		if (!splits(v, a))
 			continue;
 		if ((rc = vfs_kpack_split(v, a, NULL, 0, &outs, &n, &e))) {
 			/* (an archive that failed was logged by its ingest) */

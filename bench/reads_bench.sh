@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# Warm reads (issue 18): reading through the mount once the artifact is in the cache, side
+# by side with reading the cache blobs themselves and the extracted files, in one run.
+#
+#   bench/reads_bench.sh [BUILD_DIR] [ROUNDS] [-- ROCKFS_OPTIONS...]
+#
+# Store: mkdemo's large run (--large-gib 1: many members of up to 64 MiB) plus one
+# generated artifact of four distinct 1 GiB files (bigfile_lib_gfx1100, so it lands in the
+# gfx110X-all tarball). Every archive is
+# ingested first (daemon cache warm); the page cache is dropped before every step; each
+# step is the best of ROUNDS (default 3). Steps:
+#   member   cat of a 1 GiB member through browse/ vs cat of its blob vs cat of the file
+#            extracted on the same disk                                  (goal >= 0.9x blob)
+#   tar      1 GiB of tarballs/therock-dist-linux-gfx110X-all-*.tar (a composite: tar headers
+#            + blob ranges) over mkdemo's many bigdata members, dd bs=1M, vs cat of the blobs
+#            those bytes come from (as a rate)                        (goal >= 0.8x)
+#   par4     four parallel cats of the four 1 GiB members vs four parallel cats of their blobs
+#   cpu      the daemon's CPU seconds (utime+stime, /proc/PID/stat) per GiB read through it
+# The machine is shared: `uptime` load is printed with the numbers.
+# Environment: RB_STORE=DIR keeps the generated store (made once), RB_CACHE=DIR the daemon's
+# cache (ingested once), RB_RA_KB=N sets the mount's read_ahead_kb (larger requests; root).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$top/build}" && pwd)
+rounds=${2:-3}
+shift $(($# > 2 ? 2 : $#))
+[ "${1:-}" = -- ] && shift
+. "$top/bench/lib.sh"
+[ "$(id -u)" = 0 ] || { echo "reads_bench: needs root (drop_caches)" >&2; exit 2; }
+bench_init rbench
+run=90000000001-linux
+store=${RB_STORE:-$work/store} # RB_STORE=DIR: keep the generated store there for next time
+if [ ! -e "$store/$run/bigfile_lib_gfx1100.tar.zst.sha256sum" ]; then
+echo "generating the store in $store ..."
+python3 "$top/tests/demo/mkdemo.py" "$store" --large-gib 1 >/dev/null
+python3 - "$store/$run" <<'PY'
+# bigfile_lib_gfx1100: four distinct 1 GiB files (a random 1 MiB block per file, repeated
+# with a counter, so zstd keeps the archive small while every file is its own blob).
+import hashlib, io, os, subprocess, sys, tarfile
+d = sys.argv[1]
+name = "bigfile_lib_gfx1100.tar.zst"
+with open(os.path.join(d, name), "wb") as out:
+    z = subprocess.Popen(["zstd", "-1", "-q", "-c", "--long=27"], stdin=subprocess.PIPE,
+                         stdout=out)
+    with tarfile.open(fileobj=z.stdin, mode="w|", format=tarfile.PAX_FORMAT) as tf:
+        man = b"bigfile/stage\n"
+        ti = tarfile.TarInfo("artifact_manifest.txt"); ti.size = len(man)
+        tf.addfile(ti, io.BytesIO(man))
+        for dn in ("bigfile", "bigfile/stage", "bigfile/stage/lib"):
+            ti = tarfile.TarInfo(dn); ti.type = tarfile.DIRTYPE; ti.mode = 0o755
+            tf.addfile(ti)
+        for k in range(4):
+            block = bytearray(os.urandom(1 << 20))
+            ti = tarfile.TarInfo("bigfile/stage/lib/big%d.bin" % k)
+            ti.size, ti.mode = 1 << 30, 0o644
+            class R(io.RawIOBase):
+                i = 0
+                def readable(self):
+                    return True
+                def readinto(self, b):
+                    if self.i >= 1024:
+                        return 0
+                    block[:8] = self.i.to_bytes(8, "little")
+                    n = min(len(b), len(block))
+                    b[:n] = block[:n]
+                    self.i += 1
+                    return n
+            tf.addfile(ti, io.BufferedReader(R(), 1 << 20))
+    z.stdin.close()
+    assert z.wait() == 0
+h = hashlib.sha256(open(os.path.join(d, name), "rb").read()).hexdigest()
+open(os.path.join(d, name + ".sha256sum"), "w").write(h + "\n")
+PY
+fi
+echo "machine: $(nproc) CPUs, $(uname -r), $(free -g | awk '/Mem:/ { print $2 " GiB" }')"
+
+cache=${RB_CACHE:-$work/cache} # RB_CACHE=DIR: keep the daemon's cache for the next run
+"$build/fs/rockfs" "$store" "$mnt" -f -o cache="$cache" "$@" 2>"$work/daemon.log" &
+pid=$!
+for _ in $(seq 100); do mountpoint -q "$mnt" && break; sleep 0.1; done
+R=$mnt/$run
+bdi=/sys/class/bdi/$(mountpoint -d "$mnt")
+[ -z "${RB_RA_KB:-}" ] || echo "$RB_RA_KB" >"$bdi/read_ahead_kb" # RB_RA_KB=N: try another readahead
+echo "mount's readahead: $(cat "$bdi/read_ahead_kb") KiB"
+echo "ingesting (reading every artifact once through browse/) ..."
+find "$R/browse" -type f -exec cat {} + >/dev/null
+B=$R/browse/bigfile_lib_gfx1100/bigfile/stage/lib
+mkdir -p "$work/extracted"
+zstd -d -q -c --long=27 "$store/$run/bigfile_lib_gfx1100.tar.zst" | tar -x -C "$work/extracted"
+E=$work/extracted/bigfile/stage/lib
+blob_of() { # the cache blob holding a file's bytes (blobs are named by SHA-256)
+	local id
+	id=$(sha256sum "$1" | cut -c1-64)
+	echo "$cache/blobs/${id:0:2}/$id"
+}
+blobs=()
+for k in 0 1 2 3; do blobs+=("$(blob_of "$E/big$k.bin")"); done
+tarball=$(ls "$R"/tarballs/therock-dist-linux-gfx110X-all-[0-9]*.tar)
+# the region: 1 GiB from the first of mkdemo's many bigdata members (64 KiB to 64 MiB
+# each), and the blobs its bytes come from, in order (the composite's sources)
+mapfile -t tarblobs < <(python3 - "$tarball" "$cache/blobs" <<'PY'
+import hashlib, sys, tarfile
+path, blobs = sys.argv[1:]
+start = None
+with tarfile.open(path) as tf:
+    for m in tf:
+        if start is None and "bigdata/" in m.name:
+            start = m.offset & ~((1 << 20) - 1)
+            print(start)
+        if start is None or not m.isreg() or not m.size:
+            continue
+        if m.offset_data >= start + (1 << 30):
+            break
+        h = hashlib.sha256()
+        f = tf.extractfile(m)
+        for b in iter(lambda: f.read(1 << 20), b""):
+            h.update(b)
+        print("%s/%s/%s" % (blobs, h.hexdigest()[:2], h.hexdigest()))
+PY
+)
+tarskip=$((tarblobs[0] / 1048576))
+tarblobs=("${tarblobs[@]:1}")
+tarblob_bytes=$(stat -c %s "${tarblobs[@]}" | awk '{ s += $1 } END { print s }')
+
+drop() { sync; echo 3 >/proc/sys/vm/drop_caches; }
+best() { # best of $rounds: best CMD...
+	local b= t
+	for _ in $(seq "$rounds"); do
+		drop
+		t=$(timeit "$@")
+		b=$(awk -v a="$t" -v b="$b" 'BEGIN { print (b == "" || a < b) ? a : b }')
+	done
+	echo "$b"
+}
+cpu() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
+catall() { cat "$@" >/dev/null; }
+par4() {
+	local p=()
+	for f in "$@"; do cat "$f" >/dev/null & p+=($!); done
+	wait "${p[@]}"
+}
+gibps() { awk -v b="$1" -v t="$2" 'BEGIN { printf "%.2f", b / 1073741824 / t }'; }
+
+echo "load before: $(uptime | sed 's/.*load/load/')"
+c0=$(cpu)
+m_mount=$(best catall "$B/big0.bin")
+c1=$(cpu)
+m_blob=$(best catall "${blobs[0]}")
+m_ext=$(best catall "$E/big0.bin")
+c2=$(cpu)
+t_mount=$(best dd if="$tarball" of=/dev/null bs=1M skip="$tarskip" count=1024 status=none)
+c3=$(cpu)
+t_blob=$(best catall "${tarblobs[@]}")
+c4=$(cpu)
+p_mount=$(best par4 "$B"/big{0,1,2,3}.bin)
+c5=$(cpu)
+p_blob=$(best par4 "${blobs[@]}")
+echo "load after:  $(uptime | sed 's/.*load/load/')"
+
+t_rate=$(gibps 1073741824 "$t_mount")
+tb_rate=$(gibps "$tarblob_bytes" "$t_blob")
+printf '%-52s %7s s  %5s GiB/s\n' "member: cat of the 1 GiB blob" "$m_blob" "$(gibps 1073741824 "$m_blob")"
+printf '%-52s %7s s  %5s GiB/s\n' "member: cat of the extracted file" "$m_ext" "$(gibps 1073741824 "$m_ext")"
+printf '%-52s %7s s  %5s GiB/s  %sx blob, %sx extracted\n' "member: cat through the mount" "$m_mount" \
+	"$(gibps 1073741824 "$m_mount")" "$(ratio "$m_blob" "$m_mount")" "$(ratio "$m_ext" "$m_mount")"
+printf '%-52s %7s s  %5s GiB/s  (%s blobs, %s bytes)\n' "tar: cat of the blobs of the 1 GiB region" \
+	"$t_blob" "$tb_rate" "${#tarblobs[@]}" "$tarblob_bytes"
+printf '%-52s %7s s  %5s GiB/s  %sx blob rate\n' "tar: 1 GiB of ${tarball##*/tarballs/} at ${tarskip} MiB (dd bs=1M)" \
+	"$t_mount" "$t_rate" "$(ratio "$t_rate" "$tb_rate")"
+printf '%-52s %7s s  %5s GiB/s\n' "par4: four cats of the blobs" "$p_blob" "$(gibps 4294967296 "$p_blob")"
+printf '%-52s %7s s  %5s GiB/s  %sx blobs\n' "par4: four cats through the mount" "$p_mount" \
+	"$(gibps 4294967296 "$p_mount")" "$(ratio "$p_blob" "$p_mount")"
+awk -v a="$c0" -v b="$c1" -v c="$c2" -v d="$c3" -v e="$c4" -v f="$c5" -v r="$rounds" -v hz="$(getconf CLK_TCK)" \
+	'BEGIN { printf "daemon CPU per GiB read: member %.2f s, tar %.2f s, par4 %.2f s\n",
+		(b - a) / hz / r, (d - c) / hz / r, (f - e) / hz / r / 4 }'
+echo "dist/: no big rewritten ELF in the demo (its fat binaries are a few KiB); not measured"
+if grep -qiE 'warning|error' "$work/daemon.log"; then sed 's/^/daemon: /' "$work/daemon.log"; fi
