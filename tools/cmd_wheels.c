@@ -3,7 +3,8 @@
  *
  * Without --index DIR receives python/files/ itself (the wheels, sdists and the wheels'
  * .metadata files): a directory for pip's --find-links. With --index DIR receives
- * files/, simple/ and PROVENANCE, so that pip --index-url file://DIR/simple/ works. */
+ * files/, simple/, PROVENANCE and index.html, so that pip --index-url file://DIR/simple/
+ * and --find-links file://DIR/index.html work. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,7 +16,7 @@
 
 static int cmd_wheels(const struct rp_opts *o, int argc, char **argv)
 {
-	static const char *const parts[] = {"files", "simple", "PROVENANCE"};
+	static const char *const parts[] = {"files", "simple", "PROVENANCE", "index.html"};
 	struct rk_err err = RK_ERR_INIT;
 	struct rk_buf path = RK_BUF_INIT, dst = RK_BUF_INIT;
 	const struct rk_run *r;
@@ -69,7 +70,7 @@ static int cmd_wheels(const struct rp_opts *o, int argc, char **argv)
 	ret = 0;
 	for (size_t i = 0; !ret && i < sizeof(parts) / sizeof(parts[0]); i++) {
 		size_t len = path.len;
-		int dir = strcmp(parts[i], "PROVENANCE") != 0;
+		int dir = !strchr(parts[i], '.') && strcmp(parts[i], "PROVENANCE");
 
 		dst.len = 0;
 		if (rk_buf_addf(&path, "/%s", parts[i]) ||
@@ -101,11 +102,12 @@ const struct rp_command rp_cmd_wheels = {
 	"\n"
 	"Write the run's Python packages as RUN/python/ shows them: the wheels, sdists and\n"
 	"the wheels' .metadata files into DIR (a pip --find-links directory), or with\n"
-	"--index DIR/files/, DIR/simple/ and DIR/PROVENANCE, for\n"
-	"pip install --index-url file://DIR/simple/. Byte for byte what the mount serves.\n"
+	"--index DIR/files/, DIR/simple/, DIR/PROVENANCE and DIR/index.html, for\n"
+	"pip install --index-url file://DIR/simple/ (or --find-links file://DIR/index.html).\n"
+	"Byte for byte what the mount serves.\n"
 	"Progress on a terminal; --json prints a summary object at the end.\n"
 	"\n"
 	"  -o DIR    the output directory\n"
-	"  --index   also the simple/ index and PROVENANCE\n",
+	"  --index   also the simple/ index, PROVENANCE and the flat index.html\n",
 	" -o ",
 };

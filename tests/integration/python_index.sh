@@ -89,6 +89,7 @@ for run in $SPLIT $LEGACY; do
 		it_same "$run: rockpack wheels --index and the mount's $d/" "$T/mnt.sums" "$T/rp.sums"
 	done
 	cmp -s "$P/PROVENANCE" "$T/index-$run/PROVENANCE" || fail "$run: PROVENANCE differs"
+	cmp -s "$P/index.html" "$T/index-$run/index.html" || fail "$run: index.html differs"
 done
 
 # ---- pip, offline, from the mount ----
