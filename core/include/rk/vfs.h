@@ -101,8 +101,6 @@ int rk_vfs_resolve(struct rk_vfs *v, const char *path, struct rk_attr *out, stru
 /* Open a regular file. The handle may be used from several threads at once. */
 int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struct rk_err *err);
 uint64_t rk_file_size(const struct rk_file *f);
-/* A descriptor holding the file's bytes from offset 0 (for splice), or -1. */
-int rk_file_fd(const struct rk_file *f);
 ssize_t rk_file_pread(struct rk_file *f, void *buf, size_t n, uint64_t off, struct rk_err *err);
 /* The bytes of [off, off+n) (clamped to the size) as at most max extents (rk/composite.h),
  * read by nobody yet, for the daemon to hand to the kernel without copying (splice): a

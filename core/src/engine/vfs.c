@@ -1363,7 +1363,6 @@ static int get_dir(struct rk_vfs *v, uint64_t ino, struct node **out, struct rk_
 int rk_vfs_refresh(struct rk_vfs *v, uint64_t ino)
 {
 	struct node *dir;
-
 	int changed;
 
 	pthread_rwlock_rdlock(&v->tree);
@@ -1744,11 +1743,6 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 uint64_t rk_file_size(const struct rk_file *f)
 {
 	return f->size;
-}
-
-int rk_file_fd(const struct rk_file *f)
-{
-	return f->fd;
 }
 
 /* Exactly n bytes from fd at off (a cache blob: short means damaged). 0 or -errno. */
