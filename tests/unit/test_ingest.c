@@ -1014,8 +1014,7 @@ RK_TEST(cancel_before_start)
 	rk_index_release(&idx);
 }
 
-static int cancel_on_second(void *ctx, const struct rk_member *m, int fd,
-			    struct rk_frontier *fr)
+static int cancel_on_second(void *ctx, const struct rk_member *m, int fd, struct rk_frontier *fr)
 {
 	(void)fd;
 	(void)fr;
