@@ -34,7 +34,7 @@ struct options {
 	char *packages;
 	char *sign_key;
 	char *endpoint, *region, *addressing;
-	char *timeout, *retries, *list_ttl;
+	char *timeout, *retries, *list_ttl, *run_final_age;
 	int offline, refresh, no_sign, packages_multiarch;
 	int allow_other; /* seen, and passed on to libfuse */
 	int help, version;
@@ -60,6 +60,7 @@ static const struct fuse_opt option_spec[] = {
 	OPT("addressing=%s", addressing),
 	OPT("timeout=%s", timeout),
 	OPT("list_ttl=%s", list_ttl),
+	OPT("run_final_age=%s", run_final_age),
 	OPT("retries=%s", retries),
 	OPT("offline", offline),
 	OPT("refresh", refresh),
@@ -233,6 +234,10 @@ static void usage(const char *prog)
 	       "    -o offline             remote: no network; serve what the cache holds\n"
 	       "    -o refresh             remote: list runs again instead of using the cached\n"
 	       "                           listings (for runs still being uploaded)\n"
+	       "    -o run_final_age=SEC   remote: a run whose newest object is younger is still\n"
+	       "                           being uploaded: its listing is asked again on the\n"
+	       "                           next mount (default 86400; 0: final when first\n"
+	       "                           listed)\n"
 	       "    -o kpack_compression=none|zstd\n"
 	       "                           scheme of the .kpack archives in kpack/ and\n"
 	       "                           dist/<target> (default none: no copy, no CPU)\n"
@@ -334,7 +339,7 @@ int main(int argc, char *argv[])
 	struct fuse_loop_config *lc = NULL;
 	struct rkfs fs = {.lock = PTHREAD_MUTEX_INITIALIZER};
 	char fsname[4200], source[4100], *packages_abs = NULL, *store_abs = NULL;
-	unsigned timeout_s = 0;
+	unsigned timeout_s = 0, final_age_s = 0;
 	int rc, ret = 1;
 
 	if (fuse_opt_parse(&args, &o, option_spec, opt_proc) == -1)
@@ -370,6 +375,7 @@ int main(int argc, char *argv[])
 	if (num_opt("jobs", o.jobs, 1, 256, &vo.ingest_jobs) ||
 	    num_opt("timeout", o.timeout, 1, 86400, &timeout_s) ||
 	    num_opt("list_ttl", o.list_ttl, 0, 86400 * 365, &vo.list_ttl_s) ||
+	    num_opt("run_final_age", o.run_final_age, 0, 86400 * 365, &final_age_s) ||
 	    num_opt("retries", o.retries, 0, 100, &vo.remote.retries))
 		goto out;
 	if (cmd.max_threads < 1 || cmd.max_threads > 100000) {
@@ -413,6 +419,7 @@ int main(int argc, char *argv[])
 	vo.remote.region = o.region;
 	vo.remote.offline = o.offline;
 	vo.remote.refresh = o.refresh;
+	vo.remote.run_final_age = !o.run_final_age ? 0 : final_age_s ? (long long)final_age_s : -1;
 	vo.remote.no_sign = o.no_sign;
 	vo.remote.timeout_ms = timeout_s * 1000;
 	if (o.addressing) {
@@ -505,6 +512,7 @@ out:
 	free(o.jobs);
 	free(o.timeout);
 	free(o.list_ttl);
+	free(o.run_final_age);
 	free(o.retries);
 	free(o.kpack_compression);
 	free(o.packages);
