@@ -581,7 +581,9 @@ static int cmp_prefix(const void *x, const void *y)
 
 /* o's artifact_manifest.txt, as split_artifacts writes them: for generic, the prefixes it
  * processed (read_artifact_manifest skips those with no directory in the artifact), in
- * manifest order; for an arch output, the prefixes it has content under, sorted. */
+ * manifest order; for an arch output, the prefixes it has content under: sorted when it
+ * has a .kpack archive (create_kpack_files rewrites the list sorted, last), else in
+ * manifest order (process_database_files appends each prefix as it meets it). */
 static int out_manifest(struct split *s, struct out *o)
 {
 	struct rk_buf b = RK_BUF_INIT;
@@ -596,8 +598,11 @@ static int out_manifest(struct split *s, struct out *o)
 		if (!*o->key ? s->a->root && vfs_find_dir(s->a->root, s->a->prefixes[i])
 			     : o->a.root && vfs_find_dir(o->a.root, s->a->prefixes[i]))
 			p[n++] = s->a->prefixes[i];
-	if (*o->key)
-		qsort(p, n, sizeof(*p), cmp_prefix);
+	for (size_t i = 0; *o->key && i < s->nar; i++)
+		if (!strcmp(s->ar[i].arch, o->key)) {
+			qsort(p, n, sizeof(*p), cmp_prefix);
+			break;
+		}
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = rk_buf_addf(&b, "%s\n", p[i]);
 	if (!rc && !(o->a.prefixes = calloc(n + 1, sizeof(char *))))
