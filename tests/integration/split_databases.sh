@@ -16,6 +16,7 @@
 #    split_artifacts --split-databases does (none: no handler); bad names exit 2.
 . "$(dirname "$0")/lib.sh"
 it_init "$@"
+python3 -c 'import tomllib' 2>/dev/null || skip "python3 has no tomllib (3.11 or newer)"
 ORACLE=$(dirname "$(realpath "$0")")/kpack_db_oracle.py
 R=1-linux
 
