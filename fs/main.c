@@ -21,6 +21,7 @@
 #include "rk/pkgdefs.h"
 #include "rk/size.h"
 #include "rk/store.h"
+#include "rk/topology.h"
 #include "rkfs.h"
 
 struct options {
@@ -31,6 +32,7 @@ struct options {
 	char *cache_group;
 	char *jobs;
 	char *kpack_compression;
+	char *topology;
 	char *packages;
 	char *sign_key;
 	char *endpoint, *region, *addressing;
@@ -52,6 +54,7 @@ static const struct fuse_opt option_spec[] = {
 	OPT("cache_group=%s", cache_group),
 	OPT("jobs=%s", jobs),
 	OPT("kpack_compression=%s", kpack_compression),
+	OPT("topology=%s", topology),
 	OPT("packages=%s", packages),
 	OPT("sign_key=%s", sign_key),
 	OPT("packages_multiarch", packages_multiarch),
@@ -241,6 +244,9 @@ static void usage(const char *prog)
 	       "    -o kpack_compression=none|zstd\n"
 	       "                           scheme of the .kpack archives in kpack/ and\n"
 	       "                           dist/<target> (default none: no copy, no CPU)\n"
+	       "    -o topology=FILE       kpack/: which database files each artifact's split\n"
+	       "                           moves per arch, from TheRock's BUILD_TOPOLOGY.toml\n"
+	       "                           (split_databases) instead of the built-in table\n"
 	       "    -o packages=FILE       packages/: TheRock's package.json (or any file of its\n"
 	       "                           schema) instead of the built-in definitions\n"
 	       "    -o packages_multiarch  packages/: a legacy (fat) run as the multi-arch set\n"
@@ -334,6 +340,7 @@ int main(int argc, char *argv[])
 	struct options o = {0};
 	struct fuse_cmdline_opts cmd = {0};
 	struct rk_vfs_opts vo = {0};
+	struct rk_topology topo = RK_TOPOLOGY_INIT;
 	struct rk_err err = RK_ERR_INIT;
 	struct fuse_session *se = NULL;
 	struct fuse_loop_config *lc = NULL;
@@ -388,6 +395,16 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "rockfs: kpack_compression '%s': want none or zstd\n",
 			o.kpack_compression);
 		goto out;
+	}
+	if (o.topology) {
+		struct rk_err terr = RK_ERR_INIT;
+		int trc = rk_topology_load(o.topology, &topo, &terr);
+
+		if (trc) {
+			fprintf(stderr, "rockfs: topology: %s\n", rk_err_str(&terr, trc));
+			goto out;
+		}
+		vo.kpack_topology = &topo;
 	}
 	if (o.packages) {
 		struct rk_err perr = RK_ERR_INIT;
@@ -503,6 +520,7 @@ out:
 	rkfs_close_handles(&fs);
 	pthread_mutex_destroy(&fs.lock);
 	rk_vfs_close(fs.vfs);
+	rk_topology_release(&topo);
 	free(cmd.mountpoint);
 	free(o.store);
 	free(o.mnt);
@@ -515,6 +533,7 @@ out:
 	free(o.run_final_age);
 	free(o.retries);
 	free(o.kpack_compression);
+	free(o.topology);
 	free(o.packages);
 	free(o.sign_key);
 	free(packages_abs);
