@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@
 #include "rk/buf.h"
 #include "rk/cache.h"
 #include "rk/elf_info.h"
+#include "rk/elf_rpath.h"
 #include "rk/gpu.h"
 #include "rk/hash.h"
 #include "rk/log.h"
@@ -156,7 +158,26 @@ struct pkg {
 	struct pywheel w; /* its members; w.sources: artifact stems, for PROVENANCE */
 	int excl_cmake; /* core: cmake directories and bin/rocprof-* are left out */
 	const char *platform;
+	const char *const *rpath; /* the rpath_deps (in _rocm_sdk_core), NULL-terminated */
+	struct rk_composite **rw; /* members rewritten with them (owned) */
+	size_t nrw, caprw;
 };
+
+/* build_python_packages.py: the rpath_dep(core, ...) calls of each package */
+static const char *const core_rpath[] = {"lib/llvm/lib", "lib/rocm_sysdeps/lib", NULL};
+static const char *const lib_rpath[] = {"lib", "lib/rocm_sysdeps/lib", "lib/host-math/lib",
+					"lib/llvm/lib", NULL};
+static const char *const device_rpath[] = {"lib", "lib/rocm_sysdeps/lib", NULL};
+
+static void pkg_release(struct pkg *p)
+{
+	pywheel_release(&p->w);
+	for (size_t i = 0; i < p->nrw; i++)
+		rk_composite_free(p->rw[i]);
+	free(p->rw);
+	p->rw = NULL;
+	p->nrw = p->caprw = 0;
+}
 
 static int blob_open(struct synth *s, const char *id, uint64_t size, struct artifact *origin,
 		     int *fd)
@@ -323,6 +344,77 @@ static int excluded(const struct pkg *p, const char *rel, int is_dir)
 	return !is_dir && !strncmp(rel, "bin/rocprof-", 12);
 }
 
+/* Names upstream's get_file_type never takes for a program or a library. */
+static int not_a_program(const char *rel)
+{
+	static const char *const sfx[] = {".txt", ".h", ".hpp", ".hsaco", ".co", ".lib"};
+	size_t n = strlen(rel);
+
+	for (size_t i = 0; i < ARRAY_LEN(sfx); i++)
+		if (n >= strlen(sfx[i]) && !strcmp(rel + n - strlen(sfx[i]), sfx[i]))
+			return 1;
+	return 0;
+}
+
+/* The member rel (its path below the platform directory) made of blob file t: when t is an
+ * executable or a shared object, TheRock's RPATH change (py_packaging.py _extend_rpath:
+ * "$ORIGIN/<up to site-packages>/_rocm_sdk_core/<dep>" per rpath_dep, then
+ * _normalize_rpath: DT_RPATH) as a composite over its blob in *c (kept in p->rw until
+ * the wheel is finished); *c NULL when the file stays as it is. A damaged ELF file fails
+ * the package with a message naming it. */
+static int rpath_member(struct synth *s, struct pkg *p, const struct node *t, const char *rel,
+			struct rk_composite **c)
+{
+	struct rk_buf add = RK_BUF_INIT;
+	unsigned char head[18];
+	void *img = MAP_FAILED;
+	int fd = -1, rc;
+
+	*c = NULL;
+	if (!p->rpath || t->src != SRC_BLOB || t->size < 64 || not_a_program(rel))
+		return 0;
+	if ((rc = blob_open(s, t->data, t->size, t->origin, &fd)))
+		return rc;
+	if (pread(fd, head, sizeof(head), 0) != (ssize_t)sizeof(head) ||
+	    memcmp(head, "\177ELF", 4) || (head[16] != 2 && head[16] != 3) || head[17]) {
+		close(fd); /* not ELF, or not ET_EXEC / ET_DYN */
+		return 0;
+	}
+	for (size_t i = 0; !rc && p->rpath[i]; i++) {
+		rc = rk_buf_addf(&add, "%s$ORIGIN", i ? ":" : "");
+		/* the platform directory's parent, from the file's directory */
+		for (const char *q = rel; !rc && q; q = strchr(q + 1, '/'))
+			rc = rk_buf_adds(&add, "/..");
+		if (!rc)
+			rc = rk_buf_addf(&add, "/_rocm_sdk_core/%s", p->rpath[i]);
+	}
+	if (!rc && (img = mmap(NULL, t->size, PROT_READ, MAP_SHARED, fd, 0)) == MAP_FAILED)
+		rc = rk_err_set(s->err, -errno, "'%s': mmap: %s", rel, strerror(errno));
+	close(fd);
+	if (!rc && (!(*c = calloc(1, sizeof(**c))) ||
+		    (p->nrw == p->caprw &&
+		     !(p->rw = reallocarray(p->rw, p->caprw = p->caprw * 2 + 8, sizeof(*p->rw))))))
+		rc = -ENOMEM;
+	if (!rc) {
+		rc = rk_elf_rpath_add(img, t->size, add.buf, *c, s->err);
+		if (rc < 0 && rc != -ENOMEM)
+			rk_err_wrap(s->err, rc, "'%s'", rel);
+	}
+	if (img != MAP_FAILED)
+		munmap(img, t->size);
+	if (!rc)
+		rc = rk_composite_add_source(*c, t->data, t->size,
+					     t->origin ? &t->origin->blob_origin : NULL, NULL);
+	if (!rc) {
+		p->rw[p->nrw++] = *c;
+	} else {
+		rk_composite_free(*c);
+		*c = NULL;
+	}
+	rk_buf_release(&add);
+	return rc == 1 ? 0 : rc;
+}
+
 /* 6.3: a runtime wheel's files from the flattened tree, without symlinks. */
 static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struct node *dir,
 			struct rk_buf *rel)
@@ -383,9 +475,17 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 			} else {
 				snprintf(out, sizeof(out), "%s", rel->buf);
 			}
+			struct rk_composite *rw = NULL;
+
 			if (!rc && t->size && t->src != SRC_BLOB)
 				rc = rk_err_set(s->err, -EIO, "'%s': not a cache blob", rel->buf);
 			if (!rc)
+				rc = rpath_member(s, p, t, out, &rw);
+			if (!rc && rw)
+				rc = pywheel_add(&p->w, out,
+						 S_IFREG | ((t->mode & 0111) ? 0755 : 0644),
+						 rw->size, NULL, NULL, rw, t->origin);
+			else if (!rc)
 				rc = pywheel_add(&p->w, out,
 						 S_IFREG | ((t->mode & 0111) ? 0755 : 0644),
 						 t->size, t->size ? t->data : NULL,
@@ -519,7 +619,9 @@ static void newest(const struct node *dir, int64_t *t)
 /* A runtime wheel (core, libraries[-family]): 6.3. */
 static int runtime_wheel(struct synth *s, int kind, const char *family)
 {
-	struct pkg p = {.w.sources = RK_BUF_INIT, .excl_cmake = kind == PKG_CORE};
+	struct pkg p = {.w.sources = RK_BUF_INIT,
+			.excl_cmake = kind == PKG_CORE,
+			.rpath = kind == PKG_CORE ? core_rpath : lib_rpath};
 	struct rk_buf rel = RK_BUF_INIT, top = RK_BUF_INIT;
 	char dist[160], platform[160], req[200], summary[300], *q;
 	const char *pure = kind == PKG_CORE ? "rocm_sdk_core" : "rocm_sdk_libraries";
@@ -539,7 +641,7 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 	p.platform = platform;
 	rc = flatten_pkg(s, &p, kind, family, NULL, &root);
 	if (rc) {
-		pywheel_release(&p.w);
+		pkg_release(&p);
 		return rc == -ENOENT ? 0 : rc; /* nothing to package */
 	}
 	newest(root, &s->mtime);
@@ -579,7 +681,7 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 		rc = rk_buf_addf(&top, "%s\n%s\n", platform, pure);
 	if (!rc)
 		rc = finish_wheel(s, &p, dist, kind == PKG_CORE ? NULL : req, summary, top.buf);
-	pywheel_release(&p.w);
+	pkg_release(&p);
 	vfs_tree_free(root);
 	rk_buf_release(&rel);
 	rk_buf_release(&top);
@@ -608,7 +710,8 @@ int pywheel_devel_link(struct rk_buf *links, const char *rel)
 
 /* Device wheel for base target t: its files verbatim into the libraries platform
  * directory, plus .devel_links/<t>.json (6.3). */
-static int device_walk(struct pkg *p, struct node *dir, struct rk_buf *rel, struct rk_buf *links)
+static int device_walk(struct synth *s, struct pkg *p, struct node *dir, struct rk_buf *rel,
+		       struct rk_buf *links)
 {
 	size_t len = rel->len;
 	int rc = 0;
@@ -621,11 +724,19 @@ static int device_walk(struct pkg *p, struct node *dir, struct rk_buf *rel, stru
 			break;
 		snprintf(name, sizeof(name), "_rocm_sdk_libraries/%s", rel->buf);
 		if (S_ISDIR(c->mode)) {
-			rc = device_walk(p, c, rel, links);
+			rc = device_walk(s, p, c, rel, links);
 		} else if (S_ISREG(c->mode)) {
+			struct rk_composite *rw = NULL;
+
 			if (c->size && c->src != SRC_BLOB)
 				rc = -EIO;
 			if (!rc)
+				rc = rpath_member(s, p, c, rel->buf, &rw);
+			if (!rc && rw)
+				rc = pywheel_add(&p->w, name,
+						 S_IFREG | ((c->mode & 0111) ? 0755 : 0644),
+						 rw->size, NULL, NULL, rw, c->origin);
+			else if (!rc)
 				rc = pywheel_add(&p->w, name,
 						 S_IFREG | ((c->mode & 0111) ? 0755 : 0644),
 						 c->size, c->size ? c->data : NULL,
@@ -643,7 +754,7 @@ static int device_walk(struct pkg *p, struct node *dir, struct rk_buf *rel, stru
 
 static int device_wheel(struct synth *s, const char *t)
 {
-	struct pkg p = {.w.sources = RK_BUF_INIT};
+	struct pkg p = {.w.sources = RK_BUF_INIT, .rpath = device_rpath};
 	struct rk_buf rel = RK_BUF_INIT, links = RK_BUF_INIT, json = RK_BUF_INIT;
 	char dist[160], req[200], summary[300], name[300];
 	struct node *root;
@@ -652,12 +763,12 @@ static int device_wheel(struct synth *s, const char *t)
 	snprintf(dist, sizeof(dist), "rocm-sdk-device-%s", t);
 	rc = flatten_pkg(s, &p, PKG_DEVICE, NULL, t, &root);
 	if (rc) {
-		pywheel_release(&p.w);
+		pkg_release(&p);
 		return rc == -ENOENT ? 0 : rc;
 	}
 	newest(root, &s->mtime);
 	if (!(rc = rk_buf_addf(&rel, "%s", "")) && !(rc = rk_buf_addf(&links, "%s", "")))
-		rc = device_walk(&p, root, &rel, &links);
+		rc = device_walk(s, &p, root, &rel, &links);
 	if (!rc)
 		rc = rk_buf_addf(&json, "{\"version\": \"%s\", \"links\": [%s]}\n", s->version,
 				 links.buf);
@@ -671,7 +782,7 @@ static int device_wheel(struct synth *s, const char *t)
 		 t, s->r->cat->name);
 	if (!rc)
 		rc = finish_wheel(s, &p, dist, req, summary, "_rocm_sdk_libraries\n");
-	pywheel_release(&p.w);
+	pkg_release(&p);
 	vfs_tree_free(root);
 	rk_buf_release(&rel);
 	rk_buf_release(&links);
@@ -849,7 +960,7 @@ static int devel_wheel(struct synth *s)
 
 	rc = flatten_pkg(s, &p, PKG_DEVEL, family, NULL, &root);
 	if (rc) {
-		pywheel_release(&p.w);
+		pkg_release(&p);
 		return rc == -ENOENT ? 0 : rc;
 	}
 	newest(root, &s->mtime);
@@ -876,7 +987,7 @@ static int devel_wheel(struct synth *s)
 		rc = finish_wheel(s, &p, "rocm-sdk-devel", req, summary, "rocm_sdk_devel\n");
 	rk_composite_release(&tar);
 	tlist_release(&l);
-	pywheel_release(&p.w);
+	pkg_release(&p);
 	vfs_tree_free(root);
 	rk_buf_release(&rel);
 	return rc;
