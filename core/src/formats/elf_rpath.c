@@ -166,7 +166,7 @@ static int parse(const void *img, size_t n, struct elf *e, struct rk_err *err)
 		}
 		if (h->type == PT_LOAD_ &&
 		    (h->filesz > h->memsz || !in_file(h->off, h->filesz, n) ||
-		     h->memsz > UINT64_MAX - h->vaddr - MAX_ALIGN * 4))
+		     h->vaddr > UINT64_MAX / 4 || h->memsz > UINT64_MAX / 4))
 			return rk_err_set(err, -EBADMSG,
 					  "PT_LOAD %u is beyond the end of the file or the address "
 					  "space",
