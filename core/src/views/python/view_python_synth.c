@@ -187,9 +187,10 @@ static int blob_open(struct synth *s, const char *id, uint64_t size, struct arti
 
 /* Finish p as wheel dist (dist-info, zip layout) into s->out. */
 static int finish_wheel(struct synth *s, struct pkg *p, const char *dist, const char *requires,
-			const char *summary, const char *top_level)
+			const char *summary, const char *top_level, const char *entry_points)
 {
 	struct pywheel_info in = {.dist = dist,
+				  .entry_points = entry_points,
 				  .version = s->version,
 				  .tag = s->tag,
 				  .requires = requires,
@@ -344,6 +345,92 @@ static int excluded(const struct pkg *p, const char *rel, int is_dir)
 	return !is_dir && !strncmp(rel, "bin/rocprof-", 12);
 }
 
+/* The exec stub (exe_stub.c) running rp, relative to its own directory, in *out
+ * (malloc'd, rk_exe_stub_len bytes). */
+static int exe_stub(const char *rp, char **out)
+{
+	const char *mark =
+		memmem(rk_exe_stub, rk_exe_stub_len, RK_EXE_STUB_MARK, strlen(RK_EXE_STUB_MARK));
+	size_t at = mark ? (size_t)(mark - (const char *)rk_exe_stub) : 0;
+
+	if (!mark || strlen(rp) >= RK_EXE_STUB_TARGET_MAX ||
+	    rk_exe_stub_len - at < RK_EXE_STUB_TARGET_MAX)
+		return -ENAMETOOLONG;
+	if (!(*out = malloc(rk_exe_stub_len)))
+		return -ENOMEM;
+	memcpy(*out, rk_exe_stub, rk_exe_stub_len);
+	memset(*out + at, 0, RK_EXE_STUB_TARGET_MAX);
+	memcpy(*out + at, rp, strlen(rp));
+	return 0;
+}
+
+/* The console scripts of TheRock's rocm-sdk-core (setup.py, Linux), each with the program
+ * its rocm_sdk_core._cli function runs: declared when the core wheel holds the program. */
+static const struct {
+	const char *script, *fn, *path;
+} core_scripts[] = {
+	{"amdclang", "amdclang", "lib/llvm/bin/amdclang"},
+	{"amdclang++", "amdclangpp", "lib/llvm/bin/amdclang++"},
+	{"amdclang-cpp", "amdclang_cpp", "lib/llvm/bin/amdclang-cpp"},
+	{"amdclang-cl", "amdclang_cl", "lib/llvm/bin/amdclang-cl"},
+	{"amdflang", "amdflang", "lib/llvm/bin/amdflang"},
+	{"amdlld", "amdlld", "lib/llvm/bin/amdlld"},
+	{"hipcc", "hipcc", "bin/hipcc"},
+	{"hipconfig", "hipconfig", "bin/hipconfig"},
+	{"hipify-clang", "hipify_clang", "bin/hipify-clang"},
+	{"offload-arch", "offload_arch", "lib/llvm/bin/offload-arch"},
+	{"roc-obj", "roc_obj", "bin/roc-obj"},
+	{"roc-obj-extract", "roc_obj_extract", "bin/roc-obj-extract"},
+	{"roc-obj-ls", "roc_obj_ls", "bin/roc-obj-ls"},
+	{"amd-smi", "amd_smi", "bin/amd-smi"},
+	{"hipify-perl", "hipify_perl", "bin/hipify-perl"},
+	{"rocm_agent_enumerator", "rocm_agent_enumerator", "bin/rocm_agent_enumerator"},
+	{"rocminfo", "rocm_info", "bin/rocminfo"},
+	{"rocm-smi", "rocm_smi", "bin/rocm-smi"},
+	{"roccoremerge", "roccoremerge", "bin/roccoremerge"},
+	{"rocgdb", "rocgdb", "bin/rocgdb"},
+	{"rocpd", "rocpd", "bin/rocpd"},
+	{"rocpd2csv", "rocpd2csv", "bin/rocpd2csv"},
+	{"rocpd2otf2", "rocpd2otf2", "bin/rocpd2otf2"},
+	{"rocpd2pftrace", "rocpd2pftrace", "bin/rocpd2pftrace"},
+	{"rocpd2summary", "rocpd2summary", "bin/rocpd2summary"},
+	{"rocprofv3", "rocprofv3", "bin/rocprofv3"},
+	{"rocprofv3-attach", "rocprofv3_attach", "bin/rocprofv3-attach"},
+	{"rocprofv3-avail", "rocprofv3_avail", "bin/rocprofv3-avail"},
+};
+
+/* entry_points.txt of the core wheel p (platform directory platform) in b, and its
+ * rocm_sdk_core/_cli.py; b stays empty when the wheel holds none of the programs. */
+static int core_entry_points(struct pkg *p, const char *platform, struct rk_buf *b)
+{
+	const struct rk_pysrc *cli = rk_pysrc_find("core/_cli.py");
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < ARRAY_LEN(core_scripts); i++) {
+		char name[300];
+		struct pyentry *e;
+
+		snprintf(name, sizeof(name), "%s/%s", platform, core_scripts[i].path);
+		HASH_FIND_STR(p->w.ents, name, e);
+		if (e && (e->mode & 0111))
+			rc = rk_buf_addf(b, "%s%s = rocm_sdk_core._cli:%s\n",
+					 b->len ? "" : "[console_scripts]\n",
+					 core_scripts[i].script, core_scripts[i].fn);
+	}
+	if (!rc && b->len) {
+		char *d;
+
+		if (!cli)
+			return -ENOENT;
+		if (!(d = malloc(cli->len + 1)))
+			return -ENOMEM;
+		memcpy(d, cli->data, cli->len);
+		rc = pywheel_add(&p->w, "rocm_sdk_core/_cli.py", S_IFREG | 0644, cli->len, NULL, d,
+				 NULL, NULL);
+	}
+	return rc;
+}
+
 /* Names upstream's get_file_type never takes for a program or a library. */
 static int not_a_program(const char *rel)
 {
@@ -453,17 +540,16 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 			if (strcmp(out, rel->buf))
 				rc = owned_add(s, rel->buf, NULL, out);
 		} else if (S_ISLNK(c->mode) && (t->mode & 0111)) {
-			/* a symlink to an executable: a stub that execs it (TheRock compiles one)
-			 */
+			/* a symlink to an executable: a stub that execs it, argv kept (TheRock
+			 * compiles one: exe_stub_gen.py) */
 			char rp[4096], *stub = NULL;
 
 			relpath(dirpart, target, rp, sizeof(rp));
-			if (asprintf(&stub, "#!/bin/sh\nexec \"$(dirname \"$0\")/%s\" \"$@\"\n",
-				     rp) < 0)
-				rc = -ENOMEM;
-			else
-				rc = pywheel_add(&p->w, rel->buf, S_IFREG | 0755, strlen(stub),
+			if (!(rc = exe_stub(rp, &stub)))
+				rc = pywheel_add(&p->w, rel->buf, S_IFREG | 0755, rk_exe_stub_len,
 						 NULL, stub, NULL, NULL);
+			else
+				rc = rk_err_set(s->err, rc, "'%s': no stub for '%s'", rel->buf, rp);
 		} else {
 			/* a file (or a symlink to one: its target's bytes); a shared library
 			 * goes under its soname */
@@ -622,7 +708,7 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 	struct pkg p = {.w.sources = RK_BUF_INIT,
 			.excl_cmake = kind == PKG_CORE,
 			.rpath = kind == PKG_CORE ? core_rpath : lib_rpath};
-	struct rk_buf rel = RK_BUF_INIT, top = RK_BUF_INIT;
+	struct rk_buf rel = RK_BUF_INIT, top = RK_BUF_INIT, eps = RK_BUF_INIT;
 	char dist[160], platform[160], req[200], summary[300], *q;
 	const char *pure = kind == PKG_CORE ? "rocm_sdk_core" : "rocm_sdk_libraries";
 	struct node *root;
@@ -679,12 +765,16 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 		 kind == PKG_CORE ? "core runtime" : "math libraries", s->r->cat->name);
 	if (!rc)
 		rc = rk_buf_addf(&top, "%s\n%s\n", platform, pure);
+	if (!rc && kind == PKG_CORE)
+		rc = core_entry_points(&p, platform, &eps);
 	if (!rc)
-		rc = finish_wheel(s, &p, dist, kind == PKG_CORE ? NULL : req, summary, top.buf);
+		rc = finish_wheel(s, &p, dist, kind == PKG_CORE ? NULL : req, summary, top.buf,
+				  eps.len ? eps.buf : NULL);
 	pkg_release(&p);
 	vfs_tree_free(root);
 	rk_buf_release(&rel);
 	rk_buf_release(&top);
+	rk_buf_release(&eps);
 	return rc;
 }
 
@@ -781,7 +871,7 @@ static int device_wheel(struct synth *s, const char *t)
 		 "from run %s)",
 		 t, s->r->cat->name);
 	if (!rc)
-		rc = finish_wheel(s, &p, dist, req, summary, "_rocm_sdk_libraries\n");
+		rc = finish_wheel(s, &p, dist, req, summary, "_rocm_sdk_libraries\n", NULL);
 	pkg_release(&p);
 	vfs_tree_free(root);
 	rk_buf_release(&rel);
@@ -984,7 +1074,7 @@ static int devel_wheel(struct synth *s)
 		 "from run %s)",
 		 s->r->cat->name);
 	if (!rc)
-		rc = finish_wheel(s, &p, "rocm-sdk-devel", req, summary, "rocm_sdk_devel\n");
+		rc = finish_wheel(s, &p, "rocm-sdk-devel", req, summary, "rocm_sdk_devel\n", NULL);
 	rk_composite_release(&tar);
 	tlist_release(&l);
 	pkg_release(&p);
