@@ -19,6 +19,9 @@
 #define PAGE 0x1000u
 #define MAX_ALIGN 0x10000u /* larger p_align values are taken as this for the new segment */
 #define PN_XNUM_ 0xffffu
+/* Addresses a rewritten file may end below (the reader takes up to twice that, so that
+ * it reads back what the rewrite makes) */
+#define ADDR_MAX ((uint64_t)1 << 61)
 
 #define ET_EXEC_ 2u
 #define ET_DYN_ 3u
@@ -166,7 +169,7 @@ static int parse(const void *img, size_t n, struct elf *e, struct rk_err *err)
 		}
 		if (h->type == PT_LOAD_ &&
 		    (h->filesz > h->memsz || !in_file(h->off, h->filesz, n) ||
-		     h->vaddr > UINT64_MAX / 4 || h->memsz > UINT64_MAX / 4))
+		     h->vaddr > ADDR_MAX * 2 || h->memsz > ADDR_MAX * 2))
 			return rk_err_set(err, -EBADMSG,
 					  "PT_LOAD %u is beyond the end of the file or the address "
 					  "space",
@@ -317,8 +320,8 @@ int rk_elf_rpath_add(const void *img, size_t n, const char *add, struct rk_compo
 		if (h->align > align && !(h->align & (h->align - 1)))
 			align = h->align > MAX_ALIGN ? MAX_ALIGN : h->align;
 	}
-	if (first) {
-		rc = rk_err_set(err, -EBADMSG, "no PT_LOAD segment");
+	if (first || max_end > ADDR_MAX || n > ADDR_MAX) {
+		rc = rk_err_set(err, -EBADMSG, "no PT_LOAD segment, or addresses out of range");
 		goto out;
 	}
 	/* an entry to add: in a spare DT_NULL slot, or the dynamic section moves */
