@@ -156,7 +156,7 @@ check_rpath() {
 	[ "$got" = "$want" ] || fail "$(basename "$f"): DT_RPATH '$got', want '$want'"
 	! readelf -d "$f" | grep -q RUNPATH || fail "$(basename "$f"): still has a DT_RUNPATH"
 	readelf -a -W "$f" >"$T/readelf.out" 2>&1 || fail "$(basename "$f"): readelf -a failed"
-	! grep -iE 'warning|error' "$T/readelf.out" >&2 || fail "$(basename "$f"): readelf complains"
+	! grep -E '^readelf: (Warning|Error)' "$T/readelf.out" >&2 || fail "$(basename "$f"): readelf complains"
 }
 up2='$ORIGIN/../../_rocm_sdk_core'
 check_rpath "$LIBS/lib/libfakerand.so.1" \

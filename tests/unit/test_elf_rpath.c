@@ -101,9 +101,10 @@ static void rewrite(const char *in, const char *out, const char *add, char *rp, 
 	RK_ASSERT_EQ_INT(1, is_rpath);
 	munmap(res.p, res.n);
 	/* readelf reads it all without a complaint */
-	sh(fx_path("readelf -a -W use/%s >readelf.out 2>&1 && ! grep -i -E 'warning|error' "
-		   "readelf.out",
-		   out));
+	sh(fx_path(
+		"readelf -a -W use/%s >readelf.out 2>&1 && ! grep -E '^readelf: (Warning|Error)' "
+		"readelf.out",
+		out));
 	sh(fx_path("readelf -d use/%s | grep -q '(RPATH)' && ! readelf -d use/%s | grep -q RUNPATH",
 		   out, out));
 }
