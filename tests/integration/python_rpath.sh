@@ -9,7 +9,8 @@
 #   rand_lib_gfx110X-all   lib/libfakerand.so.1 (no rpath at all, as Debian ships them)
 #                          needing libfakehip.so.5
 # installed by pip from the mount into a fresh venv:
-#  - readelf -d: exactly upstream's DT_RPATH per package and depth, no DT_RUNPATH;
+#  - readelf -d: exactly upstream's DT_RPATH per package and depth, no DT_RUNPATH, and
+#    the same as patchelf (upstream's tool) makes of the original with upstream's commands;
 #    readelf -a reads every rewritten file without a warning;
 #  - a fresh python loads every shared object of the libraries and core wheels with
 #    ctypes.CDLL and calls into them (the same files from dist/ do not load);
@@ -158,6 +159,31 @@ check_rpath() {
 	readelf -a -W "$f" >"$T/readelf.out" 2>&1 || fail "$(basename "$f"): readelf -a failed"
 	! grep -E '^readelf: (Warning|Error)' "$T/readelf.out" >&2 || fail "$(basename "$f"): readelf complains"
 }
+# oracle INSTALLED ORIG UP DEP...: upstream's own commands on a copy of the original
+# (py_packaging.py: patchelf --add-rpath per rpath_dep, then --force-rpath --set-rpath)
+# give the same DT_RPATH as the installed file
+oracle() {
+	local f=$1 orig=$2 o=$T/oracle/$(basename "$1") up=$3 dep
+	shift 3
+	command -v patchelf >/dev/null || {
+		it_say "patchelf is not installed: no oracle for $(basename "$f")"
+		return
+	}
+	mkdir -p "$T/oracle"
+	cp "$orig" "$o"
+	for dep in "$@"; do
+		patchelf --add-rpath "\$ORIGIN/$up/_rocm_sdk_core/$dep" "$o" || fail "patchelf --add-rpath"
+	done
+	patchelf --force-rpath --set-rpath "$(patchelf --print-rpath "$o")" "$o" || fail "patchelf --set-rpath"
+	cmp -s <(readelf -d "$o" | grep -E 'R(UN)?PATH') <(readelf -d "$f" | grep -E 'R(UN)?PATH') ||
+		fail "$(basename "$f"): DT_RPATH differs from patchelf's: $(readelf -d "$o" | grep PATH)"
+}
+oracle "$LIBS/lib/libfakerand.so.1" "$D/lib/libfakerand.so.1" ../.. lib lib/rocm_sysdeps/lib \
+	lib/host-math/lib lib/llvm/lib
+oracle "$CORE/lib/libfakehip.so.5" "$D/lib/libfakehip.so.5" ../.. lib/llvm/lib lib/rocm_sysdeps/lib
+oracle "$CORE/bin/fakeinfo" "$D/bin/fakeinfo" ../.. lib/llvm/lib lib/rocm_sysdeps/lib
+oracle "$CORE/lib/rocm_sysdeps/lib/libfakesys.so.1" "$D/lib/rocm_sysdeps/lib/libfakesys.so.1" \
+	../../../.. lib/llvm/lib lib/rocm_sysdeps/lib
 up2='$ORIGIN/../../_rocm_sdk_core'
 check_rpath "$LIBS/lib/libfakerand.so.1" \
 	"$up2/lib:$up2/lib/rocm_sysdeps/lib:$up2/lib/host-math/lib:$up2/lib/llvm/lib"
