@@ -10,6 +10,7 @@
 
 #include "rk/catalog.h"
 #include "rk/composite.h"
+#include "rk/frontier.h"
 #include "rk/hash.h"
 #include "rk/vfs.h"
 #include "util/htab.h"
@@ -133,6 +134,7 @@ struct node {
 	int64_t mtime;
 	uint8_t src;
 	int fd; /* SRC_STAGED: owned descriptor of the unnamed cache file, else -1 */
+	struct rk_frontier *fr; /* SRC_STAGED: how much of fd is written (a reference) */
 	char *data; /* SRC_BYTES bytes, SRC_BLOB id, SRC_STORE path, symlink target */
 	struct dent *dents;
 	struct dent **order;
