@@ -9,7 +9,8 @@
 #   rand_lib_gfx110X-all   lib/libfakerand.so.1 (no rpath at all, as Debian ships them)
 #                          needing libfakehip.so.5
 # installed by pip from the mount into a fresh venv:
-#  - readelf -d: exactly upstream's DT_RPATH per package and depth, no DT_RUNPATH, and
+#  - readelf -d: exactly upstream's DT_RPATH per package and depth, no DT_RUNPATH (the
+#    devel tree's own programs: their DT_RUNPATH made DT_RPATH), and
 #    the same as patchelf (upstream's tool) makes of the original with upstream's commands;
 #    readelf -a reads every rewritten file without a warning;
 #  - a fresh python loads every shared object of the libraries and core wheels with
@@ -102,6 +103,7 @@ mkrun() {
 		"$B/libfakehip.so.5.0:lib/libfakehip.so.5.0" \
 		"libfakehip.so.5.0:lib/libfakehip.so.5:link"
 	mkart "$rd" core-hip_run_generic core/clr/stage "$B/fakeinfo:bin/fakeinfo"
+	mkart "$rd" rand_test_gfx110X-all math-libs/rocRAND/stage "$B/fakeinfo:bin/rand-test"
 	mkart "$rd" rand_lib_gfx110X-all math-libs/rocRAND/stage \
 		"$rand:lib/libfakerand.so.1.2" "libfakerand.so.1.2:lib/libfakerand.so.1:link"
 }
@@ -138,9 +140,9 @@ D=$M/$RUN/dist/gfx110X-all
 V=$T/venv
 "$PY" -m venv "$V" || die "venv"
 "$V/bin/pip" install "${PIP_OPTS[@]}" --index-url "file://$P/simple/" --find-links "$DEPS" \
-	'rocm[libraries]' >"$T/pip.log" 2>&1 || {
+	'rocm[libraries,devel]' >"$T/pip.log" 2>&1 || {
 	tail -n 30 "$T/pip.log" >&2
-	die "pip install rocm[libraries]"
+	die "pip install rocm[libraries,devel]"
 }
 SITE=$("$V/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')
 CORE=$SITE/_rocm_sdk_core
@@ -193,6 +195,10 @@ up4='$ORIGIN/../../../../_rocm_sdk_core'
 check_rpath "$CORE/lib/rocm_sysdeps/lib/libfakesys.so.1" \
 	"$up4/lib/llvm/lib:$up4/lib/rocm_sysdeps/lib"
 check_rpath "$CORE/bin/fakeinfo" "\$ORIGIN/../lib:$up2/lib/llvm/lib:$up2/lib/rocm_sysdeps/lib"
+
+# the devel tree's own programs: DT_RUNPATH made DT_RPATH (_normalize_rpath), same string
+"$V/bin/rocm-sdk" path --root >/dev/null || fail "rocm-sdk path --root"
+check_rpath "$SITE/_rocm_sdk_devel/bin/rand-test" '$ORIGIN/../lib'
 
 # every shared object loads in a fresh process, nothing preloaded (upstream's core_test.py)
 "$PY" - "$CORE" "$LIBS" <<'EOF' || fail "ctypes.CDLL of the installed libraries"

@@ -89,11 +89,16 @@ install_sdk() {
 }
 
 # same_or_rpath INSTALLED ORIG: the same bytes, or a program or library with TheRock's
-# added DT_RPATH (python_rpath.sh checks its value) and the original's dynamic symbols
+# added DT_RPATH (python_rpath.sh checks its value), or (devel files) its DT_RUNPATH made
+# DT_RPATH, and the original's dynamic symbols
 same_or_rpath() {
+	local rp
 	cmp -s "$1" "$2" && return 0
-	[ "$(head -c 4 "$1")" = $'\177ELF' ] &&
-		readelf -d "$1" | grep -q '(RPATH).*_rocm_sdk_core/' &&
+	[ "$(head -c 4 "$1")" = $'\177ELF' ] || return 1
+	rp=$(readelf -d "$2" | sed -n 's/.*(RUNPATH).*Library runpath: \[\(.*\)\]$/\1/p')
+	{ readelf -d "$1" | grep -q '(RPATH).*_rocm_sdk_core/' ||
+		{ [ -n "$rp" ] && [ "$(readelf -d "$1" |
+			sed -n 's/.*(RPATH).*Library rpath: \[\(.*\)\]$/\1/p')" = "$rp" ]; }; } &&
 		cmp -s <(readelf -W --dyn-syms "$1") <(readelf -W --dyn-syms "$2")
 }
 

@@ -932,7 +932,42 @@ static int cmp_member(const void *a, const void *b)
 		      ((const struct rk_tar_member *)b)->path);
 }
 
-static int devel_walk(struct synth *s, struct tlist *l, struct node *dir, struct rk_buf *rel)
+/* A devel tree file of its own (no runtime wheel has it): _normalize_rpath, a DT_RUNPATH
+ * entry becomes DT_RPATH (the same string), as a composite over its blob in *c (kept in
+ * p->rw); *c NULL when the file stays as it is. */
+static int runpath_member(struct synth *s, struct pkg *p, const struct node *t, const char *rel,
+			  struct rk_composite **c)
+{
+	const struct rk_elf_info *e;
+	unsigned char tag[8] = {15}; /* DT_RPATH, little-endian */
+	int rc;
+
+	*c = NULL;
+	if (t->src != SRC_BLOB || t->size < 64 || not_a_program(rel))
+		return 0;
+	if ((rc = elf_of(s, t, &e)))
+		return rc;
+	if (!e->runpath_tag_off || e->tag_size != 8 || e->big_endian ||
+	    e->runpath_tag_off > t->size - 8)
+		return 0;
+	if ((p->nrw == p->caprw &&
+	     !(p->rw = reallocarray(p->rw, p->caprw = p->caprw * 2 + 8, sizeof(*p->rw)))) ||
+	    !(*c = calloc(1, sizeof(**c))))
+		return -ENOMEM;
+	if ((rc = rk_composite_source(*c, 0, 0, t->size)) ||
+	    (rc = rk_composite_write(*c, e->runpath_tag_off, tag, sizeof(tag))) ||
+	    (rc = rk_composite_add_source(*c, t->data, t->size,
+					  t->origin ? &t->origin->blob_origin : NULL, NULL))) {
+		rk_composite_free(*c);
+		*c = NULL;
+		return rc;
+	}
+	p->rw[p->nrw++] = *c;
+	return 0;
+}
+
+static int devel_walk(struct synth *s, struct pkg *p, struct tlist *l, struct node *dir,
+		      struct rk_buf *rel)
 {
 	size_t len = rel->len;
 	int rc = 0;
@@ -952,7 +987,7 @@ static int devel_walk(struct synth *s, struct tlist *l, struct node *dir, struct
 		HASH_FIND_STR(s->owned, rel->buf, o);
 		if (S_ISDIR(c->mode)) {
 			if (!(rc = tlist_push(l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL)))
-				rc = devel_walk(s, l, c, rel);
+				rc = devel_walk(s, p, l, c, rel);
 		} else if (o && o->owner) {
 			/* a runtime wheel has it: a relative link into that package */
 			size_t k = 0;
@@ -973,8 +1008,16 @@ static int devel_walk(struct synth *s, struct tlist *l, struct node *dir, struct
 		} else if (c->size && c->src != SRC_BLOB) {
 			rc = rk_err_set(s->err, -EIO, "'%s': not a cache blob", rel->buf);
 		} else {
-			rc = tlist_push(l, path, S_IFREG | 0644 | (c->mode & 0111), c->size,
-					c->size ? c->data : NULL, NULL, c->origin);
+			struct rk_composite *rw = NULL;
+
+			if (!(rc = runpath_member(s, p, c, rel->buf, &rw)) && rw)
+				rc = tlist_push(l, path, S_IFREG | 0644 | (c->mode & 0111),
+						rw->size, NULL, NULL, NULL);
+			else if (!rc)
+				rc = tlist_push(l, path, S_IFREG | 0644 | (c->mode & 0111), c->size,
+						c->size ? c->data : NULL, NULL, c->origin);
+			if (!rc && rw)
+				l->v[l->n - 1].content = rw;
 		}
 		rel->len = len;
 		rel->buf[len] = '\0';
@@ -1056,7 +1099,7 @@ static int devel_wheel(struct synth *s)
 	newest(root, &s->mtime);
 	if (!(rc = rk_buf_addf(&rel, "%s", "")) &&
 	    !(rc = tlist_push(&l, "_rocm_sdk_devel/", S_IFDIR | 0755, 0, NULL, NULL, NULL)))
-		rc = devel_walk(s, &l, root, &rel);
+		rc = devel_walk(s, &p, &l, root, &rel);
 	if (!rc) {
 		qsort(l.v, l.n, sizeof(*l.v), cmp_member);
 		rc = rk_tar_layout_build(l.v, l.n, s->mtime, &tar);
