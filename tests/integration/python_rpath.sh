@@ -18,6 +18,8 @@
 #  - ldd finds everything; the program runs;
 #  - the wheel members equal the originals except where the rewrite says (rockpack
 #    wheels writes the same bytes);
+#  - a kpack-split copy of the run: the device wheel's library (lib/rand_gfx1100/libdev.so)
+#    gets the device rpath_deps (lib, lib/rocm_sysdeps/lib) and loads;
 #  - a damaged ELF file (its PT_DYNAMIC beyond the end) leaves out the wheel that holds it,
 #    with one log line naming the file; the core wheel is served.
 . "$(dirname "$0")/lib.sh"
@@ -35,6 +37,7 @@ export PIP_CONFIG_FILE=/dev/null
 unset LD_LIBRARY_PATH
 RUN=30000000002-linux
 BAD=30000000003-linux
+SPLIT=30000000006-linux
 
 # ---- the store ----
 B=$T/build
@@ -122,6 +125,17 @@ for i in range(phnum):
 open(sys.argv[2], "wb").write(b)
 EOF
 mkrun "$S/$BAD" "$B/bad.so"
+# a kpack-split run: its device wheel's library gets the device rpath_deps
+R6=$S/$SPLIT
+mkdir -p "$R6/manifests"
+printf '{"rocm_package_version": "7.13.0.dev0", "flags": {"KPACK_SPLIT_ARTIFACTS": true}}\n' \
+	>"$R6/manifests/therock_manifest.json"
+for a in sysdeps_lib_generic core-hip_lib_generic; do
+	cp "$S/$RUN/$a.tar.zst" "$S/$RUN/$a.tar.zst.sha256sum" "$R6/"
+done
+mkart "$R6" rand_lib_generic math-libs/rocRAND/stage "$B/libfakerand.so.1.2:lib/libfakerand.so.1.2" \
+	"libfakerand.so.1.2:lib/libfakerand.so.1:link"
+mkart "$R6" rand_lib_gfx1100 math-libs/rocRAND/stage "$B/libfakerand.so.1.2:lib/rand_gfx1100/libdev.so"
 
 M=$T/mnt
 it_mount fs "$S" "$M" "$T/cache"
@@ -232,6 +246,23 @@ for pair in "$LIBS/lib/libfakerand.so.1:$D/lib/libfakerand.so.1" \
 	cmp -s <(objdump -d "$a" | tail -n +3) <(objdump -d "$b" | tail -n +3) ||
 		fail "$(basename "$a"): code differs from dist/'s"
 done
+
+# the split run's device wheel
+V6=$T/venv-split
+"$PY" -m venv "$V6" || die "venv"
+ROCM_SDK_TARGET_FAMILY=gfx1100 "$V6/bin/pip" install "${PIP_OPTS[@]}" \
+	--index-url "file://$M/$SPLIT/python/simple/" --find-links "$DEPS" \
+	'rocm[libraries,device]' >"$T/pip.log" 2>&1 || {
+	tail -n 30 "$T/pip.log" >&2
+	die "pip install rocm[libraries,device] (split run)"
+}
+SITE6=$("$V6/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')
+up3='$ORIGIN/../../../_rocm_sdk_core'
+check_rpath "$SITE6/_rocm_sdk_libraries/lib/rand_gfx1100/libdev.so" "$up3/lib:$up3/lib/rocm_sysdeps/lib"
+check_rpath "$SITE6/_rocm_sdk_libraries/lib/libfakerand.so.1" \
+	"$up2/lib:$up2/lib/rocm_sysdeps/lib:$up2/lib/host-math/lib:$up2/lib/llvm/lib"
+"$PY" -c 'import ctypes, sys; assert ctypes.CDLL(sys.argv[1]).fakerand_value() == 42' \
+	"$SITE6/_rocm_sdk_libraries/lib/rand_gfx1100/libdev.so" || fail "split: the device library does not load"
 
 # rockpack wheels: the same bytes
 "$ROCKPACK" -q --cache "$T/cache" wheels "$S" "$RUN" -o "$T/rp" || fail "rockpack wheels"
