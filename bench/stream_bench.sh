@@ -85,7 +85,7 @@ for r in $(seq "$rounds"); do
 	rm -rf "$work/cache"
 	bench_drop
 	bench_mount "$store" "$work/cache"
-	ours+=("$(timeit cat "$F" >/dev/null)")
+	ours+=("$(timeit sh -c "cat '$F' >/dev/null")")
 	cmp -n 1048576 "$F" "$work/src/lib/librocsparse.so.0.1" || { echo "wrong bytes" >&2; exit 1; }
 	bench_umount
 	rm -rf "$work/cache"

@@ -29,7 +29,7 @@ PUBLIC = {
     "size.h": "util", "nearest.h": "util", "staging.h": "util", "frontier.h": "util", "compiler.h": "util", "splice.h": "util", "composite.h": "util",
     "artifact.h": "formats", "bundle.h": "formats", "elf_info.h": "formats", "elf_rpath.h": "formats",
     "gpu.h": "formats", "target.h": "formats", "index.h": "formats", "kpack.h": "formats",
-    "kpack_db.h": "formats", "kpack_elf.h": "formats", "kpack_binary.h": "formats",
+    "kpack_db.h": "formats", "topology.h": "formats", "kpack_elf.h": "formats", "kpack_binary.h": "formats",
     "manifest.h": "formats", "pkgdefs.h": "formats",
     "wheel.h": "formats", "msgpack.h": "formats",
     "cache.h": "cache", "ingest.h": "store",

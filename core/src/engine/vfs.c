@@ -2249,6 +2249,7 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 	pthread_cond_init(&v->wait_cond, NULL);
 	v->list_ttl_ms = (uint64_t)o->list_ttl_s * 1000;
 	v->kpack_zstd = o->kpack_zstd;
+	v->kpack_topology = o->kpack_topology;
 	v->packages_multiarch = o->packages_multiarch;
 	if ((o->package_defs && !(v->package_defs = strdup(o->package_defs))) ||
 	    (o->sign_key && !(v->sign_key = strdup(o->sign_key)))) {

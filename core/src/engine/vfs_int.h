@@ -155,6 +155,7 @@ struct rk_vfs {
 	int jobs_ok;
 	_Atomic int cancel;
 	int kpack_zstd; /* rk_vfs_opts.kpack_zstd */
+	const struct rk_topology *kpack_topology; /* rk_vfs_opts.kpack_topology (not owned) */
 	char *package_defs; /* rk_vfs_opts.package_defs (owned) */
 	char *sign_key; /* rk_vfs_opts.sign_key (owned) */
 	int packages_multiarch; /* rk_vfs_opts.packages_multiarch */
