@@ -108,7 +108,8 @@ compare_platform() {
 	local site=$1 pkg=$2 dist=$3 f rel n=0
 	while IFS= read -r -d '' f; do
 		rel=${f#"$site/$pkg/"}
-		case $rel in .devel_links/*) continue ;; esac
+		# upstream's empty platform module (and what importing it leaves)
+		case $rel in .devel_links/* | __init__.py | __pycache__/*) continue ;; esac
 		n=$((n + 1))
 		if [ ! -e "$dist/$rel" ]; then
 			fail "$pkg/$rel: not in $(basename "$dist")"
@@ -170,8 +171,14 @@ if install_sdk "$V" $SPLIT 'rocm[libraries,devel,device]'; then
 	[ "$root" = "$SITE/_rocm_sdk_devel" ] || fail "split: path --root is '$root'"
 	[ "$("$V/bin/rocm-sdk" path --bin)" = "$root/bin" ] || fail "split: path --bin"
 	[ "$("$V/bin/rocm-sdk" path --cmake)" = "$root/lib/cmake" ] || fail "split: path --cmake"
-	"$V/bin/rocm-sdk" targets | grep -qx gfx1100 || fail "split: rocm-sdk targets lacks gfx1100"
+	"$V/bin/rocm-sdk" targets --installed | grep -qx gfx1100 ||
+		fail "split: rocm-sdk targets --installed lacks gfx1100"
 	D=$M/$SPLIT/dist/multiarch
+	# as upstream: the core's share/therock/dist_info.json dist_amdgpu_targets
+	want=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["dist_amdgpu_targets"])' \
+		"$D/share/therock/dist_info.json")
+	[ "$("$V/bin/rocm-sdk" targets)" = "$want" ] ||
+		fail "split: rocm-sdk targets printed '$("$V/bin/rocm-sdk" targets 2>&1)', want '$want'"
 	compare_platform "$SITE" _rocm_sdk_core "$D"
 	compare_platform "$SITE" _rocm_sdk_libraries "$D"
 	compare_devel "$SITE" $SPLIT

@@ -268,19 +268,35 @@ class CommandTest(SiteTest):
         self.assertNotEqual(s.cli("path").returncode, 0)
         self.assertNotEqual(s.cli("path", "--root", "--bin").returncode, 0)
 
+    def test_targets_as_upstream(self):
+        # upstream prints the core's share/therock/dist_info.json dist_amdgpu_targets
+        s = FakeSite(self.tmp, devices=("gfx1100",))
+        s.add("rocm-sdk-core", "_rocm_sdk_core/__init__.py", b"")  # as the core wheel has
+        s.add("rocm-sdk-core", "_rocm_sdk_core/share/therock/dist_info.json",
+              b'{"dist_amdgpu_targets": "gfx1100;gfx942"}')
+        self.assertEqual(self.ok(s.entry_point("targets")), "gfx1100;gfx942\n")
+        self.assertEqual(self.ok(s.cli("targets")), "gfx1100;gfx942\n")
+
+    def test_targets_without_dist_info(self):
+        s = FakeSite(self.tmp, devices=("gfx1100",))
+        r = s.cli("targets")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("dist_info.json", r.stderr)
+
     def test_targets_kpack(self):
         s = FakeSite(self.tmp, devices=("gfx1100",))
-        self.assertEqual(self.ok(s.entry_point("targets")), "gfx1100\n")
+        self.assertEqual(self.ok(s.entry_point("targets", "--installed")), "gfx1100\n")
         self.assertEqual(self.ok(s.cli("targets", "--available")),
                          "gfx1100\ngfx942:xnack+\ngfx942\n")
 
     def test_targets_without_devices(self):
         s = FakeSite(self.tmp, devices=())
-        self.assertEqual(self.ok(s.cli("targets")), "gfx1100\ngfx942:xnack+\ngfx942\n")
+        self.assertEqual(self.ok(s.cli("targets", "--installed")),
+                         "gfx1100\ngfx942:xnack+\ngfx942\n")
 
     def test_targets_legacy(self):
         s = FakeSite(self.tmp, kpack=False, legacy_libraries=("gfx94X-dcgpu",))
-        self.assertEqual(self.ok(s.cli("targets")), "gfx94X-dcgpu\n")
+        self.assertEqual(self.ok(s.cli("targets", "--installed")), "gfx94X-dcgpu\n")
         self.assertEqual(self.ok(s.cli("targets", "--available")),
                          "gfx110X-all\ngfx94X-dcgpu\n")
 

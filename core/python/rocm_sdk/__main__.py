@@ -83,13 +83,34 @@ def installed_targets():
             if (site / libraries.get_py_package_name(f)).is_dir()]
 
 
+def dist_amdgpu_targets():
+    """What upstream's `rocm-sdk targets` prints: the dist_amdgpu_targets string
+    ("gfx1100;gfx942", semicolon-separated) of the core package's
+    share/therock/dist_info.json."""
+    import importlib
+    import json
+    from pathlib import Path
+
+    core = importlib.import_module(di.ALL_PACKAGES["core"].get_py_package_name())
+    path = Path(core.__file__).parent / "share" / "therock" / "dist_info.json"
+    with open(path, "rb") as f:
+        return json.load(f)["dist_amdgpu_targets"]
+
+
 def _do_targets(args):
-    # Upstream prints dist_amdgpu_targets of the core's
-    # share/therock/dist_info.json. We print one target (family) a line: those
-    # installed, else (or with --available) those of the distribution.
-    targets = [] if args.available else installed_targets()
-    for t in targets or di.AVAILABLE_TARGET_FAMILIES:
-        print(t)
+    if args.installed or args.available:
+        # ours: one target (family) a line: those installed (else those of the
+        # distribution), or with --available those of the distribution
+        targets = [] if args.available else installed_targets()
+        for t in targets or di.AVAILABLE_TARGET_FAMILIES:
+            print(t)
+        return 0
+    try:
+        print(dist_amdgpu_targets())
+    except (ImportError, OSError, KeyError, ValueError) as e:
+        print("rocm-sdk: targets: no dist_info.json in the core package (%s)" % e,
+              file=sys.stderr)
+        return 1
     return 0
 
 
@@ -111,9 +132,14 @@ def main(argv=None):
     version_p = sub.add_parser("version", help="Print the ROCm version")
     version_p.set_defaults(func=_do_version)
 
-    targets_p = sub.add_parser("targets", help="Print the GPU targets, one a line")
-    targets_p.add_argument("--available", action="store_true",
-                           help="those of the distribution, not only the installed ones")
+    targets_p = sub.add_parser(
+        "targets", help="Print the GPU targets the distribution was built for "
+        "(dist_amdgpu_targets, semicolon-separated, as upstream)")
+    which_t = targets_p.add_mutually_exclusive_group()
+    which_t.add_argument("--installed", action="store_true",
+                         help="the installed targets (families), one a line")
+    which_t.add_argument("--available", action="store_true",
+                         help="the distribution's targets (families), one a line")
     targets_p.set_defaults(func=_do_targets)
 
     init_p = sub.add_parser(

@@ -758,6 +758,12 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 		if (!rc && rk_htab_oom())
 			rc = -ENOMEM;
 	}
+	if (!rc) { /* an empty module, as py_packaging.py's platform_dir makes it */
+		char init[200];
+
+		snprintf(init, sizeof(init), "%s/__init__.py", platform);
+		rc = pywheel_add_str(&p.w, init, "");
+	}
 	if (!rc)
 		rc = add_pure(s, &p, pure, kind == PKG_CORE ? "core" : "libraries", family);
 	snprintf(req, sizeof(req), "rocm-sdk-core==%s", s->version);
