@@ -449,6 +449,7 @@ int main(int argc, char *argv[])
 	fs.uid = getuid();
 	fs.gid = getgid();
 	fs.timeout = 86400.0;
+	fs.list_ttl = vo.list_ttl_s;
 
 	snprintf(fsname, sizeof(fsname), "-ofsname=%s,subtype=rockfs,ro,default_permissions",
 		 source);

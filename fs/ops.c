@@ -3,7 +3,14 @@
  * Every state lives in struct rkfs (fuse_req_userdata). Inodes are never freed while
  * mounted, so lookup counts need no bookkeeping and forget is a no-op. Content is
  * immutable: long entry/attr timeouts, keep_cache, cached readdir, and reads spliced
- * straight from cache files. Every write path answers EROFS. */
+ * straight from cache files. Every write path answers EROFS.
+ *
+ * Directories are never opened: opendir answers ENOSYS, and the kernel then opens every
+ * directory by itself, keeping its cached listing (no OPENDIR or RELEASEDIR round trip
+ * per directory and walk). Directories listing the store's runs (rk_attr.live) are the
+ * exception to "never changes": their attributes time out after list_ttl, a getattr
+ * then lists the store again, and when runs were added their mtime has moved on, which
+ * makes the kernel drop its cached listing (it compares the two). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -37,6 +44,12 @@ static void to_stat(const struct rkfs *fs, const struct rk_attr *a, struct stat 
 	st->st_atim.tv_sec = a->mtime;
 }
 
+/* How long the kernel may keep a's attributes: a live directory's mtime changes. */
+static double attr_timeout(const struct rkfs *fs, const struct rk_attr *a)
+{
+	return a->live && fs->list_ttl ? fs->list_ttl : fs->timeout;
+}
+
 static void reply_err(fuse_req_t req, int rc)
 {
 	fuse_reply_err(req, rc < 0 ? -rc : EIO);
@@ -44,15 +57,28 @@ static void reply_err(fuse_req_t req, int rc)
 
 static void rkfs_op_init(void *userdata, struct fuse_conn_info *conn)
 {
-	(void)userdata;
+	struct rkfs *fs = userdata;
+
+	if (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) {
+		conn->want |= FUSE_CAP_NO_OPENDIR_SUPPORT;
+		fs->no_opendir = 1;
+	}
+	/* a readdir from the start asks for the directory's attributes when they have
+	 * timed out (a live directory's mtime) */
+	if (conn->capable & FUSE_CAP_AUTO_INVAL_DATA)
+		conn->want |= FUSE_CAP_AUTO_INVAL_DATA;
 	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
 		conn->want |= FUSE_CAP_SPLICE_WRITE;
 	if (conn->capable & FUSE_CAP_SPLICE_MOVE)
 		conn->want |= FUSE_CAP_SPLICE_MOVE;
 	if (conn->capable & FUSE_CAP_CACHE_SYMLINKS)
 		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
+	/* every readdir is a readdirplus: the entries' attributes come with the names (not
+	 * only in the first reply, as the kernel's adaptive policy would do), so that a walk
+	 * after a mount needs no lookup round trip per entry */
 	if (conn->capable & FUSE_CAP_READDIRPLUS)
 		conn->want |= FUSE_CAP_READDIRPLUS;
+	conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
 	conn->max_background = 64;
 	conn->congestion_threshold = 48;
@@ -71,7 +97,7 @@ static void rkfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	}
 	memset(&e, 0, sizeof(e));
 	e.ino = a.ino;
-	e.attr_timeout = fs->timeout;
+	e.attr_timeout = attr_timeout(fs, &a);
 	e.entry_timeout = fs->timeout;
 	to_stat(fs, &a, &e.attr);
 	fuse_reply_entry(req, &e);
@@ -99,12 +125,16 @@ static void rkfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_inf
 	int rc = rk_vfs_getattr(fs->vfs, ino, &a, NULL);
 
 	(void)fi;
+	/* a live directory's attributes timed out: list the store again if its listing is
+	 * older than list_ttl (new runs move its mtime on) */
+	if (!rc && a.live && fs->list_ttl && rk_vfs_refresh(fs->vfs, ino))
+		rc = rk_vfs_getattr(fs->vfs, ino, &a, NULL);
 	if (rc) {
 		reply_err(req, rc);
 		return;
 	}
 	to_stat(fs, &a, &st);
-	fuse_reply_attr(req, &st, fs->timeout);
+	fuse_reply_attr(req, &st, attr_timeout(fs, &a));
 }
 
 static void rkfs_op_readlink(fuse_req_t req, fuse_ino_t ino)
@@ -118,11 +148,18 @@ static void rkfs_op_readlink(fuse_req_t req, fuse_ino_t ino)
 		fuse_reply_readlink(req, buf);
 }
 
+/* ENOSYS, when the kernel can do without: it stops asking, and opens directories with
+ * the flags set here itself. (A kernel that cannot: the same flags, here.) */
 static void rkfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct rk_attr a;
-	int rc = rk_vfs_getattr(fs_of(req)->vfs, ino, &a, NULL);
+	int rc;
 
+	if (fs_of(req)->no_opendir) {
+		fuse_reply_err(req, ENOSYS);
+		return;
+	}
+	rc = rk_vfs_getattr(fs_of(req)->vfs, ino, &a, NULL);
 	if (!rc && !S_ISDIR(a.mode))
 		rc = -ENOTDIR;
 	if (rc) {
@@ -130,8 +167,7 @@ static void rkfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_inf
 		return;
 	}
 	fi->cache_readdir = 1;
-	/* the kernel keeps the listing it has, unless new runs were published since */
-	fi->keep_cache = !rk_vfs_refresh(fs_of(req)->vfs, ino);
+	fi->keep_cache = 1; /* a live directory's cached listing goes with its mtime */
 	fuse_reply_open(req, fi);
 }
 
@@ -156,7 +192,7 @@ static int dir_add(struct dirbuf *d, const char *name, const struct rk_attr *a, 
 		/* no lookup reference for dot entries; none either for a size not known yet
 		 * (a compressed tarball): the kernel then looks it up, and lookup computes it */
 		e.ino = dot || a->pending ? 0 : a->ino;
-		e.attr_timeout = d->fs->timeout;
+		e.attr_timeout = attr_timeout(d->fs, a);
 		e.entry_timeout = d->fs->timeout;
 		n = fuse_add_direntry_plus(d->req, d->buf + d->len, d->size - d->len, name, &e,
 					   next);

@@ -21,6 +21,8 @@ struct rkfs {
 	uid_t uid; /* reported owner of every file */
 	gid_t gid;
 	double timeout; /* entry/attr cache timeout: content never changes */
+	double list_ttl; /* attr timeout of live directories (rk_attr.live); 0: never */
+	int no_opendir; /* the kernel opens directories without asking (set by init) */
 	const char *store; /* as given on the command line, for status */
 	pthread_mutex_t lock; /* protects: handles */
 	struct rkfs_handle *handles;
