@@ -332,7 +332,8 @@ int main(int argc, char *argv[])
 	struct rk_err err = RK_ERR_INIT;
 	struct fuse_session *se = NULL;
 	struct fuse_loop_config *lc = NULL;
-	struct rkfs fs = {.lock = PTHREAD_MUTEX_INITIALIZER};
+	struct rkfs fs = {.lock = PTHREAD_MUTEX_INITIALIZER,
+			  .files.lock = PTHREAD_MUTEX_INITIALIZER};
 	char fsname[4200], source[4100], *packages_abs = NULL, *store_abs = NULL;
 	unsigned timeout_s = 0;
 	int rc, ret = 1;
@@ -495,7 +496,9 @@ out:
 	if (se)
 		fuse_session_destroy(se);
 	rkfs_close_handles(&fs);
+	rkfs_files_close(&fs);
 	pthread_mutex_destroy(&fs.lock);
+	pthread_mutex_destroy(&fs.files.lock);
 	rk_vfs_close(fs.vfs);
 	free(cmd.mountpoint);
 	free(o.store);

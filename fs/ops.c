@@ -59,6 +59,10 @@ static void rkfs_op_init(void *userdata, struct fuse_conn_info *conn)
 {
 	struct rkfs *fs = userdata;
 
+	if (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) {
+		conn->want |= FUSE_CAP_NO_OPEN_SUPPORT;
+		fs->no_open = 1;
+	}
 	if (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) {
 		conn->want |= FUSE_CAP_NO_OPENDIR_SUPPORT;
 		fs->no_opendir = 1;
@@ -80,6 +84,9 @@ static void rkfs_op_init(void *userdata, struct fuse_conn_info *conn)
 		conn->want |= FUSE_CAP_READDIRPLUS;
 	conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+	/* (an O_TRUNC open then truncates with a setattr, which answers EROFS: an open
+	 * that is not sent must not truncate) */
+	conn->want &= ~FUSE_CAP_ATOMIC_O_TRUNC;
 	conn->max_background = 64;
 	conn->congestion_threshold = 48;
 }
@@ -283,6 +290,8 @@ void rkfs_close_handles(struct rkfs *fs)
 		handle_free(fs, fs->handles);
 }
 
+/* ENOSYS, when the kernel can do without: it stops asking (the mount is read-only, so
+ * the kernel refuses a write open itself) and reads come without a handle (files.c). */
 static void rkfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct rkfs *fs = fs_of(req);
@@ -291,6 +300,10 @@ static void rkfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
 
 	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
 		fuse_reply_err(req, EROFS);
+		return;
+	}
+	if (fs->no_open) {
+		fuse_reply_err(req, ENOSYS);
 		return;
 	}
 	if (!(h = calloc(1, sizeof(*h)))) {
@@ -320,10 +333,29 @@ static void rkfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
  * copied. libfuse sizes its splice pipe at a page per extent plus the bytes. */
 #define READ_EXTENTS 64
 
+static void read_file(fuse_req_t req, struct rk_file *f, size_t size, off_t off);
+
 static void rkfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			 struct fuse_file_info *fi)
 {
-	struct rk_file *f = ((struct rkfs_handle *)(uintptr_t)fi->fh)->file;
+	struct rkfs *fs = fs_of(req);
+	struct rkfs_ifile *e;
+	int rc;
+
+	if (fi->fh) {
+		read_file(req, ((struct rkfs_handle *)(uintptr_t)fi->fh)->file, size, off);
+		return;
+	}
+	if ((rc = rkfs_file_get(fs, ino, &e))) {
+		reply_err(req, rc);
+		return;
+	}
+	read_file(req, rkfs_file_of(e), size, off);
+	rkfs_file_put(fs, e);
+}
+
+static void read_file(fuse_req_t req, struct rk_file *f, size_t size, off_t off)
+{
 	struct rk_extent ext[READ_EXTENTS];
 	_Alignas(struct fuse_bufvec) char
 		mem[sizeof(struct fuse_bufvec) + (READ_EXTENTS - 1) * sizeof(struct fuse_buf)];
@@ -331,7 +363,6 @@ static void rkfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	char *buf;
 	ssize_t n, k;
 
-	(void)ino;
 	if (off < 0) {
 		fuse_reply_buf(req, NULL, 0);
 		return;
@@ -381,7 +412,8 @@ static void rkfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 static void rkfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
-	handle_free(fs_of(req), (struct rkfs_handle *)(uintptr_t)fi->fh);
+	if (fi->fh) /* (none: the open answered ENOSYS) */
+		handle_free(fs_of(req), (struct rkfs_handle *)(uintptr_t)fi->fh);
 	fuse_reply_err(req, 0);
 }
 
