@@ -23,3 +23,27 @@ timeit() {
 	t1=$(now)
 	elapsed "$t0" "$t1"
 }
+# bench_drop: write back dirty data and drop the page cache (root); 1 if it could not.
+bench_drop() { sync && echo 3 >/proc/sys/vm/drop_caches 2>/dev/null; }
+# bench_mount STORE CACHE [OPTIONS]: rockfs ($rockfs) in the foreground on $mnt, pid in $pid,
+# its log appended to $work/daemon.log; returns once mounted.
+bench_mount() {
+	local store=$1 cache=$2
+	shift 2
+	"$rockfs" "$store" "$mnt" -f -o cache="$cache" "$@" 2>>"$work/daemon.log" &
+	pid=$!
+	for _ in $(seq 600); do
+		mountpoint -q "$mnt" && return 0
+		kill -0 "$pid" 2>/dev/null || { tail -n 20 "$work/daemon.log" >&2; exit 1; }
+		sleep 0.05
+	done
+	echo "mount timed out" >&2
+	exit 1
+}
+bench_umount() {
+	fusermount3 -u "$mnt"
+	wait "$pid" || true
+	pid=
+}
+# best T...: the smallest of the times
+best() { printf '%s\n' "$@" | sort -g | head -n1; }

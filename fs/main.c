@@ -21,6 +21,7 @@
 #include "rk/pkgdefs.h"
 #include "rk/size.h"
 #include "rk/store.h"
+#include "rk/topology.h"
 #include "rkfs.h"
 
 struct options {
@@ -31,10 +32,11 @@ struct options {
 	char *cache_group;
 	char *jobs;
 	char *kpack_compression;
+	char *topology;
 	char *packages;
 	char *sign_key;
 	char *endpoint, *region, *addressing;
-	char *timeout, *retries, *list_ttl;
+	char *timeout, *retries, *list_ttl, *run_final_age;
 	int offline, refresh, no_sign, packages_multiarch;
 	int allow_other; /* seen, and passed on to libfuse */
 	int help, version;
@@ -52,6 +54,7 @@ static const struct fuse_opt option_spec[] = {
 	OPT("cache_group=%s", cache_group),
 	OPT("jobs=%s", jobs),
 	OPT("kpack_compression=%s", kpack_compression),
+	OPT("topology=%s", topology),
 	OPT("packages=%s", packages),
 	OPT("sign_key=%s", sign_key),
 	OPT("packages_multiarch", packages_multiarch),
@@ -60,6 +63,7 @@ static const struct fuse_opt option_spec[] = {
 	OPT("addressing=%s", addressing),
 	OPT("timeout=%s", timeout),
 	OPT("list_ttl=%s", list_ttl),
+	OPT("run_final_age=%s", run_final_age),
 	OPT("retries=%s", retries),
 	OPT("offline", offline),
 	OPT("refresh", refresh),
@@ -233,9 +237,16 @@ static void usage(const char *prog)
 	       "    -o offline             remote: no network; serve what the cache holds\n"
 	       "    -o refresh             remote: list runs again instead of using the cached\n"
 	       "                           listings (for runs still being uploaded)\n"
+	       "    -o run_final_age=SEC   remote: a run whose newest object is younger is still\n"
+	       "                           being uploaded: its listing is asked again on the\n"
+	       "                           next mount (default 86400; 0: final when first\n"
+	       "                           listed)\n"
 	       "    -o kpack_compression=none|zstd\n"
 	       "                           scheme of the .kpack archives in kpack/ and\n"
 	       "                           dist/<target> (default none: no copy, no CPU)\n"
+	       "    -o topology=FILE       kpack/: which database files each artifact's split\n"
+	       "                           moves per arch, from TheRock's BUILD_TOPOLOGY.toml\n"
+	       "                           (split_databases) instead of the built-in table\n"
 	       "    -o packages=FILE       packages/: TheRock's package.json (or any file of its\n"
 	       "                           schema) instead of the built-in definitions\n"
 	       "    -o packages_multiarch  packages/: a legacy (fat) run as the multi-arch set\n"
@@ -329,13 +340,14 @@ int main(int argc, char *argv[])
 	struct options o = {0};
 	struct fuse_cmdline_opts cmd = {0};
 	struct rk_vfs_opts vo = {0};
+	struct rk_topology topo = RK_TOPOLOGY_INIT;
 	struct rk_err err = RK_ERR_INIT;
 	struct fuse_session *se = NULL;
 	struct fuse_loop_config *lc = NULL;
 	struct rkfs fs = {.lock = PTHREAD_MUTEX_INITIALIZER,
 			  .files.lock = PTHREAD_MUTEX_INITIALIZER};
 	char fsname[4200], source[4100], *packages_abs = NULL, *store_abs = NULL;
-	unsigned timeout_s = 0;
+	unsigned timeout_s = 0, final_age_s = 0;
 	int rc, ret = 1;
 
 	if (fuse_opt_parse(&args, &o, option_spec, opt_proc) == -1)
@@ -371,6 +383,7 @@ int main(int argc, char *argv[])
 	if (num_opt("jobs", o.jobs, 1, 256, &vo.ingest_jobs) ||
 	    num_opt("timeout", o.timeout, 1, 86400, &timeout_s) ||
 	    num_opt("list_ttl", o.list_ttl, 0, 86400 * 365, &vo.list_ttl_s) ||
+	    num_opt("run_final_age", o.run_final_age, 0, 86400 * 365, &final_age_s) ||
 	    num_opt("retries", o.retries, 0, 100, &vo.remote.retries))
 		goto out;
 	if (cmd.max_threads < 1 || cmd.max_threads > 100000) {
@@ -383,6 +396,16 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "rockfs: kpack_compression '%s': want none or zstd\n",
 			o.kpack_compression);
 		goto out;
+	}
+	if (o.topology) {
+		struct rk_err terr = RK_ERR_INIT;
+		int trc = rk_topology_load(o.topology, &topo, &terr);
+
+		if (trc) {
+			fprintf(stderr, "rockfs: topology: %s\n", rk_err_str(&terr, trc));
+			goto out;
+		}
+		vo.kpack_topology = &topo;
 	}
 	if (o.packages) {
 		struct rk_err perr = RK_ERR_INIT;
@@ -414,6 +437,7 @@ int main(int argc, char *argv[])
 	vo.remote.region = o.region;
 	vo.remote.offline = o.offline;
 	vo.remote.refresh = o.refresh;
+	vo.remote.run_final_age = !o.run_final_age ? 0 : final_age_s ? (long long)final_age_s : -1;
 	vo.remote.no_sign = o.no_sign;
 	vo.remote.timeout_ms = timeout_s * 1000;
 	if (o.addressing) {
@@ -500,6 +524,7 @@ out:
 	pthread_mutex_destroy(&fs.lock);
 	pthread_mutex_destroy(&fs.files.lock);
 	rk_vfs_close(fs.vfs);
+	rk_topology_release(&topo);
 	free(cmd.mountpoint);
 	free(o.store);
 	free(o.mnt);
@@ -509,8 +534,10 @@ out:
 	free(o.jobs);
 	free(o.timeout);
 	free(o.list_ttl);
+	free(o.run_final_age);
 	free(o.retries);
 	free(o.kpack_compression);
+	free(o.topology);
 	free(o.packages);
 	free(o.sign_key);
 	free(packages_abs);

@@ -109,6 +109,7 @@ int rp_open(const struct rp_opts *o, const char *store, struct rk_vfs **out)
 		.cache_limit = o->cache_limit,
 		.ingest_jobs = o->jobs,
 		.kpack_zstd = o->kpack_zstd,
+		.kpack_topology = o->kpack_topology,
 		.package_defs = o->package_defs,
 		.sign_key = o->sign_key,
 		.packages_multiarch = o->packages_multiarch,

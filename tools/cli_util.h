@@ -18,6 +18,7 @@ struct rp_opts {
 	int json; /* --json */
 	int quiet; /* -q */
 	int kpack_zstd; /* split: .kpack archives compressed per kernel */
+	const struct rk_topology *kpack_topology; /* split: --topology, --split-databases */
 	const char *package_defs; /* packages: --packages FILE (rk/pkgdefs.h) */
 	const char *sign_key; /* packages: --sign-key KEY */
 	int packages_multiarch; /* packages: --multiarch */

@@ -66,7 +66,7 @@ static void check_db(const uint8_t *data, size_t size)
 
 	memcpy(path, data, n);
 	path[n] = '\0';
-	if ((h = rk_kpack_db_classify(path, arch)) &&
+	if ((h = rk_kpack_db_classify(path, &rk_kpack_db_all, arch)) &&
 	    (!*h || !*arch || strlen(arch) >= RK_TARGET_MAX))
 		abort();
 }

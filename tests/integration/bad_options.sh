@@ -8,7 +8,7 @@ it_init "$@"
 M=$T/mnt
 mkdir -p "$M"
 for opt in jobs=0 jobs=-3 jobs=100000 jobs=abc timeout=0 timeout=-1 retries=-1 retries=1x \
-	max_threads=0 cache_size=0 cache_size=12Q list_ttl=-1 list_ttl=1x; do
+	max_threads=0 cache_size=0 cache_size=12Q list_ttl=-1 list_ttl=1x run_final_age=-5 run_final_age=1d; do
 	rc=0
 	timeout 20 "$ROCKFS" "$STORE" "$M" -f -o "cache=$T/cache,$opt" >"$T/out" 2>"$T/err" || rc=$?
 	if mountpoint -q "$M"; then

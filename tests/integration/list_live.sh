@@ -4,6 +4,10 @@
 # kernel's cached listing is dropped then), and a lookup of a missing name does the
 # same; runs already listed are never listed again (one listing sequence per run). On a
 # local directory and on S3 (s3rver on loopback); list_ttl=0 keeps the first listing.
+# S3, when a run's listing is final (-o run_final_age, issue 14): a run whose newest
+# object is young is still being uploaded, so the next mount lists it again and sees an
+# artifact uploaded since; once its newest object is older than run_final_age, its
+# listing is kept and later mounts make no listing request for it.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../remote/remote.sh"
 it_init "$@"
@@ -70,4 +74,35 @@ n=$(rt_count "$T/srv.log" "$LIST")
 [ "$n" -ge 4 ] || fail "s3: the root was not listed again ($n listings in all)"
 it_umount s3
 it_quiet_log s3
+grep -q "run '$R1': still being uploaded" "${IT_LOG[s3]}" ||
+	fail "s3: a run uploaded just now was not taken as still being uploaded"
+
+# a new artifact in R1, uploaded after the first mount listed it
+mkdir -p "$T/extra/share/extra"
+echo extra >"$T/extra/share/extra/note.txt"
+echo share/extra >"$T/extra/artifact_manifest.txt"
+tar -C "$T/extra" -c artifact_manifest.txt share | zstd -q -c >"$T/extra_lib_generic.tar.zst"
+curl -fsS -X PUT --data-binary "@$T/extra_lib_generic.tar.zst" \
+	"$EP/$B/$R1/extra_lib_generic.tar.zst" >/dev/null || fail "upload of extra failed"
+it_mount s3b "s3://$B" "$T/s3b" "$T/cache-s3" -o "endpoint=$EP"
+[ -e "$T/s3b/$R1/artifacts/extra_lib_generic.tar.zst" ] ||
+	fail "s3: an artifact uploaded into a run still being uploaded did not appear on remount"
+cmp "$T/extra/share/extra/note.txt" "$T/s3b/$R1/browse/extra_lib_generic/share/extra/note.txt" ||
+	fail "s3: the new artifact reads wrong"
+it_umount s3b
+it_quiet_log s3b
+
+# final: older than run_final_age, listed once more and kept; later mounts do not ask
+sleep 2.1
+it_mount s3c "s3://$B" "$T/s3c" "$T/cache-s3" -o "endpoint=$EP,run_final_age=2"
+ls "$T/s3c/$R1/artifacts" >/dev/null
+it_umount s3c
+n=$(rt_count "$T/srv.log" "$LIST.*prefix=$R1%2F")
+it_mount s3d "s3://$B" "$T/s3d" "$T/cache-s3" -o "endpoint=$EP,run_final_age=2"
+ls "$T/s3d/$R1/artifacts" "$T/s3d/$R1/browse/extra_lib_generic" >/dev/null
+it_umount s3d
+[ "$(rt_count "$T/srv.log" "$LIST.*prefix=$R1%2F")" -eq "$n" ] ||
+	fail "s3: a finished run was listed again (want its kept listing)"
+! grep -q "run '$R1': still being uploaded" "${IT_LOG[s3d]}" ||
+	fail "s3: a run older than run_final_age was taken as still being uploaded"
 it_finish

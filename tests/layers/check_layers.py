@@ -26,10 +26,10 @@ RANK = {name: i for i, name in enumerate(LAYERS)}
 # Public headers -> layer (the layer of the .c that implements them).
 PUBLIC = {
     "buf.h": "util", "err.h": "util", "log.h": "util", "hash.h": "util", "path.h": "util",
-    "size.h": "util", "nearest.h": "util", "staging.h": "util", "compiler.h": "util", "splice.h": "util", "composite.h": "util",
+    "size.h": "util", "nearest.h": "util", "staging.h": "util", "frontier.h": "util", "compiler.h": "util", "splice.h": "util", "composite.h": "util",
     "artifact.h": "formats", "bundle.h": "formats", "elf_info.h": "formats",
     "gpu.h": "formats", "target.h": "formats", "index.h": "formats", "kpack.h": "formats",
-    "kpack_db.h": "formats", "kpack_elf.h": "formats", "kpack_binary.h": "formats",
+    "kpack_db.h": "formats", "topology.h": "formats", "kpack_elf.h": "formats", "kpack_binary.h": "formats",
     "manifest.h": "formats", "pkgdefs.h": "formats",
     "wheel.h": "formats", "msgpack.h": "formats",
     "cache.h": "cache", "ingest.h": "store",

@@ -15,6 +15,10 @@ in turn, one per request, cycling; it is re-read whenever it changes (the turn r
     lie       send half of the body with a Content-Length that says it is all
     stall     send the headers and a quarter of the body, then nothing for 60 s
     freeze    read the request, then answer nothing for 60 s (a frozen server)
+    hold      send the headers and half of the body, then the rest once SCHEDULE_FILE.go
+              exists (60 s at most): a slow upload the test releases
+    holdbad   as hold, but the rest arrives with every byte inverted (a corrupt archive
+              whose damage shows only after its first half was served)
 
 With --sigv4 every request must carry a valid AWS Signature Version 4 for that key
 (checked here, independently of rockfs's signer: 403 SignatureDoesNotMatch otherwise).
@@ -150,6 +154,18 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", cl if self.command == "HEAD" and cl else str(len(body)))
         self.end_headers()
         if self.command == "HEAD":
+            return
+        if action in ("hold", "holdbad") and len(body) > 1:
+            self.wfile.write(body[:half])
+            self.wfile.flush()
+            for _ in range(600):
+                if os.path.exists(schedule_file + ".go"):
+                    break
+                time.sleep(0.1)
+            rest = body[half:]
+            if action == "holdbad":
+                rest = bytes(b ^ 0xFF for b in rest)
+            self.wfile.write(rest)
             return
         if action in ("reset", "truncate", "stall") and len(body) > 1:
             self.wfile.write(body[: half if action != "stall" else len(body) // 4])

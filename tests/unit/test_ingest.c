@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "rk/cache.h"
+#include "rk/frontier.h"
 #include "rk/hash.h"
 #include "rk/ingest.h"
 #include "rk/log.h"
@@ -717,7 +718,8 @@ struct calls {
 	size_t n;
 	int fail_at;
 	char staged[64][128];
-	char staged_data[64][32];
+	int staged_fd[64];
+	struct rk_frontier *staged_fr[64];
 	size_t nstaged;
 };
 
@@ -734,21 +736,44 @@ static int on_member(void *ctx, const struct rk_index *idx, size_t pos)
 	return c->fail_at && (int)c->n == c->fail_at ? -EXDEV : 0;
 }
 
-static int on_staged(void *ctx, const struct rk_member *m, int fd)
+/* Keeps what a reader would: a dup of the file and a reference to its frontier. */
+static int on_staged(void *ctx, const struct rk_member *m, int fd, struct rk_frontier *fr)
 {
 	struct calls *c = ctx;
 
 	RK_ASSERT_EQ_STR("", m->blob);
-	RK_ASSERT(fd >= 0);
+	RK_ASSERT(fd >= 0 && fr);
 	if (c->nstaged < 64) {
-		ssize_t n;
-
 		snprintf(c->staged[c->nstaged], sizeof(c->staged[0]), "%s", m->path);
-		n = pread(fd, c->staged_data[c->nstaged], sizeof(c->staged_data[0]) - 1, 0);
-		RK_ASSERT_EQ_INT((ssize_t)m->size, n);
+		c->staged_fd[c->nstaged] = dup(fd);
+		c->staged_fr[c->nstaged] = rk_frontier_get(fr);
 	}
 	c->nstaged++;
 	return 0;
+}
+
+/* Staged file i as a reader sees it once its frontier lets it: the bytes, or the
+ * frontier's failure as "<errno>". */
+static const char *staged_read(struct calls *c, size_t i, char *buf, size_t len)
+{
+	int rc = rk_frontier_wait(c->staged_fr[i], UINT64_MAX);
+	ssize_t n;
+
+	if (rc) {
+		snprintf(buf, len, "<%d>", -rc);
+		return buf;
+	}
+	n = pread(c->staged_fd[i], buf, len - 1, 0);
+	buf[n < 0 ? 0 : n] = '\0';
+	return buf;
+}
+
+static void staged_release(struct calls *c)
+{
+	for (size_t i = 0; i < c->nstaged && i < 64; i++) {
+		close(c->staged_fd[i]);
+		rk_frontier_put(c->staged_fr[i]);
+	}
 }
 
 RK_TEST(duplicate_names_last_wins)
@@ -852,18 +877,55 @@ RK_TEST(on_staged_sees_file_bytes_first)
 	struct calls calls = {0};
 	struct rk_ingest_opts o = {.on_staged = on_staged, .ctx = &calls};
 	struct rk_index idx;
+	char buf[32];
 
 	fx_tar("x.tar.zst", FX_ZSTD, m, sizeof(m) / sizeof(m[0]));
 	RK_ASSERT_EQ_INT(0, ingest("x.tar.zst", c, &o, &idx, NULL));
 	/* files with bytes only: the manifest, a and b */
 	RK_ASSERT_EQ_INT(3, calls.nstaged);
 	RK_ASSERT_EQ_STR("artifact_manifest.txt", calls.staged[0]);
-	RK_ASSERT_EQ_STR("p\n", calls.staged_data[0]);
+	RK_ASSERT_EQ_STR("p\n", staged_read(&calls, 0, buf, sizeof(buf)));
 	RK_ASSERT_EQ_STR("p/a", calls.staged[1]);
-	RK_ASSERT_EQ_STR("alpha", calls.staged_data[1]);
+	RK_ASSERT_EQ_STR("alpha", staged_read(&calls, 1, buf, sizeof(buf)));
 	RK_ASSERT_EQ_STR("p/b", calls.staged[2]);
-	RK_ASSERT_EQ_STR("beta", calls.staged_data[2]);
+	RK_ASSERT_EQ_STR("beta", staged_read(&calls, 2, buf, sizeof(buf)));
+	staged_release(&calls);
 	rk_index_release(&idx);
+	rk_cache_close(c);
+}
+
+/* A corrupt archive fails the frontier of every file it staged, also of files it wrote
+ * whole before the damage: a reader never goes on with bytes of a bad archive. */
+RK_TEST(bad_archive_fails_every_staged_file)
+{
+	size_t big = 256 << 10, len;
+	char *data = malloc(big);
+	struct fx_member m[3] = {FX_MANIFEST("p\n"),
+				 {FX_FILE, "p/a", "alpha", -1, 0},
+				 {FX_FILE, "p/big.bin", NULL, 0, 0}};
+	struct rk_cache *c = open_cache();
+	struct calls calls = {0};
+	struct rk_ingest_opts o = {.on_staged = on_staged, .ctx = &calls};
+	struct rk_index idx;
+	unsigned char *tar;
+	char buf[32];
+
+	for (size_t i = 0; i < big; i++)
+		data[i] = (char)((i * 2654435761u) >> 13);
+	m[2].data = data;
+	m[2].len = (long)big;
+	tar = fx_tar_mem(FX_NONE, m, 3, &len);
+	fx_write("cut.tar", tar, len / 2); /* within p/big.bin */
+	RK_ASSERT_EQ_INT(-EBADMSG, ingest("cut.tar", c, &o, &idx, NULL));
+	RK_ASSERT_EQ_INT(3, calls.nstaged);
+	RK_ASSERT_EQ_STR("p/a", calls.staged[1]);
+	RK_ASSERT_EQ_STR("p/big.bin", calls.staged[2]);
+	for (size_t i = 0; i < calls.nstaged; i++)
+		RK_ASSERT_EQ_STR("<74>", staged_read(&calls, i, buf, sizeof(buf))); /* EBADMSG */
+	staged_release(&calls);
+	rk_index_release(&idx);
+	free(tar);
+	free(data);
 	rk_cache_close(c);
 }
 
@@ -952,9 +1014,10 @@ RK_TEST(cancel_before_start)
 	rk_index_release(&idx);
 }
 
-static int cancel_on_second(void *ctx, const struct rk_member *m, int fd)
+static int cancel_on_second(void *ctx, const struct rk_member *m, int fd, struct rk_frontier *fr)
 {
 	(void)fd;
+	(void)fr;
 	if (strcmp(m->path, "artifact_manifest.txt"))
 		*(_Atomic int *)ctx = 1;
 	return 0;

@@ -1,5 +1,7 @@
 /* test_kpack_db.c: rocm-kpack's database handler rules (kpack-format.md 4.2). The paths
- * are the examples in upstream's handler docstrings, with and without a prefix. */
+ * are the examples in upstream's handler docstrings (rocm-systems shared/kpack 0d72d1c),
+ * relative to the prefix root as upstream's handlers see them; most run with every handler
+ * in registry order, the last tests with the sets a split asks for. */
 #include <stdio.h>
 #include <string.h>
 
@@ -11,7 +13,7 @@
 static void want(const char *path, const char *handler, const char *arch)
 {
 	char got[RK_TARGET_MAX] = "unset";
-	const char *h = rk_kpack_db_classify(path, got);
+	const char *h = rk_kpack_db_classify(path, &rk_kpack_db_all, got);
 
 	if (!handler) {
 		if (h)
@@ -29,8 +31,7 @@ static void want(const char *path, const char *handler, const char *arch)
 
 RK_TEST(tensile_flat)
 {
-	want("math-libs/BLAS/rocBLAS/stage/lib/rocblas/library/TensileLibrary_lazy_gfx1100.dat",
-	     "rocblas", "gfx1100");
+	want("lib/rocblas/library/TensileLibrary_lazy_gfx1100.dat", "rocblas", "gfx1100");
 	want("lib/rocblas/library/Kernels.so-000-gfx90a-xnack+.hsaco", "rocblas", "gfx90a");
 	want("lib/rocblas/library/TensileLibrary_Type_HH_gfx942-xnack-.co", "rocblas", "gfx942");
 	want("lib/hipblaslt/library/extop_gfx950.co", "hipblaslt", "gfx950");
@@ -70,8 +71,9 @@ RK_TEST(aotriton)
 	want("stage/lib/aotriton.images/amd-gfx950/x", "aotriton", "gfx950");
 	want("lib/aotriton.images/gfx942/x.aks2", NULL, NULL);
 	want("lib/aotriton.images", NULL, NULL);
-	/* The older layout. */
-	want("lib/aotriton/kernels/gfx90a/attn.hsaco", "aotriton", "gfx90a");
+	/* The older rocm-kpack layout is no longer a database (the handler TheRock runs has
+	 * only aotriton.images). */
+	want("lib/aotriton/kernels/gfx90a/attn.hsaco", NULL, NULL);
 	want("lib/aotriton/kernels/common/attn.hsaco", NULL, NULL);
 }
 
@@ -125,8 +127,12 @@ RK_TEST(hotswap_cache)
 {
 	want("share/rocjitsu/translations/gfx1250-b0-a0/v1/" HASH64 ".man", "hotswap_cache",
 	     "gfx1250");
-	want("core/runtime/stage/share/rocjitsu/translations/gfx1250-b0-a0/v1/" HASH64 ".obj",
-	     "hotswap_cache", "gfx1250");
+	want("share/rocjitsu/translations/gfx1250-b0-a0/v1/" HASH64 ".obj", "hotswap_cache",
+	     "gfx1250");
+	/* exactly six components below the prefix root, as upstream */
+	want("core/runtime/stage/share/rocjitsu/translations/gfx1250-b0-a0/v1/" HASH64 ".obj", NULL,
+	     NULL);
+	want("share/rocjitsu/translations/gfx1250-b0-a0/v1/" HASH64 ".obj/x", NULL, NULL);
 	want("share/rocjitsu/translations/gfx942/v1/" HASH64 ".man", NULL, NULL);
 	want("share/rocjitsu/translations/gfx1250-b0-a0/v2/" HASH64 ".man", NULL, NULL);
 	want("share/rocjitsu/translations/gfx1250-b0-a0/v1/" HASH64 ".txt", NULL, NULL);
@@ -147,9 +153,81 @@ RK_TEST(long_and_odd_paths)
 	char path[512], arch[RK_TARGET_MAX];
 
 	snprintf(path, sizeof(path), "lib/rocblas/library/TensileLibrary_gfx%0100d.co", 1);
-	RK_ASSERT(!rk_kpack_db_classify(path, arch));
-	RK_ASSERT(!rk_kpack_db_classify("", arch));
-	RK_ASSERT(!rk_kpack_db_classify("/", arch));
-	RK_ASSERT(!rk_kpack_db_classify("gfx942", arch));
-	RK_ASSERT(!rk_kpack_db_classify("////", arch));
+	RK_ASSERT(!rk_kpack_db_classify(path, &rk_kpack_db_all, arch));
+	RK_ASSERT(!rk_kpack_db_classify("", &rk_kpack_db_all, arch));
+	RK_ASSERT(!rk_kpack_db_classify("/", &rk_kpack_db_all, arch));
+	RK_ASSERT(!rk_kpack_db_classify("gfx942", &rk_kpack_db_all, arch));
+	RK_ASSERT(!rk_kpack_db_classify("////", &rk_kpack_db_all, arch));
+}
+
+static void want_set(const char *names, const char *path, const char *handler, const char *arch)
+{
+	struct rk_kpack_db_set set = {{0}, 0};
+	char buf[200], got[RK_TARGET_MAX] = "unset", *save = NULL;
+	const char *h;
+
+	snprintf(buf, sizeof(buf), "%s", names);
+	for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		RK_ASSERT(rk_kpack_db_handler(w) >= 0);
+		rk_kpack_db_set_add(&set, rk_kpack_db_handler(w));
+	}
+	h = rk_kpack_db_classify(path, &set, got);
+	if (!handler ? h != NULL : !h || strcmp(h, handler) || strcmp(got, arch))
+		rk_test_fail(__FILE__, __LINE__, "[%s] '%s': expected %s %s, got %s %s", names,
+			     path, handler ? handler : "generic", arch ? arch : "",
+			     h ? h : "generic", h ? got : "");
+}
+
+/* Only the handlers asked for run (split_artifacts --split-databases; TheRock's
+ * split_databases per artifact): a file the others would take stays generic. */
+RK_TEST(only_asked_handlers)
+{
+	want_set("", "lib/rocblas/library/TensileLibrary_gfx942.co", NULL, NULL);
+	want_set("hipblaslt", "lib/rocblas/library/TensileLibrary_gfx942.co", NULL, NULL);
+	want_set("rocblas hipblaslt hipsparselt", "lib/rocblas/library/TensileLibrary_gfx942.co",
+		 "rocblas", "gfx942");
+	want_set("rocblas hipblaslt hipsparselt", "lib/aotriton.images/amd-gfx11xx/k.aks2", NULL,
+		 NULL);
+	want_set("miopen", "lib/libdevice_conv_operations_gfx950_strict.a", NULL, NULL);
+	want_set("composablekernel", "lib/libdevice_conv_operations_gfx950_strict.a",
+		 "composablekernel", "gfx950-strict");
+	want_set("miopen", "share/miopen/db/gfx942130.db.txt", "miopen", "gfx942");
+	want_set("hotswap_cache", "share/rocjitsu/translations/gfx1250-b0-a0/v1/" HASH64 ".man",
+		 "hotswap_cache", "gfx1250");
+}
+
+/* The first handler in the order asked wins (upstream builds its list in CLI order). */
+RK_TEST(asked_order_wins)
+{
+	const char *p = "share/miopen/db/aotriton.images/amd-gfx950/gfx942130.db.txt";
+
+	want_set("aotriton miopen", p, "aotriton", "gfx950");
+	want_set("miopen aotriton", p, "miopen", "gfx942");
+	p = "lib/rocblas/library/gfx942/libMIOpenCKx_gfx90a.so";
+	want_set("rocblas miopen", p, "rocblas", "gfx942");
+	want_set("miopen rocblas", p, "miopen", "gfx90a");
+}
+
+RK_TEST(handler_names)
+{
+	static const char *const names[] = {"rocblas",		 "hipblaslt",	 "hipsparselt",
+					    "aotriton",		 "miopen",	 "composablekernel",
+					    "hipkernelprovider", "hotswap_cache"};
+	struct rk_kpack_db_set set = {{0}, 0};
+
+	for (int i = 0; i < RK_KPACK_DB_NHANDLERS; i++) {
+		RK_ASSERT_EQ_INT(i, rk_kpack_db_handler(names[i]));
+		RK_ASSERT_EQ_STR(names[i], rk_kpack_db_name(i));
+		RK_ASSERT_EQ_INT(i, rk_kpack_db_all.h[i]);
+	}
+	RK_ASSERT_EQ_INT(-1, rk_kpack_db_handler("hip-kernel-provider-asm"));
+	RK_ASSERT_EQ_INT(-1, rk_kpack_db_handler("ROCBLAS"));
+	RK_ASSERT(!rk_kpack_db_name(RK_KPACK_DB_NHANDLERS));
+	rk_kpack_db_set_add(&set, 4);
+	rk_kpack_db_set_add(&set, 0);
+	rk_kpack_db_set_add(&set, 4);
+	rk_kpack_db_set_add(&set, 99);
+	RK_ASSERT_EQ_INT(2, set.n);
+	RK_ASSERT_EQ_INT(4, set.h[0]);
+	RK_ASSERT_EQ_INT(0, set.h[1]);
 }

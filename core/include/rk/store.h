@@ -41,6 +41,9 @@ struct rk_store_opts {
 	struct rk_cache *cache; /* where listings and small objects are kept; NULL: memory */
 	int offline; /* no network: serve what the cache holds */
 	int refresh; /* fetch listings again, even of runs (which are cached for good) */
+	long long run_final_age; /* seconds: a run whose newest object is younger is listed
+				  * again on the next mount (it is still being uploaded); 0:
+				  * 86400; < 0: every run is final when first listed */
 	unsigned timeout_ms; /* per operation (a list, one read); 0: 60 s */
 	unsigned retries; /* after the first attempt; 0: 6 */
 };

@@ -33,6 +33,7 @@
 
 struct rk_vfs;
 struct rk_file;
+struct rk_topology;
 
 struct rk_vfs_opts {
 	const char *store; /* a local directory, s3://bucket[/prefix] or http(s):// URL */
@@ -43,6 +44,9 @@ struct rk_vfs_opts {
 	unsigned ingest_jobs; /* concurrent archive ingests; 0: online CPUs (at least 8 for
 			       * a remote store: its ingests also wait on the network) */
 	int kpack_zstd; /* split .kpack archives: "zstd-per-kernel" instead of "none" */
+	const struct rk_topology *kpack_topology; /* the database handlers each artifact's
+						   * split runs (rk/topology.h; the caller's,
+						   * kept until rk_vfs_close); NULL: built-in */
 	const char *package_defs; /* packages/: a package.json instead of the built-in
 				   * definitions (rk/pkgdefs.h checks one); NULL: built-in */
 	int packages_multiarch; /* packages/: a legacy run as the multi-arch set (from its

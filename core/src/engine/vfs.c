@@ -56,6 +56,9 @@ struct rk_file {
 	pthread_mutex_t lock; /* tarz: protects cur */
 	struct rk_blob_cursor cur; /* tarz: the piece read last */
 	struct rk_blob_set blobs; /* composite: the source blobs read last */
+	struct rk_frontier *fr; /* a staged file: how much of fd is written */
+	const struct artifact *artifact; /* for log lines */
+	_Atomic int failed_logged;
 };
 
 /* The mount's README: this head, each view's lines (vfs_views order), this tail. */
@@ -411,6 +414,7 @@ static void free_node(struct node *n)
 	}
 	if (n->fd >= 0)
 		close(n->fd);
+	rk_frontier_put(n->fr);
 	free(n->ctx);
 	free(n);
 }
@@ -497,9 +501,10 @@ static void store_path(const struct run *r, const char *file, struct rk_buf *b, 
 }
 
 /* Insert one member below a->root; staged >= 0 publishes a regular file whose blob is
- * not named yet, readable through a dup of staged. Caller holds v->tree for writing. */
+ * not named yet (maybe not written yet: fr says how far), readable through a dup of
+ * staged. Caller holds v->tree for writing. */
 static int publish_locked(struct rk_vfs *v, struct artifact *a, const struct rk_member *m,
-			  int staged)
+			  int staged, struct rk_frontier *fr)
 {
 	char path[RK_INDEX_MAX_PATH + 1], *p = path, *slash;
 	struct node *dir = a->root, *n;
@@ -561,6 +566,8 @@ static int publish_locked(struct rk_vfs *v, struct artifact *a, const struct rk_
 	if (n->fd >= 0)
 		close(n->fd);
 	n->fd = -1;
+	rk_frontier_put(n->fr);
+	n->fr = NULL;
 	n->size = fmt == S_IFDIR ? 0 : m->size;
 	n->src = SRC_NONE;
 	if (fmt == S_IFDIR) {
@@ -568,6 +575,7 @@ static int publish_locked(struct rk_vfs *v, struct artifact *a, const struct rk_
 	} else if (staged >= 0) {
 		if ((n->fd = fcntl(staged, F_DUPFD_CLOEXEC, 0)) < 0)
 			return -errno;
+		n->fr = rk_frontier_get(fr);
 		n->src = SRC_STAGED;
 	} else if (fmt == S_IFLNK) {
 		if (!(n->data = strdup(m->link)))
@@ -594,19 +602,19 @@ static int publish_cb(void *ctx, const struct rk_index *idx, size_t pos)
 	int rc;
 
 	pthread_rwlock_wrlock(&a->v->tree);
-	rc = publish_locked(a->v, a, &idx->v[pos], -1);
+	rc = publish_locked(a->v, a, &idx->v[pos], -1, NULL);
 	pthread_rwlock_unlock(&a->v->tree);
 	bump(a->v, a);
 	return rc;
 }
 
-static int staged_cb(void *ctx, const struct rk_member *m, int fd)
+static int staged_cb(void *ctx, const struct rk_member *m, int fd, struct rk_frontier *fr)
 {
 	struct artifact *a = ctx;
 	int rc;
 
 	pthread_rwlock_wrlock(&a->v->tree);
-	rc = publish_locked(a->v, a, m, fd);
+	rc = publish_locked(a->v, a, m, fd, fr);
 	pthread_rwlock_unlock(&a->v->tree);
 	bump(a->v, a);
 	return rc;
@@ -705,7 +713,7 @@ static int artifact_from_index(struct rk_vfs *v, struct artifact *a, const char 
 		}
 	pthread_rwlock_wrlock(&v->tree);
 	for (size_t i = 0; !rc && i < idx.n; i++)
-		rc = publish_locked(v, a, &idx.v[i], -1);
+		rc = publish_locked(v, a, &idx.v[i], -1, NULL);
 	pthread_rwlock_unlock(&v->tree);
 	keep_prefixes(a, &idx);
 	rk_index_release(&idx);
@@ -1694,7 +1702,10 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 		f->bytes = n->data; /* immutable once published */
 	else if (src == SRC_STAGED && (f->fd = fcntl(n->fd, F_DUPFD_CLOEXEC, 0)) < 0)
 		rc = -errno;
-	else if (src == SRC_COMPOSITE || src == SRC_TARZ) {
+	else if (src == SRC_STAGED) {
+		f->fr = rk_frontier_get(n->fr);
+		f->artifact = n->artifact;
+	} else if (src == SRC_COMPOSITE || src == SRC_TARZ) {
 		f->composite = n->composite; /* immutable once published */
 		f->tarz = src == SRC_TARZ ? n->tarz : NULL;
 		f->cur = (struct rk_blob_cursor)RK_BLOB_CURSOR_INIT;
@@ -1840,6 +1851,22 @@ static ssize_t tarz_pread(struct rk_file *f, char *buf, size_t n, uint64_t off, 
 	return (ssize_t)n;
 }
 
+/* A staged file streams behind its ingest: wait until [off, off + n) is written. A
+ * failed archive fails every read, also below the frontier (rk/frontier.h). */
+static int staged_wait(struct rk_file *f, uint64_t off, size_t n)
+{
+	int rc = f->fr ? rk_frontier_wait(f->fr, off + n) : 0;
+
+	if (!rc)
+		return 0;
+	if (!atomic_exchange(&f->failed_logged, 1))
+		rk_err_log("read at %llu of a file of '%s': its archive failed while the file "
+			   "was read (%s)",
+			   (unsigned long long)off, f->artifact ? f->artifact->art->file : "?",
+			   rc == -EFBIG ? "larger than cache_size" : strerror(-rc));
+	return -EIO;
+}
+
 ssize_t rk_file_extents(struct rk_file *f, uint64_t off, size_t n, struct rk_extent *ext,
 			size_t max)
 {
@@ -1885,6 +1912,8 @@ ssize_t rk_file_extents(struct rk_file *f, uint64_t off, size_t n, struct rk_ext
 	}
 	if (f->fd < 0) /* a remote object: read with a copy */
 		return -E2BIG;
+	if (staged_wait(f, off, n))
+		return -EIO;
 	ext[0] = (struct rk_extent){f->fd, 0, off, NULL, n};
 	return 1;
 }
@@ -1920,6 +1949,8 @@ ssize_t rk_file_pread(struct rk_file *f, void *buf, size_t n, uint64_t off, stru
 	}
 	if (f->fd < 0)
 		return 0;
+	if (staged_wait(f, off, n))
+		return -EIO;
 	do
 		r = pread(f->fd, buf, n, (off_t)off);
 	while (r < 0 && errno == EINTR);
@@ -1934,6 +1965,7 @@ void rk_file_close(struct rk_file *f)
 		rk_object_close(f->obj); /* owns fd */
 	else if (f->fd >= 0)
 		close(f->fd);
+	rk_frontier_put(f->fr);
 	if (f->tarz) {
 		rk_blob_cursor_close(&f->cur);
 		pthread_mutex_destroy(&f->lock);
@@ -2218,6 +2250,7 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 	pthread_cond_init(&v->wait_cond, NULL);
 	v->list_ttl_ms = (uint64_t)o->list_ttl_s * 1000;
 	v->kpack_zstd = o->kpack_zstd;
+	v->kpack_topology = o->kpack_topology;
 	v->packages_multiarch = o->packages_multiarch;
 	if ((o->package_defs && !(v->package_defs = strdup(o->package_defs))) ||
 	    (o->sign_key && !(v->sign_key = strdup(o->sign_key)))) {

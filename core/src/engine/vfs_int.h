@@ -10,6 +10,7 @@
 
 #include "rk/catalog.h"
 #include "rk/composite.h"
+#include "rk/frontier.h"
 #include "rk/hash.h"
 #include "rk/vfs.h"
 #include "util/htab.h"
@@ -131,6 +132,7 @@ struct node {
 	int64_t mtime;
 	uint8_t src;
 	int fd; /* SRC_STAGED: owned descriptor of the unnamed cache file, else -1 */
+	struct rk_frontier *fr; /* SRC_STAGED: how much of fd is written (a reference) */
 	char *data; /* SRC_BYTES bytes, SRC_BLOB id, SRC_STORE path, symlink target */
 	struct dent *dents;
 	struct dent **order;
@@ -151,6 +153,7 @@ struct rk_vfs {
 	int jobs_ok;
 	_Atomic int cancel;
 	int kpack_zstd; /* rk_vfs_opts.kpack_zstd */
+	const struct rk_topology *kpack_topology; /* rk_vfs_opts.kpack_topology (not owned) */
 	char *package_defs; /* rk_vfs_opts.package_defs (owned) */
 	char *sign_key; /* rk_vfs_opts.sign_key (owned) */
 	int packages_multiarch; /* rk_vfs_opts.packages_multiarch */

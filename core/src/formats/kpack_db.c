@@ -1,22 +1,20 @@
 /* kpack_db.c: rocm-kpack's database handlers (see rk/kpack_db.h; kpack-format.md 4.2).
  *
  * The rules are those of rocm-systems shared/kpack/python/rocm_kpack/database_handlers.py
- * (the registry AVAILABLE_HANDLERS, in its order: rocblas, hipblaslt, hipsparselt,
- * aotriton, miopen, composablekernel, hipkernelprovider, hotswap_cache), with the key
- * collapsed as artifact_splitter.py's base_arch() does ("-xnack"/"-sramecc" become
- * ":xnack"/":sramecc", then everything from the first ':' goes). Each regex is written
- * out by hand below; the comment above each function quotes the pattern it follows.
+ * at 0d72d1c (the copy TheRock builds with; its registry AVAILABLE_HANDLERS, in its order:
+ * rocblas, hipblaslt, hipsparselt, aotriton, miopen, composablekernel, hipkernelprovider,
+ * hotswap_cache), with the key collapsed as artifact_splitter.py's base_arch() does
+ * ("-xnack"/"-sramecc" become ":xnack"/":sramecc", then everything from the first ':'
+ * goes). Only the handlers of the caller's set run, in its order (upstream instantiates
+ * the --split-databases names in the order given; the first match wins). Each regex is
+ * written out by hand below; the comment above each function quotes the pattern it
+ * follows.
  *
  * Where we differ from upstream, or could not confirm:
- *  - The older ROCm/rocm-kpack aotriton rule (".../aotriton/kernels/<gfx...>/...", the
- *    component returned as is) is kept after the newer "aotriton.images" rule; the newer
- *    handler no longer has it.
- *  - Upstream matches paths relative to the prefix root; ours may carry the prefix in
- *    front. Only hotswap_cache depends on that (upstream wants exactly
- *    "share/rocjitsu/translations/<domain>/v1/<file>"): we take the last six components.
  *  - MIOpen's handler also requires path.is_file(); the caller only classifies files.
  *  - Python's \w is Unicode; here it is [A-Za-z0-9_] plus every byte >= 0x80.
- *  - Which handlers run is a CLI choice upstream (--split-databases); we run them all.
+ *  - pathlib drops "." components and repeated '/'; the caller's member paths have none
+ *    (ingest normalizes them), and comp_next() skips repeated '/'.
  *  - The aotriton keys are rocm-bootstrap bundle keys (gfx11, gfx110x, gfx12_0), not
  *    processors; they are returned as upstream returns them. */
 #include <string.h>
@@ -169,8 +167,7 @@ static int tensile(const char *path, const char *libdir, struct comp *key)
 
 /* AotritonHandler: the component after the first "aotriton.images" (not the file name
  * itself) if it starts "amd-gfx", without "amd-", with gfx11xx -> gfx11 and gfx120x ->
- * gfx12_0. Then the older rule: the component two after "aotriton", "kernels" if it
- * starts "gfx". */
+ * gfx12_0. */
 static int aotriton(const char *path, struct comp *key)
 {
 	const char *p = path;
@@ -181,7 +178,7 @@ static int aotriton(const char *path, struct comp *key)
 	while (have && comp_next(&p, &next)) {
 		if (comp_eq(&c, "aotriton.images")) {
 			if (!starts(next.s, next.n, "amd-gfx"))
-				break;
+				return 0;
 			key->s = next.s + 4;
 			key->n = next.n - 4;
 			if (comp_eq(key, "gfx11xx"))
@@ -189,18 +186,6 @@ static int aotriton(const char *path, struct comp *key)
 			else if (comp_eq(key, "gfx120x"))
 				key->s = "gfx12_0";
 			return 1;
-		}
-		c = next;
-	}
-	p = path;
-	have = comp_next(&p, &c);
-	while (have && comp_next(&p, &next)) {
-		if (comp_eq(&c, "aotriton") && comp_eq(&next, "kernels")) {
-			if (comp_next(&p, &next) && starts(next.s, next.n, "gfx")) {
-				*key = next;
-				return 1;
-			}
-			break;
 		}
 		c = next;
 	}
@@ -343,30 +328,20 @@ static int hipkernelprovider(const char *path, struct comp *key)
 	}
 }
 
-/* HotswapCacheHandler: "share/rocjitsu/translations/<domain>/v1/<64 hex>.(man|obj)",
- * with only the domain gfx1250-b0-a0 known (bundle gfx1250). */
+/* HotswapCacheHandler: exactly "share/rocjitsu/translations/<domain>/v1/<64 hex>.(man|obj)"
+ * below the prefix root, with only the domain gfx1250-b0-a0 known (bundle gfx1250). */
 static int hotswap_cache(const char *path, struct comp *key)
 {
 	static const char *const want[] = {"share", "rocjitsu", "translations", NULL, "v1"};
-	struct comp c[6];
-	const char *end = path + strlen(path);
+	struct comp c[6], extra;
+	const char *p = path;
 	int i;
 
-	while (end > path && end[-1] == '/')
-		end--;
-	for (i = 5; i >= 0; i--) {
-		const char *s = end;
-
-		while (s > path && s[-1] != '/')
-			s--;
-		if (s == end)
+	for (i = 0; i < 6; i++)
+		if (!comp_next(&p, &c[i]))
 			return 0;
-		c[i].s = s;
-		c[i].n = (size_t)(end - s);
-		end = s;
-		while (end > path && end[-1] == '/')
-			end--;
-	}
+	if (comp_next(&p, &extra))
+		return 0;
 	for (i = 0; i < 5; i++)
 		if (want[i] && !comp_eq(&c[i], want[i]))
 			return 0;
@@ -382,29 +357,75 @@ static int hotswap_cache(const char *path, struct comp *key)
 	return 1;
 }
 
-const char *rk_kpack_db_classify(const char *path, char arch[RK_TARGET_MAX])
+static const char *const names[RK_KPACK_DB_NHANDLERS] = {
+	[RK_KPACK_DB_ROCBLAS] = "rocblas",
+	[RK_KPACK_DB_HIPBLASLT] = "hipblaslt",
+	[RK_KPACK_DB_HIPSPARSELT] = "hipsparselt",
+	[RK_KPACK_DB_AOTRITON] = "aotriton",
+	[RK_KPACK_DB_MIOPEN] = "miopen",
+	[RK_KPACK_DB_COMPOSABLEKERNEL] = "composablekernel",
+	[RK_KPACK_DB_HIPKERNELPROVIDER] = "hipkernelprovider",
+	[RK_KPACK_DB_HOTSWAP_CACHE] = "hotswap_cache",
+};
+
+const struct rk_kpack_db_set rk_kpack_db_all = {{0, 1, 2, 3, 4, 5, 6, 7}, RK_KPACK_DB_NHANDLERS};
+
+int rk_kpack_db_handler(const char *name)
+{
+	for (int h = 0; h < RK_KPACK_DB_NHANDLERS; h++)
+		if (!strcmp(name, names[h]))
+			return h;
+	return -1;
+}
+
+const char *rk_kpack_db_name(int h)
+{
+	return h >= 0 && h < RK_KPACK_DB_NHANDLERS ? names[h] : NULL;
+}
+
+void rk_kpack_db_set_add(struct rk_kpack_db_set *set, int h)
+{
+	if (h < 0 || h >= RK_KPACK_DB_NHANDLERS)
+		return;
+	for (unsigned i = 0; i < set->n; i++)
+		if (set->h[i] == h)
+			return;
+	set->h[set->n++] = (unsigned char)h;
+}
+
+static int detect(int h, const char *path, struct comp *key, char *buf, size_t bufsz)
+{
+	switch (h) {
+	case RK_KPACK_DB_ROCBLAS:
+		return tensile(path, "rocblas/library", key);
+	case RK_KPACK_DB_HIPBLASLT:
+		return tensile(path, "hipblaslt/library", key);
+	case RK_KPACK_DB_HIPSPARSELT:
+		return tensile(path, "hipsparselt/library", key);
+	case RK_KPACK_DB_AOTRITON:
+		return aotriton(path, key);
+	case RK_KPACK_DB_MIOPEN:
+		return miopen(path, key);
+	case RK_KPACK_DB_COMPOSABLEKERNEL:
+		return composablekernel(path, key, buf, bufsz);
+	case RK_KPACK_DB_HIPKERNELPROVIDER:
+		return hipkernelprovider(path, key);
+	case RK_KPACK_DB_HOTSWAP_CACHE:
+		return hotswap_cache(path, key);
+	}
+	return 0;
+}
+
+const char *rk_kpack_db_classify(const char *path, const struct rk_kpack_db_set *set,
+				 char arch[RK_TARGET_MAX])
 {
 	char buf[RK_TARGET_MAX];
 	struct comp key;
-	const char *name = NULL;
 
-	if (tensile(path, "rocblas/library", &key))
-		name = "rocblas";
-	else if (tensile(path, "hipblaslt/library", &key))
-		name = "hipblaslt";
-	else if (tensile(path, "hipsparselt/library", &key))
-		name = "hipsparselt";
-	else if (aotriton(path, &key))
-		name = "aotriton";
-	else if (miopen(path, &key))
-		name = "miopen";
-	else if (composablekernel(path, &key, buf, sizeof(buf)))
-		name = "composablekernel";
-	else if (hipkernelprovider(path, &key))
-		name = "hipkernelprovider";
-	else if (hotswap_cache(path, &key))
-		name = "hotswap_cache";
-	if (!name || !put_arch(key.s, key.n, arch))
-		return NULL;
-	return name;
+	/* upstream returns from the first handler that detects the file, even when the
+	 * key then collapses to nothing usable (never for these patterns) */
+	for (unsigned i = 0; set && i < set->n && i < RK_KPACK_DB_NHANDLERS; i++)
+		if (detect(set->h[i], path, &key, buf, sizeof(buf)))
+			return put_arch(key.s, key.n, arch) ? names[set->h[i]] : NULL;
+	return NULL;
 }

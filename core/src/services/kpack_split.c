@@ -45,6 +45,7 @@
 #include "rk/log.h"
 #include "rk/composite.h"
 #include "rk/target.h"
+#include "rk/topology.h"
 #include "engine/vfs_int.h"
 #include "services/kpack_split.h"
 
@@ -123,6 +124,7 @@ struct split {
 	struct artifact *a;
 	int64_t mtime; /* the run directory's: of the outputs' roots */
 	int relkeys; /* vfs_kpack_split's relkeys */
+	const struct rk_kpack_db_set *dbs; /* the database handlers this split runs */
 	char group[2 * RK_ARTIFACT_FIELD + 2]; /* "<name>_<component>" */
 	struct entry *e;
 	size_t ne;
@@ -460,8 +462,10 @@ static int classify(struct split *s, size_t i, struct rk_err *err)
 	unsigned char *img = MAP_FAILED;
 	int fd = -1, rc;
 
-	if (rk_kpack_db_classify(e->path, e->db))
-		return 0; /* database handlers come first (newer rocm-kpack) */
+	/* the handlers see the path below the prefix root, and come first (rocm-kpack's
+	 * FileClassificationVisitor) */
+	if (rk_kpack_db_classify(e->path + e->rel, s->dbs, e->db))
+		return 0;
 	e->db[0] = '\0';
 	if (e->src != SRC_BLOB || e->size < 64)
 		return 0;
@@ -577,7 +581,9 @@ static int cmp_prefix(const void *x, const void *y)
 
 /* o's artifact_manifest.txt, as split_artifacts writes them: for generic, the prefixes it
  * processed (read_artifact_manifest skips those with no directory in the artifact), in
- * manifest order; for an arch output, the prefixes it has content under, sorted. */
+ * manifest order; for an arch output, the prefixes it has content under: sorted when it
+ * has a .kpack archive (create_kpack_files rewrites the list sorted, last), else in
+ * manifest order (process_database_files appends each prefix as it meets it). */
 static int out_manifest(struct split *s, struct out *o)
 {
 	struct rk_buf b = RK_BUF_INIT;
@@ -592,8 +598,11 @@ static int out_manifest(struct split *s, struct out *o)
 		if (!*o->key ? s->a->root && vfs_find_dir(s->a->root, s->a->prefixes[i])
 			     : o->a.root && vfs_find_dir(o->a.root, s->a->prefixes[i]))
 			p[n++] = s->a->prefixes[i];
-	if (*o->key)
-		qsort(p, n, sizeof(*p), cmp_prefix);
+	for (size_t i = 0; *o->key && i < s->nar; i++)
+		if (!strcmp(s->ar[i].arch, o->key)) {
+			qsort(p, n, sizeof(*p), cmp_prefix);
+			break;
+		}
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = rk_buf_addf(&b, "%s\n", p[i]);
 	if (!rc && !(o->a.prefixes = calloc(n + 1, sizeof(char *))))
@@ -906,10 +915,15 @@ static int do_split(struct rk_vfs *v, struct artifact *a, const char *group, int
 	struct rk_buf path = RK_BUF_INIT;
 	int rc;
 
-	if (group)
+	/* an artifact splits with the handlers its topology entry asks for (TheRock passes
+	 * them to split_artifacts --split-databases); a wheel with every handler */
+	if (group) {
 		snprintf(s.group, sizeof(s.group), "%s", group);
-	else
+		s.dbs = &rk_kpack_db_all;
+	} else {
 		snprintf(s.group, sizeof(s.group), "%s_%s", a->art->an.name, a->art->an.component);
+		s.dbs = rk_topology_dbs(v->kpack_topology, a->art->an.name);
+	}
 	if ((rc = vfs_artifacts_wait(v, &a, 1, err)))
 		return rc;
 	/* a's tree is immutable now that it is DONE */

@@ -11,6 +11,7 @@
 #include <archive_entry.h>
 
 #include "rk/cache.h"
+#include "rk/frontier.h"
 #include "rk/ingest.h"
 #include "rk/log.h"
 #include "rk/path.h"
@@ -82,11 +83,14 @@ struct ingest {
 	size_t buf_len;
 	struct seen *seen; /* committer-owned */
 	struct shape *shape; /* reader-owned */
+	struct rk_frontier **fronts; /* reader-owned: of every staged file */
+	size_t nfronts, capfronts;
 	_Atomic unsigned dropped;
 	struct committer q;
 };
 
 static int enqueue_item(struct ingest *in, struct item *it);
+static int enqueue(struct ingest *in, const struct rk_member *m, struct rk_blob_writer *w);
 
 /* Libarchive is done with in->buf (it asks for more, or the stream ended): hand it to
  * the committer for the archive's SHA-256 and start a new one. */
@@ -160,18 +164,18 @@ static void refuse(struct ingest *in, const struct rk_member *m, uint64_t limit)
 		in->o->name, m->path, (unsigned long long)m->size, (unsigned long long)limit);
 }
 
-/* Copy the entry's data into a new, uncommitted blob (*wp) and into *mem when given.
- * Runs of zeros, and a sparse member's holes, become holes of the blob. */
+/* Copy the entry's data into the uncommitted blob w (NULL: no cache) and into *mem when
+ * given, advancing fr (may be NULL) as bytes land. Runs of zeros, and a sparse member's
+ * holes, become holes of the blob. A member the cache cannot hold loses its blob (*wp
+ * becomes NULL, fr fails). */
 static int copy_data(struct ingest *in, struct archive *a, struct rk_member *m, struct rk_buf *mem,
-		     struct rk_blob_writer **wp)
+		     struct rk_blob_writer **wp, struct rk_frontier *fr)
 {
-	struct rk_blob_writer *w = NULL;
+	struct rk_blob_writer *w = *wp;
 	uint64_t limit = in->cache ? rk_cache_limit(in->cache) : 0;
 	int64_t pos = 0;
-	int rc, refused = 0;
+	int rc;
 
-	if (in->cache && (rc = rk_blob_create(in->cache, 0, &w, in->err)))
-		return rc;
 	for (;;) {
 		const void *p;
 		size_t n;
@@ -180,55 +184,95 @@ static int copy_data(struct ingest *in, struct archive *a, struct rk_member *m, 
 
 		if (r == ARCHIVE_EOF)
 			break;
-		if (r < ARCHIVE_WARN) {
-			rc = archive_fail(in, a, m->path);
-			goto fail;
-		}
+		if (r < ARCHIVE_WARN)
+			return archive_fail(in, a, m->path);
 		if (off > pos) { /* a sparse member's hole */
-			if (mem && off - pos > MANIFEST_MAX) {
-				rc = rk_err_set(in->err, -EPROTO, "'%s': %s is too large",
-						in->o->name, MANIFEST_NAME);
-				goto fail;
-			}
+			if (mem && off - pos > MANIFEST_MAX)
+				return rk_err_set(in->err, -EPROTO, "'%s': %s is too large",
+						  in->o->name, MANIFEST_NAME);
 			if (w && (rc = rk_blob_hole(w, (uint64_t)(off - pos), in->err)))
-				goto fail;
+				return rc;
 			for (; mem && pos < off; pos++)
 				if ((rc = rk_buf_add(mem, "", 1)))
-					goto fail;
+					return rc;
 			pos = off;
 		}
 		if ((w && (rc = rk_blob_write(w, p, n, in->err))) ||
 		    (mem && (rc = rk_buf_add(mem, p, n))))
-			goto fail;
+			return rc;
 		pos += (int64_t)n;
-		if (mem && mem->len > MANIFEST_MAX) {
-			rc = rk_err_set(in->err, -EPROTO, "'%s': %s is too large", in->o->name,
-					MANIFEST_NAME);
-			goto fail;
-		}
+		if (mem && mem->len > MANIFEST_MAX)
+			return rk_err_set(in->err, -EPROTO, "'%s': %s is too large", in->o->name,
+					  MANIFEST_NAME);
 		if (w && limit && rk_blob_writer_dense(w) > limit) {
 			rk_blob_abort(w);
-			w = NULL;
-			refused = 1;
+			*wp = w = NULL;
+			refuse(in, m, limit);
+			if (fr)
+				rk_frontier_end(fr, -EFBIG);
 		}
+		if (w && fr)
+			rk_frontier_advance(fr, (uint64_t)pos);
 	}
-	if ((uint64_t)pos < m->size) {
-		rc = rk_err_set(in->err, -EBADMSG, "'%s': member '%s' truncated", in->o->name,
-				m->path);
-		goto fail;
-	}
+	if ((uint64_t)pos < m->size)
+		return rk_err_set(in->err, -EBADMSG, "'%s': member '%s' truncated", in->o->name,
+				  m->path);
 	m->size = (uint64_t)pos;
-	if (refused)
-		refuse(in, m, limit);
+	return 0;
+}
+
+/* Give fr to the ingest's list: every frontier fails with the archive (rk/frontier.h). */
+static int keep_frontier(struct ingest *in, struct rk_frontier *fr)
+{
+	if (in->nfronts == in->capfronts) {
+		size_t cap = in->capfronts ? 2 * in->capfronts : 64;
+		struct rk_frontier **v = realloc(in->fronts, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		in->fronts = v;
+		in->capfronts = cap;
+	}
+	in->fronts[in->nfronts++] = fr;
+	return 0;
+}
+
+/* A regular file: staged (readable) as soon as its bytes start to land, so that a reader
+ * of a huge member streams behind the decompressor; then queued for its commit. */
+static int regular_file(struct ingest *in, struct archive *a, struct rk_member *m, int first)
+{
+	struct rk_buf mem = RK_BUF_INIT;
+	struct rk_blob_writer *w = NULL;
+	struct rk_frontier *fr = NULL;
+	int rc = 0;
+
+	if (in->cache && (rc = rk_blob_create(in->cache, 0, &w, in->err)))
+		return rc;
+	if (w && m->size && in->o->on_staged) {
+		if (!(fr = rk_frontier_new(m->size)) || (rc = keep_frontier(in, fr))) {
+			rk_frontier_put(fr);
+			rk_blob_abort(w);
+			return -ENOMEM;
+		}
+		rc = in->o->on_staged(in->o->ctx, m, rk_blob_writer_fd(w), fr);
+	}
+	if (!rc)
+		rc = copy_data(in, a, m, first ? &mem : NULL, &w, fr);
+	/* the committer has not touched the index yet: prefixes are ours to write */
+	if (!rc && first)
+		rc = rk_index_parse_manifest(in->idx, mem.buf, mem.len, in->err);
+	rk_buf_release(&mem);
+	if (fr)
+		rk_frontier_end(fr, rc);
+	if (rc) {
+		rk_blob_abort(w);
+		return rc;
+	}
 	if (w && m->size == 0) {
 		rk_blob_abort(w);
 		w = NULL;
 	}
-	*wp = w;
-	return 0;
-fail:
-	rk_blob_abort(w);
-	return rc;
+	return enqueue(in, m, w);
 }
 
 static int add_member(struct ingest *in, struct rk_member *m)
@@ -496,7 +540,6 @@ static int one_member(struct ingest *in, struct archive *a, struct archive_entry
 	char path[RK_INDEX_MAX_PATH + 1], link[RK_INDEX_MAX_PATH + 1];
 	const char *name = archive_entry_pathname(e), *hl = archive_entry_hardlink(e);
 	struct rk_member m = {0};
-	struct rk_buf mem = RK_BUF_INIT;
 	int rc, n;
 
 	if (!name)
@@ -529,26 +572,12 @@ static int one_member(struct ingest *in, struct archive *a, struct archive_entry
 		return enqueue(in, &m, NULL);
 	}
 	switch (archive_entry_filetype(e)) {
-	case AE_IFREG: {
-		struct rk_blob_writer *w = NULL;
-
+	case AE_IFREG:
 		if ((rc = shape_take(in, path, RK_MEMBER_FILE, NULL)) <= 0)
 			return rc;
 		m.type = RK_MEMBER_FILE;
 		m.size = archive_entry_size_is_set(e) ? (uint64_t)archive_entry_size(e) : 0;
-		rc = copy_data(in, a, &m, first ? &mem : NULL, &w);
-		/* the committer has not touched the index yet: prefixes are ours to write */
-		if (!rc && first)
-			rc = rk_index_parse_manifest(in->idx, mem.buf, mem.len, in->err);
-		rk_buf_release(&mem);
-		if (!rc && w && in->o->on_staged)
-			rc = in->o->on_staged(in->o->ctx, &m, rk_blob_writer_fd(w));
-		if (rc) {
-			rk_blob_abort(w);
-			return rc;
-		}
-		return enqueue(in, &m, w);
-	}
+		return regular_file(in, a, &m, first);
 	case AE_IFDIR:
 		if ((rc = shape_take(in, path, RK_MEMBER_DIR, NULL)) <= 0)
 			return rc;
@@ -709,6 +738,13 @@ out:
 		HASH_DEL(in.seen, s);
 		free(s);
 	}
+	/* a reader of a staged file of a bad archive fails, even below the frontier */
+	for (size_t i = 0; i < in.nfronts; i++) {
+		if (rc)
+			rk_frontier_end(in.fronts[i], rc);
+		rk_frontier_put(in.fronts[i]);
+	}
+	free(in.fronts);
 	HASH_ITER(hh, in.shape, sh, shtmp) {
 		HASH_DEL(in.shape, sh);
 		free(sh);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -89,7 +90,8 @@ static int is_run_dir(const struct remote_store *r, const char *path)
 	return rk_run_name_valid(last ? last + 1 : full);
 }
 
-/* "remote/<store key>-<kind>-<escaped path>" (kind 'l' listing, 'o' object). */
+/* "remote/<store key>-<kind>-<escaped path>" (kind 'l' listing, 'u' listing of a run
+ * still being uploaded, 'o' object). */
 static int cache_rel(const struct remote_store *r, char kind, const char *path, struct rk_buf *b)
 {
 	struct rk_buf esc = RK_BUF_INIT, full = RK_BUF_INIT;
@@ -203,7 +205,8 @@ static int list_copy(const struct rk_store_list *from, struct rk_store_list *to)
 
 /* ---- listings ---- */
 
-static int disk_listing(struct remote_store *r, const char *path, struct rk_store_list *out)
+static int disk_listing(struct remote_store *r, char kind, const char *path,
+			struct rk_store_list *out)
 {
 	struct rk_buf rel = RK_BUF_INIT;
 	char *data = NULL;
@@ -212,7 +215,7 @@ static int disk_listing(struct remote_store *r, const char *path, struct rk_stor
 
 	if (!r->cache)
 		return -ENOENT;
-	if ((rc = cache_rel(r, 'l', path, &rel)))
+	if ((rc = cache_rel(r, kind, path, &rel)))
 		return rc;
 	rc = rk_cache_get_file(r->cache, rel.buf, LISTING_MAX, &data, &len, NULL);
 	if (!rc) {
@@ -230,20 +233,49 @@ static int disk_listing(struct remote_store *r, const char *path, struct rk_stor
 	return rc;
 }
 
-static void save_listing(struct remote_store *r, const char *path, const struct rk_store_list *l)
+/* A run's listings are final (kept for good, never asked again) once its newest object
+ * is older than run_final_age: a run is immutable once CI has finished uploading it.
+ * Until then they are kept as unfinished ('u'), which only offline mounts use. Entries
+ * without a time (some HTML listings) count as old. */
+static int64_t newest_entry(const struct rk_store_list *l, int64_t newest)
 {
-	struct rk_buf rel = RK_BUF_INIT, b = RK_BUF_INIT;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].mtime_ns > newest)
+			newest = l->v[i].mtime_ns;
+	return newest;
+}
+
+static char listing_kind(const struct remote_store *r, const char *path, int64_t newest)
+{
+	int64_t now = (int64_t)time(NULL) * 1000000000;
+
+	if (!in_run(r, path) || r->final_age < 0 || now - newest >= r->final_age * 1000000000)
+		return 'l';
+	if (is_run_dir(r, path))
+		rk_info("run '%s': still being uploaded (its newest object is %lld s old, "
+			"run_final_age %lld s); listed again on the next mount",
+			path, (long long)((now - newest) / 1000000000), (long long)r->final_age);
+	return 'u';
+}
+
+static void save_listing(struct remote_store *r, char kind, const char *path,
+			 const struct rk_store_list *l)
+{
+	struct rk_buf rel = RK_BUF_INIT, b = RK_BUF_INIT, other = RK_BUF_INIT;
 	struct rk_err err = RK_ERR_INIT;
 	int rc;
 
 	if (!r->cache)
 		return;
-	if (!(rc = cache_rel(r, 'l', path, &rel)) && !(rc = listing_format(l, &b)))
+	if (!(rc = cache_rel(r, kind, path, &rel)) && !(rc = listing_format(l, &b)))
 		rc = rk_cache_put_file(r->cache, rel.buf, b.buf, b.len, &err);
 	if (rc)
 		rk_warn("cache: listing of '%s' not kept: %s", path, rk_err_str(&err, rc));
+	else if (kind == 'l' && !cache_rel(r, 'u', path, &other))
+		rk_cache_remove_file(r->cache, other.buf); /* an unfinished one, if any */
 	rk_buf_release(&rel);
 	rk_buf_release(&b);
+	rk_buf_release(&other);
 }
 
 static void remember_locked(struct remote_store *r, char *path, struct rk_store_list *l)
@@ -268,20 +300,24 @@ static void remember_locked(struct remote_store *r, char *path, struct rk_store_
 /* A run directory and everything below it, in one go: the subdirectories' listings are
  * kept (memory and cache dir) for the lookups that follow. */
 static int load_tree(struct remote_store *r, const char *path, struct rk_store_list *out,
-		     struct rk_err *err)
+		     char *kind, struct rk_err *err)
 {
 	struct rk_store_list *lists = NULL;
 	char **paths = NULL;
 	size_t n = 0;
+	int64_t newest = 0;
 	int rc = r->rops->list_tree(r, path, &paths, &lists, &n, err);
 
 	if (rc)
 		return rc;
 	*out = lists[0];
 	free(paths[0]);
+	for (size_t i = 0; i < n; i++)
+		newest = newest_entry(&lists[i], newest);
+	*kind = listing_kind(r, path, newest);
 	for (size_t i = 1; i < n; i++) {
 		rk_store_list_sort(&lists[i]);
-		save_listing(r, paths[i], &lists[i]);
+		save_listing(r, *kind, paths[i], &lists[i]);
 		pthread_mutex_lock(&r->lock);
 		remember_locked(r, paths[i], &lists[i]);
 		pthread_mutex_unlock(&r->lock);
@@ -296,9 +332,12 @@ static int load_listing(struct remote_store *r, const char *path, struct rk_stor
 			struct rk_err *err)
 {
 	int immutable = in_run(r, path), rc;
+	char kind = 0;
 
 	if (r->offline || (immutable && !r->refresh)) {
-		rc = disk_listing(r, path, out);
+		rc = disk_listing(r, 'l', path, out);
+		if (rc == -ENOENT && r->offline)
+			rc = disk_listing(r, 'u', path, out);
 		if (rc != -ENOENT || r->offline) {
 			if (rc == -ENOENT)
 				return rk_err_set(err, -EIO, "'%s': offline, and not in the cache",
@@ -307,10 +346,10 @@ static int load_listing(struct remote_store *r, const char *path, struct rk_stor
 		}
 	}
 	if (r->rops->list_tree && is_run_dir(r, path))
-		rc = load_tree(r, path, out, err);
+		rc = load_tree(r, path, out, &kind, err);
 	else
 		rc = r->rops->list(r, path, out, err);
-	if ((rc == -EIO || rc == -ETIMEDOUT) && !immutable && !disk_listing(r, path, out)) {
+	if ((rc == -EIO || rc == -ETIMEDOUT) && !immutable && !disk_listing(r, 'l', path, out)) {
 		rk_warn("'%s': %s; serving the cached listing", path[0] ? path : "/",
 			rk_err_str(err, rc));
 		rk_err_clear(err);
@@ -319,7 +358,7 @@ static int load_listing(struct remote_store *r, const char *path, struct rk_stor
 	if (rc)
 		return rc;
 	rk_store_list_sort(out);
-	save_listing(r, path, out);
+	save_listing(r, kind ? kind : listing_kind(r, path, newest_entry(out, 0)), path, out);
 	return 0;
 }
 
@@ -781,6 +820,7 @@ int remote_init(struct remote_store *r, const struct rk_store_opts *o, struct rk
 		rk_cache_area(r->cache, "remote");
 	r->offline = o->offline;
 	r->refresh = o->refresh;
+	r->final_age = o->run_final_age ? o->run_final_age : 86400;
 	{
 		const char *host = strstr(r->base.id, "://"), *slash;
 
@@ -823,7 +863,7 @@ int rk_store_refresh_run(struct rk_cache *cache, const char *run, struct rk_err 
 		/* <key 16>-l-<escaped path>: match run as one component ("%2F"-separated) */
 		const char *p = de->d_name;
 
-		if (strlen(p) < 19 || strncmp(p + 16, "-l-", 3))
+		if (strlen(p) < 19 || (strncmp(p + 16, "-l-", 3) && strncmp(p + 16, "-u-", 3)))
 			continue;
 		p += 19;
 		while (*p) {

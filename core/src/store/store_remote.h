@@ -48,6 +48,8 @@ struct remote_store {
 	void *sign_ctx;
 	struct rk_cache *cache;
 	int offline, refresh;
+	long long final_age; /* seconds after its last upload a run's listing is final; < 0:
+			      * at once */
 	char key[17]; /* hash of the server part of the id ("s3://bucket"): cache file prefix */
 	const char *root; /* the id's path below that ("" or "prefix"), in base.id */
 	pthread_mutex_t lock; /* protects lists, blocks */
