@@ -2,8 +2,10 @@
  * ENOSYS once, FUSE_CAP_NO_OPEN_SUPPORT) sends no OPEN and no RELEASE round trip per
  * file: its reads come without a handle. A read takes its inode's rk_file here, opening
  * it on first use; the FILES_KEEP used last stay open, so that a file read in many
- * requests (or by many readers) is opened once. An open that fails is not remembered:
- * the next read tries again, as the next open(2) did. */
+ * requests (or by many readers) is opened once. An open that fails is not remembered,
+ * nor a file a read failed on (its archive failed while it streamed, a blob went bad):
+ * the next read opens it again, as the next open(2) did (a transient failure of an
+ * archive is tried again then). */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -139,6 +141,17 @@ void rkfs_file_put(struct rkfs *fs, struct rkfs_ifile *e)
 	pthread_mutex_unlock(&fs->files.lock);
 	if (!refs)
 		ifile_free(e);
+}
+
+void rkfs_file_forget(struct rkfs *fs, struct rkfs_ifile *e)
+{
+	struct rkfs_ifile *drop = NULL;
+
+	pthread_mutex_lock(&fs->files.lock);
+	if (find(&fs->files, e->ino) == e)
+		drop = unlist(&fs->files, e); /* (NULL: the caller still holds it) */
+	pthread_mutex_unlock(&fs->files.lock);
+	ifile_free(drop);
 }
 
 void rkfs_files_close(struct rkfs *fs)

@@ -333,7 +333,7 @@ static void rkfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
  * copied. libfuse sizes its splice pipe at a page per extent plus the bytes. */
 #define READ_EXTENTS 64
 
-static void read_file(fuse_req_t req, struct rk_file *f, size_t size, off_t off);
+static int read_file(fuse_req_t req, struct rk_file *f, size_t size, off_t off);
 
 static void rkfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			 struct fuse_file_info *fi)
@@ -350,11 +350,13 @@ static void rkfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		reply_err(req, rc);
 		return;
 	}
-	read_file(req, rkfs_file_of(e), size, off);
+	if (read_file(req, rkfs_file_of(e), size, off))
+		rkfs_file_forget(fs, e);
 	rkfs_file_put(fs, e);
 }
 
-static void read_file(fuse_req_t req, struct rk_file *f, size_t size, off_t off)
+/* Reply to a read of f: 0, or the error replied. */
+static int read_file(fuse_req_t req, struct rk_file *f, size_t size, off_t off)
 {
 	struct rk_extent ext[READ_EXTENTS];
 	_Alignas(struct fuse_bufvec) char
@@ -365,7 +367,7 @@ static void read_file(fuse_req_t req, struct rk_file *f, size_t size, off_t off)
 
 	if (off < 0) {
 		fuse_reply_buf(req, NULL, 0);
-		return;
+		return 0;
 	}
 	/* the file's bytes as descriptor ranges: the kernel moves them (splice), no copy here */
 	k = rk_file_extents(f, (uint64_t)off, size, ext, READ_EXTENTS);
@@ -391,15 +393,15 @@ static void read_file(fuse_req_t req, struct rk_file *f, size_t size, off_t off)
 		else
 			fuse_reply_data(req, bv, FUSE_BUF_SPLICE_MOVE);
 		rk_extents_close(ext, (size_t)k);
-		return;
+		return 0;
 	}
 	if (k != -E2BIG) {
 		reply_err(req, (int)k);
-		return;
+		return (int)k;
 	}
 	if (!(buf = malloc(size))) {
 		fuse_reply_err(req, ENOMEM);
-		return;
+		return -ENOMEM;
 	}
 	n = rk_file_pread(f, buf, size, (uint64_t)off, NULL);
 	if (n < 0)
@@ -407,6 +409,7 @@ static void read_file(fuse_req_t req, struct rk_file *f, size_t size, off_t off)
 	else
 		fuse_reply_buf(req, buf, (size_t)n);
 	free(buf);
+	return n < 0 ? (int)n : 0;
 }
 
 static void rkfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)

@@ -48,6 +48,8 @@ void rkfs_close_handles(struct rkfs *fs);
 int rkfs_file_get(struct rkfs *fs, uint64_t ino, struct rkfs_ifile **out);
 struct rk_file *rkfs_file_of(const struct rkfs_ifile *e);
 void rkfs_file_put(struct rkfs *fs, struct rkfs_ifile *e);
+/* A read of e failed: the next read opens the file again (call before the put). */
+void rkfs_file_forget(struct rkfs *fs, struct rkfs_ifile *e);
 void rkfs_files_close(struct rkfs *fs);
 
 extern const struct fuse_lowlevel_ops rkfs_ops;
