@@ -10,7 +10,9 @@
  * per directory and walk). Directories listing the store's runs (rk_attr.live) are the
  * exception to "never changes": their attributes time out after list_ttl, a getattr
  * then lists the store again, and when runs were added their mtime has moved on, which
- * makes the kernel drop its cached listing (it compares the two). */
+ * makes the kernel drop its cached listing (it compares the two). Files are not opened
+ * either (open answers ENOSYS): reads come without a handle and find their file by inode
+ * (files.c). Both fall back to opening when the kernel cannot do without. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
