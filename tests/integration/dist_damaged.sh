@@ -10,6 +10,10 @@
 #     damaged artifact's files read before the cut are listed and fail with EIO, and the
 #     listing of the tree ends in EIO (ls, find and rsync report it; a silently short
 #     copy is impossible).
+# A legacy (fat) run's per-target tree (dist/gfx942, made by splitting its family's fat
+# artifacts) with one of those fat artifacts damaged: the tree is served, the damaged
+# artifact's files are listed unsplit and fail with EIO, every other file reads as on the
+# clean mount.
 # dist/.rockfs/<X>.damaged names the artifact and the cause; the release tarballs that
 # hold a damaged artifact cannot be whole and fail with EIO (listed; the other tarballs
 # are served); the daemon logs one line per damaged artifact.
@@ -203,4 +207,51 @@ if [ "$(wc -l <"$T/other.log")" -gt "$(wc -l <"$T/clean.errs")" ]; then
 	fail "the damaged mount logged more than its damaged artifacts"
 	cat "$T/other.log" >&2
 fi
+
+# 5. a legacy run's per-target tree, one of its family artifacts damaged (wrong sidecar)
+LRUN=24205988454-linux
+LBAD=blas_lib_gfx94X-dcgpu
+S3=$T/store3
+mkdir -p "$S3"
+cp -r "$STORE/$LRUN" "$S3/$LRUN"
+echo "$(printf 'not it' | sha256sum | cut -d' ' -f1)  $LBAD.tar.zst" >"$S3/$LRUN/$LBAD.tar.zst.sha256sum"
+it_mount leg "$S3" "$T/mnt3" "$T/cache3"
+x=gfx942
+LD=$T/mnt3/$LRUN/dist/$x
+LC=$CM/$LRUN/dist/$x
+[ -d "$LC" ] || die "premise: the clean legacy run has no dist/$x"
+(cd "$LD" && find . -type f | sort) >"$T/leg.got" || fail "legacy $x: find failed (the tree fails as a whole)"
+# the damaged artifact's files, as flatten places them (below each manifest prefix)
+python3 - "$STORE/$LRUN/$LBAD.tar.zst" >"$T/leg.bad" <<'EOF'
+import io, subprocess, sys, tarfile
+data = subprocess.run(["zstd", "-q", "-dc", sys.argv[1]], check=True, stdout=subprocess.PIPE).stdout
+with tarfile.open(fileobj=io.BytesIO(data)) as t:
+    members = t.getmembers()
+    prefixes = [l.strip() for l in t.extractfile(members[0]).read().decode().splitlines() if l.strip()]
+    for m in members[1:]:
+        for p in prefixes:
+            if m.isfile() and m.name.startswith(p + "/"):
+                print("./" + m.name[len(p) + 1:])
+EOF
+[ -s "$T/leg.bad" ] || die "premise: $LBAD has no files"
+n_eio=0 n_ok=0
+while read -r rel; do
+	grep -qxF "$rel" "$T/leg.got" || fail "legacy $x: $rel (of the damaged $LBAD) is not listed"
+	if cat "$LD/$rel" >/dev/null 2>"$T/leg.err"; then
+		fail "legacy $x: $rel (of the damaged $LBAD) was read"
+	else
+		grep -q 'Input/output error' "$T/leg.err" || fail "legacy $x: $rel: $(cat "$T/leg.err") (want EIO)"
+		n_eio=$((n_eio + 1))
+	fi
+done <"$T/leg.bad"
+while read -r rel; do
+	grep -qxF "$rel" "$T/leg.bad" && continue
+	[ -f "$LC/$rel" ] || continue
+	cmp -s "$LC/$rel" "$LD/$rel" || fail "legacy $x: $rel differs from the clean mount"
+	n_ok=$((n_ok + 1))
+done <"$T/leg.got"
+[ "$n_eio" -gt 0 ] && [ "$n_ok" -gt 0 ] || fail "legacy $x: $n_ok files checked equal, $n_eio failing"
+it_say "legacy $x: $n_ok files equal the clean mount's, $n_eio of $LBAD fail with EIO"
+grep -q "^$LBAD.tar.zst	" "$T/mnt3/$LRUN/dist/.rockfs/$x.damaged" ||
+	fail "legacy: dist/.rockfs/$x.damaged does not name $LBAD"
 it_finish

@@ -56,7 +56,7 @@ RK_TEST(builtin)
 	RK_ASSERT_EQ_STR("hotswap_cache", set_str(rk_topology_dbs(NULL, "rccl")));
 	RK_ASSERT_EQ_STR("", set_str(rk_topology_dbs(NULL, "rand")));
 	RK_ASSERT_EQ_STR("", set_str(rk_topology_dbs(NULL, "composable-kernel")));
-	RK_ASSERT_EQ_INT(rk_topology_builtin_len, strlen(rk_topology_builtin_text));
+	RK_ASSERT_EQ_INT(rk_topology_toml_len, strlen(rk_topology_toml));
 }
 
 RK_TEST(forms)

@@ -56,7 +56,7 @@ const struct rk_kpack_db_set *rk_topology_dbs(const struct rk_topology *t, const
 void rk_topology_release(struct rk_topology *t);
 
 /* The embedded packaging/therock-topology.toml (NUL-terminated; len without the NUL). */
-extern const char rk_topology_builtin_text[];
-extern const size_t rk_topology_builtin_len;
+extern const char rk_topology_toml[];
+extern const size_t rk_topology_toml_len;
 
 #endif

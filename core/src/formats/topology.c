@@ -622,7 +622,7 @@ static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
 
 static void builtin_init(void)
 {
-	builtin_ok = !rk_topology_parse(rk_topology_builtin_text, rk_topology_builtin_len,
+	builtin_ok = !rk_topology_parse(rk_topology_toml, rk_topology_toml_len,
 					"therock-topology.toml", &builtin, NULL);
 }
 

@@ -163,7 +163,8 @@ static int cmp_flatten_order(const void *x, const void *y)
 
 /* Replace the family artifacts in as[0..*n) by the outputs of their split that belong
  * in tree x: the generic output and the outputs whose base arch is x. Each <name>_
- * <component> is taken from its first family only. */
+ * <component> is taken from its first family only. A family artifact damaged for good
+ * (sort_damaged listed it) cannot be split: it stays, its files listed and failing. */
 static int add_split_outputs(struct rk_vfs *v, struct artifact ***as, size_t *n, const char *x,
 			     struct rk_err *err)
 {
@@ -172,9 +173,11 @@ static int add_split_outputs(struct rk_vfs *v, struct artifact ***as, size_t *n,
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < m; i++) {
-		struct artifact *a = (*as)[i], **outs;
+		struct artifact *a = (*as)[i], **outs, *self[1] = {a};
+		struct rk_err why = RK_ERR_INIT;
 		size_t nouts;
 		char base[64];
+		int read_all;
 
 		if (is_generic(a))
 			continue;
@@ -183,10 +186,14 @@ static int add_split_outputs(struct rk_vfs *v, struct artifact ***as, size_t *n,
 			    !strcmp((*as)[j]->art->an.name, a->art->an.name) &&
 			    !strcmp((*as)[j]->art->an.component, a->art->an.component))
 				goto next; /* an earlier family has this one */
-		if ((rc = vfs_kpack_split(v, a, NULL, 0, &outs, &nouts, err)))
+		if (vfs_artifact_damaged(v, a, &read_all, &why) == -EIO) {
+			outs = self; /* not into *as: it may move below */
+			nouts = 1;
+		} else if ((rc = vfs_kpack_split(v, a, NULL, 0, &outs, &nouts, err))) {
 			return rk_err_wrap(err, rc, "'%s'", a->art->stem);
+		}
 		for (size_t j = 0; !rc && j < nouts; j++) {
-			if (!is_generic(outs[j]) &&
+			if (!is_generic(outs[j]) && outs[j] != a &&
 			    (rk_gpu_base_arch(outs[j]->art->an.target, base, sizeof(base)) < 0 ||
 			     strcmp(base, x)))
 				continue;
@@ -505,7 +512,7 @@ static int flatten_tree(struct rk_vfs *v, struct run *r, const char *x, int rele
 				as[n++] = a;
 		}
 	rc = vfs_artifacts_wait(v, as, n, err);
-	if (rc == -EIO && damaged && !split_target) {
+	if (rc == -EIO && damaged) {
 		rk_err_clear(err);
 		rc = sort_damaged(v, as, n, damaged, &incomplete, err);
 	}
