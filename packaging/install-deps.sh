@@ -37,6 +37,8 @@ if [ $tests = 1 ]; then
 		clang libclang-rt-14-dev clang-tools-15
 		# tests drive the mount with real tools
 		rsync libarchive-tools file procps util-linux diffutils coreutils findutils tar gzip
+		# the wheels' RPATH change is checked against patchelf (TheRock's tool for it)
+		patchelf
 		# native package tests: dpkg-gencontrol, dpkg-scanpackages, apt-ftparchive, lintian
 		dpkg-dev apt-utils lintian
 		# and rpm (query, -K, install, rpmbuild), rpm2cpio + cpio, createrepo_c, dnf

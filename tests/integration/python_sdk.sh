@@ -9,7 +9,8 @@
 #    (and rocm-sdk-device-<target> with the device extra);
 #  - `rocm-sdk version | path --root | --bin | --cmake | targets` answer from site-packages;
 #  - every installed platform file equals the dist tree's file it came from (symlinks
-#    to executables became exec stubs; shared libraries sit under their soname);
+#    to executables became exec stubs; shared libraries sit under their soname; programs
+#    and libraries differ by TheRock's added DT_RPATH only, python_rpath.sh);
 #  - the devel tree, expanded by `rocm-sdk path`, holds every file of its dist tree (files
 #    a runtime wheel has are hardlinks to it), and device files overlay the libraries
 #    platform directory, listed in .devel_links/<target>.json;
@@ -87,6 +88,20 @@ install_sdk() {
 	"$venv/bin/pip" list --format=freeze 2>/dev/null | grep '^rocm' | sort >"$T/installed"
 }
 
+# same_or_rpath INSTALLED ORIG: the same bytes, or a program or library with TheRock's
+# added DT_RPATH (python_rpath.sh checks its value), or (devel files) its DT_RUNPATH made
+# DT_RPATH, and the original's dynamic symbols
+same_or_rpath() {
+	local rp
+	cmp -s "$1" "$2" && return 0
+	[ "$(head -c 4 "$1")" = $'\177ELF' ] || return 1
+	rp=$(readelf -d "$2" | sed -n 's/.*(RUNPATH).*Library runpath: \[\(.*\)\]$/\1/p')
+	{ readelf -d "$1" | grep -q '(RPATH).*_rocm_sdk_core/' ||
+		{ [ -n "$rp" ] && [ "$(readelf -d "$1" |
+			sed -n 's/.*(RPATH).*Library rpath: \[\(.*\)\]$/\1/p')" = "$rp" ]; }; } &&
+		cmp -s <(readelf -W --dyn-syms "$1") <(readelf -W --dyn-syms "$2")
+}
+
 # compare_platform SITE PKG DIST: every file of SITE/PKG equals DIST's file (an exec stub
 # for a symlink to an executable).
 compare_platform() {
@@ -97,10 +112,15 @@ compare_platform() {
 		n=$((n + 1))
 		if [ ! -e "$dist/$rel" ]; then
 			fail "$pkg/$rel: not in $(basename "$dist")"
-		elif [ -L "$dist/$rel" ] && [ -x "$dist/$rel" ] && head -c 10 "$f" | grep -q '^#!/bin/sh'; then
+		elif same_or_rpath "$f" "$dist/$rel"; then
+			:
+		elif [ -L "$dist/$rel" ] && [ -x "$dist/$rel" ]; then
+			# an exec stub (a program, python_scripts.sh runs them) naming its target
 			"$f" --version >/dev/null 2>&1 || true # the stub runs (its target may not care)
-			grep -q "^exec " "$f" || fail "$pkg/$rel: not an exec stub"
-		elif ! cmp -s "$f" "$dist/$rel"; then
+			[ "$(head -c 4 "$f")" = $'\177ELF' ] &&
+				grep -qaF "$(basename "$(readlink -f "$dist/$rel")")" "$f" ||
+				fail "$pkg/$rel: not an exec stub of $(readlink "$dist/$rel")"
+		else
 			fail "$pkg/$rel differs from $(basename "$dist")/$rel"
 		fi
 	done < <(find "$site/$pkg" -type f -print0)
@@ -131,7 +151,7 @@ for j in glob.glob(sys.argv[1] + "/_rocm_sdk_libraries*/.devel_links/*.json"):
 	comm -3 "$T/dist.all" "$T/devel.files" >"$T/missing"
 	[ ! -s "$T/missing" ] || fail "$run: devel and flatten differ: $(head -n 5 "$T/missing" | tr '\n' ' ')"
 	while read -r rel; do
-		cmp -s "$site/_rocm_sdk_devel/$rel" "$o/$rel" || fail "$run: devel $rel differs"
+		same_or_rpath "$site/_rocm_sdk_devel/$rel" "$o/$rel" || fail "$run: devel $rel differs"
 	done <"$T/dist.files"
 }
 

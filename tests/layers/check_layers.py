@@ -27,7 +27,7 @@ RANK = {name: i for i, name in enumerate(LAYERS)}
 PUBLIC = {
     "buf.h": "util", "err.h": "util", "log.h": "util", "hash.h": "util", "path.h": "util",
     "size.h": "util", "nearest.h": "util", "staging.h": "util", "frontier.h": "util", "compiler.h": "util", "splice.h": "util", "composite.h": "util",
-    "artifact.h": "formats", "bundle.h": "formats", "elf_info.h": "formats",
+    "artifact.h": "formats", "bundle.h": "formats", "elf_info.h": "formats", "elf_rpath.h": "formats",
     "gpu.h": "formats", "target.h": "formats", "index.h": "formats", "kpack.h": "formats",
     "kpack_db.h": "formats", "topology.h": "formats", "kpack_elf.h": "formats", "kpack_binary.h": "formats",
     "manifest.h": "formats", "pkgdefs.h": "formats",

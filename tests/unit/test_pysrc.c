@@ -9,9 +9,9 @@
 
 /* The files the C side puts into the synthesized packages (the contract). */
 static const char *const expected[] = {
-	"pure/__init__.py",	"rocm_sdk/__init__.py",	  "rocm_sdk/__main__.py",
-	"rocm_sdk/_devel.py",	"rocm_sdk/_dist_info.py", "rocm_sdk/_locate.py",
-	"sdist/pyproject.toml", "sdist/setup.py",
+	"core/_cli.py",		"pure/__init__.py",	"rocm_sdk/__init__.py",
+	"rocm_sdk/__main__.py", "rocm_sdk/_devel.py",	"rocm_sdk/_dist_info.py",
+	"rocm_sdk/_locate.py",	"sdist/pyproject.toml", "sdist/setup.py",
 };
 
 static unsigned char *read_source(const char *rel, size_t *len)

@@ -18,6 +18,13 @@ struct rk_pysrc {
 extern const struct rk_pysrc rk_pysrc[];
 extern const size_t rk_npysrc;
 
+/* The exec stub of the runtime wheels (exe_stub.c, built and embedded by embed_stub.cmake):
+ * rk_exe_stub_len bytes holding RK_EXE_STUB_MARK where the target's path goes. */
+extern const unsigned char rk_exe_stub[];
+extern const size_t rk_exe_stub_len;
+#define RK_EXE_STUB_MARK "@ROCKFS-EXE-STUB-TARGET@"
+#define RK_EXE_STUB_TARGET_MAX 4096
+
 /* The embedded file at path (relative to core/python/, e.g. "sdist/setup.py"), or NULL. */
 const struct rk_pysrc *rk_pysrc_find(const char *path);
 

@@ -74,6 +74,7 @@ int pywheel_add_buf(struct pywheel *w, const char *name, struct rk_buf *b); /* b
 int pywheel_add_str(struct pywheel *w, const char *name, const char *s);
 struct pywheel_info {
 	const char *dist, *version, *tag, *requires, *summary, *top_level, *from;
+	const char *entry_points; /* dist-info/entry_points.txt, or NULL */
 	int64_t mtime;
 };
 int pywheel_finish(struct rk_vfs *v, struct pywheel *w, const struct pywheel_info *in,
@@ -89,7 +90,7 @@ int pywheel_dist_info_py(const char *version, int split, char **families, size_t
 /* Append the kpack split of the run's stored fat libraries wheels (view_python_split.c):
  * rocm-sdk-libraries and rocm-sdk-device-<target>, from st[0..n) (the stored wheels whose
  * METADATA reads). A wheel that cannot be split is left out with a log line; only -ENOMEM
-  * and transient failures (rk_err_transient) fail the call. */
+ * and transient failures (rk_err_transient) fail the call. */
 struct pystored {
 	const char *file, *path, *rel; /* file name, store path, path below python/ */
 	uint64_t size;

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@
 #include "rk/buf.h"
 #include "rk/cache.h"
 #include "rk/elf_info.h"
+#include "rk/elf_rpath.h"
 #include "rk/gpu.h"
 #include "rk/hash.h"
 #include "rk/log.h"
@@ -156,7 +158,26 @@ struct pkg {
 	struct pywheel w; /* its members; w.sources: artifact stems, for PROVENANCE */
 	int excl_cmake; /* core: cmake directories and bin/rocprof-* are left out */
 	const char *platform;
+	const char *const *rpath; /* the rpath_deps (in _rocm_sdk_core), NULL-terminated */
+	struct rk_composite **rw; /* members rewritten with them (owned) */
+	size_t nrw, caprw;
 };
+
+/* build_python_packages.py: the rpath_dep(core, ...) calls of each package */
+static const char *const core_rpath[] = {"lib/llvm/lib", "lib/rocm_sysdeps/lib", NULL};
+static const char *const lib_rpath[] = {"lib", "lib/rocm_sysdeps/lib", "lib/host-math/lib",
+					"lib/llvm/lib", NULL};
+static const char *const device_rpath[] = {"lib", "lib/rocm_sysdeps/lib", NULL};
+
+static void pkg_release(struct pkg *p)
+{
+	pywheel_release(&p->w);
+	for (size_t i = 0; i < p->nrw; i++)
+		rk_composite_free(p->rw[i]);
+	free(p->rw);
+	p->rw = NULL;
+	p->nrw = p->caprw = 0;
+}
 
 static int blob_open(struct synth *s, const char *id, uint64_t size, struct artifact *origin,
 		     int *fd)
@@ -166,9 +187,10 @@ static int blob_open(struct synth *s, const char *id, uint64_t size, struct arti
 
 /* Finish p as wheel dist (dist-info, zip layout) into s->out. */
 static int finish_wheel(struct synth *s, struct pkg *p, const char *dist, const char *requires,
-			const char *summary, const char *top_level)
+			const char *summary, const char *top_level, const char *entry_points)
 {
 	struct pywheel_info in = {.dist = dist,
+				  .entry_points = entry_points,
 				  .version = s->version,
 				  .tag = s->tag,
 				  .requires = requires,
@@ -323,6 +345,163 @@ static int excluded(const struct pkg *p, const char *rel, int is_dir)
 	return !is_dir && !strncmp(rel, "bin/rocprof-", 12);
 }
 
+/* The exec stub (exe_stub.c) running rp, relative to its own directory, in *out
+ * (malloc'd, rk_exe_stub_len bytes). */
+static int exe_stub(const char *rp, char **out)
+{
+	const char *mark =
+		memmem(rk_exe_stub, rk_exe_stub_len, RK_EXE_STUB_MARK, strlen(RK_EXE_STUB_MARK));
+	size_t at = mark ? (size_t)(mark - (const char *)rk_exe_stub) : 0;
+
+	if (!mark || strlen(rp) >= RK_EXE_STUB_TARGET_MAX ||
+	    rk_exe_stub_len - at < RK_EXE_STUB_TARGET_MAX)
+		return -ENAMETOOLONG;
+	if (!(*out = malloc(rk_exe_stub_len)))
+		return -ENOMEM;
+	memcpy(*out, rk_exe_stub, rk_exe_stub_len);
+	memset(*out + at, 0, RK_EXE_STUB_TARGET_MAX);
+	memcpy(*out + at, rp, strlen(rp));
+	return 0;
+}
+
+/* The console scripts of TheRock's rocm-sdk-core (setup.py, Linux), each with the program
+ * its rocm_sdk_core._cli function runs: declared when the core wheel holds the program. */
+static const struct {
+	const char *script, *fn, *path;
+} core_scripts[] = {
+	{"amdclang", "amdclang", "lib/llvm/bin/amdclang"},
+	{"amdclang++", "amdclangpp", "lib/llvm/bin/amdclang++"},
+	{"amdclang-cpp", "amdclang_cpp", "lib/llvm/bin/amdclang-cpp"},
+	{"amdclang-cl", "amdclang_cl", "lib/llvm/bin/amdclang-cl"},
+	{"amdflang", "amdflang", "lib/llvm/bin/amdflang"},
+	{"amdlld", "amdlld", "lib/llvm/bin/amdlld"},
+	{"hipcc", "hipcc", "bin/hipcc"},
+	{"hipconfig", "hipconfig", "bin/hipconfig"},
+	{"hipify-clang", "hipify_clang", "bin/hipify-clang"},
+	{"offload-arch", "offload_arch", "lib/llvm/bin/offload-arch"},
+	{"roc-obj", "roc_obj", "bin/roc-obj"},
+	{"roc-obj-extract", "roc_obj_extract", "bin/roc-obj-extract"},
+	{"roc-obj-ls", "roc_obj_ls", "bin/roc-obj-ls"},
+	{"amd-smi", "amd_smi", "bin/amd-smi"},
+	{"hipify-perl", "hipify_perl", "bin/hipify-perl"},
+	{"rocm_agent_enumerator", "rocm_agent_enumerator", "bin/rocm_agent_enumerator"},
+	{"rocminfo", "rocm_info", "bin/rocminfo"},
+	{"rocm-smi", "rocm_smi", "bin/rocm-smi"},
+	{"roccoremerge", "roccoremerge", "bin/roccoremerge"},
+	{"rocgdb", "rocgdb", "bin/rocgdb"},
+	{"rocpd", "rocpd", "bin/rocpd"},
+	{"rocpd2csv", "rocpd2csv", "bin/rocpd2csv"},
+	{"rocpd2otf2", "rocpd2otf2", "bin/rocpd2otf2"},
+	{"rocpd2pftrace", "rocpd2pftrace", "bin/rocpd2pftrace"},
+	{"rocpd2summary", "rocpd2summary", "bin/rocpd2summary"},
+	{"rocprofv3", "rocprofv3", "bin/rocprofv3"},
+	{"rocprofv3-attach", "rocprofv3_attach", "bin/rocprofv3-attach"},
+	{"rocprofv3-avail", "rocprofv3_avail", "bin/rocprofv3-avail"},
+};
+
+/* entry_points.txt of the core wheel p (platform directory platform) in b, and its
+ * rocm_sdk_core/_cli.py; b stays empty when the wheel holds none of the programs. */
+static int core_entry_points(struct pkg *p, const char *platform, struct rk_buf *b)
+{
+	const struct rk_pysrc *cli = rk_pysrc_find("core/_cli.py");
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < ARRAY_LEN(core_scripts); i++) {
+		char name[300];
+		struct pyentry *e;
+
+		snprintf(name, sizeof(name), "%s/%s", platform, core_scripts[i].path);
+		HASH_FIND_STR(p->w.ents, name, e);
+		if (e && (e->mode & 0111))
+			rc = rk_buf_addf(b, "%s%s = rocm_sdk_core._cli:%s\n",
+					 b->len ? "" : "[console_scripts]\n",
+					 core_scripts[i].script, core_scripts[i].fn);
+	}
+	if (!rc && b->len) {
+		char *d;
+
+		if (!cli)
+			return -ENOENT;
+		if (!(d = malloc(cli->len + 1)))
+			return -ENOMEM;
+		memcpy(d, cli->data, cli->len);
+		rc = pywheel_add(&p->w, "rocm_sdk_core/_cli.py", S_IFREG | 0644, cli->len, NULL, d,
+				 NULL, NULL);
+	}
+	return rc;
+}
+
+/* Names upstream's get_file_type never takes for a program or a library. */
+static int not_a_program(const char *rel)
+{
+	static const char *const sfx[] = {".txt", ".h", ".hpp", ".hsaco", ".co", ".lib"};
+	size_t n = strlen(rel);
+
+	for (size_t i = 0; i < ARRAY_LEN(sfx); i++)
+		if (n >= strlen(sfx[i]) && !strcmp(rel + n - strlen(sfx[i]), sfx[i]))
+			return 1;
+	return 0;
+}
+
+/* The member rel (its path below the platform directory) made of blob file t: when t is an
+ * executable or a shared object, TheRock's RPATH change (py_packaging.py _extend_rpath:
+ * "$ORIGIN/<up to site-packages>/_rocm_sdk_core/<dep>" per rpath_dep, then
+ * _normalize_rpath: DT_RPATH) as a composite over its blob in *c (kept in p->rw until
+ * the wheel is finished); *c NULL when the file stays as it is. A damaged ELF file fails
+ * the package with a message naming it. */
+static int rpath_member(struct synth *s, struct pkg *p, const struct node *t, const char *rel,
+			struct rk_composite **c)
+{
+	struct rk_buf add = RK_BUF_INIT;
+	unsigned char head[18];
+	void *img = MAP_FAILED;
+	int fd = -1, rc;
+
+	*c = NULL;
+	if (!p->rpath || t->src != SRC_BLOB || t->size < 64 || not_a_program(rel))
+		return 0;
+	if ((rc = blob_open(s, t->data, t->size, t->origin, &fd)))
+		return rc;
+	if (pread(fd, head, sizeof(head), 0) != (ssize_t)sizeof(head) ||
+	    memcmp(head, "\177ELF", 4) || (head[16] != 2 && head[16] != 3) || head[17]) {
+		close(fd); /* not ELF, or not ET_EXEC / ET_DYN */
+		return 0;
+	}
+	for (size_t i = 0; !rc && p->rpath[i]; i++) {
+		rc = rk_buf_addf(&add, "%s$ORIGIN", i ? ":" : "");
+		/* the platform directory's parent, from the file's directory */
+		for (const char *q = rel; !rc && q; q = strchr(q + 1, '/'))
+			rc = rk_buf_adds(&add, "/..");
+		if (!rc)
+			rc = rk_buf_addf(&add, "/_rocm_sdk_core/%s", p->rpath[i]);
+	}
+	if (!rc && (img = mmap(NULL, t->size, PROT_READ, MAP_SHARED, fd, 0)) == MAP_FAILED)
+		rc = rk_err_set(s->err, -errno, "'%s': mmap: %s", rel, strerror(errno));
+	close(fd);
+	if (!rc && (!(*c = calloc(1, sizeof(**c))) ||
+		    (p->nrw == p->caprw &&
+		     !(p->rw = reallocarray(p->rw, p->caprw = p->caprw * 2 + 8, sizeof(*p->rw))))))
+		rc = -ENOMEM;
+	if (!rc) {
+		rc = rk_elf_rpath_add(img, t->size, add.buf, *c, s->err);
+		if (rc < 0 && rc != -ENOMEM)
+			rk_err_wrap(s->err, rc, "'%s'", rel);
+	}
+	if (img != MAP_FAILED)
+		munmap(img, t->size);
+	if (!rc)
+		rc = rk_composite_add_source(*c, t->data, t->size,
+					     t->origin ? &t->origin->blob_origin : NULL, NULL);
+	if (!rc) {
+		p->rw[p->nrw++] = *c;
+	} else {
+		rk_composite_free(*c);
+		*c = NULL;
+	}
+	rk_buf_release(&add);
+	return rc == 1 ? 0 : rc;
+}
+
 /* 6.3: a runtime wheel's files from the flattened tree, without symlinks. */
 static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struct node *dir,
 			struct rk_buf *rel)
@@ -361,17 +540,16 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 			if (strcmp(out, rel->buf))
 				rc = owned_add(s, rel->buf, NULL, out);
 		} else if (S_ISLNK(c->mode) && (t->mode & 0111)) {
-			/* a symlink to an executable: a stub that execs it (TheRock compiles one)
-			 */
+			/* a symlink to an executable: a stub that execs it, argv kept (TheRock
+			 * compiles one: exe_stub_gen.py) */
 			char rp[4096], *stub = NULL;
 
 			relpath(dirpart, target, rp, sizeof(rp));
-			if (asprintf(&stub, "#!/bin/sh\nexec \"$(dirname \"$0\")/%s\" \"$@\"\n",
-				     rp) < 0)
-				rc = -ENOMEM;
-			else
-				rc = pywheel_add(&p->w, rel->buf, S_IFREG | 0755, strlen(stub),
+			if (!(rc = exe_stub(rp, &stub)))
+				rc = pywheel_add(&p->w, rel->buf, S_IFREG | 0755, rk_exe_stub_len,
 						 NULL, stub, NULL, NULL);
+			else
+				rc = rk_err_set(s->err, rc, "'%s': no stub for '%s'", rel->buf, rp);
 		} else {
 			/* a file (or a symlink to one: its target's bytes); a shared library
 			 * goes under its soname */
@@ -383,9 +561,17 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 			} else {
 				snprintf(out, sizeof(out), "%s", rel->buf);
 			}
+			struct rk_composite *rw = NULL;
+
 			if (!rc && t->size && t->src != SRC_BLOB)
 				rc = rk_err_set(s->err, -EIO, "'%s': not a cache blob", rel->buf);
 			if (!rc)
+				rc = rpath_member(s, p, t, out, &rw);
+			if (!rc && rw)
+				rc = pywheel_add(&p->w, out,
+						 S_IFREG | ((t->mode & 0111) ? 0755 : 0644),
+						 rw->size, NULL, NULL, rw, t->origin);
+			else if (!rc)
 				rc = pywheel_add(&p->w, out,
 						 S_IFREG | ((t->mode & 0111) ? 0755 : 0644),
 						 t->size, t->size ? t->data : NULL,
@@ -519,8 +705,10 @@ static void newest(const struct node *dir, int64_t *t)
 /* A runtime wheel (core, libraries[-family]): 6.3. */
 static int runtime_wheel(struct synth *s, int kind, const char *family)
 {
-	struct pkg p = {.w.sources = RK_BUF_INIT, .excl_cmake = kind == PKG_CORE};
-	struct rk_buf rel = RK_BUF_INIT, top = RK_BUF_INIT;
+	struct pkg p = {.w.sources = RK_BUF_INIT,
+			.excl_cmake = kind == PKG_CORE,
+			.rpath = kind == PKG_CORE ? core_rpath : lib_rpath};
+	struct rk_buf rel = RK_BUF_INIT, top = RK_BUF_INIT, eps = RK_BUF_INIT;
 	char dist[160], platform[160], req[200], summary[300], *q;
 	const char *pure = kind == PKG_CORE ? "rocm_sdk_core" : "rocm_sdk_libraries";
 	struct node *root;
@@ -539,7 +727,7 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 	p.platform = platform;
 	rc = flatten_pkg(s, &p, kind, family, NULL, &root);
 	if (rc) {
-		pywheel_release(&p.w);
+		pkg_release(&p);
 		return rc == -ENOENT ? 0 : rc; /* nothing to package */
 	}
 	newest(root, &s->mtime);
@@ -577,12 +765,16 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 		 kind == PKG_CORE ? "core runtime" : "math libraries", s->r->cat->name);
 	if (!rc)
 		rc = rk_buf_addf(&top, "%s\n%s\n", platform, pure);
+	if (!rc && kind == PKG_CORE)
+		rc = core_entry_points(&p, platform, &eps);
 	if (!rc)
-		rc = finish_wheel(s, &p, dist, kind == PKG_CORE ? NULL : req, summary, top.buf);
-	pywheel_release(&p.w);
+		rc = finish_wheel(s, &p, dist, kind == PKG_CORE ? NULL : req, summary, top.buf,
+				  eps.len ? eps.buf : NULL);
+	pkg_release(&p);
 	vfs_tree_free(root);
 	rk_buf_release(&rel);
 	rk_buf_release(&top);
+	rk_buf_release(&eps);
 	return rc;
 }
 
@@ -608,7 +800,8 @@ int pywheel_devel_link(struct rk_buf *links, const char *rel)
 
 /* Device wheel for base target t: its files verbatim into the libraries platform
  * directory, plus .devel_links/<t>.json (6.3). */
-static int device_walk(struct pkg *p, struct node *dir, struct rk_buf *rel, struct rk_buf *links)
+static int device_walk(struct synth *s, struct pkg *p, struct node *dir, struct rk_buf *rel,
+		       struct rk_buf *links)
 {
 	size_t len = rel->len;
 	int rc = 0;
@@ -621,11 +814,19 @@ static int device_walk(struct pkg *p, struct node *dir, struct rk_buf *rel, stru
 			break;
 		snprintf(name, sizeof(name), "_rocm_sdk_libraries/%s", rel->buf);
 		if (S_ISDIR(c->mode)) {
-			rc = device_walk(p, c, rel, links);
+			rc = device_walk(s, p, c, rel, links);
 		} else if (S_ISREG(c->mode)) {
+			struct rk_composite *rw = NULL;
+
 			if (c->size && c->src != SRC_BLOB)
 				rc = -EIO;
 			if (!rc)
+				rc = rpath_member(s, p, c, rel->buf, &rw);
+			if (!rc && rw)
+				rc = pywheel_add(&p->w, name,
+						 S_IFREG | ((c->mode & 0111) ? 0755 : 0644),
+						 rw->size, NULL, NULL, rw, c->origin);
+			else if (!rc)
 				rc = pywheel_add(&p->w, name,
 						 S_IFREG | ((c->mode & 0111) ? 0755 : 0644),
 						 c->size, c->size ? c->data : NULL,
@@ -643,7 +844,7 @@ static int device_walk(struct pkg *p, struct node *dir, struct rk_buf *rel, stru
 
 static int device_wheel(struct synth *s, const char *t)
 {
-	struct pkg p = {.w.sources = RK_BUF_INIT};
+	struct pkg p = {.w.sources = RK_BUF_INIT, .rpath = device_rpath};
 	struct rk_buf rel = RK_BUF_INIT, links = RK_BUF_INIT, json = RK_BUF_INIT;
 	char dist[160], req[200], summary[300], name[300];
 	struct node *root;
@@ -652,12 +853,12 @@ static int device_wheel(struct synth *s, const char *t)
 	snprintf(dist, sizeof(dist), "rocm-sdk-device-%s", t);
 	rc = flatten_pkg(s, &p, PKG_DEVICE, NULL, t, &root);
 	if (rc) {
-		pywheel_release(&p.w);
+		pkg_release(&p);
 		return rc == -ENOENT ? 0 : rc;
 	}
 	newest(root, &s->mtime);
 	if (!(rc = rk_buf_addf(&rel, "%s", "")) && !(rc = rk_buf_addf(&links, "%s", "")))
-		rc = device_walk(&p, root, &rel, &links);
+		rc = device_walk(s, &p, root, &rel, &links);
 	if (!rc)
 		rc = rk_buf_addf(&json, "{\"version\": \"%s\", \"links\": [%s]}\n", s->version,
 				 links.buf);
@@ -670,8 +871,8 @@ static int device_wheel(struct synth *s, const char *t)
 		 "from run %s)",
 		 t, s->r->cat->name);
 	if (!rc)
-		rc = finish_wheel(s, &p, dist, req, summary, "_rocm_sdk_libraries\n");
-	pywheel_release(&p.w);
+		rc = finish_wheel(s, &p, dist, req, summary, "_rocm_sdk_libraries\n", NULL);
+	pkg_release(&p);
 	vfs_tree_free(root);
 	rk_buf_release(&rel);
 	rk_buf_release(&links);
@@ -731,7 +932,42 @@ static int cmp_member(const void *a, const void *b)
 		      ((const struct rk_tar_member *)b)->path);
 }
 
-static int devel_walk(struct synth *s, struct tlist *l, struct node *dir, struct rk_buf *rel)
+/* A devel tree file of its own (no runtime wheel has it): _normalize_rpath, a DT_RUNPATH
+ * entry becomes DT_RPATH (the same string), as a composite over its blob in *c (kept in
+ * p->rw); *c NULL when the file stays as it is. */
+static int runpath_member(struct synth *s, struct pkg *p, const struct node *t, const char *rel,
+			  struct rk_composite **c)
+{
+	const struct rk_elf_info *e;
+	unsigned char tag[8] = {15}; /* DT_RPATH, little-endian */
+	int rc;
+
+	*c = NULL;
+	if (t->src != SRC_BLOB || t->size < 64 || not_a_program(rel))
+		return 0;
+	if ((rc = elf_of(s, t, &e)))
+		return rc;
+	if (!e->runpath_tag_off || e->tag_size != 8 || e->big_endian ||
+	    e->runpath_tag_off > t->size - 8)
+		return 0;
+	if ((p->nrw == p->caprw &&
+	     !(p->rw = reallocarray(p->rw, p->caprw = p->caprw * 2 + 8, sizeof(*p->rw)))) ||
+	    !(*c = calloc(1, sizeof(**c))))
+		return -ENOMEM;
+	if ((rc = rk_composite_source(*c, 0, 0, t->size)) ||
+	    (rc = rk_composite_write(*c, e->runpath_tag_off, tag, sizeof(tag))) ||
+	    (rc = rk_composite_add_source(*c, t->data, t->size,
+					  t->origin ? &t->origin->blob_origin : NULL, NULL))) {
+		rk_composite_free(*c);
+		*c = NULL;
+		return rc;
+	}
+	p->rw[p->nrw++] = *c;
+	return 0;
+}
+
+static int devel_walk(struct synth *s, struct pkg *p, struct tlist *l, struct node *dir,
+		      struct rk_buf *rel)
 {
 	size_t len = rel->len;
 	int rc = 0;
@@ -751,7 +987,7 @@ static int devel_walk(struct synth *s, struct tlist *l, struct node *dir, struct
 		HASH_FIND_STR(s->owned, rel->buf, o);
 		if (S_ISDIR(c->mode)) {
 			if (!(rc = tlist_push(l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL)))
-				rc = devel_walk(s, l, c, rel);
+				rc = devel_walk(s, p, l, c, rel);
 		} else if (o && o->owner) {
 			/* a runtime wheel has it: a relative link into that package */
 			size_t k = 0;
@@ -772,8 +1008,16 @@ static int devel_walk(struct synth *s, struct tlist *l, struct node *dir, struct
 		} else if (c->size && c->src != SRC_BLOB) {
 			rc = rk_err_set(s->err, -EIO, "'%s': not a cache blob", rel->buf);
 		} else {
-			rc = tlist_push(l, path, S_IFREG | 0644 | (c->mode & 0111), c->size,
-					c->size ? c->data : NULL, NULL, c->origin);
+			struct rk_composite *rw = NULL;
+
+			if (!(rc = runpath_member(s, p, c, rel->buf, &rw)) && rw)
+				rc = tlist_push(l, path, S_IFREG | 0644 | (c->mode & 0111),
+						rw->size, NULL, NULL, NULL);
+			else if (!rc)
+				rc = tlist_push(l, path, S_IFREG | 0644 | (c->mode & 0111), c->size,
+						c->size ? c->data : NULL, NULL, c->origin);
+			if (!rc && rw)
+				l->v[l->n - 1].content = rw;
 		}
 		rel->len = len;
 		rel->buf[len] = '\0';
@@ -849,13 +1093,13 @@ static int devel_wheel(struct synth *s)
 
 	rc = flatten_pkg(s, &p, PKG_DEVEL, family, NULL, &root);
 	if (rc) {
-		pywheel_release(&p.w);
+		pkg_release(&p);
 		return rc == -ENOENT ? 0 : rc;
 	}
 	newest(root, &s->mtime);
 	if (!(rc = rk_buf_addf(&rel, "%s", "")) &&
 	    !(rc = tlist_push(&l, "_rocm_sdk_devel/", S_IFDIR | 0755, 0, NULL, NULL, NULL)))
-		rc = devel_walk(s, &l, root, &rel);
+		rc = devel_walk(s, &p, &l, root, &rel);
 	if (!rc) {
 		qsort(l.v, l.n, sizeof(*l.v), cmp_member);
 		rc = rk_tar_layout_build(l.v, l.n, s->mtime, &tar);
@@ -873,10 +1117,10 @@ static int devel_wheel(struct synth *s)
 		 "from run %s)",
 		 s->r->cat->name);
 	if (!rc)
-		rc = finish_wheel(s, &p, "rocm-sdk-devel", req, summary, "rocm_sdk_devel\n");
+		rc = finish_wheel(s, &p, "rocm-sdk-devel", req, summary, "rocm_sdk_devel\n", NULL);
 	rk_composite_release(&tar);
 	tlist_release(&l);
-	pywheel_release(&p.w);
+	pkg_release(&p);
 	vfs_tree_free(root);
 	rk_buf_release(&rel);
 	return rc;

@@ -229,10 +229,14 @@ int pywheel_finish(struct rk_vfs *v, struct pywheel *p, const struct pywheel_inf
 		snprintf(name, sizeof(name), "%s.dist-info/top_level.txt", stem);
 		rc = pywheel_add_str(p, name, in->top_level);
 	}
+	if (!rc && in->entry_points) {
+		snprintf(name, sizeof(name), "%s.dist-info/entry_points.txt", stem);
+		rc = pywheel_add_str(p, name, in->entry_points);
+	}
 	if (rc)
 		goto out;
 	/* members sorted, then the dist-info files as bdist_wheel writes them, RECORD last */
-	if (!(order = malloc((HASH_COUNT(p->ents) + 1) * sizeof(*order)))) {
+	if (!(order = malloc((HASH_COUNT(p->ents) + 2) * sizeof(*order)))) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -241,12 +245,15 @@ int pywheel_finish(struct rk_vfs *v, struct pywheel *p, const struct pywheel_inf
 			order[n++] = e;
 	}
 	qsort(order, n, sizeof(*order), cmp_entry);
-	for (int i = 0; i < 3; i++) {
-		static const char *const di[] = {"METADATA", "WHEEL", "top_level.txt"};
+	/* bdist_wheel's order: METADATA, WHEEL, entry_points.txt, top_level.txt */
+	for (int i = 0; i < 4; i++) {
+		static const char *const di[] = {"METADATA", "WHEEL", "entry_points.txt",
+						 "top_level.txt"};
 
 		snprintf(name, sizeof(name), "%s.dist-info/%s", stem, di[i]);
 		HASH_FIND_STR(p->ents, name, e);
-		order[n++] = e;
+		if (e)
+			order[n++] = e;
 	}
 	if (!(zm = calloc(n + 1, sizeof(*zm)))) {
 		rc = -ENOMEM;
