@@ -344,7 +344,8 @@ int main(int argc, char *argv[])
 	struct rk_err err = RK_ERR_INIT;
 	struct fuse_session *se = NULL;
 	struct fuse_loop_config *lc = NULL;
-	struct rkfs fs = {.lock = PTHREAD_MUTEX_INITIALIZER};
+	struct rkfs fs = {.lock = PTHREAD_MUTEX_INITIALIZER,
+			  .files.lock = PTHREAD_MUTEX_INITIALIZER};
 	char fsname[4200], source[4100], *packages_abs = NULL, *store_abs = NULL;
 	unsigned timeout_s = 0, final_age_s = 0;
 	int rc, ret = 1;
@@ -473,6 +474,7 @@ int main(int argc, char *argv[])
 	fs.uid = getuid();
 	fs.gid = getgid();
 	fs.timeout = 86400.0;
+	fs.list_ttl = vo.list_ttl_s;
 
 	snprintf(fsname, sizeof(fsname), "-ofsname=%s,subtype=rockfs,ro,default_permissions",
 		 source);
@@ -518,7 +520,9 @@ out:
 	if (se)
 		fuse_session_destroy(se);
 	rkfs_close_handles(&fs);
+	rkfs_files_close(&fs);
 	pthread_mutex_destroy(&fs.lock);
+	pthread_mutex_destroy(&fs.files.lock);
 	rk_vfs_close(fs.vfs);
 	rk_topology_release(&topo);
 	free(cmd.mountpoint);

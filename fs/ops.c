@@ -3,7 +3,16 @@
  * Every state lives in struct rkfs (fuse_req_userdata). Inodes are never freed while
  * mounted, so lookup counts need no bookkeeping and forget is a no-op. Content is
  * immutable: long entry/attr timeouts, keep_cache, cached readdir, and reads spliced
- * straight from cache files. Every write path answers EROFS. */
+ * straight from cache files. Every write path answers EROFS.
+ *
+ * Directories are never opened: opendir answers ENOSYS, and the kernel then opens every
+ * directory by itself, keeping its cached listing (no OPENDIR or RELEASEDIR round trip
+ * per directory and walk). Directories listing the store's runs (rk_attr.live) are the
+ * exception to "never changes": their attributes time out after list_ttl, a getattr
+ * then lists the store again, and when runs were added their mtime has moved on, which
+ * makes the kernel drop its cached listing (it compares the two). Files are not opened
+ * either (open answers ENOSYS): reads come without a handle and find their file by inode
+ * (files.c). Both fall back to opening when the kernel cannot do without. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -37,6 +46,12 @@ static void to_stat(const struct rkfs *fs, const struct rk_attr *a, struct stat 
 	st->st_atim.tv_sec = a->mtime;
 }
 
+/* How long the kernel may keep a's attributes: a live directory's mtime changes. */
+static double attr_timeout(const struct rkfs *fs, const struct rk_attr *a)
+{
+	return a->live && fs->list_ttl ? fs->list_ttl : fs->timeout;
+}
+
 static void reply_err(fuse_req_t req, int rc)
 {
 	fuse_reply_err(req, rc < 0 ? -rc : EIO);
@@ -44,16 +59,36 @@ static void reply_err(fuse_req_t req, int rc)
 
 static void rkfs_op_init(void *userdata, struct fuse_conn_info *conn)
 {
-	(void)userdata;
+	struct rkfs *fs = userdata;
+
+	if (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) {
+		conn->want |= FUSE_CAP_NO_OPEN_SUPPORT;
+		fs->no_open = 1;
+	}
+	if (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) {
+		conn->want |= FUSE_CAP_NO_OPENDIR_SUPPORT;
+		fs->no_opendir = 1;
+	}
+	/* a readdir from the start asks for the directory's attributes when they have
+	 * timed out (a live directory's mtime) */
+	if (conn->capable & FUSE_CAP_AUTO_INVAL_DATA)
+		conn->want |= FUSE_CAP_AUTO_INVAL_DATA;
 	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
 		conn->want |= FUSE_CAP_SPLICE_WRITE;
 	if (conn->capable & FUSE_CAP_SPLICE_MOVE)
 		conn->want |= FUSE_CAP_SPLICE_MOVE;
 	if (conn->capable & FUSE_CAP_CACHE_SYMLINKS)
 		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
+	/* every readdir is a readdirplus: the entries' attributes come with the names (not
+	 * only in the first reply, as the kernel's adaptive policy would do), so that a walk
+	 * after a mount needs no lookup round trip per entry */
 	if (conn->capable & FUSE_CAP_READDIRPLUS)
 		conn->want |= FUSE_CAP_READDIRPLUS;
+	conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+	/* (an O_TRUNC open then truncates with a setattr, which answers EROFS: an open
+	 * that is not sent must not truncate) */
+	conn->want &= ~FUSE_CAP_ATOMIC_O_TRUNC;
 	conn->max_background = 64;
 	conn->congestion_threshold = 48;
 }
@@ -71,7 +106,7 @@ static void rkfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	}
 	memset(&e, 0, sizeof(e));
 	e.ino = a.ino;
-	e.attr_timeout = fs->timeout;
+	e.attr_timeout = attr_timeout(fs, &a);
 	e.entry_timeout = fs->timeout;
 	to_stat(fs, &a, &e.attr);
 	fuse_reply_entry(req, &e);
@@ -99,12 +134,16 @@ static void rkfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_inf
 	int rc = rk_vfs_getattr(fs->vfs, ino, &a, NULL);
 
 	(void)fi;
+	/* a live directory's attributes timed out: list the store again if its listing is
+	 * older than list_ttl (new runs move its mtime on) */
+	if (!rc && a.live && fs->list_ttl && rk_vfs_refresh(fs->vfs, ino))
+		rc = rk_vfs_getattr(fs->vfs, ino, &a, NULL);
 	if (rc) {
 		reply_err(req, rc);
 		return;
 	}
 	to_stat(fs, &a, &st);
-	fuse_reply_attr(req, &st, fs->timeout);
+	fuse_reply_attr(req, &st, attr_timeout(fs, &a));
 }
 
 static void rkfs_op_readlink(fuse_req_t req, fuse_ino_t ino)
@@ -118,11 +157,18 @@ static void rkfs_op_readlink(fuse_req_t req, fuse_ino_t ino)
 		fuse_reply_readlink(req, buf);
 }
 
+/* ENOSYS, when the kernel can do without: it stops asking, and opens directories with
+ * the flags set here itself. (A kernel that cannot: the same flags, here.) */
 static void rkfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct rk_attr a;
-	int rc = rk_vfs_getattr(fs_of(req)->vfs, ino, &a, NULL);
+	int rc;
 
+	if (fs_of(req)->no_opendir) {
+		fuse_reply_err(req, ENOSYS);
+		return;
+	}
+	rc = rk_vfs_getattr(fs_of(req)->vfs, ino, &a, NULL);
 	if (!rc && !S_ISDIR(a.mode))
 		rc = -ENOTDIR;
 	if (rc) {
@@ -130,8 +176,7 @@ static void rkfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_inf
 		return;
 	}
 	fi->cache_readdir = 1;
-	/* the kernel keeps the listing it has, unless new runs were published since */
-	fi->keep_cache = !rk_vfs_refresh(fs_of(req)->vfs, ino);
+	fi->keep_cache = 1; /* a live directory's cached listing goes with its mtime */
 	fuse_reply_open(req, fi);
 }
 
@@ -156,7 +201,7 @@ static int dir_add(struct dirbuf *d, const char *name, const struct rk_attr *a, 
 		/* no lookup reference for dot entries; none either for a size not known yet
 		 * (a compressed tarball): the kernel then looks it up, and lookup computes it */
 		e.ino = dot || a->pending ? 0 : a->ino;
-		e.attr_timeout = d->fs->timeout;
+		e.attr_timeout = attr_timeout(d->fs, a);
 		e.entry_timeout = d->fs->timeout;
 		n = fuse_add_direntry_plus(d->req, d->buf + d->len, d->size - d->len, name, &e,
 					   next);
@@ -247,6 +292,8 @@ void rkfs_close_handles(struct rkfs *fs)
 		handle_free(fs, fs->handles);
 }
 
+/* ENOSYS, when the kernel can do without: it stops asking (the mount is read-only, so
+ * the kernel refuses a write open itself) and reads come without a handle (files.c). */
 static void rkfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct rkfs *fs = fs_of(req);
@@ -255,6 +302,10 @@ static void rkfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
 
 	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
 		fuse_reply_err(req, EROFS);
+		return;
+	}
+	if (fs->no_open) {
+		fuse_reply_err(req, ENOSYS);
 		return;
 	}
 	if (!(h = calloc(1, sizeof(*h)))) {
@@ -284,10 +335,31 @@ static void rkfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
  * copied. libfuse sizes its splice pipe at a page per extent plus the bytes. */
 #define READ_EXTENTS 64
 
+static int read_file(fuse_req_t req, struct rk_file *f, size_t size, off_t off);
+
 static void rkfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			 struct fuse_file_info *fi)
 {
-	struct rk_file *f = ((struct rkfs_handle *)(uintptr_t)fi->fh)->file;
+	struct rkfs *fs = fs_of(req);
+	struct rkfs_ifile *e;
+	int rc;
+
+	if (fi->fh) {
+		read_file(req, ((struct rkfs_handle *)(uintptr_t)fi->fh)->file, size, off);
+		return;
+	}
+	if ((rc = rkfs_file_get(fs, ino, &e))) {
+		reply_err(req, rc);
+		return;
+	}
+	if (read_file(req, rkfs_file_of(e), size, off))
+		rkfs_file_forget(fs, e);
+	rkfs_file_put(fs, e);
+}
+
+/* Reply to a read of f: 0, or the error replied. */
+static int read_file(fuse_req_t req, struct rk_file *f, size_t size, off_t off)
+{
 	struct rk_extent ext[READ_EXTENTS];
 	_Alignas(struct fuse_bufvec) char
 		mem[sizeof(struct fuse_bufvec) + (READ_EXTENTS - 1) * sizeof(struct fuse_buf)];
@@ -295,10 +367,9 @@ static void rkfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	char *buf;
 	ssize_t n, k;
 
-	(void)ino;
 	if (off < 0) {
 		fuse_reply_buf(req, NULL, 0);
-		return;
+		return 0;
 	}
 	/* the file's bytes as descriptor ranges: the kernel moves them (splice), no copy here */
 	k = rk_file_extents(f, (uint64_t)off, size, ext, READ_EXTENTS);
@@ -324,15 +395,15 @@ static void rkfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		else
 			fuse_reply_data(req, bv, FUSE_BUF_SPLICE_MOVE);
 		rk_extents_close(ext, (size_t)k);
-		return;
+		return 0;
 	}
 	if (k != -E2BIG) {
 		reply_err(req, (int)k);
-		return;
+		return (int)k;
 	}
 	if (!(buf = malloc(size))) {
 		fuse_reply_err(req, ENOMEM);
-		return;
+		return -ENOMEM;
 	}
 	n = rk_file_pread(f, buf, size, (uint64_t)off, NULL);
 	if (n < 0)
@@ -340,12 +411,14 @@ static void rkfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	else
 		fuse_reply_buf(req, buf, (size_t)n);
 	free(buf);
+	return n < 0 ? (int)n : 0;
 }
 
 static void rkfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
-	handle_free(fs_of(req), (struct rkfs_handle *)(uintptr_t)fi->fh);
+	if (fi->fh) /* (none: the open answered ENOSYS) */
+		handle_free(fs_of(req), (struct rkfs_handle *)(uintptr_t)fi->fh);
 	fuse_reply_err(req, 0);
 }
 

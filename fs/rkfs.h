@@ -16,18 +16,41 @@ struct rkfs_handle {
 	struct rkfs_handle *prev, *next; /* rkfs.lock */
 };
 
+/* Files open by inode (files.c), for reads that come without a handle. */
+#define RKFS_FILES_BITS 8
+struct rkfs_ifile;
+struct rkfs_files {
+	pthread_mutex_t lock; /* protects: everything here, each listed file's refs */
+	struct rkfs_ifile *buckets[1 << RKFS_FILES_BITS];
+	struct rkfs_ifile *first, *last; /* used last first */
+	unsigned n;
+};
+
 struct rkfs {
 	struct rk_vfs *vfs; /* thread-safe; owns every inode */
 	uid_t uid; /* reported owner of every file */
 	gid_t gid;
 	double timeout; /* entry/attr cache timeout: content never changes */
+	double list_ttl; /* attr timeout of live directories (rk_attr.live); 0: never */
+	int no_opendir; /* the kernel opens directories without asking (set by init) */
+	int no_open; /* ... and files: reads come without a handle (set by init) */
 	const char *store; /* as given on the command line, for status */
 	pthread_mutex_t lock; /* protects: handles */
 	struct rkfs_handle *handles;
+	struct rkfs_files files;
 };
 
 /* Close every handle still open (after the session loop has ended). */
 void rkfs_close_handles(struct rkfs *fs);
+
+/* files.c: ino's open file, opened now if it is not open yet (0 or -errno); give it
+ * back with rkfs_file_put. rkfs_files_close closes all (after the session loop). */
+int rkfs_file_get(struct rkfs *fs, uint64_t ino, struct rkfs_ifile **out);
+struct rk_file *rkfs_file_of(const struct rkfs_ifile *e);
+void rkfs_file_put(struct rkfs *fs, struct rkfs_ifile *e);
+/* A read of e failed: the next read opens the file again (call before the put). */
+void rkfs_file_forget(struct rkfs *fs, struct rkfs_ifile *e);
+void rkfs_files_close(struct rkfs *fs);
 
 extern const struct fuse_lowlevel_ops rkfs_ops;
 

@@ -65,6 +65,9 @@ struct rk_attr {
 	int64_t mtime;
 	int pending; /* readdir only: the size is not known yet (a compressed tarball);
 		      * lookup and getattr compute it, and never report it wrong */
+	int live; /* a directory listing the store's runs (the root of a store of runs,
+		   * {owner}-{repo}/): it gains entries when rk_vfs_refresh (or a lookup of
+		   * a missing name) finds new runs, and its mtime moves on then */
 };
 
 /* What a running daemon is doing (rockfs's status attributes, docs/man/rockfs.8.md). */
@@ -141,10 +144,10 @@ int rk_vfs_run_manifest(struct rk_vfs *v, const char *run, struct rk_manifest *o
 
 void rk_vfs_stats(struct rk_vfs *v, struct rk_vfs_stats *st);
 
-/* For a directory listing the store's runs (the root, {owner}-{repo}/): list the store
- * again if that listing is older than list_ttl_s, adding the runs published since.
- * Returns 1 when ino gained entries (the kernel's cached listing is stale), else 0.
- * Lookups of a missing name do the same by themselves. */
+/* For a directory listing the store's runs (rk_attr.live): list the store again if that
+ * listing is older than list_ttl_s, adding the runs published since (the directory's
+ * mtime then moves on). Returns 1 when ino gained entries, else 0 (also for any other
+ * inode). Lookups of a missing name do the same by themselves. */
 int rk_vfs_refresh(struct rk_vfs *v, uint64_t ino);
 struct rk_cache *rk_vfs_cache(struct rk_vfs *v);
 

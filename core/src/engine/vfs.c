@@ -375,6 +375,9 @@ struct run *vfs_node_run(const struct node *n)
 	return n ? n->run : NULL;
 }
 
+static int pop_root(struct rk_vfs *v, struct node *dir, struct rk_err *err);
+static int pop_org(struct rk_vfs *v, struct node *dir, struct rk_err *err);
+
 static void fill_attr(const struct node *n, struct rk_attr *a)
 {
 	a->ino = n->ino;
@@ -382,6 +385,7 @@ static void fill_attr(const struct node *n, struct rk_attr *a)
 	a->nlink = S_ISDIR(n->mode) ? 1 : n->nlink; /* 1: "unknown", so find never prunes */
 	a->size = n->size;
 	a->mtime = n->mtime;
+	a->live = (n->pop == pop_root || n->pop == pop_org) && !n->run;
 	a->pending =
 		(n->src == SRC_TARZ && !n->tarz->ready) || (n->src == SRC_LATER && !n->size_known);
 }
@@ -1129,10 +1133,13 @@ static uint64_t now_ms(void)
 }
 
 /* The run and org directories of listing l that dir does not have yet, as lazy
- * directories; *added counts them (NULL ok). */
+ * directories; *added counts them (NULL ok: the first listing). A listing again that
+ * adds entries moves dir's mtime on (a second at least): the kernel compares it with
+ * the mtime of the listing it cached, and drops that listing when they differ. */
 static int add_listed(struct rk_vfs *v, struct node *dir, const char *path, int top,
 		      const struct rk_store_list *l, unsigned *added)
 {
+	int64_t now = time(NULL);
 	int rc = 0;
 
 	pthread_rwlock_wrlock(&v->tree);
@@ -1149,6 +1156,8 @@ static int add_listed(struct rk_vfs *v, struct node *dir, const char *path, int 
 		else if (added)
 			(*added)++;
 	}
+	if (added && *added)
+		dir->mtime = dir->mtime < now ? now : dir->mtime + 1;
 	pthread_rwlock_unlock(&v->tree);
 	return rc;
 }
@@ -1221,7 +1230,6 @@ static int refresh_listing(struct rk_vfs *v, struct node *dir)
 		rk_store_list_release(&l);
 	}
 	dir->listed_ms = now_ms(); /* a failure too: list_ttl bounds the requests */
-	dir->added += added > 0;
 	pthread_mutex_unlock(&v->refresh_lock);
 	if (rc)
 		rk_warn("'%s': listing the store again: %s", path[0] ? path : "/",
@@ -1371,20 +1379,13 @@ static int get_dir(struct rk_vfs *v, uint64_t ino, struct node **out, struct rk_
 int rk_vfs_refresh(struct rk_vfs *v, uint64_t ino)
 {
 	struct node *dir;
-	int changed;
 
 	pthread_rwlock_rdlock(&v->tree);
 	dir = find_ino(v, ino);
 	pthread_rwlock_unlock(&v->tree);
 	if (!dir || !S_ISDIR(dir->mode) || !(dir->pop == pop_root || dir->pop == pop_org))
 		return 0;
-	refresh_listing(v, dir);
-	/* runs a lookup added count too: the kernel's listing predates them */
-	pthread_mutex_lock(&v->refresh_lock);
-	changed = dir->added != dir->told;
-	dir->told = dir->added;
-	pthread_mutex_unlock(&v->refresh_lock);
-	return changed;
+	return refresh_listing(v, dir);
 }
 
 /* A compressed tarball's size is known once its pieces are: compute them now, on both

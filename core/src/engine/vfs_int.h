@@ -116,8 +116,6 @@ struct node {
 	char *ctx; /* org and run directories: their store path */
 	uint64_t listed_ms; /* the root and org directories: when the store was listed for
 			     * them (CLOCK_MONOTONIC; v->refresh_lock once populated) */
-	uint32_t added, told; /* the same: listings again that added runs; how many of
-			       * them rk_vfs_refresh has reported (v->refresh_lock) */
 	struct run *run; /* run directories, once populated */
 	struct artifact *artifact; /* nodes inside browse/<stem> (and that root itself) */
 	struct artifact *origin; /* dist nodes: the artifact whose file this is */
