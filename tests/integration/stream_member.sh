@@ -7,7 +7,7 @@
 #    once released, the whole member equals its source (cmp);
 #  - holdbad: the first MiB reads right; then the rest of the archive arrives corrupt, and
 #    the same reader's next reads fail with EIO (bytes below the frontier included: the
-#    kernel may still hold pages it already gave out); a new open fails with EIO; the log
+#    kernel may still hold pages it already gave out); a new reader fails with EIO; the log
 #    names the archive; the other artifact of the run still reads right; the daemon stays up.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../remote/remote.sh"
