@@ -402,3 +402,29 @@ for d, _, files in os.walk(sys.argv[1]):
 print(len(seen), sum(seen.values()))
 EOF
 }
+
+# it_mkart RUNDIR STEM PREFIX FILE:DEST[:link] ...: a TheRock artifact archive RUNDIR/STEM.tar.zst
+# (manifest PREFIX; each FILE copied to PREFIX/DEST, or with ":link" DEST a symlink to FILE)
+# and its .sha256sum
+it_mkart() {
+	local rd=$1 stem=$2 prefix=$3 d
+	shift 3
+	d=$T/art/$stem
+	rm -rf "$d"
+	mkdir -p "$d/$prefix"
+	printf '%s\n' "$prefix" >"$d/artifact_manifest.txt"
+	for spec in "$@"; do
+		local src=${spec%%:*} rest=${spec#*:}
+		local dest=${rest%%:*}
+		mkdir -p "$(dirname "$d/$prefix/$dest")"
+		if [ "$rest" != "$dest" ]; then
+			ln -s "$src" "$d/$prefix/$dest"
+		else
+			cp "$src" "$d/$prefix/$dest"
+		fi
+	done
+	tar -C "$d" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@1767225600 -cf - \
+		artifact_manifest.txt "${prefix%%/*}" |
+		zstd -q -3 -o "$rd/$stem.tar.zst"
+	(cd "$rd" && sha256sum "$stem.tar.zst" | cut -d' ' -f1 >"$stem.tar.zst.sha256sum")
+}

@@ -70,29 +70,6 @@ EOF
 		-L. -l:libfakehip.so.5 -Wl,--allow-shlib-undefined
 ) || die "cc"
 
-# mkart RUNDIR STEM PREFIX FILE:DEST[:link] ...: an artifact archive (and its .sha256sum)
-mkart() {
-	local rd=$1 stem=$2 prefix=$3 d
-	shift 3
-	d=$T/art/$stem
-	rm -rf "$d"
-	mkdir -p "$d/$prefix"
-	printf '%s\n' "$prefix" >"$d/artifact_manifest.txt"
-	for spec in "$@"; do
-		local src=${spec%%:*} rest=${spec#*:}
-		local dest=${rest%%:*}
-		mkdir -p "$(dirname "$d/$prefix/$dest")"
-		if [ "$rest" != "$dest" ]; then
-			ln -s "$src" "$d/$prefix/$dest"
-		else
-			cp "$src" "$d/$prefix/$dest"
-		fi
-	done
-	tar -C "$d" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@1767225600 -cf - \
-		artifact_manifest.txt "${prefix%%/*}" |
-		zstd -q -3 -o "$rd/$stem.tar.zst"
-	(cd "$rd" && sha256sum "$stem.tar.zst" | cut -d' ' -f1 >"$stem.tar.zst.sha256sum")
-}
 
 # mkrun RUNDIR RANDLIB: the run (RANDLIB: the libfakerand.so.1.2 to ship)
 mkrun() {
@@ -100,14 +77,14 @@ mkrun() {
 	mkdir -p "$rd/manifests"
 	printf '{"rocm_package_version": "7.13.0.dev0", "rocm_version": "7.13.0"}\n' \
 		>"$rd/manifests/therock_manifest.json"
-	mkart "$rd" sysdeps_lib_generic third-party/sysdeps/linux/stage \
+	it_mkart "$rd" sysdeps_lib_generic third-party/sysdeps/linux/stage \
 		"$B/libfakesys.so.1:lib/rocm_sysdeps/lib/libfakesys.so.1"
-	mkart "$rd" core-hip_lib_generic core/clr/stage \
+	it_mkart "$rd" core-hip_lib_generic core/clr/stage \
 		"$B/libfakehip.so.5.0:lib/libfakehip.so.5.0" \
 		"libfakehip.so.5.0:lib/libfakehip.so.5:link"
-	mkart "$rd" core-hip_run_generic core/clr/stage "$B/fakeinfo:bin/fakeinfo"
-	mkart "$rd" rand_test_gfx110X-all math-libs/rocRAND/stage "$B/fakeinfo:bin/rand-test"
-	mkart "$rd" rand_lib_gfx110X-all math-libs/rocRAND/stage \
+	it_mkart "$rd" core-hip_run_generic core/clr/stage "$B/fakeinfo:bin/fakeinfo"
+	it_mkart "$rd" rand_test_gfx110X-all math-libs/rocRAND/stage "$B/fakeinfo:bin/rand-test"
+	it_mkart "$rd" rand_lib_gfx110X-all math-libs/rocRAND/stage \
 		"$rand:lib/libfakerand.so.1.2" "libfakerand.so.1.2:lib/libfakerand.so.1:link"
 }
 S=$T/store
@@ -133,9 +110,9 @@ printf '{"rocm_package_version": "7.13.0.dev0", "flags": {"KPACK_SPLIT_ARTIFACTS
 for a in sysdeps_lib_generic core-hip_lib_generic; do
 	cp "$S/$RUN/$a.tar.zst" "$S/$RUN/$a.tar.zst.sha256sum" "$R6/"
 done
-mkart "$R6" rand_lib_generic math-libs/rocRAND/stage "$B/libfakerand.so.1.2:lib/libfakerand.so.1.2" \
+it_mkart "$R6" rand_lib_generic math-libs/rocRAND/stage "$B/libfakerand.so.1.2:lib/libfakerand.so.1.2" \
 	"libfakerand.so.1.2:lib/libfakerand.so.1:link"
-mkart "$R6" rand_lib_gfx1100 math-libs/rocRAND/stage "$B/libfakerand.so.1.2:lib/rand_gfx1100/libdev.so"
+it_mkart "$R6" rand_lib_gfx1100 math-libs/rocRAND/stage "$B/libfakerand.so.1.2:lib/rand_gfx1100/libdev.so"
 
 M=$T/mnt
 it_mount fs "$S" "$M" "$T/cache"

@@ -36,29 +36,6 @@ for pkg in libamdhip64-5 libhsa-runtime64-1 libhsakmt1 libamd-comgr2 librocrand1
 	dpkg-deb -x "$f" "$X" || die "dpkg-deb -x $f"
 done
 L=$X/usr/lib/x86_64-linux-gnu
-# mkart RUNDIR STEM PREFIX FILE:DEST[:link] ...: an artifact archive (and its .sha256sum)
-mkart() {
-	local rd=$1 stem=$2 prefix=$3 d
-	shift 3
-	d=$T/art/$stem
-	rm -rf "$d"
-	mkdir -p "$d/$prefix"
-	printf '%s\n' "$prefix" >"$d/artifact_manifest.txt"
-	for spec in "$@"; do
-		local src=${spec%%:*} rest=${spec#*:}
-		local dest=${rest%%:*}
-		mkdir -p "$(dirname "$d/$prefix/$dest")"
-		if [ "$rest" != "$dest" ]; then
-			ln -s "$src" "$d/$prefix/$dest"
-		else
-			cp "$src" "$d/$prefix/$dest"
-		fi
-	done
-	tar -C "$d" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@1767225600 -cf - \
-		artifact_manifest.txt "${prefix%%/*}" |
-		zstd -q -3 -o "$rd/$stem.tar.zst"
-	(cd "$rd" && sha256sum "$stem.tar.zst" | cut -d' ' -f1 >"$stem.tar.zst.sha256sum")
-}
 
 # fileargs DIR NAME...: "real:lib/real" and "real:lib/link:link" for each library and its
 # soname link
@@ -75,13 +52,13 @@ mkdir -p "$R/manifests"
 printf '{"rocm_package_version": "7.13.0.dev0", "rocm_version": "7.13.0"}\n' \
 	>"$R/manifests/therock_manifest.json"
 mapfile -t a < <(libs libamdhip64.so.5)
-mkart "$R" core-hip_lib_generic core/clr/stage "${a[@]}"
+it_mkart "$R" core-hip_lib_generic core/clr/stage "${a[@]}"
 mapfile -t a < <(libs libhsa-runtime64.so.1 libhsakmt.so.1)
-mkart "$R" core-runtime_lib_generic core/rocr-runtime/stage "${a[@]}"
+it_mkart "$R" core-runtime_lib_generic core/rocr-runtime/stage "${a[@]}"
 mapfile -t a < <(libs libamd_comgr.so.2)
-mkart "$R" amd-llvm_lib_generic compiler/amd-comgr/stage "${a[@]}"
+it_mkart "$R" amd-llvm_lib_generic compiler/amd-comgr/stage "${a[@]}"
 mapfile -t a < <(libs librocrand.so.1)
-mkart "$R" rand_lib_gfx90X-dcgpu math-libs/rocRAND/stage "${a[@]}"
+it_mkart "$R" rand_lib_gfx90X-dcgpu math-libs/rocRAND/stage "${a[@]}"
 
 M=$T/mnt
 it_mount fs "$S" "$M" "$T/cache"

@@ -46,41 +46,18 @@ printf '#include <stdio.h>\nint main(void) { return puts("gfx1100") < 0; }\n' >"
 	die "cc"
 printf '#!/bin/sh\necho "hipcc $*"\n' >"$B/hipcc"
 chmod 755 "$B/hipcc"
-# mkart RUNDIR STEM PREFIX FILE:DEST[:link] ...: an artifact archive (and its .sha256sum)
-mkart() {
-	local rd=$1 stem=$2 prefix=$3 d
-	shift 3
-	d=$T/art/$stem
-	rm -rf "$d"
-	mkdir -p "$d/$prefix"
-	printf '%s\n' "$prefix" >"$d/artifact_manifest.txt"
-	for spec in "$@"; do
-		local src=${spec%%:*} rest=${spec#*:}
-		local dest=${rest%%:*}
-		mkdir -p "$(dirname "$d/$prefix/$dest")"
-		if [ "$rest" != "$dest" ]; then
-			ln -s "$src" "$d/$prefix/$dest"
-		else
-			cp "$src" "$d/$prefix/$dest"
-		fi
-	done
-	tar -C "$d" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@1767225600 -cf - \
-		artifact_manifest.txt "${prefix%%/*}" |
-		zstd -q -3 -o "$rd/$stem.tar.zst"
-	(cd "$rd" && sha256sum "$stem.tar.zst" | cut -d' ' -f1 >"$stem.tar.zst.sha256sum")
-}
 
 S=$T/store
 R=$S/$RUN
 mkdir -p "$R/manifests"
 printf '{"rocm_package_version": "7.13.0.dev0", "rocm_version": "7.13.0"}\n' \
 	>"$R/manifests/therock_manifest.json"
-mkart "$R" amd-llvm_run_generic compiler/amd-llvm/stage \
+it_mkart "$R" amd-llvm_run_generic compiler/amd-llvm/stage \
 	"$B/clang-19:lib/llvm/bin/clang-19" "clang-19:lib/llvm/bin/clang:link" \
 	"clang:lib/llvm/bin/clang++:link" "clang:lib/llvm/bin/amdclang:link" \
 	"clang++:lib/llvm/bin/amdclang++:link" "$B/offload-arch:lib/llvm/bin/offload-arch" \
 	"$B/rocminfo:bin/rocminfo" "$B/hipcc:bin/hipcc"
-mkart "$R" amd-llvm_dev_generic compiler/amd-llvm/stage "$B/name.c:include/name.h"
+it_mkart "$R" amd-llvm_dev_generic compiler/amd-llvm/stage "$B/name.c:include/name.h"
 
 M=$T/mnt
 it_mount fs "$S" "$M" "$T/cache"

@@ -19,13 +19,8 @@ S=$T/store
 mkdir -p "$S/$RUN" "$T/src/huge/big/lib" "$T/src/note/small/share"
 head -c $((24 << 20)) /dev/urandom >"$T/src/huge/big/lib/libhuge.so"
 echo small >"$T/src/note/small/share/note.txt"
-mkart() { # NAME DIR PREFIX: a TheRock artifact archive and its sidecar
-	printf '%s\n' "$3" >"$2/artifact_manifest.txt"
-	tar -C "$2" -c artifact_manifest.txt "$3" | zstd -q -1 -c >"$S/$RUN/$1.tar.zst"
-	(cd "$S/$RUN" && sha256sum "$1.tar.zst" | sed 's/ .*//' >"$1.tar.zst.sha256sum")
-}
-mkart huge_lib_generic "$T/src/huge" big/lib
-mkart note_lib_generic "$T/src/note" small/share
+it_mkart "$S/$RUN" huge_lib_generic big/lib "$T/src/huge/big/lib/libhuge.so:libhuge.so"
+it_mkart "$S/$RUN" note_lib_generic small/share "$T/src/note/small/share/note.txt:note.txt"
 
 P=$(rt_free_port)
 rt_nginx ng "
