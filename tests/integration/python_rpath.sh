@@ -23,6 +23,7 @@
 #  - a damaged ELF file (its PT_DYNAMIC beyond the end) leaves out the wheel that holds it,
 #    with one log line naming the file; the core wheel is served.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/rpath_oracle.sh"
 it_init "$@"
 PY=/usr/bin/python3
 DEPS=/usr/share/python-wheels
@@ -151,25 +152,6 @@ check_rpath() {
 	! readelf -d "$f" | grep -q RUNPATH || fail "$(basename "$f"): still has a DT_RUNPATH"
 	readelf -a -W "$f" >"$T/readelf.out" 2>&1 || fail "$(basename "$f"): readelf -a failed"
 	! grep -E '^readelf: (Warning|Error)' "$T/readelf.out" >&2 || fail "$(basename "$f"): readelf complains"
-}
-# oracle INSTALLED ORIG UP DEP...: upstream's own commands on a copy of the original
-# (py_packaging.py: patchelf --add-rpath per rpath_dep, then --force-rpath --set-rpath)
-# give the same DT_RPATH as the installed file
-oracle() {
-	local f=$1 orig=$2 o=$T/oracle/$(basename "$1") up=$3 dep
-	shift 3
-	command -v patchelf >/dev/null || {
-		it_say "patchelf is not installed: no oracle for $(basename "$f")"
-		return
-	}
-	mkdir -p "$T/oracle"
-	cp "$orig" "$o"
-	for dep in "$@"; do
-		patchelf --add-rpath "\$ORIGIN/$up/_rocm_sdk_core/$dep" "$o" || fail "patchelf --add-rpath"
-	done
-	patchelf --force-rpath --set-rpath "$(patchelf --print-rpath "$o")" "$o" || fail "patchelf --set-rpath"
-	cmp -s <(readelf -d "$o" | grep -E 'R(UN)?PATH') <(readelf -d "$f" | grep -E 'R(UN)?PATH') ||
-		fail "$(basename "$f"): DT_RPATH differs from patchelf's: $(readelf -d "$o" | grep PATH)"
 }
 oracle "$LIBS/lib/libfakerand.so.1" "$D/lib/libfakerand.so.1" ../.. lib lib/rocm_sysdeps/lib \
 	lib/host-math/lib lib/llvm/lib

@@ -9,6 +9,7 @@
 # files without a warning, and their DT_RPATH is what patchelf (upstream's tool) makes. The packages come from the apt cache, the kept
 # downloads beside the demo store, or `apt-get download`; without them the test is skipped.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/rpath_oracle.sh"
 it_init "$@"
 PY=/usr/bin/python3
 DEPS=/usr/share/python-wheels
@@ -100,25 +101,6 @@ for f in "$LIBS/lib/librocrand.so.1" "$CORE/lib/libamdhip64.so.5" "$CORE/lib/lib
 	cmp -s <(readelf -W --dyn-syms "$f") <(readelf -W --dyn-syms "$L/$(basename "$f")") ||
 		fail "$(basename "$f"): dynamic symbols differ from Debian's"
 done
-# oracle INSTALLED ORIG UP DEP...: upstream's own commands on a copy of the original
-# (py_packaging.py: patchelf --add-rpath per rpath_dep, then --force-rpath --set-rpath)
-# give the same DT_RPATH as the installed file
-oracle() {
-	local f=$1 orig=$2 o=$T/oracle/$(basename "$1") up=$3 dep
-	shift 3
-	command -v patchelf >/dev/null || {
-		it_say "patchelf is not installed: no oracle for $(basename "$f")"
-		return
-	}
-	mkdir -p "$T/oracle"
-	cp "$orig" "$o"
-	for dep in "$@"; do
-		patchelf --add-rpath "\$ORIGIN/$up/_rocm_sdk_core/$dep" "$o" || fail "patchelf --add-rpath"
-	done
-	patchelf --force-rpath --set-rpath "$(patchelf --print-rpath "$o")" "$o" || fail "patchelf --set-rpath"
-	cmp -s <(readelf -d "$o" | grep -E 'R(UN)?PATH') <(readelf -d "$f" | grep -E 'R(UN)?PATH') ||
-		fail "$(basename "$f"): DT_RPATH differs from patchelf's: $(readelf -d "$o" | grep PATH)"
-}
 oracle "$LIBS/lib/librocrand.so.1" "$L/librocrand.so.1" ../.. lib lib/rocm_sysdeps/lib \
 	lib/host-math/lib lib/llvm/lib
 oracle "$CORE/lib/libhsa-runtime64.so.1" "$L/libhsa-runtime64.so.1" ../.. lib/llvm/lib \
