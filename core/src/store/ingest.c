@@ -20,6 +20,7 @@
 #define READ_CHUNK (1u << 20)
 #define MANIFEST_NAME "artifact_manifest.txt"
 #define MANIFEST_MAX (1u << 20)
+#define ADVANCE_STEP (1u << 20) /* bytes between wakes of a staged file's readers */
 
 struct seen {
 	const char *path; /* points into the index member (stable: separately malloc'd) */
@@ -172,7 +173,7 @@ static int copy_data(struct ingest *in, struct archive *a, struct rk_member *m, 
 		     struct rk_blob_writer **wp, struct rk_frontier *fr)
 {
 	struct rk_blob_writer *w = *wp;
-	uint64_t limit = in->cache ? rk_cache_limit(in->cache) : 0;
+	uint64_t limit = in->cache ? rk_cache_limit(in->cache) : 0, told = 0;
 	int64_t pos = 0;
 	int rc;
 
@@ -211,9 +212,15 @@ static int copy_data(struct ingest *in, struct archive *a, struct rk_member *m, 
 			if (fr)
 				rk_frontier_end(fr, -EFBIG);
 		}
-		if (w && fr)
+		/* readers wake once a MiB (and at the end): a wake per 64 KiB block costs the
+		 * decompressing thread more than it saves a reader */
+		if (w && fr && (uint64_t)pos - told >= ADVANCE_STEP) {
 			rk_frontier_advance(fr, (uint64_t)pos);
+			told = (uint64_t)pos;
+		}
 	}
+	if (w && fr && (uint64_t)pos != told)
+		rk_frontier_advance(fr, (uint64_t)pos);
 	if ((uint64_t)pos < m->size)
 		return rk_err_set(in->err, -EBADMSG, "'%s': member '%s' truncated", in->o->name,
 				  m->path);
