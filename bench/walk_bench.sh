@@ -70,23 +70,7 @@ EOF
 mkart hdr 1200 14400
 mkart extra 200 6000
 
-mount_rk() { # [daemon args...]
-	"$rockfs" "$work/store" "$mnt" -f -o cache="$work/cache" "$@" 2>>"$work/daemon.log" &
-	pid=$!
-	for _ in $(seq 300); do
-		mountpoint -q "$mnt" && return 0
-		kill -0 "$pid" 2>/dev/null || { cat "$work/daemon.log"; exit 1; }
-		sleep 0.05
-	done
-	echo "mount timed out" >&2
-	exit 1
-}
-umount_rk() {
-	fusermount3 -u "$mnt"
-	wait "$pid" || true
-	pid=
-}
-best() { awk -v a="$1" -v b="${2:-1e9}" 'BEGIN { print (a < b) ? a : b }'; }
+mount_rk() { bench_mount "$work/store" "$work/cache" "$@"; } # [daemon args...]
 
 HDR=$RUN/browse/hdr_dev_generic
 DIST=$RUN/dist/$FAM
@@ -97,7 +81,7 @@ mount_rk
 mkdir -p "$work/local"
 cp -a "$mnt/$HDR" "$work/local/hdr"
 rsync -a "$mnt/$DIST/" "$work/local/dist/"
-umount_rk
+bench_umount
 local_find() { find "$work/local/hdr" -ls >/dev/null; }
 rk_find() { find "$mnt/$HDR" -ls >/dev/null; }
 local_rsync() { rsync -a "$work/local/dist/" "$work/dst/"; }
@@ -121,14 +105,14 @@ for _ in $(seq "$rounds"); do
 	mount_rk
 	rk_find
 	wr=$(best "$(timeit rk_find)" "$wr")
-	umount_rk
+	bench_umount
 	# after a remount, page cache dropped
 	drop
 	rl=$(best "$(timeit local_find)" "$rl")
 	drop
 	mount_rk
 	rr=$(best "$(timeit rk_find)" "$rr")
-	umount_rk
+	bench_umount
 	# rsync -a of the dist tree into an empty directory, after a remount
 	rm -rf "$work/dst"
 	drop
@@ -137,7 +121,7 @@ for _ in $(seq "$rounds"); do
 	drop
 	mount_rk
 	sr=$(best "$(timeit rk_rsync)" "$sr")
-	umount_rk
+	bench_umount
 done
 diff -r -q "$work/local/dist" "$work/dst" >/dev/null || { echo "rsync copied a different tree" >&2; exit 1; }
 
@@ -163,11 +147,11 @@ drop
 rt_mount
 rk_find; count; c_first=$counted
 rk_find; count; c_warm=$counted
-umount_rk
+bench_umount
 drop
 rt_mount
 rm -rf "$work/dst"; rk_rsync; count; c_rsync=$counted
-umount_rk
+bench_umount
 
 printf '\n%-34s %10s %10s %8s %6s\n' step "rockfs (s)" "local (s)" ratio goal
 printf '%-34s %10s %10s %8s %6s\n' "find -ls, warm" "$wr" "$wl" "$(ratio "$wr" "$wl")" 1.2

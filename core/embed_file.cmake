@@ -5,7 +5,8 @@
 #         -P embed_file.cmake
 #
 # defines `const char NAME[]` and `const size_t NAME_len`. Used for the built-in package
-# definitions (packaging/packages.json) and TheRock topology (packaging/therock-topology.toml).
+# definitions (packaging/packages.json), TheRock topology (packaging/therock-topology.toml)
+# and, through core/src/views/python/embed_stub.cmake, the exec stub of the wheels.
 cmake_minimum_required(VERSION 3.18)
 
 if(NOT IN OR NOT OUT OR NOT HEADER OR NOT NAME)

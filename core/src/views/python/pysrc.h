@@ -20,7 +20,7 @@ extern const size_t rk_npysrc;
 
 /* The exec stub of the runtime wheels (exe_stub.c, built and embedded by embed_stub.cmake):
  * rk_exe_stub_len bytes holding RK_EXE_STUB_MARK where the target's path goes. */
-extern const unsigned char rk_exe_stub[];
+extern const char rk_exe_stub[];
 extern const size_t rk_exe_stub_len;
 #define RK_EXE_STUB_MARK "@ROCKFS-EXE-STUB-TARGET@"
 #define RK_EXE_STUB_TARGET_MAX 4096

@@ -351,7 +351,7 @@ static int exe_stub(const char *rp, char **out)
 {
 	const char *mark =
 		memmem(rk_exe_stub, rk_exe_stub_len, RK_EXE_STUB_MARK, strlen(RK_EXE_STUB_MARK));
-	size_t at = mark ? (size_t)(mark - (const char *)rk_exe_stub) : 0;
+	size_t at = mark ? (size_t)(mark - rk_exe_stub) : 0;
 
 	if (!mark || strlen(rp) >= RK_EXE_STUB_TARGET_MAX ||
 	    rk_exe_stub_len - at < RK_EXE_STUB_TARGET_MAX)
