@@ -10,7 +10,10 @@
  * per directory and walk). Directories listing the store's runs (rk_attr.live) are the
  * exception to "never changes": their attributes time out after list_ttl, a getattr
  * then lists the store again, and when runs were added their mtime has moved on, which
- * makes the kernel drop its cached listing (it compares the two). Files are not opened
+ * makes the kernel drop its cached listing (it compares the two). The names of runs in
+ * them have entry timeouts of list_ttl: a lookup then may find the run changed in the
+ * store and answer a new inode for it (the old one keeps serving what is open). Files
+ * are not opened
  * either (open answers ENOSYS): reads come without a handle and find their file by inode
  * (files.c). Both fall back to opening when the kernel cannot do without. */
 #include <errno.h>
@@ -50,6 +53,13 @@ static void to_stat(const struct rkfs *fs, const struct rk_attr *a, struct stat 
 static double attr_timeout(const struct rkfs *fs, const struct rk_attr *a)
 {
 	return a->live && fs->list_ttl ? fs->list_ttl : fs->timeout;
+}
+
+/* How long the kernel may keep the entry for a: a run's name may be given a new inode
+ * when the run changes in the store (rk_attr.run). */
+static double entry_timeout(const struct rkfs *fs, const struct rk_attr *a)
+{
+	return a->run && fs->list_ttl ? fs->list_ttl : fs->timeout;
 }
 
 static void reply_err(fuse_req_t req, int rc)
@@ -107,7 +117,7 @@ static void rkfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	memset(&e, 0, sizeof(e));
 	e.ino = a.ino;
 	e.attr_timeout = attr_timeout(fs, &a);
-	e.entry_timeout = fs->timeout;
+	e.entry_timeout = entry_timeout(fs, &a);
 	to_stat(fs, &a, &e.attr);
 	fuse_reply_entry(req, &e);
 }
@@ -202,7 +212,7 @@ static int dir_add(struct dirbuf *d, const char *name, const struct rk_attr *a, 
 		 * (a compressed tarball): the kernel then looks it up, and lookup computes it */
 		e.ino = dot || a->pending ? 0 : a->ino;
 		e.attr_timeout = attr_timeout(d->fs, a);
-		e.entry_timeout = d->fs->timeout;
+		e.entry_timeout = entry_timeout(d->fs, a);
 		n = fuse_add_direntry_plus(d->req, d->buf + d->len, d->size - d->len, name, &e,
 					   next);
 	} else {

@@ -68,6 +68,8 @@ struct rk_attr {
 	int live; /* a directory listing the store's runs (the root of a store of runs,
 		   * {owner}-{repo}/): it gains entries when rk_vfs_refresh (or a lookup of
 		   * a missing name) finds new runs, and its mtime moves on then */
+	int run; /* a run directory in a live directory: a lookup of its name after list_ttl
+		  * may find the run changed in the store and answer a new inode */
 };
 
 /* What a running daemon is doing (rockfs's status attributes, docs/man/rockfs.8.md). */

@@ -10,7 +10,7 @@
  *                      composite: its rk_blob_set's lock)
  *   a->refill          one re-ingest of an artifact at a time
  *   v->tree (rwlock)   protects: v->inodes, every served node's fields below "mutable"
- *   v->refresh_lock    protects: listed_ms of populated root/org directories; held
+ *   v->refresh_lock    protects: listed_ms of populated root/org/run directories; held
  *                      across the store listing (one listing again at a time)
  *   v->wait_lock       protects: node pop_state/pop_rc, artifact state/rc/gen, v->active,
  *                      v->runs; v->wait_cond is broadcast on every change
@@ -377,6 +377,7 @@ struct run *vfs_node_run(const struct node *n)
 
 static int pop_root(struct rk_vfs *v, struct node *dir, struct rk_err *err);
 static int pop_org(struct rk_vfs *v, struct node *dir, struct rk_err *err);
+static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err);
 
 static void fill_attr(const struct node *n, struct rk_attr *a)
 {
@@ -386,6 +387,7 @@ static void fill_attr(const struct node *n, struct rk_attr *a)
 	a->size = n->size;
 	a->mtime = n->mtime;
 	a->live = (n->pop == pop_root || n->pop == pop_org) && !n->run;
+	a->run = n->pop == pop_run && n->parent;
 	a->pending =
 		(n->src == SRC_TARZ && !n->tarz->ready) || (n->src == SRC_LATER && !n->size_known);
 }
@@ -1026,6 +1028,8 @@ static int add_readme(struct rk_vfs *v, struct node *dir, int empty)
 	return rc;
 }
 
+static uint64_t now_ms(void);
+
 static int pop_artifact(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
 	(void)err;
@@ -1053,6 +1057,7 @@ static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		return -ENOMEM;
 	}
 	r->cat = cat;
+	dir->listed_ms = now_ms();
 	pthread_mutex_lock(&v->wait_lock);
 	r->next = v->runs;
 	v->runs = r;
@@ -1237,6 +1242,65 @@ static int refresh_listing(struct rk_vfs *v, struct node *dir)
 	else if (added)
 		rk_info("'%s': %u new run%s", path[0] ? path : "/", added, added > 1 ? "s" : "");
 	return added > 0;
+}
+
+/* A run directory n of dir (populated, or not) whose listing is older than list_ttl
+ * asks the store whether the run may have changed (a run still being uploaded, or one
+ * `rockpack cache refresh` was run for) and, if so, lists it again. When its files
+ * differ, the run is served anew: a new, unpopulated node takes its name (a new inode:
+ * its entry's short timeout makes the kernel look the name up again), and the old tree
+ * stays for the files and working directories still in it. Returns the node that has
+ * the name now. */
+static struct node *refresh_run(struct rk_vfs *v, struct node *dir, struct node *n)
+{
+	struct rk_err err = RK_ERR_INIT;
+	struct rk_run *cat = NULL;
+	struct node *now;
+	struct run *r;
+	int rc;
+
+	pthread_rwlock_rdlock(&v->tree);
+	r = n->run;
+	pthread_rwlock_unlock(&v->tree);
+	if (!v->list_ttl_ms || !r || !n->parent)
+		return n;
+	pthread_mutex_lock(&v->refresh_lock);
+	pthread_rwlock_rdlock(&v->tree);
+	now = vfs_dent_find(dir, n->name);
+	pthread_rwlock_unlock(&v->tree);
+	if (now != n || now_ms() - n->listed_ms < v->list_ttl_ms ||
+	    !rk_store_run_stale(v->store, r->cat->path)) {
+		if (now == n)
+			n->listed_ms = now_ms();
+		pthread_mutex_unlock(&v->refresh_lock);
+		return now ? now : n;
+	}
+	n->listed_ms = now_ms(); /* a failure too: list_ttl bounds the requests */
+	rc = rk_run_load(v->store, r->cat->path, r->cat->name, &cat, &err);
+	if (!rc && !rk_run_same(r->cat, cat)) {
+		pthread_rwlock_wrlock(&v->tree);
+		now = served_new(v, dir, n->name, S_IFDIR | 0555, n->mtime);
+		if (now && (now->ctx = strdup(n->ctx))) {
+			now->pop = pop_run;
+			now->pop_state = PS_TODO;
+			vfs_dent_set(dir, n->name, now);
+			dir->mtime++; /* the kernel drops its cached listing of dir */
+		} else {
+			now = NULL; /* a node made is freed with the inode table */
+			rc = -ENOMEM;
+		}
+		pthread_rwlock_unlock(&v->tree);
+		if (now)
+			rk_info("run '%s': its listing changed (%zu artifact%s, was %zu); served "
+				"anew",
+				r->cat->path, cat->narts, cat->narts == 1 ? "" : "s",
+				r->cat->narts);
+	}
+	pthread_mutex_unlock(&v->refresh_lock);
+	rk_run_free(cat);
+	if (rc)
+		rk_warn("run '%s': listing it again: %s", r->cat->path, rk_err_str(&err, rc));
+	return now ? now : n;
 }
 
 /* n's path from the mount's root ("RUN/dist/gfx1100"), for log lines. */
@@ -1505,6 +1569,12 @@ int rk_vfs_lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk
 		if (n)
 			fill_attr(n, out);
 		pthread_rwlock_unlock(&v->tree);
+		if (n && out->run && v->list_ttl_ms) {
+			n = refresh_run(v, dir, n);
+			pthread_rwlock_rdlock(&v->tree);
+			fill_attr(n, out);
+			pthread_rwlock_unlock(&v->tree);
+		}
 		if (n && out->pending) {
 			if ((rc = ensure_ready(v, n, 0, err)))
 				return rc;

@@ -114,8 +114,8 @@ struct node {
 	uint8_t pop_transient; /* pop_rc is transient (rk_err_transient): a later access tries again
 				*/
 	char *ctx; /* org and run directories: their store path */
-	uint64_t listed_ms; /* the root and org directories: when the store was listed for
-			     * them (CLOCK_MONOTONIC; v->refresh_lock once populated) */
+	uint64_t listed_ms; /* the root, org and run directories: when the store was listed
+			     * for them (CLOCK_MONOTONIC; v->refresh_lock once populated) */
 	struct run *run; /* run directories, once populated */
 	struct artifact *artifact; /* nodes inside browse/<stem> (and that root itself) */
 	struct artifact *origin; /* dist nodes: the artifact whose file this is */
