@@ -30,6 +30,9 @@
 #include "rk/store.h"
 
 #define RK_ROOT_INO 1
+/* The engine's other inode numbers are >= RK_FIRST_INO: 2..15 are the daemon's own
+ * files (fs/: the status file). */
+#define RK_FIRST_INO 16
 
 struct rk_vfs;
 struct rk_file;

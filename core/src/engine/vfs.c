@@ -168,10 +168,10 @@ static uint64_t free_ino(struct rk_vfs *v, const struct node *dir, const char *n
 {
 	uint64_t ino = child_ino(dir->ino, name);
 
-	while (ino <= RK_ROOT_INO)
-		ino += 2;
+	if (ino < RK_FIRST_INO)
+		ino += RK_FIRST_INO;
 	while (find_ino(v, ino))
-		ino = ino + 1 > RK_ROOT_INO ? ino + 1 : RK_ROOT_INO + 1;
+		ino = ino + 1 >= RK_FIRST_INO ? ino + 1 : RK_FIRST_INO;
 	return ino;
 }
 
