@@ -1246,13 +1246,13 @@ static int refresh_listing(struct rk_vfs *v, struct node *dir)
 	return added > 0;
 }
 
-/* A run directory n of dir (populated, or not) whose listing is older than list_ttl
- * asks the store whether the run may have changed (a run still being uploaded, or one
- * `rockpack cache refresh` was run for) and, if so, lists it again. When its files
- * differ, the run is served anew: a new, unpopulated node takes its name (a new inode:
- * its entry's short timeout makes the kernel look the name up again), and the old tree
- * stays for the files and working directories still in it. Returns the node that has
- * the name now. */
+/* A populated run directory n of dir whose listing is older than list_ttl asks the
+ * store whether the run may have changed (a run still being uploaded, or one `rockpack
+ * cache refresh` was run for) and, if so, lists it again (a run not populated yet is
+ * listed by its populate). When its files differ, the run is served anew: a new,
+ * unpopulated node takes its name (a new inode: its entry's short timeout makes the
+ * kernel look the name up again), and the old tree stays for the files and working
+ * directories still in it. Returns the node that has the name now. */
 static struct node *refresh_run(struct rk_vfs *v, struct node *dir, struct node *n)
 {
 	struct rk_err err = RK_ERR_INIT;
@@ -1796,8 +1796,7 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 	if (src == SRC_BLOB) {
 		memcpy(id, n->data, RK_SHA256_HEX);
 		read_ahead(v, n->parent);
-	}
-	else if (src == SRC_BYTES)
+	} else if (src == SRC_BYTES)
 		f->bytes = n->data; /* immutable once published */
 	else if (src == SRC_STAGED && (f->fd = fcntl(n->fd, F_DUPFD_CLOEXEC, 0)) < 0)
 		rc = -errno;
