@@ -2,7 +2,9 @@
  * (readahead.h). A bounded ring of blob ids under one mutex; a push never blocks (a
  * full ring drops the id: read-ahead is a hint). A worker's rk_blob_open checks the
  * blob (reading it into the page cache), or asks the kernel to read it when it was
- * checked before, and closes it; a failure is left for the real open to report. */
+ * checked before, and closes it; a failure is left for the real open to report. The
+ * workers start at the first push: the daemon opens its vfs before it forks into the
+ * background, and threads do not survive a fork. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -29,7 +31,7 @@ struct vfs_ahead {
 	struct ahead_item ring[AHEAD_RING];
 	unsigned head, count; /* lock */
 	int stop; /* lock */
-	unsigned nthreads;
+	unsigned want, nthreads; /* lock (nthreads: started, at the first push) */
 	pthread_t threads[AHEAD_THREADS_MAX];
 	_Atomic uint64_t done;
 };
@@ -74,15 +76,7 @@ int vfs_ahead_new(struct rk_cache *cache, unsigned nthreads, struct vfs_ahead **
 	a->cache = cache;
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->cond, NULL);
-	if (nthreads > AHEAD_THREADS_MAX)
-		nthreads = AHEAD_THREADS_MAX;
-	for (; a->nthreads < nthreads; a->nthreads++)
-		if (pthread_create(&a->threads[a->nthreads], NULL, worker, a))
-			break;
-	if (!a->nthreads) {
-		vfs_ahead_free(a);
-		return -EAGAIN;
-	}
+	a->want = nthreads < AHEAD_THREADS_MAX ? nthreads : AHEAD_THREADS_MAX;
 	*out = a;
 	return 0;
 }
@@ -92,7 +86,12 @@ void vfs_ahead_push(struct vfs_ahead *a, const char *id, uint64_t size)
 	struct ahead_item *it;
 
 	pthread_mutex_lock(&a->lock);
-	if (a->count < AHEAD_RING) {
+	for (; a->nthreads < a->want; a->nthreads++)
+		if (pthread_create(&a->threads[a->nthreads], NULL, worker, a)) {
+			a->want = a->nthreads; /* read-ahead with fewer threads, or none */
+			break;
+		}
+	if (a->nthreads && a->count < AHEAD_RING) {
 		it = &a->ring[(a->head + a->count) % AHEAD_RING];
 		memcpy(it->id, id, RK_SHA256_HEX);
 		it->size = size;

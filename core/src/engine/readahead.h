@@ -12,7 +12,8 @@
 
 struct vfs_ahead;
 
-/* Start nthreads workers over cache (0 threads: read-ahead off; *out NULL then). */
+/* Read-ahead over cache with nthreads workers, started at the first push (0 threads:
+ * read-ahead off; *out NULL then). */
 int vfs_ahead_new(struct rk_cache *cache, unsigned nthreads, struct vfs_ahead **out);
 /* Queue blob id (size bytes) to be read ahead; dropped when the queue is full. */
 void vfs_ahead_push(struct vfs_ahead *a, const char *id, uint64_t size);

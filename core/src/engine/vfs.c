@@ -2379,7 +2379,7 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 	if ((rc = rk_store_open_opts(o->store, &ro, &v->store, err)))
 		goto fail;
 	if ((rc = vfs_ahead_new(v->cache, AHEAD_THREADS, &v->ahead)))
-		rk_warn("no read-ahead threads: %s", strerror(-rc)); /* slower walks, that is all */
+		goto fail;
 	root = served_lazy_dir(v, NULL, "", pop_root, v->mount_time);
 	if (!root) {
 		rc = -ENOMEM;
