@@ -92,7 +92,9 @@ def dist_amdgpu_targets():
     from pathlib import Path
 
     core = importlib.import_module(di.ALL_PACKAGES["core"].get_py_package_name())
-    path = Path(core.__file__).parent / "share" / "therock" / "dist_info.json"
+    # (a core wheel without _rocm_sdk_core/__init__.py: a namespace package)
+    top = Path(core.__file__).parent if core.__file__ else Path(list(core.__path__)[0])
+    path = top / "share" / "therock" / "dist_info.json"
     with open(path, "rb") as f:
         return json.load(f)["dist_amdgpu_targets"]
 

@@ -131,9 +131,12 @@ struct elfinfo {
 
 /* ---- one package being assembled ---- */
 
-/* A path materialized by a runtime wheel (for the devel tree), or a soname alias. */
+/* A path materialized by a runtime wheel (for the devel tree), or a soname alias. Keyed
+ * by the path for the core wheel, by "<family>\t<path>" for a legacy libraries wheel: a
+ * family's devel tree links only into its own libraries wheel (py_packaging.py
+ * _find_populated, _find_soname_alias). */
 struct owned {
-	char *path;
+	char *path; /* the key */
 	char *owner; /* platform package; NULL for an alias */
 	char *soname_path; /* aliases: the path kept under the soname */
 	UT_hash_handle hh;
@@ -156,6 +159,7 @@ struct synth {
 
 struct pkg {
 	struct pywheel w; /* its members; w.sources: artifact stems, for PROVENANCE */
+	const char *family; /* a legacy libraries wheel's family, else NULL */
 	int excl_cmake; /* core: cmake directories and bin/rocprof-* are left out */
 	const char *platform;
 	const char *const *rpath; /* the rpath_deps (in _rocm_sdk_core), NULL-terminated */
@@ -201,20 +205,25 @@ static int finish_wheel(struct synth *s, struct pkg *p, const char *dist, const 
 	return pywheel_finish(s->v, &p->w, &in, s->out, s->err);
 }
 
-static int owned_add(struct synth *s, const char *path, const char *owner, const char *soname_path)
+static int owned_add(struct synth *s, const char *family, const char *path, const char *owner,
+		     const char *soname_path)
 {
 	struct owned *o;
+	char *key = NULL;
 
-	HASH_FIND_STR(s->owned, path, o);
-	if (o)
+	if (asprintf(&key, "%s%s%s", family ? family : "", family ? "\t" : "", path) < 0)
+		return -ENOMEM;
+	HASH_FIND_STR(s->owned, key, o);
+	if (o) {
+		free(key);
 		return 0;
-	if (!(o = calloc(1, sizeof(*o))) || !(o->path = strdup(path)) ||
+	}
+	if (!(o = calloc(1, sizeof(*o))) || !(o->path = key) ||
 	    (owner && !(o->owner = strdup(owner))) ||
 	    (soname_path && !(o->soname_path = strdup(soname_path)))) {
-		if (o) {
-			free(o->path);
+		free(key);
+		if (o)
 			free(o->owner);
-		}
 		free(o);
 		return -ENOMEM;
 	}
@@ -538,7 +547,7 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 				 : slash      ? slash + 1
 					      : target);
 			if (strcmp(out, rel->buf))
-				rc = owned_add(s, rel->buf, NULL, out);
+				rc = owned_add(s, p->family, rel->buf, NULL, out);
 		} else if (S_ISLNK(c->mode) && (t->mode & 0111)) {
 			/* a symlink to an executable: a stub that execs it, argv kept (TheRock
 			 * compiles one: exe_stub_gen.py) */
@@ -557,7 +566,7 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 			    !S_ISLNK(c->mode)) {
 				snprintf(out, sizeof(out), "%s%s%s", dirpart, len ? "/" : "",
 					 e->soname);
-				rc = owned_add(s, rel->buf, NULL, out);
+				rc = owned_add(s, p->family, rel->buf, NULL, out);
 			} else {
 				snprintf(out, sizeof(out), "%s", rel->buf);
 			}
@@ -706,6 +715,7 @@ static void newest(const struct node *dir, int64_t *t)
 static int runtime_wheel(struct synth *s, int kind, const char *family)
 {
 	struct pkg p = {.w.sources = RK_BUF_INIT,
+			.family = family,
 			.excl_cmake = kind == PKG_CORE,
 			.rpath = kind == PKG_CORE ? core_rpath : lib_rpath};
 	struct rk_buf rel = RK_BUF_INIT, top = RK_BUF_INIT, eps = RK_BUF_INIT;
@@ -742,7 +752,7 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 
 			HASH_DEL(p.w.ents, e);
 			if (asprintf(&name, "%s/%s", platform, e->name) < 0 ||
-			    (rc = owned_add(s, e->name, platform, NULL))) {
+			    (rc = owned_add(s, family, e->name, platform, NULL))) {
 				free(name);
 				free(e->name);
 				free(e->data);
@@ -990,7 +1000,14 @@ static int devel_walk(struct synth *s, struct pkg *p, struct tlist *l, struct no
 			depth += *q == '/';
 		snprintf(path, sizeof(path), "_rocm_sdk_devel/%s%s", rel->buf,
 			 S_ISDIR(c->mode) ? "/" : "");
+		/* the core wheel's first, then this family's libraries wheel's */
 		HASH_FIND_STR(s->owned, rel->buf, o);
+		if (!o && p->family) {
+			char key[4096];
+
+			snprintf(key, sizeof(key), "%s\t%s", p->family, rel->buf);
+			HASH_FIND_STR(s->owned, key, o);
+		}
 		if (S_ISDIR(c->mode)) {
 			if (!(rc = tlist_push(l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL)))
 				rc = devel_walk(s, p, l, c, rel);
@@ -1086,13 +1103,24 @@ static int materialize(struct synth *s, const struct rk_composite *l, char id[RK
 	return 0;
 }
 
-static int devel_wheel(struct synth *s)
+/* Tag the package just pushed to s->out as served in python/<family>/ only. */
+static void in_family_dir(struct synth *s, size_t n0, const char *family)
 {
-	struct pkg p = {.w.sources = RK_BUF_INIT};
+	if (family && s->out->n > n0)
+		snprintf(s->out->v[s->out->n - 1].family, sizeof(s->out->v[0].family), "%s",
+			 family);
+}
+
+/* The devel wheel (6.4) of a legacy run's family (NULL: a kpack-split run's, or a run
+ * without families): its tree links into the core wheel and that family's libraries
+ * wheel. own_dir: served in python/<family>/ (upstream's dist/<family>/). */
+static int devel_wheel(struct synth *s, const char *family, int own_dir)
+{
+	struct pkg p = {.w.sources = RK_BUF_INIT, .family = family};
 	struct rk_buf rel = RK_BUF_INIT;
 	struct tlist l = {0};
 	struct rk_composite tar = RK_COMPOSITE_INIT;
-	const char *family = s->split || !s->nfamilies ? NULL : s->families[0];
+	size_t n0 = s->out->n;
 	char req[200], summary[300], id[RK_SHA256_HEX];
 	struct node *root;
 	int rc;
@@ -1119,11 +1147,13 @@ static int devel_wheel(struct synth *s)
 		rc = add_pure(s, &p, "rocm_sdk_devel", "devel", family);
 	snprintf(req, sizeof(req), "rocm-sdk-core==%s", s->version);
 	snprintf(summary, sizeof(summary),
-		 "ROCm SDK development files (synthesized by rockfs "
+		 "ROCm SDK development files%s%s (synthesized by rockfs "
 		 "from run %s)",
-		 s->r->cat->name);
+		 family ? " for " : "", family ? family : "", s->r->cat->name);
 	if (!rc)
 		rc = finish_wheel(s, &p, "rocm-sdk-devel", req, summary, "rocm_sdk_devel\n", NULL);
+	if (!rc && own_dir)
+		in_family_dir(s, n0, family);
 	rk_composite_release(&tar);
 	tlist_release(&l);
 	pkg_release(&p);
@@ -1143,8 +1173,13 @@ static int sdist_add(struct synth *s, struct tlist *l, const char *path, const v
 	return rc ? rc : tlist_push(l, path, S_IFREG | 0644, len, len ? id : NULL, NULL, NULL);
 }
 
-static int sdist(struct synth *s)
+/* The rocm sdist; family: a multi-family legacy run's sdist of that family, restricted to
+ * it (py_packaging.py restrict_families: the version lines, then THIS_TARGET_FAMILY,
+ * THIS_PACKAGE_ENTRY, DEFAULT_TARGET_FAMILY and AVAILABLE_TARGET_FAMILIES of that family
+ * alone), served in python/<family>/. */
+static int sdist(struct synth *s, const char *family)
 {
+	size_t n0 = s->out->n;
 	struct rk_buf b = RK_BUF_INIT;
 	struct tlist l = {0};
 	struct rk_composite tar = RK_COMPOSITE_INIT;
@@ -1171,7 +1206,20 @@ static int sdist(struct synth *s)
 		} else if (!strcmp(f->path, "rocm_sdk/_dist_info.py")) {
 			b.len = 0;
 			snprintf(path, sizeof(path), "%s/src/%s", base, f->path);
-			if (!(rc = dist_info_py(s, NULL, NULL, &b)))
+			if (family) {
+				struct synth one = *s;
+
+				one.nfamilies = 0; /* the base: no family lines */
+				rc = dist_info_py(&one, NULL, family, &b);
+				if (!rc)
+					rc = rk_buf_addf(&b,
+							 "DEFAULT_TARGET_FAMILY = '%s'\n"
+							 "AVAILABLE_TARGET_FAMILIES.append('%s')\n",
+							 family, family);
+			} else {
+				rc = dist_info_py(s, NULL, NULL, &b);
+			}
+			if (!rc)
 				rc = sdist_add(s, &l, path, b.buf, b.len);
 		} else if (!strncmp(f->path, "rocm_sdk/", 9)) {
 			snprintf(path, sizeof(path), "%s/src/%s", base, f->path);
@@ -1212,6 +1260,7 @@ static int sdist(struct synth *s)
 			ps->bytes = gz;
 			ps->size = gzlen;
 			gz = NULL;
+			in_family_dir(s, n0, family);
 		}
 	}
 	free(gz);
@@ -1306,14 +1355,23 @@ int vfs_python_synth(struct rk_vfs *v, struct run *r, struct pysynth_set *out, s
 			rk_err_clear(err);
 			rc = 0;
 		}
-	if (!rc && recoverable(rc = devel_wheel(&s))) {
-		rk_warn("python: run '%s': rocm-sdk-devel not synthesized: %s", r->cat->name,
-			rk_err_str(err, rc));
-		rk_err_clear(err);
-		rc = 0;
+	/* the devel wheel: a legacy run's first family's (python/files/, simple/), and with
+	 * several families every family's own with its own sdist in python/<family>/, as
+	 * upstream's dist/<family>/ (build_python_packages.py _run_legacy) */
+	for (size_t i = 0; !rc && i < (!s.split && s.nfamilies > 1 ? s.nfamilies + 1 : 1); i++) {
+		const char *fam = s.split || !s.nfamilies ? NULL : s.families[i ? i - 1 : 0];
+
+		if (recoverable(rc = devel_wheel(&s, fam, i > 0))) {
+			rk_warn("python: run '%s': rocm-sdk-devel%s%s not synthesized: %s",
+				r->cat->name, i ? " of " : "", i ? fam : "", rk_err_str(err, rc));
+			rk_err_clear(err);
+			rc = 0;
+		}
 	}
 	if (!rc && s.out->n)
-		rc = sdist(&s);
+		rc = sdist(&s, NULL);
+	for (size_t i = 0; !rc && s.out->n && !s.split && s.nfamilies > 1 && i < s.nfamilies; i++)
+		rc = sdist(&s, s.families[i]);
 	{
 		struct elfinfo *e, *t;
 		struct owned *o, *ot;
