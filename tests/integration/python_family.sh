@@ -18,7 +18,8 @@
 #  - rocm-sdk path --root: no dangling link (find -xtype l), the devel tree's libfakerand is
 #    that family's (it loads in a fresh python and returns the family's value), its header
 #    is that family's; rocm-sdk targets prints the core's dist_amdgpu_targets, --installed
-#    the family; rocm-sdk version the run's version;
+#    the family; rocm-sdk version the run's version; rocm-sdk test passes (its devel test
+#    finds every file of the family's libraries hardlinked into the devel tree);
 #  - stored wheels win per project: a copy of the run storing a devel wheel in each family
 #    group (python/<family>/, same name) serves each in its family's directory, from the
 #    store, and no synthesized devel wheel; PROVENANCE says so.
@@ -142,6 +143,11 @@ print(ctypes.CDLL(sys.argv[1]).fakerand_family())' "$root/lib/libfakerand.so" 2>
 	[ "$got" = "$fam" ] || fail "$fam: rocm-sdk targets --installed printed '$got'"
 	got=$("$V/bin/rocm-sdk" version 2>&1) || true
 	[ "$got" = "$VER" ] || fail "$fam: rocm-sdk version printed '$got'"
+	# the installation self-tests (GPU-free): libraries load, devel tree complete
+	"$V/bin/rocm-sdk" test >"$T/test-$fam.log" 2>&1 ||
+		{ fail "$fam: rocm-sdk test"; tail -n 30 "$T/test-$fam.log" >&2; }
+	grep -A1 "^testLibrariesMirroredIntoDevel " "$T/test-$fam.log" | grep -q '\.\.\. ok$' ||
+		fail "$fam: rocm-sdk test did not check the devel tree against the libraries"
 	# the restricted sdist: this family alone
 	got=$("$V/bin/python" -c 'from rocm_sdk import _dist_info as d
 print(d.THIS_TARGET_FAMILY, d.DEFAULT_TARGET_FAMILY, ",".join(d.AVAILABLE_TARGET_FAMILIES))')

@@ -133,7 +133,8 @@ class FakeSite:
         shutil.copytree(str(PYSRC / "rocm_sdk"), str(self.site / "rocm_sdk"),
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         (self.site / "rocm_sdk" / "_dist_info.py").write_text(self.dist_info("None"))
-        self.files["rocm"] = ["rocm_sdk/" + p.name for p in (self.site / "rocm_sdk").iterdir()]
+        self.files["rocm"] = [p.relative_to(self.site).as_posix()
+                              for p in (self.site / "rocm_sdk").rglob("*") if p.is_file()]
 
         self.wheel("rocm-sdk-core", "rocm_sdk_core", "core")
         self.add("rocm-sdk-core", "_rocm_sdk_core/lib/libamdhip64.so.7", b"\x7fELF hip")

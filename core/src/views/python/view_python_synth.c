@@ -1232,6 +1232,9 @@ static int sdist(struct synth *s, const char *family)
 	snprintf(path, sizeof(path), "%s/src/rocm_sdk/", base);
 	if (!rc)
 		rc = tlist_push(&l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL);
+	snprintf(path, sizeof(path), "%s/src/rocm_sdk/tests/", base);
+	if (!rc)
+		rc = tlist_push(&l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL);
 	if (!rc) {
 		qsort(l.v, l.n, sizeof(*l.v), cmp_member);
 		rc = rk_tar_layout_build(l.v, l.n, s->mtime, &tar);
