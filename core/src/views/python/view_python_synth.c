@@ -1134,6 +1134,11 @@ static int devel_wheel(struct synth *s, const char *family, int own_dir)
 	if (!(rc = rk_buf_addf(&rel, "%s", "")) &&
 	    !(rc = tlist_push(&l, "_rocm_sdk_devel/", S_IFDIR | 0755, 0, NULL, NULL, NULL)))
 		rc = devel_walk(s, &p, &l, root, &rel);
+	/* an empty module, as upstream's tarball has it: its expansion (_devel.py
+	 * get_devel_root) fails without _rocm_sdk_devel/__init__.py */
+	if (!rc && !vfs_find(root, "__init__.py"))
+		rc = tlist_push(&l, "_rocm_sdk_devel/__init__.py", S_IFREG | 0644, 0, NULL, NULL,
+				NULL);
 	if (!rc) {
 		qsort(l.v, l.n, sizeof(*l.v), cmp_member);
 		rc = rk_tar_layout_build(l.v, l.n, s->mtime, &tar);
