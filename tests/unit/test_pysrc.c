@@ -10,6 +10,7 @@
 /* The files the C side puts into the synthesized packages (the contract). */
 static const char *const expected[] = {
 	"core/_cli.py",
+	"profiler/_cli.py",
 	"pure/__init__.py",
 	"rocm_sdk/__init__.py",
 	"rocm_sdk/__main__.py",

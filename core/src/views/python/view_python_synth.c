@@ -7,6 +7,8 @@
  *   rocm_sdk_libraries_<family>-V-...whl           legacy runs: one per family
  *   rocm_sdk_device_<target>-V-...whl              kpack-split runs: one per base target
  *   rocm_sdk_devel-V-...whl                        headers, cmake, ... as _devel.tar
+ *   rocm_profiler-V-...whl                         rocprofiler-compute/-systems, when the
+ *                                                  run has them
  *   rocm-V.tar.gz                                  the selector sdist (our rocm_sdk package)
  *
  * A wheel is a zip of stored entries laid out over the cache blobs of the flattened
@@ -15,6 +17,7 @@
  * _devel.tar is written once into the cache (its hash goes into RECORD). */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <libdeflate.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,7 +71,44 @@ static const char *const devel_extra[] = {
 	"rocshmem", "hipthreads", "rocjitsu",  "mirage",
 };
 
-enum pkg_kind { PKG_CORE, PKG_LIBRARIES, PKG_DEVICE, PKG_DEVEL };
+enum pkg_kind { PKG_CORE, PKG_LIBRARIES, PKG_DEVICE, PKG_DEVEL, PKG_PROFILER };
+
+/* build_python_packages.py PROFILER_WHEEL_INCLUDES: the files of the profiler wheel */
+static const char *const profiler_includes[] = {
+	"bin/rocprof-sys-*",
+	"include/rocprofiler-systems/**",
+	"lib/librocprof-sys*",
+	"lib/libprofiler-hub.so*",
+	"lib/python/site-packages/rocprofsys/**",
+	"lib/rocprofiler-systems/**",
+	"libexec/rocprofiler-systems/**",
+	"share/**/rocprofiler-systems/**",
+	"bin/rocprof-*",
+	"libexec/rocprofiler-compute/**",
+	"lib/rocprofiler-compute/**",
+	"share/**/rocprofiler-compute/**",
+	NULL,
+};
+/* ... and what the core wheel leaves out (its excludes, cmake directories aside) */
+static const char *const core_excludes[] = {
+	"bin/rocprof-*",
+	"include/rocprofiler-systems/**",
+	"lib/librocprof-sys*",
+	"lib/python/site-packages/rocprofsys/**",
+	"lib/rocprofiler-systems/**",
+	"libexec/rocprofiler-systems/**",
+	"share/**/rocprofiler-systems/**",
+	NULL,
+};
+
+/* Whether rel matches one of globs ("*" and "**" cross "/", as these globs are used). */
+static int glob_any(const char *const *globs, const char *rel)
+{
+	for (size_t i = 0; globs[i]; i++)
+		if (!fnmatch(globs[i], rel, 0))
+			return 1;
+	return 0;
+}
 
 static int in_list(const char *const *l, size_t n, const char *s)
 {
@@ -108,6 +148,10 @@ static int wanted(const struct artifact *a, int p, int split, const char *family
 		       !strcmp(comp, "lib") && !is_generic(a) &&
 		       rk_gpu_base_arch(a->art->an.target, base, sizeof(base)) > 0 &&
 		       !strcmp(base, target);
+	case PKG_PROFILER: /* profiler_artifact_filter */
+		return (!strcmp(name, "rocprofiler-compute") ||
+			!strcmp(name, "rocprofiler-systems")) &&
+		       (!strcmp(comp, "lib") || !strcmp(comp, "run"));
 	default: /* PKG_DEVEL */
 		if (!in_list(core_names, ARRAY_LEN(core_names), name) &&
 		    !in_list(lib_names, ARRAY_LEN(lib_names), name) &&
@@ -160,7 +204,8 @@ struct synth {
 struct pkg {
 	struct pywheel w; /* its members; w.sources: artifact stems, for PROVENANCE */
 	const char *family; /* a legacy libraries wheel's family, else NULL */
-	int excl_cmake; /* core: cmake directories and bin/rocprof-* are left out */
+	int excl_cmake; /* core: cmake directories and core_excludes are left out */
+	const char *const *include; /* profiler: only these files */
 	const char *platform;
 	const char *const *rpath; /* the rpath_deps (in _rocm_sdk_core), NULL-terminated */
 	struct rk_composite **rw; /* members rewritten with them (owned) */
@@ -168,6 +213,7 @@ struct pkg {
 };
 
 /* build_python_packages.py: the rpath_dep(core, ...) calls of each package */
+static const char *const profiler_rpath[] = {"lib", "lib/llvm/lib", "lib/rocm_sysdeps/lib", NULL};
 static const char *const core_rpath[] = {"lib/llvm/lib", "lib/rocm_sysdeps/lib", NULL};
 static const char *const lib_rpath[] = {"lib", "lib/rocm_sysdeps/lib", "lib/host-math/lib",
 					"lib/llvm/lib", NULL};
@@ -347,11 +393,13 @@ static int excluded(const struct pkg *p, const char *rel, int is_dir)
 {
 	const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
 
+	if (p->include)
+		return !is_dir && !glob_any(p->include, rel);
 	if (!p->excl_cmake)
 		return 0;
 	if (is_dir && !strcmp(base, "cmake"))
 		return 1;
-	return !is_dir && !strncmp(rel, "bin/rocprof-", 12);
+	return !is_dir && glob_any(core_excludes, rel);
 }
 
 /* The exec stub (exe_stub.c) running rp, relative to its own directory, in *out
@@ -711,21 +759,115 @@ static void newest(const struct node *dir, int64_t *t)
 	}
 }
 
-/* A runtime wheel (core, libraries[-family]): 6.3. */
+/* build_python_packages.py ensure_profiler_library_symlinks: for each versioned
+ * lib/librocprof-sys*.so.* and lib/libprofiler-hub*.so.* the name without its last suffix
+ * (a symlink there, which the wheel build turns into a copy: the same member here), unless
+ * the wheel has that name. */
+static int profiler_links(struct pkg *p)
+{
+	static const char *const globs[] = {"lib/librocprof-sys*.so.*", "lib/libprofiler-hub*.so.*",
+					    NULL};
+	struct pyentry *e, *t;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+
+	HASH_ITER(hh, p->w.ents, e, t) {
+		if (!glob_any(globs, e->name))
+			continue;
+		if (n == cap && !(names = reallocarray(names, cap = cap * 2 + 8, sizeof(*names)))) {
+			free(names);
+			return -ENOMEM;
+		}
+		names[n++] = e->name;
+	}
+	for (size_t i = 0; !rc && i < n; i++) {
+		char link[4096];
+		struct pyentry *x, *have;
+		char *data = NULL;
+
+		HASH_FIND_STR(p->w.ents, names[i], x);
+		snprintf(link, sizeof(link), "%.*s", (int)(strrchr(names[i], '.') - names[i]),
+			 names[i]);
+		HASH_FIND_STR(p->w.ents, link, have);
+		if (!x || have)
+			continue;
+		if (x->data && !(data = malloc(x->size + 1)))
+			rc = -ENOMEM;
+		else if (x->data)
+			memcpy(data, x->data, x->size);
+		if (!rc)
+			rc = pywheel_add(&p->w, link, x->mode, x->size, x->blob[0] ? x->blob : NULL,
+					 data, x->composite, x->origin);
+	}
+	free(names);
+	return rc;
+}
+
+/* TheRock's rocm-profiler console scripts (setup.py), each with its program: declared
+ * when the wheel holds the program. */
+static const char *const profiler_scripts[] = {
+	"rocprof-compute",	  "rocprof-sys-attach", "rocprof-sys-avail",  "rocprof-sys-causal",
+	"rocprof-sys-instrument", "rocprof-sys-run",	"rocprof-sys-sample", "rocprof-sys-python",
+};
+
+/* entry_points.txt of the profiler wheel p in b and its rocm_profiler/_cli.py (ours). */
+static int profiler_entry_points(struct pkg *p, const char *platform, struct rk_buf *b)
+{
+	const struct rk_pysrc *cli = rk_pysrc_find("profiler/_cli.py");
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < ARRAY_LEN(profiler_scripts); i++) {
+		char name[300], fn[64];
+		struct pyentry *e;
+
+		snprintf(name, sizeof(name), "%s/bin/%s", platform, profiler_scripts[i]);
+		HASH_FIND_STR(p->w.ents, name, e);
+		snprintf(fn, sizeof(fn), "%s", profiler_scripts[i]);
+		for (char *q = fn; *q; q++)
+			if (*q == '-')
+				*q = '_';
+		if (e && (e->mode & 0111))
+			rc = rk_buf_addf(b, "%s%s = rocm_profiler._cli:%s\n",
+					 b->len ? "" : "[console_scripts]\n", profiler_scripts[i],
+					 fn);
+	}
+	if (!rc && b->len) {
+		char *d;
+
+		if (!cli)
+			return -ENOENT;
+		if (!(d = malloc(cli->len + 1)))
+			return -ENOMEM;
+		memcpy(d, cli->data, cli->len);
+		rc = pywheel_add(&p->w, "rocm_profiler/_cli.py", S_IFREG | 0644, cli->len, NULL, d,
+				 NULL, NULL);
+	}
+	return rc;
+}
+
+/* A runtime wheel (core, libraries[-family], profiler): 6.3. */
 static int runtime_wheel(struct synth *s, int kind, const char *family)
 {
 	struct pkg p = {.w.sources = RK_BUF_INIT,
 			.family = family,
 			.excl_cmake = kind == PKG_CORE,
-			.rpath = kind == PKG_CORE ? core_rpath : lib_rpath};
+			.include = kind == PKG_PROFILER ? profiler_includes : NULL,
+			.rpath = kind == PKG_CORE	? core_rpath
+				 : kind == PKG_PROFILER ? profiler_rpath
+							: lib_rpath};
 	struct rk_buf rel = RK_BUF_INIT, top = RK_BUF_INIT, eps = RK_BUF_INIT;
 	char dist[160], platform[160], req[200], summary[300], *q;
-	const char *pure = kind == PKG_CORE ? "rocm_sdk_core" : "rocm_sdk_libraries";
+	const char *pure = kind == PKG_CORE	  ? "rocm_sdk_core"
+			   : kind == PKG_PROFILER ? "rocm_profiler"
+						  : "rocm_sdk_libraries";
 	struct node *root;
 	int rc;
 
 	if (kind == PKG_CORE)
 		snprintf(dist, sizeof(dist), "rocm-sdk-core");
+	else if (kind == PKG_PROFILER)
+		snprintf(dist, sizeof(dist), "rocm-profiler");
 	else if (family)
 		snprintf(dist, sizeof(dist), "rocm-sdk-libraries-%s", family);
 	else
@@ -743,6 +885,10 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 	newest(root, &s->mtime);
 	if (!(rc = rk_buf_addf(&rel, "%s", "")))
 		rc = runtime_walk(s, &p, root, root, &rel);
+	if (!rc && kind == PKG_PROFILER && !p.w.ents)
+		goto out; /* nothing left after the include globs */
+	if (!rc && kind == PKG_PROFILER)
+		rc = profiler_links(&p);
 	/* the files go under the platform package; record who owns each path */
 	if (!rc) {
 		struct pyentry *e, *t, *moved = NULL;
@@ -775,17 +921,28 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 		rc = pywheel_add_str(&p.w, init, "");
 	}
 	if (!rc)
-		rc = add_pure(s, &p, pure, kind == PKG_CORE ? "core" : "libraries", family);
+		rc = add_pure(s, &p, pure,
+			      kind == PKG_CORE	     ? "core"
+			      : kind == PKG_PROFILER ? "profiler"
+						     : "libraries",
+			      family);
 	snprintf(req, sizeof(req), "rocm-sdk-core==%s", s->version);
-	snprintf(summary, sizeof(summary), "ROCm SDK %s (synthesized by rockfs from run %s)",
-		 kind == PKG_CORE ? "core runtime" : "math libraries", s->r->cat->name);
+	snprintf(summary, sizeof(summary), "ROCm %s (synthesized by rockfs from run %s)",
+		 kind == PKG_CORE	? "SDK core runtime"
+		 : kind == PKG_PROFILER ? "profiler applications"
+					: "SDK math libraries",
+		 s->r->cat->name);
 	if (!rc)
 		rc = rk_buf_addf(&top, "%s\n%s\n", platform, pure);
 	if (!rc && kind == PKG_CORE)
 		rc = core_entry_points(&p, platform, &eps);
+	if (!rc && kind == PKG_PROFILER)
+		rc = profiler_entry_points(&p, platform, &eps);
+	/* upstream's rocm-profiler requires nothing */
 	if (!rc)
-		rc = finish_wheel(s, &p, dist, kind == PKG_CORE ? NULL : req, summary, top.buf,
+		rc = finish_wheel(s, &p, dist, kind == PKG_LIBRARIES ? req : NULL, summary, top.buf,
 				  eps.len ? eps.buf : NULL);
+out:
 	pkg_release(&p);
 	vfs_tree_free(root);
 	rk_buf_release(&rel);
@@ -1343,6 +1500,12 @@ int vfs_python_synth(struct rk_vfs *v, struct run *r, struct pysynth_set *out, s
 	/* core first: the devel tree links to what the runtime wheels hold */
 	if (!rc && recoverable(rc = runtime_wheel(&s, PKG_CORE, NULL))) {
 		rk_warn("python: run '%s': rocm-sdk-core not synthesized: %s", r->cat->name,
+			rk_err_str(err, rc));
+		rk_err_clear(err);
+		rc = 0;
+	}
+	if (!rc && recoverable(rc = runtime_wheel(&s, PKG_PROFILER, NULL))) {
+		rk_warn("python: run '%s': rocm-profiler not synthesized: %s", r->cat->name,
 			rk_err_str(err, rc));
 		rk_err_clear(err);
 		rc = 0;
