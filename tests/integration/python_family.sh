@@ -13,6 +13,8 @@
 #  - python/<family>/ holds its own rocm sdist and devel wheel, its page links them (./)
 #    with the core and its libraries wheel, not the other family's; simple/ and the flat
 #    python/index.html never list the per-family files;
+#  - simple/ with ROCM_SDK_TARGET_FAMILY: the first family gets its devel wheel (complete
+#    tree), the other no devel extra (never a tree with dangling links);
 #  - pip install 'rocm[libraries,devel]' from python/<family>/index.html (the CI line, no
 #    ROCM_SDK_TARGET_FAMILY) into a fresh venv installs that family's set alone;
 #  - rocm-sdk path --root: no dangling link (find -xtype l), the devel tree's libfakerand is
@@ -32,6 +34,7 @@ ls "$DEPS"/setuptools-*.whl "$DEPS"/wheel-*.whl >/dev/null 2>&1 ||
 	skip "python3-setuptools-whl / python3-wheel-whl are not installed"
 "$PY" -m venv "$T/probe" >/dev/null 2>&1 || skip "python3 -m venv does not work (python3-venv)"
 PIP_OPTS=(--no-cache-dir --disable-pip-version-check --no-input --no-index --find-links "$DEPS")
+SIMPLE_OPTS=(--no-cache-dir --disable-pip-version-check --no-input --find-links "$DEPS")
 for v in $(env | sed -n 's/^\(PIP_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 export PIP_CONFIG_FILE=/dev/null
 unset LD_LIBRARY_PATH ROCM_SDK_TARGET_FAMILY
@@ -152,6 +155,25 @@ print(ctypes.CDLL(sys.argv[1]).fakerand_family())' "$root/lib/libfakerand.so" 2>
 	got=$("$V/bin/python" -c 'from rocm_sdk import _dist_info as d
 print(d.THIS_TARGET_FAMILY, d.DEFAULT_TARGET_FAMILY, ",".join(d.AVAILABLE_TARGET_FAMILIES))')
 	[ "$got" = "$fam $fam $fam" ] || fail "$fam: the sdist's _dist_info says '$got'"
+done
+# simple/ (one file per name): the sdist listing both families and the first family's devel
+# wheel; another family gets no devel extra there (never a tree linking into libraries it
+# lacks)
+for fam in $FAMS; do
+	V=$T/venv-simple-$fam
+	"$PY" -m venv "$V" || die "venv"
+	ROCM_SDK_TARGET_FAMILY=$fam PATH="$V/bin:/usr/bin:/bin" "$V/bin/pip" install "${SIMPLE_OPTS[@]}" \
+		--index-url "file://$P/simple/" 'rocm[libraries,devel]' >"$T/pip.log" 2>&1 ||
+		{ fail "simple/ $fam: pip install"; tail -n 30 "$T/pip.log" >&2; continue; }
+	"$V/bin/pip" list --format=freeze 2>/dev/null | grep '^rocm' | sort >"$T/installed"
+	printf '%s\n' "rocm==$VER" "rocm-sdk-core==$VER" "rocm-sdk-libraries-$fam==$VER" >"$T/want"
+	[ $fam = gfx110X-all ] && echo "rocm-sdk-devel==$VER" >>"$T/want"
+	sort -o "$T/want" "$T/want"
+	it_same "simple/ $fam: packages installed" "$T/want" "$T/installed"
+	if [ $fam = gfx110X-all ]; then
+		root=$("$V/bin/rocm-sdk" path --root) || fail "simple/ $fam: rocm-sdk path --root"
+		[ -z "$(find "$root" -xtype l)" ] || fail "simple/ $fam: dangling links"
+	fi
 done
 mkdir -p "$T/keep"
 for fam in $FAMS; do

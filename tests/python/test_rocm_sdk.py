@@ -13,6 +13,7 @@ Run: python3 tests/python/test_rocm_sdk.py [-v] [TestClass ...]
 """
 
 import base64
+import contextlib
 import csv
 import hashlib
 import io
@@ -632,6 +633,16 @@ class MetadataTest(unittest.TestCase):
                             env={"ROCM_SDK_TARGET_FAMILY": "gfx94X-dcgpu"})
         self.assertEqual(di["build_extras_require"]()["libraries"],
                          ["rocm-sdk-libraries-gfx94X-dcgpu" + pin])
+        # simple/'s sdist of a multi-family run: the devel extra for DEVEL_FAMILY only
+        text = (dist_info_lines(False, LEGACY_FAMILIES, "gfx110X-all", "None")
+                + "DEVEL_FAMILY = 'gfx110X-all'\n")
+        with contextlib.redirect_stdout(io.StringIO()):
+            self.assertEqual(load_dist_info(text)["build_extras_require"]()["devel"],
+                             ["rocm-sdk-devel" + pin])
+            extras = load_dist_info(text, env={"ROCM_SDK_TARGET_FAMILY": "gfx94X-dcgpu"})[
+                "build_extras_require"]()
+        self.assertNotIn("devel", extras)
+        self.assertEqual(extras["libraries"], ["rocm-sdk-libraries-gfx94X-dcgpu" + pin])
 
     def test_setup_py(self):
         """setup.py, with a stand-in setuptools that records its arguments."""

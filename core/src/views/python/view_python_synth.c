@@ -1380,6 +1380,10 @@ static int sdist(struct synth *s, const char *family)
 							 family, family);
 			} else {
 				rc = dist_info_py(s, NULL, NULL, &b);
+				/* simple/'s sdist: files/ has the first family's devel wheel */
+				if (!rc && !s->split && s->nfamilies > 1)
+					rc = rk_buf_addf(&b, "DEVEL_FAMILY = '%s'\n",
+							 s->families[0]);
 			}
 			if (!rc)
 				rc = sdist_add(s, &l, path, b.buf, b.len);
