@@ -775,9 +775,15 @@ static int profiler_links(struct pkg *p)
 	HASH_ITER(hh, p->w.ents, e, t) {
 		if (!glob_any(globs, e->name))
 			continue;
-		if (n == cap && !(names = reallocarray(names, cap = cap * 2 + 8, sizeof(*names)))) {
-			free(names);
-			return -ENOMEM;
+		if (n == cap) {
+			char **v = reallocarray(names, cap * 2 + 8, sizeof(*names));
+
+			if (!v) {
+				free(names);
+				return -ENOMEM;
+			}
+			names = v;
+			cap = cap * 2 + 8;
 		}
 		names[n++] = e->name;
 	}
