@@ -10,6 +10,11 @@
 #    RECORD (pip uninstall rocm-sdk-devel removes the tree), its find_libraries finds
 #    amdhip64 and hiprand in our core and libraries packages and preload_libraries loads
 #    them;
+#  - upstream's own installation tests that need no GPU (its base_test, libraries_test and
+#    devel_test, vendored too) pass over that install: the legacy run also has the
+#    libraries they preload by name (amd_comgr, hiprtc, rocm_kpack), bin/hipconfig (prints
+#    its tree's root for --rocmpath), lib/cmake/hip/hip-config.cmake, lib/llvm/bin/clang++
+#    and the llvm -> lib/llvm link;
 #  - a kpack-split run with a device wheel: upstream's expansion reads our
 #    .devel_links/<target>.json and hardlinks the device file into the devel tree;
 #  - our rocm-sdk test passes over the same install (with our rocm_sdk), and fails once a
@@ -45,7 +50,13 @@ echo 'int hip_value(void); int hiprand_value(void) { return hip_value() + 1; }' 
 	ln -sf libamdhip64.so.7.13 libamdhip64.so.7
 	cc -shared -fPIC -O1 -Wl,-soname,libhiprand.so.1 -o libhiprand.so.1.1 rand.c \
 		-L. -l:libamdhip64.so.7
+	for l in libhiprtc.so.7 libamd_comgr.so.3 librocm_kpack.so.1; do
+		cc -shared -fPIC -O1 -Wl,-soname,$l -o $l hip.c
+	done
+	echo 'int main(void) { return 0; }' >clang.c && cc -O1 -o clang clang.c
 ) || die "cc"
+printf '#!/bin/sh\n[ "$1" = --rocmpath ] && cd "$(dirname "$0")/.." && pwd\n' >"$B/hipconfig"
+chmod 755 "$B/hipconfig"
 printf '{"dist_amdgpu_targets": "%s"}\n' "$TARGETS" >"$B/dist_info.json"
 echo "gfx1100 code" >"$B/kernels.co"
 
@@ -62,6 +73,14 @@ common() {
 }
 S=$T/store
 common "$S/$LEGACY" ""
+# what upstream's tests need besides
+it_mkart "$S/$LEGACY" core-runtime_lib_generic core/ROCR-Runtime/stage \
+	"$B/libhiprtc.so.7:lib/libhiprtc.so.7" "$B/libamd_comgr.so.3:lib/libamd_comgr.so.3" \
+	"$B/librocm_kpack.so.1:lib/librocm_kpack.so.1"
+it_mkart "$S/$LEGACY" core-hip_run_generic core/clr/stage "$B/hipconfig:bin/hipconfig"
+it_mkart "$S/$LEGACY" amd-llvm_run_generic compiler/amd-llvm/stage "$B/clang:lib/llvm/bin/clang++"
+it_mkart "$S/$LEGACY" amd-llvm_dev_generic compiler/amd-llvm/stage "lib/llvm:llvm:link" \
+	"$B/dist_info.json:lib/cmake/hip/hip-config.cmake"
 it_mkart "$S/$LEGACY" rand_lib_gfx110X-all math-libs/hipRAND/stage \
 	"$B/libhiprand.so.1.1:lib/libhiprand.so.1.1" "libhiprand.so.1.1:lib/libhiprand.so.1:link"
 it_mkart "$S/$LEGACY" rand_dev_gfx110X-all math-libs/hipRAND/stage "$B/rand.c:include/hiprand/hiprand.h" \
@@ -136,6 +155,11 @@ rocm_sdk.initialize_process(preload_shortnames=["amdhip64", "hiprand"],
                             check_version=rocm_sdk.__version__, fail_on_version_mismatch=True)
 assert rocm_sdk._ALL_CDLLS["hiprand"].hiprand_value() == 8
 EOF
+	# upstream's own tests (those that need no GPU) over our wheels
+	PATH="$V/bin:/usr/bin:/bin" "$V/bin/python" -m unittest -v rocm_sdk.tests.base_test \
+		rocm_sdk.tests.libraries_test rocm_sdk.tests.devel_test >"$T/uptest.log" 2>&1 ||
+		{ fail "legacy: upstream's base/libraries/devel tests"; grep -E "FAIL|ERROR|Error" "$T/uptest.log" | head -n 20 >&2; }
+	grep -q "^Ran [1-9][0-9] tests" "$T/uptest.log" || fail "legacy: upstream's tests did not run ($(tail -n 3 "$T/uptest.log" | tr '\n' ' '))"
 	"$V/bin/pip" uninstall -y rocm-sdk-devel >"$T/pip.log" 2>&1 || fail "legacy: pip uninstall rocm-sdk-devel"
 	[ ! -e "$SITE/_rocm_sdk_devel" ] || fail "legacy: pip uninstall left upstream's expanded devel tree"
 fi
