@@ -111,6 +111,8 @@ int rk_cache_put_file(struct rk_cache *c, const char *rel, const void *data, siz
 int rk_cache_get_file(struct rk_cache *c, const char *rel, size_t max, char **data, size_t *len,
 		      struct rk_err *err);
 int rk_cache_remove_file(struct rk_cache *c, const char *rel);
+/* 1 unless rel is certainly absent (a failure to look counts as present). */
+int rk_cache_has_file(struct rk_cache *c, const char *rel);
 
 /* Derived-value records ("memos"): a value rockfs computed once from some input (a
  * file's hash, a wheel's member list, a compressed .kpack's blob id), kept as a small

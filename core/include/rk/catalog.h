@@ -43,6 +43,8 @@ int rk_listing_has_artifacts(const struct rk_store_list *l);
 int rk_run_load(struct rk_store *s, const char *path, const char *name, struct rk_run **out,
 		struct rk_err *err);
 void rk_run_free(struct rk_run *r); /* NULL ok */
+/* 1 when both listings of a run have the same files (names, sizes, times). */
+int rk_run_same(const struct rk_run *a, const struct rk_run *b);
 const struct rk_artifact *rk_run_find(const struct rk_run *r, const char *stem);
 
 #endif

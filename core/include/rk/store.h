@@ -65,6 +65,11 @@ uint64_t rk_store_requests(const struct rk_store *s);
 /* Forget what the store remembers of the listing of path (a directory above the runs),
  * so that the next rk_store_list asks the server again. Run listings are kept. */
 void rk_store_forget(struct rk_store *s, const char *path);
+/* Whether the listing of run directory path may have changed since the store listed
+ * it (a run still being uploaded, or one whose cached listing `rockpack cache refresh`
+ * removed; a local directory always may). If so, what the store remembers of path and
+ * below is dropped, and the next rk_store_list of them lists again. */
+int rk_store_run_stale(struct rk_store *s, const char *path);
 /* Bytes received from the network so far (response bodies); 0 for "dir". */
 uint64_t rk_store_bytes(const struct rk_store *s);
 void rk_store_close(struct rk_store *s); /* NULL ok */

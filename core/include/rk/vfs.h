@@ -30,6 +30,9 @@
 #include "rk/store.h"
 
 #define RK_ROOT_INO 1
+/* The engine's other inode numbers are >= RK_FIRST_INO: 2..15 are the daemon's own
+ * files (fs/: the status file). */
+#define RK_FIRST_INO 16
 
 struct rk_vfs;
 struct rk_file;
@@ -68,6 +71,8 @@ struct rk_attr {
 	int live; /* a directory listing the store's runs (the root of a store of runs,
 		   * {owner}-{repo}/): it gains entries when rk_vfs_refresh (or a lookup of
 		   * a missing name) finds new runs, and its mtime moves on then */
+	int run; /* a run directory in a live directory: a lookup of its name after list_ttl
+		  * may find the run changed in the store and answer a new inode */
 };
 
 /* What a running daemon is doing (rockfs's status attributes, docs/man/rockfs.8.md). */
@@ -77,6 +82,7 @@ struct rk_vfs_stats {
 	uint64_t ingests; /* archives decompressed by this process */
 	uint64_t ingests_running, ingests_waiting; /* now: in a jobs slot, waiting for one */
 	uint64_t index_loads; /* archives whose index came from the cache */
+	uint64_t read_ahead; /* cache blobs opened ahead of their readers */
 	uint64_t ingest_failures; /* corrupt, missing or unreadable archives */
 	uint64_t transient_failures; /* network or full disk: tried again on next access */
 	uint64_t remote_requests, remote_bytes; /* network requests made, bytes received */

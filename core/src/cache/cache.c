@@ -1002,6 +1002,11 @@ int rk_cache_remove_file(struct rk_cache *c, const char *rel)
 	return unlinkat(c->dirfd, rel, 0) ? -errno : 0;
 }
 
+int rk_cache_has_file(struct rk_cache *c, const char *rel)
+{
+	return !faccessat(c->dirfd, rel, F_OK, 0) || errno != ENOENT;
+}
+
 int rk_cache_lock(struct rk_cache *c, const char *key, int *out, struct rk_err *err)
 {
 	char rel[256];

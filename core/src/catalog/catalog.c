@@ -184,6 +184,20 @@ void rk_run_free(struct rk_run *r)
 	free(r);
 }
 
+int rk_run_same(const struct rk_run *a, const struct rk_run *b)
+{
+	if (a->files.n != b->files.n || a->has_manifest != b->has_manifest ||
+	    a->has_python != b->has_python)
+		return 0;
+	for (size_t i = 0; i < a->files.n; i++) {
+		const struct rk_store_entry *x = &a->files.v[i], *y = &b->files.v[i];
+
+		if (strcmp(x->name, y->name) || x->size != y->size || x->mtime_ns != y->mtime_ns)
+			return 0;
+	}
+	return 1;
+}
+
 const struct rk_artifact *rk_run_find(const struct rk_run *r, const char *stem)
 {
 	struct rk_artifact key = {.stem = (char *)stem};

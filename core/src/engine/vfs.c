@@ -10,10 +10,11 @@
  *                      composite: its rk_blob_set's lock)
  *   a->refill          one re-ingest of an artifact at a time
  *   v->tree (rwlock)   protects: v->inodes, every served node's fields below "mutable"
- *   v->refresh_lock    protects: listed_ms of populated root/org directories; held
+ *   v->refresh_lock    protects: listed_ms of populated root/org/run directories; held
  *                      across the store listing (one listing again at a time)
  *   v->wait_lock       protects: node pop_state/pop_rc, artifact state/rc/gen, v->active,
  *                      v->runs; v->wait_cond is broadcast on every change
+ *   v->ahead_lock      protects: directories' read-ahead counters (taken under v->tree)
  * v->tree and v->wait_lock are never held across store or cache I/O, nor together
  * (populate functions run with none held; vfs_graft takes v->tree for writing to serve
  * a private tree). The locks above them serialize work on one object and are held
@@ -43,6 +44,7 @@
 
 #include "cache/composite_read.h"
 #include "cache/tar_compress.h"
+#include "engine/readahead.h"
 #include "engine/vfs_int.h"
 
 struct rk_file {
@@ -166,10 +168,10 @@ static uint64_t free_ino(struct rk_vfs *v, const struct node *dir, const char *n
 {
 	uint64_t ino = child_ino(dir->ino, name);
 
-	while (ino <= RK_ROOT_INO)
-		ino += 2;
+	if (ino < RK_FIRST_INO)
+		ino += RK_FIRST_INO;
 	while (find_ino(v, ino))
-		ino = ino + 1 > RK_ROOT_INO ? ino + 1 : RK_ROOT_INO + 1;
+		ino = ino + 1 >= RK_FIRST_INO ? ino + 1 : RK_FIRST_INO;
 	return ino;
 }
 
@@ -377,6 +379,7 @@ struct run *vfs_node_run(const struct node *n)
 
 static int pop_root(struct rk_vfs *v, struct node *dir, struct rk_err *err);
 static int pop_org(struct rk_vfs *v, struct node *dir, struct rk_err *err);
+static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err);
 
 static void fill_attr(const struct node *n, struct rk_attr *a)
 {
@@ -386,6 +389,7 @@ static void fill_attr(const struct node *n, struct rk_attr *a)
 	a->size = n->size;
 	a->mtime = n->mtime;
 	a->live = (n->pop == pop_root || n->pop == pop_org) && !n->run;
+	a->run = n->pop == pop_run && n->parent;
 	a->pending =
 		(n->src == SRC_TARZ && !n->tarz->ready) || (n->src == SRC_LATER && !n->size_known);
 }
@@ -1026,6 +1030,8 @@ static int add_readme(struct rk_vfs *v, struct node *dir, int empty)
 	return rc;
 }
 
+static uint64_t now_ms(void);
+
 static int pop_artifact(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
 	(void)err;
@@ -1053,6 +1059,7 @@ static int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		return -ENOMEM;
 	}
 	r->cat = cat;
+	dir->listed_ms = now_ms();
 	pthread_mutex_lock(&v->wait_lock);
 	r->next = v->runs;
 	v->runs = r;
@@ -1237,6 +1244,65 @@ static int refresh_listing(struct rk_vfs *v, struct node *dir)
 	else if (added)
 		rk_info("'%s': %u new run%s", path[0] ? path : "/", added, added > 1 ? "s" : "");
 	return added > 0;
+}
+
+/* A run directory n of dir (populated, or not) whose listing is older than list_ttl
+ * asks the store whether the run may have changed (a run still being uploaded, or one
+ * `rockpack cache refresh` was run for) and, if so, lists it again. When its files
+ * differ, the run is served anew: a new, unpopulated node takes its name (a new inode:
+ * its entry's short timeout makes the kernel look the name up again), and the old tree
+ * stays for the files and working directories still in it. Returns the node that has
+ * the name now. */
+static struct node *refresh_run(struct rk_vfs *v, struct node *dir, struct node *n)
+{
+	struct rk_err err = RK_ERR_INIT;
+	struct rk_run *cat = NULL;
+	struct node *now;
+	struct run *r;
+	int rc;
+
+	pthread_rwlock_rdlock(&v->tree);
+	r = n->run;
+	pthread_rwlock_unlock(&v->tree);
+	if (!v->list_ttl_ms || !r || !n->parent)
+		return n;
+	pthread_mutex_lock(&v->refresh_lock);
+	pthread_rwlock_rdlock(&v->tree);
+	now = vfs_dent_find(dir, n->name);
+	pthread_rwlock_unlock(&v->tree);
+	if (now != n || now_ms() - n->listed_ms < v->list_ttl_ms ||
+	    !rk_store_run_stale(v->store, r->cat->path)) {
+		if (now == n)
+			n->listed_ms = now_ms();
+		pthread_mutex_unlock(&v->refresh_lock);
+		return now ? now : n;
+	}
+	n->listed_ms = now_ms(); /* a failure too: list_ttl bounds the requests */
+	rc = rk_run_load(v->store, r->cat->path, r->cat->name, &cat, &err);
+	if (!rc && !rk_run_same(r->cat, cat)) {
+		pthread_rwlock_wrlock(&v->tree);
+		now = served_new(v, dir, n->name, S_IFDIR | 0555, n->mtime);
+		if (now && (now->ctx = strdup(n->ctx))) {
+			now->pop = pop_run;
+			now->pop_state = PS_TODO;
+			vfs_dent_set(dir, n->name, now);
+			dir->mtime++; /* the kernel drops its cached listing of dir */
+		} else {
+			now = NULL; /* a node made is freed with the inode table */
+			rc = -ENOMEM;
+		}
+		pthread_rwlock_unlock(&v->tree);
+		if (now)
+			rk_info("run '%s': its listing changed (%zu artifact%s, was %zu); served "
+				"anew",
+				r->cat->path, cat->narts, cat->narts == 1 ? "" : "s",
+				r->cat->narts);
+	}
+	pthread_mutex_unlock(&v->refresh_lock);
+	rk_run_free(cat);
+	if (rc)
+		rk_warn("run '%s': listing it again: %s", r->cat->path, rk_err_str(&err, rc));
+	return now ? now : n;
 }
 
 /* n's path from the mount's root ("RUN/dist/gfx1100"), for log lines. */
@@ -1505,6 +1571,12 @@ int rk_vfs_lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk
 		if (n)
 			fill_attr(n, out);
 		pthread_rwlock_unlock(&v->tree);
+		if (n && out->run && v->list_ttl_ms) {
+			n = refresh_run(v, dir, n);
+			pthread_rwlock_rdlock(&v->tree);
+			fill_attr(n, out);
+			pthread_rwlock_unlock(&v->tree);
+		}
 		if (n && out->pending) {
 			if ((rc = ensure_ready(v, n, 0, err)))
 				return rc;
@@ -1638,6 +1710,31 @@ int rk_vfs_resolve(struct rk_vfs *v, const char *path, struct rk_attr *out, stru
 	return 0;
 }
 
+/* Read-ahead: a file opened in directory dir lets the next AHEAD_FILES small blob files
+ * of dir (listing order) be opened on the read-ahead threads, so a walk that reads the
+ * directory's files one by one finds each in memory (the first open of a directory
+ * reads ahead of it that far; each further open moves the window one on). The node of
+ * a file in several directories (dist/ links it) has its first directory as parent,
+ * whose order is the same. v->tree held (for reading at least). */
+#define AHEAD_FILES 32
+#define AHEAD_THREADS 2 /* blobs read at once: the disk serves several requests at a time */
+#define AHEAD_MAX_SIZE (1u << 20)
+
+static void read_ahead(struct rk_vfs *v, struct node *dir)
+{
+	if (!v->ahead || !dir)
+		return;
+	pthread_mutex_lock(&v->ahead_lock);
+	dir->opened++;
+	while (dir->ahead < dir->nents && dir->ahead < (uint64_t)dir->opened + AHEAD_FILES) {
+		const struct node *s = dir->order[dir->ahead++]->node;
+
+		if (S_ISREG(s->mode) && s->src == SRC_BLOB && s->size <= AHEAD_MAX_SIZE)
+			vfs_ahead_push(v->ahead, s->data, s->size);
+	}
+	pthread_mutex_unlock(&v->ahead_lock);
+}
+
 int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struct rk_err *err)
 {
 	struct rk_err local = RK_ERR_INIT; /* log lines need the cause */
@@ -1696,8 +1793,10 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 	pthread_rwlock_rdlock(&v->tree);
 	src = n->src;
 	f->size = n->size;
-	if (src == SRC_BLOB)
+	if (src == SRC_BLOB) {
 		memcpy(id, n->data, RK_SHA256_HEX);
+		read_ahead(v, n->parent);
+	}
 	else if (src == SRC_BYTES)
 		f->bytes = n->data; /* immutable once published */
 	else if (src == SRC_STAGED && (f->fd = fcntl(n->fd, F_DUPFD_CLOEXEC, 0)) < 0)
@@ -2247,6 +2346,7 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 	pthread_rwlock_init(&v->tree, NULL);
 	pthread_mutex_init(&v->wait_lock, NULL);
 	pthread_mutex_init(&v->refresh_lock, NULL);
+	pthread_mutex_init(&v->ahead_lock, NULL);
 	pthread_cond_init(&v->wait_cond, NULL);
 	v->list_ttl_ms = (uint64_t)o->list_ttl_s * 1000;
 	v->kpack_zstd = o->kpack_zstd;
@@ -2279,6 +2379,8 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 	ro.cache = v->cache;
 	if ((rc = rk_store_open_opts(o->store, &ro, &v->store, err)))
 		goto fail;
+	if ((rc = vfs_ahead_new(v->cache, AHEAD_THREADS, &v->ahead)))
+		rk_warn("no read-ahead threads: %s", strerror(-rc)); /* slower walks, that is all */
 	root = served_lazy_dir(v, NULL, "", pop_root, v->mount_time);
 	if (!root) {
 		rc = -ENOMEM;
@@ -2299,6 +2401,7 @@ void rk_vfs_close(struct rk_vfs *v)
 	if (!v)
 		return;
 	v->cancel = 1;
+	vfs_ahead_free(v->ahead);
 	pthread_mutex_lock(&v->wait_lock);
 	while (v->active)
 		pthread_cond_wait(&v->wait_cond, &v->wait_lock);
@@ -2337,6 +2440,7 @@ void rk_vfs_close(struct rk_vfs *v)
 	pthread_cond_destroy(&v->wait_cond);
 	pthread_mutex_destroy(&v->wait_lock);
 	pthread_mutex_destroy(&v->refresh_lock);
+	pthread_mutex_destroy(&v->ahead_lock);
 	pthread_rwlock_destroy(&v->tree);
 	free(v->package_defs);
 	free(v->sign_key);
@@ -2356,6 +2460,7 @@ void rk_vfs_stats(struct rk_vfs *v, struct rk_vfs_stats *st)
 	st->ingests_running = v->n_running;
 	st->ingests_waiting = v->n_waiting;
 	st->index_loads = v->n_index_loads;
+	st->read_ahead = vfs_ahead_done(v->ahead);
 	st->ingest_failures = v->n_failures;
 	st->transient_failures = v->n_transient;
 	st->remote_requests = rk_store_requests(v->store);

@@ -114,8 +114,8 @@ struct node {
 	uint8_t pop_transient; /* pop_rc is transient (rk_err_transient): a later access tries again
 				*/
 	char *ctx; /* org and run directories: their store path */
-	uint64_t listed_ms; /* the root and org directories: when the store was listed for
-			     * them (CLOCK_MONOTONIC; v->refresh_lock once populated) */
+	uint64_t listed_ms; /* the root, org and run directories: when the store was listed
+			     * for them (CLOCK_MONOTONIC; v->refresh_lock once populated) */
 	struct run *run; /* run directories, once populated */
 	struct artifact *artifact; /* nodes inside browse/<stem> (and that root itself) */
 	struct artifact *origin; /* dist nodes: the artifact whose file this is */
@@ -137,6 +137,8 @@ struct node {
 	struct dent *dents;
 	struct dent **order;
 	size_t nents, cap;
+	uint32_t opened, ahead; /* directories: files opened in it, entries read ahead
+				 * (v->ahead_lock) */
 	UT_hash_handle hh;
 };
 
@@ -164,6 +166,8 @@ struct rk_vfs {
 	int64_t mount_time;
 	uint64_t list_ttl_ms; /* rk_vfs_opts.list_ttl_s; 0: never list again */
 	pthread_mutex_t refresh_lock; /* one listing again at a time */
+	struct vfs_ahead *ahead; /* blob read-ahead (NULL: off) */
+	pthread_mutex_t ahead_lock; /* directories' opened/ahead counters */
 };
 
 /* ---- trees ----

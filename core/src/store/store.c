@@ -48,6 +48,11 @@ void rk_store_forget(struct rk_store *s, const char *path)
 		s->ops->forget(s, path);
 }
 
+int rk_store_run_stale(struct rk_store *s, const char *path)
+{
+	return s->ops->run_stale ? s->ops->run_stale(s, path) : 1;
+}
+
 uint64_t rk_store_bytes(const struct rk_store *s)
 {
 	return s->ops->bytes ? s->ops->bytes(s) : 0;

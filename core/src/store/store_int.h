@@ -16,6 +16,7 @@ struct rk_store_ops {
 	uint64_t (*requests)(const struct rk_store *s); /* NULL: 0 */
 	uint64_t (*bytes)(const struct rk_store *s); /* NULL: 0 */
 	void (*forget)(struct rk_store *s, const char *path); /* NULL: nothing kept */
+	int (*run_stale)(struct rk_store *s, const char *path); /* NULL: always listed anew */
 };
 
 struct rk_object_ops {

@@ -30,6 +30,7 @@ struct remote_list {
 	struct remote_list *next;
 	char *path;
 	int state; /* 0 loading, 1 ready */
+	char kind; /* where a run's listing stands: 'l' final, 'u' still being uploaded */
 	struct rk_store_list l;
 };
 
@@ -278,7 +279,7 @@ static void save_listing(struct remote_store *r, char kind, const char *path,
 	rk_buf_release(&other);
 }
 
-static void remember_locked(struct remote_store *r, char *path, struct rk_store_list *l)
+static void remember_locked(struct remote_store *r, char *path, struct rk_store_list *l, char kind)
 {
 	struct remote_list *e;
 
@@ -293,6 +294,7 @@ static void remember_locked(struct remote_store *r, char *path, struct rk_store_
 	e->path = path;
 	e->l = *l;
 	e->state = 1;
+	e->kind = kind;
 	e->next = r->lists;
 	r->lists = e;
 }
@@ -319,7 +321,7 @@ static int load_tree(struct remote_store *r, const char *path, struct rk_store_l
 		rk_store_list_sort(&lists[i]);
 		save_listing(r, *kind, paths[i], &lists[i]);
 		pthread_mutex_lock(&r->lock);
-		remember_locked(r, paths[i], &lists[i]);
+		remember_locked(r, paths[i], &lists[i], *kind);
 		pthread_mutex_unlock(&r->lock);
 	}
 	free(paths);
@@ -327,17 +329,20 @@ static int load_tree(struct remote_store *r, const char *path, struct rk_store_l
 	return 0;
 }
 
-/* Load the listing of path: cache file or server. */
+/* Load the listing of path: cache file or server; *kind says where a run's listing
+ * stands ('l' final, 'u' still being uploaded). */
 static int load_listing(struct remote_store *r, const char *path, struct rk_store_list *out,
-			struct rk_err *err)
+			char *kind, struct rk_err *err)
 {
 	int immutable = in_run(r, path), rc;
-	char kind = 0;
 
+	*kind = 'l';
 	if (r->offline || (immutable && !r->refresh)) {
 		rc = disk_listing(r, 'l', path, out);
-		if (rc == -ENOENT && r->offline)
+		if (rc == -ENOENT && r->offline) {
 			rc = disk_listing(r, 'u', path, out);
+			*kind = 'u';
+		}
 		if (rc != -ENOENT || r->offline) {
 			if (rc == -ENOENT)
 				return rk_err_set(err, -EIO, "'%s': offline, and not in the cache",
@@ -345,20 +350,24 @@ static int load_listing(struct remote_store *r, const char *path, struct rk_stor
 			return rc;
 		}
 	}
+	*kind = 0;
 	if (r->rops->list_tree && is_run_dir(r, path))
-		rc = load_tree(r, path, out, &kind, err);
+		rc = load_tree(r, path, out, kind, err);
 	else
 		rc = r->rops->list(r, path, out, err);
 	if ((rc == -EIO || rc == -ETIMEDOUT) && !immutable && !disk_listing(r, 'l', path, out)) {
 		rk_warn("'%s': %s; serving the cached listing", path[0] ? path : "/",
 			rk_err_str(err, rc));
 		rk_err_clear(err);
+		*kind = 'l';
 		return 0;
 	}
 	if (rc)
 		return rc;
 	rk_store_list_sort(out);
-	save_listing(r, kind ? kind : listing_kind(r, path, newest_entry(out, 0)), path, out);
+	if (!*kind)
+		*kind = listing_kind(r, path, newest_entry(out, 0));
+	save_listing(r, *kind, path, out);
 	return 0;
 }
 
@@ -368,6 +377,7 @@ static int remote_list(struct rk_store *s, const char *path, struct rk_store_lis
 	struct remote_store *r = (struct remote_store *)s;
 	struct remote_list *e, **pp;
 	struct rk_store_list l = {0};
+	char kind = 0;
 	int rc;
 
 	pthread_mutex_lock(&r->lock);
@@ -394,7 +404,7 @@ static int remote_list(struct rk_store *s, const char *path, struct rk_store_lis
 	r->lists = e;
 	pthread_mutex_unlock(&r->lock);
 
-	rc = load_listing(r, path, &l, err);
+	rc = load_listing(r, path, &l, &kind, err);
 
 	pthread_mutex_lock(&r->lock);
 	if (rc) {
@@ -407,6 +417,7 @@ static int remote_list(struct rk_store *s, const char *path, struct rk_store_lis
 	} else {
 		e->l = l;
 		e->state = 1;
+		e->kind = kind;
 		rc = list_copy(&e->l, out);
 	}
 	pthread_cond_broadcast(&r->cond);
@@ -798,13 +809,50 @@ static void remote_forget(struct rk_store *s, const char *path)
 	pthread_mutex_unlock(&r->lock);
 }
 
+/* A remembered run listing may be out of date when the run was still being uploaded,
+ * or when its final record left the cache (rockpack cache refresh): then what is
+ * remembered of path and below goes, and the next listing asks the server. */
+static int remote_run_stale(struct rk_store *s, const char *path)
+{
+	struct remote_store *r = (struct remote_store *)s;
+	struct remote_list *e, **pp;
+	struct rk_buf rel = RK_BUF_INIT;
+	size_t len = strlen(path);
+	int stale = 0;
+
+	if (r->offline)
+		return 0;
+	pthread_mutex_lock(&r->lock);
+	for (e = r->lists; e; e = e->next)
+		if (e->state && !strcmp(e->path, path))
+			break;
+	if (e && e->kind == 'u')
+		stale = 1;
+	else if (e && r->cache && !cache_rel(r, 'l', path, &rel))
+		stale = !rk_cache_has_file(r->cache, rel.buf);
+	for (pp = &r->lists; stale && (e = *pp);) {
+		if (e->state && !strncmp(e->path, path, len) && (!e->path[len] || e->path[len] == '/')) {
+			*pp = e->next;
+			rk_store_list_release(&e->l);
+			free(e->path);
+			free(e);
+		} else {
+			pp = &e->next;
+		}
+	}
+	pthread_mutex_unlock(&r->lock);
+	rk_buf_release(&rel);
+	return stale;
+}
+
 static uint64_t remote_bytes(const struct rk_store *s)
 {
 	return rk_http_bytes(((const struct remote_store *)s)->http);
 }
 
-const struct rk_store_ops remote_store_ops = {remote_list,     remote_open,  remote_close,
-					      remote_requests, remote_bytes, remote_forget};
+const struct rk_store_ops remote_store_ops = {
+	remote_list, remote_open, remote_close, remote_requests, remote_bytes, remote_forget,
+	remote_run_stale};
 
 int remote_init(struct remote_store *r, const struct rk_store_opts *o, struct rk_err *err)
 {
