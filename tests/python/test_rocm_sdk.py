@@ -13,6 +13,7 @@ Run: python3 tests/python/test_rocm_sdk.py [-v] [TestClass ...]
 """
 
 import base64
+import contextlib
 import csv
 import hashlib
 import io
@@ -133,7 +134,8 @@ class FakeSite:
         shutil.copytree(str(PYSRC / "rocm_sdk"), str(self.site / "rocm_sdk"),
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         (self.site / "rocm_sdk" / "_dist_info.py").write_text(self.dist_info("None"))
-        self.files["rocm"] = ["rocm_sdk/" + p.name for p in (self.site / "rocm_sdk").iterdir()]
+        self.files["rocm"] = [p.relative_to(self.site).as_posix()
+                              for p in (self.site / "rocm_sdk").rglob("*") if p.is_file()]
 
         self.wheel("rocm-sdk-core", "rocm_sdk_core", "core")
         self.add("rocm-sdk-core", "_rocm_sdk_core/lib/libamdhip64.so.7", b"\x7fELF hip")
@@ -631,6 +633,16 @@ class MetadataTest(unittest.TestCase):
                             env={"ROCM_SDK_TARGET_FAMILY": "gfx94X-dcgpu"})
         self.assertEqual(di["build_extras_require"]()["libraries"],
                          ["rocm-sdk-libraries-gfx94X-dcgpu" + pin])
+        # simple/'s sdist of a multi-family run: the devel extra for DEVEL_FAMILY only
+        text = (dist_info_lines(False, LEGACY_FAMILIES, "gfx110X-all", "None")
+                + "DEVEL_FAMILY = 'gfx110X-all'\n")
+        with contextlib.redirect_stdout(io.StringIO()):
+            self.assertEqual(load_dist_info(text)["build_extras_require"]()["devel"],
+                             ["rocm-sdk-devel" + pin])
+            extras = load_dist_info(text, env={"ROCM_SDK_TARGET_FAMILY": "gfx94X-dcgpu"})[
+                "build_extras_require"]()
+        self.assertNotIn("devel", extras)
+        self.assertEqual(extras["libraries"], ["rocm-sdk-libraries-gfx94X-dcgpu" + pin])
 
     def test_setup_py(self):
         """setup.py, with a stand-in setuptools that records its arguments."""

@@ -9,9 +9,22 @@
 
 /* The files the C side puts into the synthesized packages (the contract). */
 static const char *const expected[] = {
-	"core/_cli.py",		"pure/__init__.py",	"rocm_sdk/__init__.py",
-	"rocm_sdk/__main__.py", "rocm_sdk/_devel.py",	"rocm_sdk/_dist_info.py",
-	"rocm_sdk/_locate.py",	"sdist/pyproject.toml", "sdist/setup.py",
+	"core/_cli.py",
+	"profiler/_cli.py",
+	"pure/__init__.py",
+	"rocm_sdk/__init__.py",
+	"rocm_sdk/__main__.py",
+	"rocm_sdk/_devel.py",
+	"rocm_sdk/_dist_info.py",
+	"rocm_sdk/_locate.py",
+	"rocm_sdk/tests/__init__.py",
+	"rocm_sdk/tests/base_test.py",
+	"rocm_sdk/tests/core_test.py",
+	"rocm_sdk/tests/devel_test.py",
+	"rocm_sdk/tests/libraries_test.py",
+	"rocm_sdk/tests/utils.py",
+	"sdist/pyproject.toml",
+	"sdist/setup.py",
 };
 
 static unsigned char *read_source(const char *rel, size_t *len)

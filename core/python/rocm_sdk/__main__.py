@@ -5,10 +5,11 @@
   rocm-sdk path --root|--bin|--cmake
                                    directories of the devel tree (expanded first)
   rocm-sdk init [--quiet]          expand the devel tree (idempotent)
+  rocm-sdk test                    the installation self-tests (no GPU needed)
 
 Errors go to stderr with exit status 1. Subcommands and messages follow
-TheRock's rocm_sdk/__main__.py; `targets` and the absent `test` command differ,
-see docs/python-sdk.md.
+TheRock's rocm_sdk/__main__.py; `targets` and `test` differ, see
+docs/python-sdk.md.
 """
 
 import argparse
@@ -92,7 +93,9 @@ def dist_amdgpu_targets():
     from pathlib import Path
 
     core = importlib.import_module(di.ALL_PACKAGES["core"].get_py_package_name())
-    path = Path(core.__file__).parent / "share" / "therock" / "dist_info.json"
+    # (a core wheel without _rocm_sdk_core/__init__.py: a namespace package)
+    top = Path(core.__file__).parent if core.__file__ else Path(list(core.__path__)[0])
+    path = top / "share" / "therock" / "dist_info.json"
     with open(path, "rb") as f:
         return json.load(f)["dist_amdgpu_targets"]
 
@@ -114,11 +117,37 @@ def _do_targets(args):
     return 0
 
 
+def _do_test(args):
+    """Upstream's test entry: base and core always, libraries when this
+    family's libraries package is installed, devel when rocm-sdk-devel is;
+    unittest's report on stdout, exit 1 when a test fails. Ours test only what
+    needs no GPU (rocm_sdk/tests/)."""
+    import importlib.util
+    import unittest
+
+    from . import _locate
+
+    names = ["rocm_sdk.tests.base_test", "rocm_sdk.tests.core_test"]
+    try:
+        _locate.platform_dir("libraries")
+        names.append("rocm_sdk.tests.libraries_test")
+    except (ModuleNotFoundError, ValueError):
+        print("NOTE: Skipping libraries tests (not installed for this arch)")
+    if importlib.util.find_spec("rocm_sdk_devel") is not None:
+        names.append("rocm_sdk.tests.devel_test")
+    loader = unittest.TestLoader()
+    suite = unittest.TestSuite(loader.loadTestsFromName(n) for n in names)
+    if loader.errors:
+        print("WARNING: Test discovery had errors: %s" % loader.errors)
+    result = unittest.TextTestRunner(stream=sys.stdout, verbosity=2).run(suite)
+    return 0 if result.wasSuccessful() and not loader.errors else 1
+
+
 def main(argv=None):
     if argv is None:
         argv = sys.argv[1:]
     p = argparse.ArgumentParser(prog="rocm-sdk", description="ROCm SDK Python CLI")
-    sub = p.add_subparsers(dest="command", metavar="{path,version,targets,init}")
+    sub = p.add_subparsers(dest="command", metavar="{path,test,version,targets,init}")
     sub.required = True
 
     path_p = sub.add_parser("path", help="Print a directory of the ROCm devel tree")
@@ -128,6 +157,9 @@ def main(argv=None):
     which.add_argument("--bin", action="store_true", help="the bin directory")
     which.add_argument("--root", action="store_true", help="the root directory")
     path_p.set_defaults(func=_do_path)
+
+    test_p = sub.add_parser("test", help="Run the installation tests (no GPU needed)")
+    test_p.set_defaults(func=_do_test)
 
     version_p = sub.add_parser("version", help="Print the ROCm version")
     version_p.set_defaults(func=_do_version)

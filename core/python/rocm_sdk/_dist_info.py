@@ -273,6 +273,11 @@ def build_extras_require():
                 continue
             if pkg.logical_name == "device" and not _GFX_TARGET_RE.match(base_target(family)):
                 continue
+        if (pkg.logical_name == "devel" and DEVEL_FAMILY is not None
+                and family != DEVEL_FAMILY):
+            print("rocm: no devel extra for %s here: its rocm-sdk-devel is in "
+                  "python/%s/ (this index has %s's)" % (family, family, DEVEL_FAMILY))
+            continue
         extras[pkg.logical_name] = [pkg.get_dist_package_require(family)]
     extras.update(build_per_target_extras())
     return extras
@@ -314,3 +319,10 @@ THIS_PACKAGE_ENTRY = None
 
 # Device packages only: the platform package they install into.
 LIBRARIES_PY_PACKAGE_NAME = None
+
+# rockfs, the sdist of simple/ on a legacy run with several families only: the
+# family whose rocm-sdk-devel wheel simple/ serves (one file per name). The devel
+# extra is dropped for another family: that wheel's tree would link into a
+# libraries package it does not install. Each family's own sdist and devel wheel
+# are in python/<family>/ (THIS_TARGET_FAMILY set, this None).
+DEVEL_FAMILY = None

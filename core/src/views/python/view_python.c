@@ -13,6 +13,10 @@
  *   python/<family>/index.html           legacy (fat) runs, one per family and per stored
  *                                        group (python/<group>/): that family's files and
  *                                        the generic ones, href ../files/<file>
+ *   python/<family>/<file>               a multi-family legacy run's per-family rocm sdist
+ *                                        and devel wheel (upstream's dist/<family>/, the
+ *                                        same names in each), linked by that family's
+ *                                        page alone (./<file>), never by simple/
  *   python/PROVENANCE                    where each file came from
  *
  * Populating python/ reads each stored wheel's METADATA (a few ranged reads) and builds
@@ -63,6 +67,7 @@ struct pyfile {
 	int unreadable; /* its bytes could not be hashed (logged): left out of its page */
 	struct pysynth *syn; /* synthesized (view_python_synth.c), while populating */
 	int synth; /* synthesized, not stored */
+	char family[64]; /* "", or served in python/<family>/ only (pysynth.family) */
 	char syn_key[RK_SHA256_HEX]; /* a synthesized wheel's composite digest */
 	const struct rk_composite *zip; /* a synthesized wheel: its node's composite */
 	const char *bytes; /* the synthesized sdist: its node's bytes */
@@ -359,7 +364,8 @@ static int render_root(const struct pyset *s, struct rk_buf *b)
 	const char *last = NULL;
 
 	for (size_t i = 0; !rc && i < s->n; i++) {
-		if (!served(&s->v[i]) || (last && !strcmp(s->v[i].project, last)))
+		if (!served(&s->v[i]) || s->v[i].family[0] ||
+		    (last && !strcmp(s->v[i].project, last)))
 			continue;
 		last = s->v[i].project;
 		if (!(rc = rk_buf_adds(b, "<a href=\"")) && !(rc = add_url(b, s->v[i].project)) &&
@@ -380,7 +386,7 @@ static int render_project(const struct pyset *s, size_t lo, size_t hi, struct rk
 	for (size_t i = lo; !rc && i < hi; i++) {
 		const struct pyfile *f = &s->v[i];
 
-		if (!served(f))
+		if (!served(f) || f->family[0])
 			continue;
 		if (!(rc = rk_buf_adds(b, "<a href=\"../../files/")) && !(rc = add_url(b, f->file)))
 			rc = rk_buf_addf(b, "#sha256=%s\"", f->sha);
@@ -416,6 +422,17 @@ static int bound_family(const struct pyfams *fm, const struct pyfile *f)
 	return -1;
 }
 
+/* Whether family has a served file of project in python/<family>/ (which then replaces
+ * the generic ones on its page). */
+static int own_file(const struct pyset *s, const char *project, const char *family)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (served(&s->v[i]) && !strcmp(s->v[i].family, family) &&
+		    !strcmp(s->v[i].project, project))
+			return 1;
+	return 0;
+}
+
 /* A --find-links page as TheRock's upload step writes it (generate_local_index.py,
  * indexer.py): one link per served file, href <up>files/<file>. family < 0: every file
  * (python/index.html); else family's page: its files and those of no family, without
@@ -434,13 +451,16 @@ static int render_flat(const struct pyset *s, const struct pyfams *fm, int famil
 		const struct pyfile *f = &s->v[i];
 		int fam;
 
-		if (!served(f))
+		if (!served(f) ||
+		    (f->family[0] && (family < 0 || strcmp(f->family, fm->name[family]))))
 			continue;
 		fam = bound_family(fm, f);
-		if (family >= 0 && (f->split_product || (fam >= 0 && fam != family)))
+		if (family >= 0 && (f->split_product || (fam >= 0 && fam != family) ||
+				    (!f->family[0] && own_file(s, f->project, fm->name[family]))))
 			continue;
-		if (!(rc = rk_buf_adds(b,
-				       family < 0 ? "<a href=\"files/" : "<a href=\"../files/")) &&
+		if (!(rc = rk_buf_adds(b, f->family[0] ? "<a href=\"./"
+					  : family < 0 ? "<a href=\"files/"
+						       : "<a href=\"../files/")) &&
 		    !(rc = add_url(b, f->file)) && !(rc = rk_buf_adds(b, "\">")) &&
 		    !(rc = rk_buf_add_html(b, f->file)))
 			rc = rk_buf_adds(b, "</a><br>\n");
@@ -498,13 +518,16 @@ static int build_tree(struct node *py, struct pyset *s, const struct pyfams *fm)
 	links = vfs_node_add(py, "find-links", S_IFDIR | 0555, newest);
 	if (!simple || !files || !links)
 		return -ENOMEM;
+	for (size_t i = 0; i < fm->n; i++)
+		if (!vfs_node_add(py, fm->name[i], S_IFDIR | 0555, newest))
+			return -ENOMEM;
 	for (size_t i = 0; !rc && i < s->n; i++) {
 		struct pyfile *f = &s->v[i];
-		struct node *n;
+		struct node *n, *d = f->family[0] ? vfs_find(py, f->family) : files;
 
-		if (!served(f))
+		if (!served(f) || !d)
 			continue;
-		if (!(n = vfs_node_add(files, f->file, S_IFREG | 0444, f->mtime))) {
+		if (!(n = vfs_node_add(d, f->file, S_IFREG | 0444, f->mtime))) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -525,6 +548,8 @@ static int build_tree(struct node *py, struct pyset *s, const struct pyfams *fm)
 			rc = -ENOMEM;
 			break;
 		}
+		if (f->family[0])
+			continue; /* no .metadata, no find-links/: simple/ never lists it */
 		if (f->meta) {
 			char name[600];
 			struct node *m;
@@ -550,20 +575,15 @@ static int build_tree(struct node *py, struct pyset *s, const struct pyfams *fm)
 		rc = add_bytes(simple, "index.html", &b, newest);
 	if (!rc && !(rc = render_flat(s, fm, -1, &b)))
 		rc = add_bytes(py, "index.html", &b, newest);
-	for (size_t i = 0; !rc && i < fm->n; i++) {
-		struct node *d = vfs_node_add(py, fm->name[i], S_IFDIR | 0555, newest);
-
-		if (!d)
-			rc = -ENOMEM;
-		else if (!(rc = render_flat(s, fm, (int)i, &b)))
-			rc = add_bytes(d, "index.html", &b, newest);
-	}
+	for (size_t i = 0; !rc && i < fm->n; i++)
+		if (!(rc = render_flat(s, fm, (int)i, &b)))
+			rc = add_bytes(vfs_find(py, fm->name[i]), "index.html", &b, newest);
 	/* simple/<project>/ is rendered on first look: only then are its files hashed */
 	for (size_t lo = 0, hi; !rc && lo < s->n; lo = hi) {
 		int any = 0;
 
 		for (hi = lo; hi < s->n && !strcmp(s->v[hi].project, s->v[lo].project); hi++)
-			any |= served(&s->v[hi]);
+			any |= served(&s->v[hi]) && !s->v[hi].family[0];
 		if (any && !vfs_lazy_dir(simple, s->v[lo].project, pop_pyproject, newest))
 			rc = -ENOMEM;
 	}
@@ -585,10 +605,11 @@ static int build_tree(struct node *py, struct pyset *s, const struct pyfams *fm)
 			else if (f->syn && !strncmp(f->syn->from, "kpack-split ", 12))
 				rc = rk_buf_addf(&b, "%s\t%s\n", f->file, f->syn->from);
 			else if (f->syn)
-				rc = rk_buf_addf(&b, "%s\tsynthesized from %s\n", f->file,
-						 f->syn->from);
+				rc = rk_buf_addf(&b, "%s\tsynthesized from %s\n",
+						 f->family[0] ? f->rel : f->file, f->syn->from);
 			else
-				rc = rk_buf_addf(&b, "%s\tstored python/%s\n", f->file, f->rel);
+				rc = rk_buf_addf(&b, "%s\tstored python/%s\n",
+						 f->family[0] ? f->rel : f->file, f->rel);
 		}
 		if (!rc)
 			rc = add_bytes(py, "PROVENANCE", &b, newest);
@@ -612,6 +633,7 @@ static int pyset_synth(struct pyset *s, struct pysynth_set *syn, int64_t mtime)
 		f->syn = p;
 		f->synth = 1;
 		f->split_product = p->from && !strncmp(p->from, "kpack-split ", 12);
+		memcpy(f->family, p->family, sizeof(f->family));
 		memcpy(f->syn_key, p->key, RK_SHA256_HEX);
 		f->size = p->size;
 		f->mtime = mtime;
@@ -620,7 +642,10 @@ static int pyset_synth(struct pyset *s, struct pysynth_set *syn, int64_t mtime)
 			f->meta_len = p->meta_len;
 			p->meta = NULL;
 		}
-		if (!(f->rel = strdup(p->file)) || !(f->path = strdup("(synthesized)")) ||
+		if ((p->family[0] ? asprintf(&f->rel, "%s/%s", p->family, p->file) < 0 &&
+					    !(f->rel = NULL)
+				  : !(f->rel = strdup(p->file))) ||
+		    !(f->path = strdup("(synthesized)")) ||
 		    (f->meta && (rk_sha256_buf(f->meta, f->meta_len, f->meta_sha) ||
 				 rk_metadata_field(f->meta, f->meta_len, "Requires-Python",
 						   &f->requires_python) == -ENOMEM)))
@@ -631,6 +656,22 @@ static int pyset_synth(struct pyset *s, struct pysynth_set *syn, int64_t mtime)
 
 static void *hash_ahead(void *p);
 extern const struct vfs_view vfs_view_python;
+
+/* The family of a legacy run r whose group (python/<family>/) stored file f sits in, or
+ * NULL. */
+static const char *stored_family(struct rk_vfs *v, struct run *r, const struct pyfile *f)
+{
+	const char *slash = strchr(f->rel, '/');
+	size_t n = slash ? (size_t)(slash - f->rel) : 0;
+
+	if (!slash || n >= sizeof(f->family) || vfs_run_is_split(v, r))
+		return NULL;
+	for (size_t i = 0; i < r->cat->ntargets; i++)
+		if (strlen(r->cat->targets[i]) == n && !strncmp(r->cat->targets[i], f->rel, n) &&
+		    strcmp(r->cat->targets[i], "generic"))
+			return r->cat->targets[i];
+	return NULL;
+}
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -774,11 +815,25 @@ static int pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		rc = pyset_synth(&s, &syn, dir->mtime);
 	if (!rc && s.n)
 		qsort(s.v, s.n, sizeof(*s.v), cmp_pyfile);
-	/* the same file name twice: the first (stored before synthesized, then by group) is
-	 * served */
+	/* a name a legacy run stores in several family groups (python/<family>/, upstream's
+	 * multi-arch dist/<family>/: the rocm sdist and devel wheel of each family) is served
+	 * in each family's directory, not in files/ */
+	for (size_t i = 0; !rc && i < s.n; i++) {
+		const char *fi = s.v[i].synth ? NULL : stored_family(v, r, &s.v[i]), *fj;
+
+		for (size_t j = 0; fi && j < s.n; j++)
+			if (i != j && !s.v[j].synth && !strcmp(s.v[i].file, s.v[j].file) &&
+			    (fj = stored_family(v, r, &s.v[j])) && strcmp(fi, fj)) {
+				snprintf(s.v[i].family, sizeof(s.v[i].family), "%s", fi);
+				break;
+			}
+	}
+	/* the same file name twice in one directory: the first (stored before synthesized,
+	 * then by group) is served */
 	for (size_t i = 0; !rc && i < s.n; i++)
 		for (size_t j = 0; j < i; j++)
-			if (!s.v[j].dup_of && !strcmp(s.v[i].file, s.v[j].file)) {
+			if (!s.v[j].dup_of && !strcmp(s.v[i].file, s.v[j].file) &&
+			    !strcmp(s.v[i].family, s.v[j].family)) {
 				if (!(s.v[i].dup_of = strdup(s.v[j].rel)))
 					rc = -ENOMEM;
 				break;
@@ -886,7 +941,7 @@ static void *hash_ahead(void *p)
 		struct pyfile *f = &s->v[i];
 		struct rk_err err = RK_ERR_INIT;
 
-		if (!f->synth && !local)
+		if ((!f->synth && !local) || f->family[0])
 			continue;
 		pthread_mutex_lock(&f->lock);
 		if (served(f) && !f->hashed)

@@ -30,6 +30,9 @@ struct pysynth {
 	size_t meta_len;
 	char *from; /* what it is made of, for PROVENANCE */
 	char key[RK_SHA256_HEX]; /* a wheel's identity: the digest of its composite */
+	char family[64]; /* "": python/files/; else served in python/<family>/ only (a
+			  * legacy run's per-family sdist and devel wheel, upstream's
+			  * dist/<family>/) */
 };
 struct pysynth_set {
 	struct pysynth *v;

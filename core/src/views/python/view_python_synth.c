@@ -7,6 +7,8 @@
  *   rocm_sdk_libraries_<family>-V-...whl           legacy runs: one per family
  *   rocm_sdk_device_<target>-V-...whl              kpack-split runs: one per base target
  *   rocm_sdk_devel-V-...whl                        headers, cmake, ... as _devel.tar
+ *   rocm_profiler-V-...whl                         rocprofiler-compute/-systems, when the
+ *                                                  run has them
  *   rocm-V.tar.gz                                  the selector sdist (our rocm_sdk package)
  *
  * A wheel is a zip of stored entries laid out over the cache blobs of the flattened
@@ -15,6 +17,7 @@
  * _devel.tar is written once into the cache (its hash goes into RECORD). */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <libdeflate.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,7 +71,44 @@ static const char *const devel_extra[] = {
 	"rocshmem", "hipthreads", "rocjitsu",  "mirage",
 };
 
-enum pkg_kind { PKG_CORE, PKG_LIBRARIES, PKG_DEVICE, PKG_DEVEL };
+enum pkg_kind { PKG_CORE, PKG_LIBRARIES, PKG_DEVICE, PKG_DEVEL, PKG_PROFILER };
+
+/* build_python_packages.py PROFILER_WHEEL_INCLUDES: the files of the profiler wheel */
+static const char *const profiler_includes[] = {
+	"bin/rocprof-sys-*",
+	"include/rocprofiler-systems/**",
+	"lib/librocprof-sys*",
+	"lib/libprofiler-hub.so*",
+	"lib/python/site-packages/rocprofsys/**",
+	"lib/rocprofiler-systems/**",
+	"libexec/rocprofiler-systems/**",
+	"share/**/rocprofiler-systems/**",
+	"bin/rocprof-*",
+	"libexec/rocprofiler-compute/**",
+	"lib/rocprofiler-compute/**",
+	"share/**/rocprofiler-compute/**",
+	NULL,
+};
+/* ... and what the core wheel leaves out (its excludes, cmake directories aside) */
+static const char *const core_excludes[] = {
+	"bin/rocprof-*",
+	"include/rocprofiler-systems/**",
+	"lib/librocprof-sys*",
+	"lib/python/site-packages/rocprofsys/**",
+	"lib/rocprofiler-systems/**",
+	"libexec/rocprofiler-systems/**",
+	"share/**/rocprofiler-systems/**",
+	NULL,
+};
+
+/* Whether rel matches one of globs ("*" and "**" cross "/", as these globs are used). */
+static int glob_any(const char *const *globs, const char *rel)
+{
+	for (size_t i = 0; globs[i]; i++)
+		if (!fnmatch(globs[i], rel, 0))
+			return 1;
+	return 0;
+}
 
 static int in_list(const char *const *l, size_t n, const char *s)
 {
@@ -108,6 +148,10 @@ static int wanted(const struct artifact *a, int p, int split, const char *family
 		       !strcmp(comp, "lib") && !is_generic(a) &&
 		       rk_gpu_base_arch(a->art->an.target, base, sizeof(base)) > 0 &&
 		       !strcmp(base, target);
+	case PKG_PROFILER: /* profiler_artifact_filter */
+		return (!strcmp(name, "rocprofiler-compute") ||
+			!strcmp(name, "rocprofiler-systems")) &&
+		       (!strcmp(comp, "lib") || !strcmp(comp, "run"));
 	default: /* PKG_DEVEL */
 		if (!in_list(core_names, ARRAY_LEN(core_names), name) &&
 		    !in_list(lib_names, ARRAY_LEN(lib_names), name) &&
@@ -131,9 +175,12 @@ struct elfinfo {
 
 /* ---- one package being assembled ---- */
 
-/* A path materialized by a runtime wheel (for the devel tree), or a soname alias. */
+/* A path materialized by a runtime wheel (for the devel tree), or a soname alias. Keyed
+ * by the path for the core wheel, by "<family>\t<path>" for a legacy libraries wheel: a
+ * family's devel tree links only into its own libraries wheel (py_packaging.py
+ * _find_populated, _find_soname_alias). */
 struct owned {
-	char *path;
+	char *path; /* the key */
 	char *owner; /* platform package; NULL for an alias */
 	char *soname_path; /* aliases: the path kept under the soname */
 	UT_hash_handle hh;
@@ -156,7 +203,9 @@ struct synth {
 
 struct pkg {
 	struct pywheel w; /* its members; w.sources: artifact stems, for PROVENANCE */
-	int excl_cmake; /* core: cmake directories and bin/rocprof-* are left out */
+	const char *family; /* a legacy libraries wheel's family, else NULL */
+	int excl_cmake; /* core: cmake directories and core_excludes are left out */
+	const char *const *include; /* profiler: only these files */
 	const char *platform;
 	const char *const *rpath; /* the rpath_deps (in _rocm_sdk_core), NULL-terminated */
 	struct rk_composite **rw; /* members rewritten with them (owned) */
@@ -164,6 +213,7 @@ struct pkg {
 };
 
 /* build_python_packages.py: the rpath_dep(core, ...) calls of each package */
+static const char *const profiler_rpath[] = {"lib", "lib/llvm/lib", "lib/rocm_sysdeps/lib", NULL};
 static const char *const core_rpath[] = {"lib/llvm/lib", "lib/rocm_sysdeps/lib", NULL};
 static const char *const lib_rpath[] = {"lib", "lib/rocm_sysdeps/lib", "lib/host-math/lib",
 					"lib/llvm/lib", NULL};
@@ -201,20 +251,25 @@ static int finish_wheel(struct synth *s, struct pkg *p, const char *dist, const 
 	return pywheel_finish(s->v, &p->w, &in, s->out, s->err);
 }
 
-static int owned_add(struct synth *s, const char *path, const char *owner, const char *soname_path)
+static int owned_add(struct synth *s, const char *family, const char *path, const char *owner,
+		     const char *soname_path)
 {
 	struct owned *o;
+	char *key = NULL;
 
-	HASH_FIND_STR(s->owned, path, o);
-	if (o)
+	if (asprintf(&key, "%s%s%s", family ? family : "", family ? "\t" : "", path) < 0)
+		return -ENOMEM;
+	HASH_FIND_STR(s->owned, key, o);
+	if (o) {
+		free(key);
 		return 0;
-	if (!(o = calloc(1, sizeof(*o))) || !(o->path = strdup(path)) ||
+	}
+	if (!(o = calloc(1, sizeof(*o))) || !(o->path = key) ||
 	    (owner && !(o->owner = strdup(owner))) ||
 	    (soname_path && !(o->soname_path = strdup(soname_path)))) {
-		if (o) {
-			free(o->path);
+		free(key);
+		if (o)
 			free(o->owner);
-		}
 		free(o);
 		return -ENOMEM;
 	}
@@ -338,11 +393,13 @@ static int excluded(const struct pkg *p, const char *rel, int is_dir)
 {
 	const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
 
+	if (p->include)
+		return !is_dir && !glob_any(p->include, rel);
 	if (!p->excl_cmake)
 		return 0;
 	if (is_dir && !strcmp(base, "cmake"))
 		return 1;
-	return !is_dir && !strncmp(rel, "bin/rocprof-", 12);
+	return !is_dir && glob_any(core_excludes, rel);
 }
 
 /* The exec stub (exe_stub.c) running rp, relative to its own directory, in *out
@@ -538,7 +595,7 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 				 : slash      ? slash + 1
 					      : target);
 			if (strcmp(out, rel->buf))
-				rc = owned_add(s, rel->buf, NULL, out);
+				rc = owned_add(s, p->family, rel->buf, NULL, out);
 		} else if (S_ISLNK(c->mode) && (t->mode & 0111)) {
 			/* a symlink to an executable: a stub that execs it, argv kept (TheRock
 			 * compiles one: exe_stub_gen.py) */
@@ -557,7 +614,7 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 			    !S_ISLNK(c->mode)) {
 				snprintf(out, sizeof(out), "%s%s%s", dirpart, len ? "/" : "",
 					 e->soname);
-				rc = owned_add(s, rel->buf, NULL, out);
+				rc = owned_add(s, p->family, rel->buf, NULL, out);
 			} else {
 				snprintf(out, sizeof(out), "%s", rel->buf);
 			}
@@ -702,20 +759,121 @@ static void newest(const struct node *dir, int64_t *t)
 	}
 }
 
-/* A runtime wheel (core, libraries[-family]): 6.3. */
+/* build_python_packages.py ensure_profiler_library_symlinks: for each versioned
+ * lib/librocprof-sys*.so.* and lib/libprofiler-hub*.so.* the name without its last suffix
+ * (a symlink there, which the wheel build turns into a copy: the same member here), unless
+ * the wheel has that name. */
+static int profiler_links(struct pkg *p)
+{
+	static const char *const globs[] = {"lib/librocprof-sys*.so.*", "lib/libprofiler-hub*.so.*",
+					    NULL};
+	struct pyentry *e, *t;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+
+	HASH_ITER(hh, p->w.ents, e, t) {
+		if (!glob_any(globs, e->name))
+			continue;
+		if (n == cap) {
+			char **v = reallocarray(names, cap * 2 + 8, sizeof(*names));
+
+			if (!v) {
+				free(names);
+				return -ENOMEM;
+			}
+			names = v;
+			cap = cap * 2 + 8;
+		}
+		names[n++] = e->name;
+	}
+	for (size_t i = 0; !rc && i < n; i++) {
+		char link[4096];
+		struct pyentry *x, *have;
+		char *data = NULL;
+
+		HASH_FIND_STR(p->w.ents, names[i], x);
+		snprintf(link, sizeof(link), "%.*s", (int)(strrchr(names[i], '.') - names[i]),
+			 names[i]);
+		HASH_FIND_STR(p->w.ents, link, have);
+		if (!x || have)
+			continue;
+		if (x->data && !(data = malloc(x->size + 1)))
+			rc = -ENOMEM;
+		else if (x->data)
+			memcpy(data, x->data, x->size);
+		if (!rc)
+			rc = pywheel_add(&p->w, link, x->mode, x->size, x->blob[0] ? x->blob : NULL,
+					 data, x->composite, x->origin);
+	}
+	free(names);
+	return rc;
+}
+
+/* TheRock's rocm-profiler console scripts (setup.py), each with its program: declared
+ * when the wheel holds the program. */
+static const char *const profiler_scripts[] = {
+	"rocprof-compute",	  "rocprof-sys-attach", "rocprof-sys-avail",  "rocprof-sys-causal",
+	"rocprof-sys-instrument", "rocprof-sys-run",	"rocprof-sys-sample", "rocprof-sys-python",
+};
+
+/* entry_points.txt of the profiler wheel p in b and its rocm_profiler/_cli.py (ours). */
+static int profiler_entry_points(struct pkg *p, const char *platform, struct rk_buf *b)
+{
+	const struct rk_pysrc *cli = rk_pysrc_find("profiler/_cli.py");
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < ARRAY_LEN(profiler_scripts); i++) {
+		char name[300], fn[64];
+		struct pyentry *e;
+
+		snprintf(name, sizeof(name), "%s/bin/%s", platform, profiler_scripts[i]);
+		HASH_FIND_STR(p->w.ents, name, e);
+		snprintf(fn, sizeof(fn), "%s", profiler_scripts[i]);
+		for (char *q = fn; *q; q++)
+			if (*q == '-')
+				*q = '_';
+		if (e && (e->mode & 0111))
+			rc = rk_buf_addf(b, "%s%s = rocm_profiler._cli:%s\n",
+					 b->len ? "" : "[console_scripts]\n", profiler_scripts[i],
+					 fn);
+	}
+	if (!rc && b->len) {
+		char *d;
+
+		if (!cli)
+			return -ENOENT;
+		if (!(d = malloc(cli->len + 1)))
+			return -ENOMEM;
+		memcpy(d, cli->data, cli->len);
+		rc = pywheel_add(&p->w, "rocm_profiler/_cli.py", S_IFREG | 0644, cli->len, NULL, d,
+				 NULL, NULL);
+	}
+	return rc;
+}
+
+/* A runtime wheel (core, libraries[-family], profiler): 6.3. */
 static int runtime_wheel(struct synth *s, int kind, const char *family)
 {
 	struct pkg p = {.w.sources = RK_BUF_INIT,
+			.family = family,
 			.excl_cmake = kind == PKG_CORE,
-			.rpath = kind == PKG_CORE ? core_rpath : lib_rpath};
+			.include = kind == PKG_PROFILER ? profiler_includes : NULL,
+			.rpath = kind == PKG_CORE	? core_rpath
+				 : kind == PKG_PROFILER ? profiler_rpath
+							: lib_rpath};
 	struct rk_buf rel = RK_BUF_INIT, top = RK_BUF_INIT, eps = RK_BUF_INIT;
 	char dist[160], platform[160], req[200], summary[300], *q;
-	const char *pure = kind == PKG_CORE ? "rocm_sdk_core" : "rocm_sdk_libraries";
+	const char *pure = kind == PKG_CORE	  ? "rocm_sdk_core"
+			   : kind == PKG_PROFILER ? "rocm_profiler"
+						  : "rocm_sdk_libraries";
 	struct node *root;
 	int rc;
 
 	if (kind == PKG_CORE)
 		snprintf(dist, sizeof(dist), "rocm-sdk-core");
+	else if (kind == PKG_PROFILER)
+		snprintf(dist, sizeof(dist), "rocm-profiler");
 	else if (family)
 		snprintf(dist, sizeof(dist), "rocm-sdk-libraries-%s", family);
 	else
@@ -733,6 +891,10 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 	newest(root, &s->mtime);
 	if (!(rc = rk_buf_addf(&rel, "%s", "")))
 		rc = runtime_walk(s, &p, root, root, &rel);
+	if (!rc && kind == PKG_PROFILER && !p.w.ents)
+		goto out; /* nothing left after the include globs */
+	if (!rc && kind == PKG_PROFILER)
+		rc = profiler_links(&p);
 	/* the files go under the platform package; record who owns each path */
 	if (!rc) {
 		struct pyentry *e, *t, *moved = NULL;
@@ -742,7 +904,7 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 
 			HASH_DEL(p.w.ents, e);
 			if (asprintf(&name, "%s/%s", platform, e->name) < 0 ||
-			    (rc = owned_add(s, e->name, platform, NULL))) {
+			    (rc = owned_add(s, family, e->name, platform, NULL))) {
 				free(name);
 				free(e->name);
 				free(e->data);
@@ -765,17 +927,28 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 		rc = pywheel_add_str(&p.w, init, "");
 	}
 	if (!rc)
-		rc = add_pure(s, &p, pure, kind == PKG_CORE ? "core" : "libraries", family);
+		rc = add_pure(s, &p, pure,
+			      kind == PKG_CORE	     ? "core"
+			      : kind == PKG_PROFILER ? "profiler"
+						     : "libraries",
+			      family);
 	snprintf(req, sizeof(req), "rocm-sdk-core==%s", s->version);
-	snprintf(summary, sizeof(summary), "ROCm SDK %s (synthesized by rockfs from run %s)",
-		 kind == PKG_CORE ? "core runtime" : "math libraries", s->r->cat->name);
+	snprintf(summary, sizeof(summary), "ROCm %s (synthesized by rockfs from run %s)",
+		 kind == PKG_CORE	? "SDK core runtime"
+		 : kind == PKG_PROFILER ? "profiler applications"
+					: "SDK math libraries",
+		 s->r->cat->name);
 	if (!rc)
 		rc = rk_buf_addf(&top, "%s\n%s\n", platform, pure);
 	if (!rc && kind == PKG_CORE)
 		rc = core_entry_points(&p, platform, &eps);
+	if (!rc && kind == PKG_PROFILER)
+		rc = profiler_entry_points(&p, platform, &eps);
+	/* upstream's rocm-profiler requires nothing */
 	if (!rc)
-		rc = finish_wheel(s, &p, dist, kind == PKG_CORE ? NULL : req, summary, top.buf,
+		rc = finish_wheel(s, &p, dist, kind == PKG_LIBRARIES ? req : NULL, summary, top.buf,
 				  eps.len ? eps.buf : NULL);
+out:
 	pkg_release(&p);
 	vfs_tree_free(root);
 	rk_buf_release(&rel);
@@ -990,7 +1163,14 @@ static int devel_walk(struct synth *s, struct pkg *p, struct tlist *l, struct no
 			depth += *q == '/';
 		snprintf(path, sizeof(path), "_rocm_sdk_devel/%s%s", rel->buf,
 			 S_ISDIR(c->mode) ? "/" : "");
+		/* the core wheel's first, then this family's libraries wheel's */
 		HASH_FIND_STR(s->owned, rel->buf, o);
+		if (!o && p->family) {
+			char key[4096];
+
+			snprintf(key, sizeof(key), "%s\t%s", p->family, rel->buf);
+			HASH_FIND_STR(s->owned, key, o);
+		}
 		if (S_ISDIR(c->mode)) {
 			if (!(rc = tlist_push(l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL)))
 				rc = devel_walk(s, p, l, c, rel);
@@ -1086,13 +1266,24 @@ static int materialize(struct synth *s, const struct rk_composite *l, char id[RK
 	return 0;
 }
 
-static int devel_wheel(struct synth *s)
+/* Tag the package just pushed to s->out as served in python/<family>/ only. */
+static void in_family_dir(struct synth *s, size_t n0, const char *family)
 {
-	struct pkg p = {.w.sources = RK_BUF_INIT};
+	if (family && s->out->n > n0)
+		snprintf(s->out->v[s->out->n - 1].family, sizeof(s->out->v[0].family), "%s",
+			 family);
+}
+
+/* The devel wheel (6.4) of a legacy run's family (NULL: a kpack-split run's, or a run
+ * without families): its tree links into the core wheel and that family's libraries
+ * wheel. own_dir: served in python/<family>/ (upstream's dist/<family>/). */
+static int devel_wheel(struct synth *s, const char *family, int own_dir)
+{
+	struct pkg p = {.w.sources = RK_BUF_INIT, .family = family};
 	struct rk_buf rel = RK_BUF_INIT;
 	struct tlist l = {0};
 	struct rk_composite tar = RK_COMPOSITE_INIT;
-	const char *family = s->split || !s->nfamilies ? NULL : s->families[0];
+	size_t n0 = s->out->n;
 	char req[200], summary[300], id[RK_SHA256_HEX];
 	struct node *root;
 	int rc;
@@ -1106,6 +1297,11 @@ static int devel_wheel(struct synth *s)
 	if (!(rc = rk_buf_addf(&rel, "%s", "")) &&
 	    !(rc = tlist_push(&l, "_rocm_sdk_devel/", S_IFDIR | 0755, 0, NULL, NULL, NULL)))
 		rc = devel_walk(s, &p, &l, root, &rel);
+	/* an empty module, as upstream's tarball has it: its expansion (_devel.py
+	 * get_devel_root) fails without _rocm_sdk_devel/__init__.py */
+	if (!rc && !vfs_find(root, "__init__.py"))
+		rc = tlist_push(&l, "_rocm_sdk_devel/__init__.py", S_IFREG | 0644, 0, NULL, NULL,
+				NULL);
 	if (!rc) {
 		qsort(l.v, l.n, sizeof(*l.v), cmp_member);
 		rc = rk_tar_layout_build(l.v, l.n, s->mtime, &tar);
@@ -1119,11 +1315,13 @@ static int devel_wheel(struct synth *s)
 		rc = add_pure(s, &p, "rocm_sdk_devel", "devel", family);
 	snprintf(req, sizeof(req), "rocm-sdk-core==%s", s->version);
 	snprintf(summary, sizeof(summary),
-		 "ROCm SDK development files (synthesized by rockfs "
+		 "ROCm SDK development files%s%s (synthesized by rockfs "
 		 "from run %s)",
-		 s->r->cat->name);
+		 family ? " for " : "", family ? family : "", s->r->cat->name);
 	if (!rc)
 		rc = finish_wheel(s, &p, "rocm-sdk-devel", req, summary, "rocm_sdk_devel\n", NULL);
+	if (!rc && own_dir)
+		in_family_dir(s, n0, family);
 	rk_composite_release(&tar);
 	tlist_release(&l);
 	pkg_release(&p);
@@ -1143,8 +1341,13 @@ static int sdist_add(struct synth *s, struct tlist *l, const char *path, const v
 	return rc ? rc : tlist_push(l, path, S_IFREG | 0644, len, len ? id : NULL, NULL, NULL);
 }
 
-static int sdist(struct synth *s)
+/* The rocm sdist; family: a multi-family legacy run's sdist of that family, restricted to
+ * it (py_packaging.py restrict_families: the version lines, then THIS_TARGET_FAMILY,
+ * THIS_PACKAGE_ENTRY, DEFAULT_TARGET_FAMILY and AVAILABLE_TARGET_FAMILIES of that family
+ * alone), served in python/<family>/. */
+static int sdist(struct synth *s, const char *family)
 {
+	size_t n0 = s->out->n;
 	struct rk_buf b = RK_BUF_INIT;
 	struct tlist l = {0};
 	struct rk_composite tar = RK_COMPOSITE_INIT;
@@ -1171,7 +1374,24 @@ static int sdist(struct synth *s)
 		} else if (!strcmp(f->path, "rocm_sdk/_dist_info.py")) {
 			b.len = 0;
 			snprintf(path, sizeof(path), "%s/src/%s", base, f->path);
-			if (!(rc = dist_info_py(s, NULL, NULL, &b)))
+			if (family) {
+				struct synth one = *s;
+
+				one.nfamilies = 0; /* the base: no family lines */
+				rc = dist_info_py(&one, NULL, family, &b);
+				if (!rc)
+					rc = rk_buf_addf(&b,
+							 "DEFAULT_TARGET_FAMILY = '%s'\n"
+							 "AVAILABLE_TARGET_FAMILIES.append('%s')\n",
+							 family, family);
+			} else {
+				rc = dist_info_py(s, NULL, NULL, &b);
+				/* simple/'s sdist: files/ has the first family's devel wheel */
+				if (!rc && !s->split && s->nfamilies > 1)
+					rc = rk_buf_addf(&b, "DEVEL_FAMILY = '%s'\n",
+							 s->families[0]);
+			}
+			if (!rc)
 				rc = sdist_add(s, &l, path, b.buf, b.len);
 		} else if (!strncmp(f->path, "rocm_sdk/", 9)) {
 			snprintf(path, sizeof(path), "%s/src/%s", base, f->path);
@@ -1182,6 +1402,9 @@ static int sdist(struct synth *s)
 	if (!rc)
 		rc = tlist_push(&l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL);
 	snprintf(path, sizeof(path), "%s/src/rocm_sdk/", base);
+	if (!rc)
+		rc = tlist_push(&l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL);
+	snprintf(path, sizeof(path), "%s/src/rocm_sdk/tests/", base);
 	if (!rc)
 		rc = tlist_push(&l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL);
 	if (!rc) {
@@ -1212,6 +1435,7 @@ static int sdist(struct synth *s)
 			ps->bytes = gz;
 			ps->size = gzlen;
 			gz = NULL;
+			in_family_dir(s, n0, family);
 		}
 	}
 	free(gz);
@@ -1290,6 +1514,12 @@ int vfs_python_synth(struct rk_vfs *v, struct run *r, struct pysynth_set *out, s
 		rk_err_clear(err);
 		rc = 0;
 	}
+	if (!rc && recoverable(rc = runtime_wheel(&s, PKG_PROFILER, NULL))) {
+		rk_warn("python: run '%s': rocm-profiler not synthesized: %s", r->cat->name,
+			rk_err_str(err, rc));
+		rk_err_clear(err);
+		rc = 0;
+	}
 	for (size_t i = 0; !rc && i < (s.split ? 1 : s.nfamilies); i++)
 		if (recoverable(rc = runtime_wheel(&s, PKG_LIBRARIES,
 						   s.split ? NULL : s.families[i]))) {
@@ -1306,14 +1536,23 @@ int vfs_python_synth(struct rk_vfs *v, struct run *r, struct pysynth_set *out, s
 			rk_err_clear(err);
 			rc = 0;
 		}
-	if (!rc && recoverable(rc = devel_wheel(&s))) {
-		rk_warn("python: run '%s': rocm-sdk-devel not synthesized: %s", r->cat->name,
-			rk_err_str(err, rc));
-		rk_err_clear(err);
-		rc = 0;
+	/* the devel wheel: a legacy run's first family's (python/files/, simple/), and with
+	 * several families every family's own with its own sdist in python/<family>/, as
+	 * upstream's dist/<family>/ (build_python_packages.py _run_legacy) */
+	for (size_t i = 0; !rc && i < (!s.split && s.nfamilies > 1 ? s.nfamilies + 1 : 1); i++) {
+		const char *fam = s.split || !s.nfamilies ? NULL : s.families[i ? i - 1 : 0];
+
+		if (recoverable(rc = devel_wheel(&s, fam, i > 0))) {
+			rk_warn("python: run '%s': rocm-sdk-devel%s%s not synthesized: %s",
+				r->cat->name, i ? " of " : "", i ? fam : "", rk_err_str(err, rc));
+			rk_err_clear(err);
+			rc = 0;
+		}
 	}
 	if (!rc && s.out->n)
-		rc = sdist(&s);
+		rc = sdist(&s, NULL);
+	for (size_t i = 0; !rc && s.out->n && !s.split && s.nfamilies > 1 && i < s.nfamilies; i++)
+		rc = sdist(&s, s.families[i]);
 	{
 		struct elfinfo *e, *t;
 		struct owned *o, *ot;

@@ -1,0 +1,2 @@
+# Copyright Advanced Micro Devices, Inc.
+# SPDX-License-Identifier: MIT
