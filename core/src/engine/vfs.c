@@ -2322,6 +2322,7 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 	v->kpack_zstd = o->kpack_zstd;
 	v->kpack_topology = o->kpack_topology;
 	v->packages_multiarch = o->packages_multiarch;
+	v->wheel_deflate = o->wheel_deflate;
 	if ((o->package_defs && !(v->package_defs = strdup(o->package_defs))) ||
 	    (o->sign_key && !(v->sign_key = strdup(o->sign_key)))) {
 		rc = -ENOMEM;

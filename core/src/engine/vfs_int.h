@@ -157,6 +157,7 @@ struct rk_vfs {
 	char *package_defs; /* rk_vfs_opts.package_defs (owned) */
 	char *sign_key; /* rk_vfs_opts.sign_key (owned) */
 	int packages_multiarch; /* rk_vfs_opts.packages_multiarch */
+	int wheel_deflate; /* rk_vfs_opts.wheel_deflate */
 	char **kpack_only; /* rk/kpack_view.h: the artifacts kpack/ splits (NULL: all) */
 	size_t nkpack_only;
 	_Atomic uint64_t n_nodes, n_ingests, n_index_loads, n_failures, n_transient, n_runs;
