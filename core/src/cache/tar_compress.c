@@ -78,9 +78,12 @@ static int piece_key(const struct rk_tarz *z, const struct rk_composite *l, stru
 		if (n > end - off)
 			n = end - off;
 		/* a source's range is named by its offset in the source (a tar member's
-		 * content is a whole blob: at is 0) */
+		 * content is a whole blob: at is 0); a deflated member's literal bytes by
+		 * themselves alone (where adjacent bytes merged is no part of them) */
 		snprintf(d, sizeof(d), "%d %llu %llu ", s->kind,
-			 (unsigned long long)(within + (s->kind == RK_PIECE_SOURCE ? s->at : 0)),
+			 (unsigned long long)(s->kind == RK_PIECE_SOURCE     ? s->at + within
+					      : z->codec == RK_CODEC_DEFLATE ? 0
+									     : within),
 			 (unsigned long long)n);
 		rk_sha256_update(&h, d, strlen(d));
 		/* a tar member's content is a whole blob: its id names the bytes */

@@ -9,6 +9,7 @@
  * view that needs wheels would move it to services/. */
 #include <errno.h>
 #include <libdeflate.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,6 +158,8 @@ static int composite_sums(struct rk_vfs *v, const struct rk_composite *l, uint32
 
 #define DEFLATE_LEVEL 6 /* zlib's default, as Python's zipfile (and so bdist_wheel) use */
 
+static pthread_mutex_t compute_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* How piece i is read: opened in the cache, compressed again when missing or damaged. */
 struct pzorigin {
 	struct rk_origin o; /* first: the composite reader calls through it */
@@ -276,12 +279,17 @@ int pywheelz_make(struct rk_vfs *v, struct pywheelz *w, struct rk_composite **ou
 	int rc;
 
 	(void)v;
+	/* one wheel at a time (each on every core): a member two wheels share is then found
+	 * by the second, not deflated by both at once */
+	pthread_mutex_lock(&compute_lock);
 	rc = rk_tarz_compute(w->z, w->cache, &w->raw, ncpu > 0 ? (unsigned)ncpu : 1, err);
+	pthread_mutex_unlock(&compute_lock);
 	if (rc)
 		return rc;
 	if (!atomic_exchange(&w->logged, 1))
-		rk_info("%s deflated: %zu pieces, %u compressed, %u from the cache", w->file,
-			w->z->npieces, w->z->compressed, w->z->reused);
+		rk_info("%s%sdeflated: %zu pieces, %u compressed, %u from the cache",
+			rk_log_where ? "" : w->file, rk_log_where ? "" : ": ", w->z->npieces,
+			w->z->compressed, w->z->reused);
 	if (!(m = calloc(w->n + 1, sizeof(*m))) || !(parts = calloc(w->n + 1, sizeof(*parts))) ||
 	    !(l = calloc(1, sizeof(*l)))) {
 		rc = -ENOMEM;
