@@ -214,7 +214,27 @@ static int raw_deflate(int level, int last, const char *in, size_t len, char *ou
 	return 0;
 }
 
-/* Compress piece p (reading the .tar tar) into a blob. */
+/* Reading the uncompressed file's sources: its blobs, through one cursor. */
+struct src_read {
+	struct rk_cache *c;
+	const struct rk_composite *l;
+	struct rk_blob_cursor cur;
+	struct rk_err *err;
+};
+
+static ssize_t src_read(void *ctx, uint32_t src, void *buf, size_t n, uint64_t off)
+{
+	struct src_read *r = ctx;
+	int rc = src < r->l->nsources
+			 ? rk_blob_cursor_pread(&r->cur, r->c, &r->l->sources[src], buf, n, off,
+						r->err)
+			 : rk_err_set(r->err, -EINVAL, "source %u is not in the table", src);
+
+	return rc ? rc : (ssize_t)n;
+}
+
+/* Compress piece p (reading the .tar tar) into a blob. A failure is in err, not logged:
+ * whoever asked for the piece logs it (once). */
 static int compress_piece(struct rk_tarz *z, struct rk_tarz_piece *p, struct rk_cache *c,
 			  const struct rk_composite *tar, struct rk_err *err)
 {
@@ -228,11 +248,13 @@ static int compress_piece(struct rk_tarz *z, struct rk_tarz_piece *p, struct rk_
 	if (!in || !out)
 		rc = -ENOMEM;
 	while (!rc && got < p->ulen) {
-		ssize_t r = rk_composite_pread_blobs(c, tar, in + got, (size_t)(p->ulen - got),
-						     p->uoff + got, err);
+		struct src_read sr = {c, tar, RK_BLOB_CURSOR_INIT, err};
+		ssize_t r = rk_composite_pread(tar, src_read, &sr, in + got,
+					       (size_t)(p->ulen - got), p->uoff + got);
 
+		rk_blob_cursor_close(&sr.cur);
 		if (r <= 0)
-			rc = r < 0 ? (int)r : -EIO;
+			rc = r < 0 ? (int)r : rk_err_set(err, -EIO, "piece ends early");
 		else
 			got += (size_t)r;
 	}

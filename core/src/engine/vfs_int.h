@@ -124,6 +124,8 @@ struct node {
 	struct rk_tarz *tarz; /* SRC_TARZ: the compressed pieces (owned); size once ready */
 	struct vfs_later *later; /* SRC_LATER (and after it is made): how (owned) */
 	uint8_t size_known; /* SRC_LATER: size is exact already (a stat need not make it) */
+	_Atomic uint8_t read_logged; /* SRC_COMPOSITE: a failed read was logged (once: the
+				      * kernel and readers retry) */
 	uint8_t incomplete; /* a directory whose listing misses entries nobody could read: a
 			     * readdir ends in EIO after the entries it has */
 	/* mutable (v->tree): */
