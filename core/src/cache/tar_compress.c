@@ -97,6 +97,8 @@ static int piece_key(const struct rk_tarz *z, const struct rk_composite *l, stru
 	return 0;
 }
 
+static int mark_same(struct rk_tarz *z);
+
 int rk_tarz_plan(const struct rk_composite *l, int codec, int level, struct rk_tarz **out)
 {
 	struct rk_tarz *z = calloc(1, sizeof(*z));
@@ -129,11 +131,42 @@ int rk_tarz_plan(const struct rk_composite *l, int codec, int level, struct rk_t
 		rc = add_piece(z, &cap, start, l->size - start);
 	for (size_t i = 0; !rc && i < z->npieces; i++)
 		rc = piece_key(z, l, &z->pieces[i]);
+	if (!rc)
+		rc = mark_same(z);
 	if (rc) {
 		rk_tarz_free(z);
 		return rc;
 	}
 	*out = z;
+	return 0;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct rk_tarz_piece *const *x = a, *const *y = b;
+	int d = strcmp((*x)->key, (*y)->key);
+
+	return d ? d : (*x < *y ? -1 : *x > *y);
+}
+
+/* Each piece's same: pieces with one key (a file twice in an archive) are made once. */
+static int mark_same(struct rk_tarz *z)
+{
+	struct rk_tarz_piece **v = malloc((z->npieces + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < z->npieces; i++)
+		v[i] = &z->pieces[i];
+	qsort(v, z->npieces, sizeof(*v), cmp_key);
+	for (size_t i = 0; i < z->npieces; i++) {
+		size_t first = (size_t)(v[i] - z->pieces);
+
+		if (i && !strcmp(v[i]->key, v[i - 1]->key))
+			first = v[i - 1]->same;
+		v[i]->same = first;
+	}
+	free(v);
 	return 0;
 }
 
@@ -163,6 +196,8 @@ int rk_tarz_plan_members(const struct rk_composite *l, const uint64_t *ends, siz
 		rc = -EINVAL;
 	for (size_t i = 0; !rc && i < z->npieces; i++)
 		rc = piece_key(z, l, &z->pieces[i]);
+	if (!rc)
+		rc = mark_same(z);
 	if (rc) {
 		rk_tarz_free(z);
 		return rc;
@@ -321,7 +356,9 @@ static void *worker(void *arg)
 
 		if (j->rc)
 			break;
-		if (find_piece(&j->z->pieces[i], j->c))
+		if (j->z->pieces[i].same != i) /* made as its first (after the workers) */
+			j->reused++;
+		else if (find_piece(&j->z->pieces[i], j->c))
 			j->reused++;
 		else if (!(rc = compress_piece(j->z, &j->z->pieces[i], j->c, j->tar, &err)))
 			j->compressed++;
@@ -389,6 +426,10 @@ int rk_tarz_compute(struct rk_tarz *z, struct rk_cache *c, const struct rk_compo
 		uint64_t off = 0;
 
 		for (size_t i = 0; i < z->npieces; i++) {
+			const struct rk_tarz_piece *first = &z->pieces[z->pieces[i].same];
+
+			z->pieces[i].clen = first->clen;
+			z->pieces[i].crc = first->crc;
 			z->pieces[i].coff = off;
 			off += z->pieces[i].clen;
 		}

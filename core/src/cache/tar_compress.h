@@ -40,6 +40,8 @@ struct rk_tarz_piece {
 	uint32_t crc; /* CRC32 of the compressed bytes (after compute) */
 	uint64_t coff, clen; /* range of the compressed file (after compute) */
 	uint8_t last; /* RK_CODEC_DEFLATE: ends its member's deflate stream */
+	size_t same; /* the first piece with this key (its own index when it is the first):
+		      * compute makes that one only */
 };
 
 struct rk_tarz {
