@@ -12,6 +12,8 @@
 #               extracted tree (goal <= 1.2x)
 #   remount     `find -ls` of the same tree right after a remount, page cache dropped
 #               (sync; drop_caches), vs the extracted tree, page cache dropped (<= 1.5x)
+#   ls -lR      `ls -lR` of the header tree, warm (stat and extended attributes per entry)
+#   cp -a       `cp -a` of dist/gfx110X-all after a remount, page cache dropped
 #   rsync       `rsync -a` of dist/gfx110X-all after a remount, page cache dropped, vs
 #               `rsync -a` of the same tree on local disk, page cache dropped (<= 1.3x)
 # Then the FUSE round trips of each step, counted in the daemon's -d output (a
@@ -86,6 +88,10 @@ local_find() { find "$work/local/hdr" -ls >/dev/null; }
 rk_find() { find "$mnt/$HDR" -ls >/dev/null; }
 local_rsync() { rsync -a "$work/local/dist/" "$work/dst/"; }
 rk_rsync() { rsync -a "$mnt/$DIST/" "$work/dst/"; }
+local_lsl() { ls -lR "$work/local/hdr" >/dev/null; }
+rk_lsl() { ls -lR "$mnt/$HDR" >/dev/null; }
+local_cpa() { cp -a "$work/local/dist" "$work/dst"; }
+rk_cpa() { cp -a "$mnt/$DIST" "$work/dst"; }
 echo "machine: $(nproc) CPUs, $(uname -r), fuse $(pkg-config --modversion fuse3 2>/dev/null || echo '?')"
 echo "load: $(uptime)"
 echo "header tree: $(find "$work/local/hdr" | wc -l) entries, $(find "$work/local/hdr" -type d | wc -l) directories;" \
@@ -94,6 +100,10 @@ echo "header tree: $(find "$work/local/hdr" | wc -l) entries, $(find "$work/loca
 
 wl=
 wr=
+ll=
+lr=
+cl=
+cr=
 rl=
 rr=
 sl=
@@ -102,9 +112,13 @@ for _ in $(seq "$rounds"); do
 	# warm: a walk of each, then the timed one
 	local_find
 	wl=$(best "$(timeit local_find)" "$wl")
+	local_lsl
+	ll=$(best "$(timeit local_lsl)" "$ll")
 	mount_rk
 	rk_find
 	wr=$(best "$(timeit rk_find)" "$wr")
+	rk_lsl
+	lr=$(best "$(timeit rk_lsl)" "$lr")
 	bench_umount
 	# after a remount, page cache dropped
 	drop
@@ -121,6 +135,15 @@ for _ in $(seq "$rounds"); do
 	drop
 	mount_rk
 	sr=$(best "$(timeit rk_rsync)" "$sr")
+	bench_umount
+	# cp -a of the dist tree, after a remount
+	rm -rf "$work/dst"
+	drop
+	cl=$(best "$(timeit local_cpa)" "$cl")
+	rm -rf "$work/dst"
+	drop
+	mount_rk
+	cr=$(best "$(timeit rk_cpa)" "$cr")
 	bench_umount
 done
 diff -r -q "$work/local/dist" "$work/dst" >/dev/null || { echo "rsync copied a different tree" >&2; exit 1; }
@@ -151,14 +174,20 @@ bench_umount
 drop
 rt_mount
 rm -rf "$work/dst"; rk_rsync; count; c_rsync=$counted
+rk_lsl; count; c_lsl=$counted
+rm -rf "$work/dst"; rk_cpa; count; c_cpa=$counted
 bench_umount
 
 printf '\n%-34s %10s %10s %8s %6s\n' step "rockfs (s)" "local (s)" ratio goal
 printf '%-34s %10s %10s %8s %6s\n' "find -ls, warm" "$wr" "$wl" "$(ratio "$wr" "$wl")" 1.2
 printf '%-34s %10s %10s %8s %6s\n' "find -ls after a remount" "$rr" "$rl" "$(ratio "$rr" "$rl")" 1.5
 printf '%-34s %10s %10s %8s %6s\n' "rsync -a dist/$FAM, remount" "$sr" "$sl" "$(ratio "$sr" "$sl")" 1.3
+printf '%-34s %10s %10s %8s %6s\n' "ls -lR of the header tree, warm" "$lr" "$ll" "$(ratio "$lr" "$ll")" -
+printf '%-34s %10s %10s %8s %6s\n' "cp -a dist/$FAM, remount" "$cr" "$cl" "$(ratio "$cr" "$cl")" -
 echo
 echo "round trips (FUSE opcodes):"
 echo "  find -ls after a remount: $c_first"
 echo "  find -ls again (warm):    ${c_warm:-none}"
 echo "  rsync -a after a remount: $c_rsync"
+echo "  ls -lR of the header tree: $c_lsl"
+echo "  cp -a (after the rsync):  $c_cpa"

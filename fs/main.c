@@ -350,7 +350,8 @@ int main(int argc, char *argv[])
 	struct fuse_session *se = NULL;
 	struct fuse_loop_config *lc = NULL;
 	struct rkfs fs = {.lock = PTHREAD_MUTEX_INITIALIZER,
-			  .files.lock = PTHREAD_MUTEX_INITIALIZER};
+			  .files.lock = PTHREAD_MUTEX_INITIALIZER,
+			  .status_lock = PTHREAD_MUTEX_INITIALIZER};
 	char fsname[4200], source[4100], *packages_abs = NULL, *store_abs = NULL;
 	unsigned timeout_s = 0, final_age_s = 0;
 	int rc, ret = 1;
@@ -533,6 +534,7 @@ out:
 	rkfs_close_handles(&fs);
 	rkfs_files_close(&fs);
 	pthread_mutex_destroy(&fs.lock);
+	pthread_mutex_destroy(&fs.status_lock);
 	pthread_mutex_destroy(&fs.files.lock);
 	rk_vfs_close(fs.vfs);
 	rk_topology_release(&topo);

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rk/log.h"
@@ -103,12 +104,63 @@ static void rkfs_op_init(void *userdata, struct fuse_conn_info *conn)
 	conn->congestion_threshold = 48;
 }
 
+/* The status file (status.c): every lookup and getattr takes a new snapshot of the text
+ * and reports its size with an mtime moved on, attributes never cached (timeout 0); the
+ * kernel then drops the pages it holds (FUSE_CAP_AUTO_INVAL_DATA) and a read is served
+ * from that snapshot, so size and bytes agree. */
+static void status_stat(struct rkfs *fs, struct stat *st)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	pthread_mutex_lock(&fs->status_lock);
+	fs->status_len = rkfs_status_text(fs, fs->status, sizeof(fs->status));
+	memset(st, 0, sizeof(*st));
+	st->st_ino = RKFS_STATUS_INO;
+	st->st_mode = S_IFREG | 0444;
+	st->st_nlink = 1;
+	st->st_size = (off_t)fs->status_len;
+	st->st_uid = fs->uid;
+	st->st_gid = fs->gid;
+	st->st_mtim.tv_sec = now.tv_sec;
+	st->st_mtim.tv_nsec = (long)(fs->status_gen++ % 1000000000);
+	st->st_ctim = st->st_atim = st->st_mtim;
+	pthread_mutex_unlock(&fs->status_lock);
+}
+
+static void status_read(fuse_req_t req, struct rkfs *fs, size_t size, off_t off)
+{
+	char buf[sizeof(fs->status)];
+	size_t len;
+
+	pthread_mutex_lock(&fs->status_lock);
+	if (!fs->status_len)
+		fs->status_len = rkfs_status_text(fs, fs->status, sizeof(fs->status));
+	len = fs->status_len;
+	memcpy(buf, fs->status, len);
+	pthread_mutex_unlock(&fs->status_lock);
+	if (off < 0 || (size_t)off >= len)
+		fuse_reply_buf(req, NULL, 0);
+	else
+		fuse_reply_buf(req, buf + off, len - (size_t)off < size ? len - (size_t)off : size);
+}
+
 static void rkfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct rkfs *fs = fs_of(req);
 	struct fuse_entry_param e;
 	struct rk_attr a;
-	int rc = rk_vfs_lookup(fs->vfs, parent, name, &a, NULL);
+	int rc;
+
+	if (parent == FUSE_ROOT_ID && !strcmp(name, RKFS_STATUS_NAME)) {
+		memset(&e, 0, sizeof(e));
+		e.ino = RKFS_STATUS_INO;
+		e.entry_timeout = fs->timeout;
+		status_stat(fs, &e.attr);
+		fuse_reply_entry(req, &e);
+		return;
+	}
+	rc = rk_vfs_lookup(fs->vfs, parent, name, &a, NULL);
 
 	if (rc) {
 		reply_err(req, rc);
@@ -141,9 +193,15 @@ static void rkfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_inf
 	struct rkfs *fs = fs_of(req);
 	struct rk_attr a;
 	struct stat st;
-	int rc = rk_vfs_getattr(fs->vfs, ino, &a, NULL);
+	int rc;
 
 	(void)fi;
+	if (ino == RKFS_STATUS_INO) {
+		status_stat(fs, &st);
+		fuse_reply_attr(req, &st, 0);
+		return;
+	}
+	rc = rk_vfs_getattr(fs->vfs, ino, &a, NULL);
 	/* a live directory's attributes timed out: list the store again if its listing is
 	 * older than list_ttl (new runs move its mtime on) */
 	if (!rc && a.live && fs->list_ttl && rk_vfs_refresh(fs->vfs, ino))
@@ -318,6 +376,12 @@ static void rkfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
 		fuse_reply_err(req, ENOSYS);
 		return;
 	}
+	if (ino == RKFS_STATUS_INO) { /* read by inode, never from the page cache */
+		fi->fh = 0;
+		fi->direct_io = 1;
+		fuse_reply_open(req, fi);
+		return;
+	}
 	if (!(h = calloc(1, sizeof(*h)))) {
 		fuse_reply_err(req, ENOMEM);
 		return;
@@ -354,6 +418,10 @@ static void rkfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct rkfs_ifile *e;
 	int rc;
 
+	if (ino == RKFS_STATUS_INO) {
+		status_read(req, fs, size, off);
+		return;
+	}
 	if (fi->fh) {
 		read_file(req, ((struct rkfs_handle *)(uintptr_t)fi->fh)->file, size, off);
 		return;
@@ -520,40 +588,6 @@ static void rkfs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, c
 	erofs(req);
 }
 
-/* An attribute value (or name list) of len bytes, of which buf holds at most cap: its
- * length when the caller asks (size 0), else the bytes, or ERANGE as getxattr(2). */
-static void reply_xattr(fuse_req_t req, const char *buf, size_t len, size_t cap, size_t size)
-{
-	if (!size)
-		fuse_reply_xattr(req, len);
-	else if (len > size || len > cap)
-		fuse_reply_err(req, ERANGE);
-	else
-		fuse_reply_buf(req, buf, len);
-}
-
-/* The root's user.rockfs.* attributes tell what the daemon is doing (status.c); every
- * other name and inode has none. size 0 asks for the length, as getxattr(2) does. */
-static void rkfs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
-{
-	char buf[4096];
-	size_t len;
-
-	if (ino != FUSE_ROOT_ID || rkfs_status_get(fs_of(req), name, buf, sizeof(buf), &len)) {
-		fuse_reply_err(req, ENODATA);
-		return;
-	}
-	reply_xattr(req, buf, len, sizeof(buf), size);
-}
-
-static void rkfs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
-{
-	char buf[1024];
-	size_t len = ino == FUSE_ROOT_ID ? rkfs_status_list(fs_of(req), buf, sizeof(buf)) : 0;
-
-	reply_xattr(req, buf, len, sizeof(buf), size);
-}
-
 static void rkfs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
 	(void)ino, (void)name;
@@ -592,8 +626,6 @@ const struct fuse_lowlevel_ops rkfs_ops = {
 	.write = rkfs_op_write,
 	.create = rkfs_op_create,
 	.setxattr = rkfs_op_setxattr,
-	.getxattr = rkfs_op_getxattr,
-	.listxattr = rkfs_op_listxattr,
 	.removexattr = rkfs_op_removexattr,
 	.fallocate = rkfs_op_fallocate,
 };

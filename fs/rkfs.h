@@ -38,6 +38,10 @@ struct rkfs {
 	pthread_mutex_t lock; /* protects: handles */
 	struct rkfs_handle *handles;
 	struct rkfs_files files;
+	pthread_mutex_t status_lock; /* protects: the status text last reported */
+	char status[4096];
+	size_t status_len;
+	uint64_t status_gen; /* moves the file's mtime on, so the kernel reads it again */
 };
 
 /* Close every handle still open (after the session loop has ended). */
@@ -54,10 +58,11 @@ void rkfs_files_close(struct rkfs *fs);
 
 extern const struct fuse_lowlevel_ops rkfs_ops;
 
-/* status.c: the value of status attribute name ("user.rockfs.X") into buf, its length
- * (which may exceed size: then buf holds a prefix) in *len; -1 for another name. */
-int rkfs_status_get(const struct rkfs *fs, const char *name, char *buf, size_t size, size_t *len);
-/* The attribute names, NUL-terminated one after another; returns their length. */
-size_t rkfs_status_list(const struct rkfs *fs, char *buf, size_t size);
+/* status.c: the status text ("key: value" lines) into buf; returns its length (at most
+ * size). ops.c serves it as MOUNTPOINT/.rockfs-status (inode RKFS_STATUS_INO, not
+ * listed). */
+#define RKFS_STATUS_NAME ".rockfs-status"
+#define RKFS_STATUS_INO 2 /* below RK_FIRST_INO: never an engine inode */
+size_t rkfs_status_text(const struct rkfs *fs, char *buf, size_t size);
 
 #endif

@@ -1,7 +1,9 @@
-/* status.c: what a running daemon is doing, as extended attributes of the mount's root
- * (as CVMFS answers through its xattrs): `getfattr -d -m rockfs MOUNTPOINT` lists them,
- * `rockpack status MOUNTPOINT` prints them. Uses rk_vfs_stats; nothing here changes
- * state. */
+/* status.c: what a running daemon is doing, as the text of the mount root's hidden file
+ * .rockfs-status (one "key: value" line each; ops.c serves it, not listed): `cat
+ * MOUNTPOINT/.rockfs-status`, or `rockpack status MOUNTPOINT`. Not extended attributes:
+ * answering getxattr at all makes the kernel ask on every inode (`ls -l` asks three
+ * times per entry, `cp -a` four), so the daemon answers ENOSYS and the kernel stops.
+ * Uses rk_vfs_stats; nothing here changes state. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,9 +12,7 @@
 #include "rk/cache.h"
 #include "rkfs.h"
 
-#define PFX "user.rockfs."
-
-/* One attribute: its name after PFX and its value, from one snapshot of the counters. */
+/* One line: its key and value, from one snapshot of the counters. */
 struct field {
 	const char *name;
 	int text; /* 1: s below, else n */
@@ -41,6 +41,7 @@ static size_t fields(const struct rkfs *fs, struct field *f)
 	N("ingests_waiting", st.ingests_waiting);
 	N("ingests_done", st.ingests);
 	N("index_loads", st.index_loads);
+	N("read_ahead", st.read_ahead);
 	N("errors_archive", st.ingest_failures);
 	N("errors_transient", st.transient_failures);
 	N("errors_cache", st.cache_discarded);
@@ -73,40 +74,16 @@ static int put(char *buf, size_t size, size_t *len, const char *fmt, ...)
 	return 0;
 }
 
-int rkfs_status_get(const struct rkfs *fs, const char *name, char *buf, size_t size, size_t *len)
-{
-	struct field f[NFIELDS];
-	size_t n = fields(fs, f), i;
-	int all;
-
-	*len = 0;
-	if (strncmp(name, PFX, strlen(PFX)))
-		return -1;
-	name += strlen(PFX);
-	all = !strcmp(name, "status");
-	for (i = 0; i < n; i++) {
-		if (!all && strcmp(name, f[i].name))
-			continue;
-		if (all)
-			put(buf, size, len, "%s: ", f[i].name);
-		if (f[i].text)
-			put(buf, size, len, "%s", f[i].s);
-		else
-			put(buf, size, len, "%" PRIu64, f[i].n);
-		if (!all)
-			return 0;
-		put(buf, size, len, "\n");
-	}
-	return all ? 0 : -1;
-}
-
-size_t rkfs_status_list(const struct rkfs *fs, char *buf, size_t size)
+size_t rkfs_status_text(const struct rkfs *fs, char *buf, size_t size)
 {
 	struct field f[NFIELDS];
 	size_t n = fields(fs, f), len = 0;
 
-	put(buf, size, &len, "%sstatus%c", PFX, 0);
-	for (size_t i = 0; i < n; i++)
-		put(buf, size, &len, "%s%s%c", PFX, f[i].name, 0);
-	return len;
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].text)
+			put(buf, size, &len, "%s: %s\n", f[i].name, f[i].s);
+		else
+			put(buf, size, &len, "%s: %" PRIu64 "\n", f[i].name, f[i].n);
+	}
+	return len < size ? len : size;
 }

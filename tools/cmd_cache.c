@@ -121,7 +121,8 @@ const struct rp_command rp_cmd_cache = {
 	"gc       evict least recently used contents down to --cache-size SIZE\n"
 	"verify   re-hash every cached file and record, delete the bad ones (exit 1 if any)\n"
 	"refresh  forget the cached listings of RUN (or org/RUN) for every remote store,\n"
-	"         so that the next listing asks the server again\n"
+	"         so that the next listing asks the server again (running mounts on\n"
+	"         this cache too, within their list_ttl)\n"
 	"The cache is --cache DIR (default ~/.cache/rockfs).\n",
 	NULL,
 };

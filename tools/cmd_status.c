@@ -1,10 +1,11 @@
 /* cmd_status.c: rockpack status MOUNTPOINT: what a running rockfs is doing, from the
- * user.rockfs.* extended attributes of its root (fs/status.c). */
+ * hidden file .rockfs-status at its root (fs/status.c). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/xattr.h>
+#include <unistd.h>
 
 #include "rk/buf.h"
 #include "cli_util.h"
@@ -44,24 +45,35 @@ static int to_json(const char *text, struct rk_buf *b)
 
 static int cmd_status(const struct rp_opts *o, int argc, char **argv)
 {
-	struct rk_buf b = RK_BUF_INIT;
+	struct rk_buf b = RK_BUF_INIT, path = RK_BUF_INIT;
 	char text[4096];
-	ssize_t n;
-	int ret = 1;
+	ssize_t n = -1;
+	int ret = 1, fd = -1;
 
 	for (int i = 0; i < argc; i++)
 		if (rp_is_option(argv[i]))
 			return rp_usage(o, "status: unknown option '%s'", argv[i]);
 	if (argc != 1)
 		return rp_usage(o, "usage: rockpack status MOUNTPOINT [--json]");
-	n = getxattr(argv[0], "user.rockfs.status", text, sizeof(text) - 1);
-	if (n < 0) {
-		if (errno == ENODATA || errno == ENOTSUP)
+	if (rk_buf_addf(&path, "%s/.rockfs-status", argv[0]))
+		return rp_fail("out of memory");
+	fd = open(path.buf, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		n = read(fd, text, sizeof(text) - 1); /* the daemon answers in one read */
+	if (fd < 0 || n < 0) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		rk_buf_release(&path);
+		if (e == ENOENT || e == ENOTDIR)
 			return rp_fail("%s: not the root of a rockfs mount (it has no "
-				       "user.rockfs.status attribute)",
+				       ".rockfs-status)",
 				       argv[0]);
-		return rp_fail("%s: %s", argv[0], strerror(errno));
+		return rp_fail("%s: %s", argv[0], strerror(e));
 	}
+	close(fd);
+	rk_buf_release(&path);
 	text[n] = 0;
 	if (!o->json) {
 		fputs(text, stdout);
@@ -85,8 +97,8 @@ const struct rp_command rp_cmd_status = {
 	"Print what the rockfs daemon serving MOUNTPOINT is doing: its version, store and\n"
 	"cache, runs listed, archives being decompressed and waiting for a slot, archives\n"
 	"decompressed and loaded from the cache, errors by kind (archive, transient, cache),\n"
-	"network requests and bytes fetched, cache use. The daemon answers through extended\n"
-	"attributes of the mount's root (user.rockfs.*, which getfattr(1) reads too);\n"
-	"nothing is started or changed. With --json, one object.\n",
+	"network requests and bytes fetched, cache use. The daemon answers through the\n"
+	"hidden file MOUNTPOINT/.rockfs-status (cat(1) reads it too); nothing is started\n"
+	"or changed. With --json, one object.\n",
 	NULL,
 };

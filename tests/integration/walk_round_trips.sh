@@ -8,7 +8,9 @@
 #   - a second walk reaches the daemon not at all (the kernel keeps the listings);
 #   - files are never opened either: no OPEN after the first, no RELEASE or FLUSH; a read of a
 #     whole tree (in parallel, so that reads share the daemon's open files) gives the
-#     bytes `rockpack export` writes, and reading it again costs no READ.
+#     bytes `rockpack export` writes, and reading it again costs no READ;
+#   - `ls -l` and `cp -a` ask for no extended attributes after the first (answered
+#     ENOSYS: coreutils asks three or four per entry of a file system that answers).
 . "$(dirname "$0")/lib.sh"
 it_init "$@"
 
@@ -79,6 +81,14 @@ since
 it_same "dist/gfx110X-all read twice" "$T/sums1" "$T/sums2"
 [ "$(ops READ)" -eq 0 ] || fail "reading again: $(ops READ) READ round trips (the kernel dropped its pages?)"
 [ "$(ops OPEN)" -eq 0 ] || fail "reading again: $(ops OPEN) OPEN round trips"
+
+# 4. ls -lR and cp -a: extended attributes asked once at most (ENOSYS), then never
+ls -lR "$D" >/dev/null || fail "ls -lR failed"
+cp -a "$D" "$T/copy" || fail "cp -a failed"
+since
+[ "$(ops GETXATTR)" -le 1 ] || fail "ls -lR + cp -a: $(ops GETXATTR) GETXATTR round trips (want one at most)"
+[ "$(ops LISTXATTR)" -le 1 ] || fail "ls -lR + cp -a: $(ops LISTXATTR) LISTXATTR round trips (want one at most)"
+diff -r "$T/dist" "$T/copy" >/dev/null || fail "cp -a copied a different tree"
 
 it_umount fs
 it_quiet_log fs

@@ -709,10 +709,13 @@ RK_TEST(load)
 	RK_ASSERT_EQ_INT(0, load(bin, 0, "amdgcn-amd-amdhsa--gfx1101",
 				 "amdgcn-amd-amdhsa--gfx11-generic", got, &err));
 	RK_ASSERT_EQ_STR("foo0 for gfx11-generic", got);
-	/* missing key: an archive serves the arch, but not co_index 1 for gfx11-generic;
-	 * the newer runtime tries every candidate, then returns the last error */
+	/* missing key: an archive serves the arch, but not co_index 1 for gfx11-generic */
 	RK_ASSERT_EQ_INT(-ENOENT, load(bin, 1, "gfx1101", "gfx11-generic", got, &err));
 	RK_ASSERT(strstr(err.msg, "pre/lib/libfoo.so#1"));
+	/* ... and that archive decides: the next arch's archive, which has it, is not tried
+	 * (AMD's loader since rocm-kpack e348328) */
+	RK_ASSERT_EQ_INT(-ENOENT, load(bin, 1, "gfx11-generic", "gfx1100", got, &err));
+	RK_ASSERT(strstr(err.msg, "grp_gfx11-generic.kpack"));
 	RK_ASSERT_EQ_INT(-ENOENT, load(bin, 7, "gfx1100", NULL, got, &err));
 	RK_ASSERT(strstr(err.msg, "#7"));
 	/* missing archive */
@@ -723,9 +726,9 @@ RK_TEST(load)
 	setenv("ROCM_KPACK_PATH_PREFIX", fx_path("::%s/other/prefix.kpack:", rk_test_dir()), 1);
 	RK_ASSERT_EQ_INT(0, load(bin, 0, "gfx1100", NULL, got, &err));
 	RK_ASSERT_EQ_STR("foo0 from the prefix archive", got);
-	/* ... and the embedded paths still serve what it lacks */
-	RK_ASSERT_EQ_INT(0, load(bin, 1, "gfx1100", NULL, got, &err));
-	RK_ASSERT_EQ_STR("foo1 for gfx1100", got);
+	/* ... and decides for its arch: what it lacks is not looked for further on */
+	RK_ASSERT_EQ_INT(-ENOENT, load(bin, 1, "gfx1100", NULL, got, &err));
+	RK_ASSERT(strstr(err.msg, "prefix.kpack"));
 	unsetenv("ROCM_KPACK_PATH_PREFIX");
 	/* ROCM_KPACK_PATH replaces the embedded paths, with no @GFXARCH@ expansion */
 	setenv("ROCM_KPACK_PATH", fx_path("%s/.kpack/grp_gfx11-generic.kpack", rk_test_dir()), 1);

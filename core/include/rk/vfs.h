@@ -30,6 +30,9 @@
 #include "rk/store.h"
 
 #define RK_ROOT_INO 1
+/* The engine's other inode numbers are >= RK_FIRST_INO: 2..15 are the daemon's own
+ * files (fs/: the status file). */
+#define RK_FIRST_INO 16
 
 struct rk_vfs;
 struct rk_file;
@@ -81,6 +84,7 @@ struct rk_vfs_stats {
 	uint64_t ingests; /* archives decompressed by this process */
 	uint64_t ingests_running, ingests_waiting; /* now: in a jobs slot, waiting for one */
 	uint64_t index_loads; /* archives whose index came from the cache */
+	uint64_t read_ahead; /* cache blobs opened ahead of their readers */
 	uint64_t ingest_failures; /* corrupt, missing or unreadable archives */
 	uint64_t transient_failures; /* network or full disk: tried again on next access */
 	uint64_t remote_requests, remote_bytes; /* network requests made, bytes received */

@@ -14,6 +14,7 @@
  *                      across the store listing (one listing again at a time)
  *   v->wait_lock       protects: node pop_state/pop_rc, artifact state/rc/gen, v->active,
  *                      v->runs; v->wait_cond is broadcast on every change
+ *   v->ahead_lock      protects: directories' read-ahead counters (taken under v->tree)
  * v->tree and v->wait_lock are never held across store or cache I/O, nor together
  * (populate functions run with none held; vfs_graft takes v->tree for writing to serve
  * a private tree). The locks above them serialize work on one object and are held
@@ -43,6 +44,7 @@
 
 #include "cache/composite_read.h"
 #include "cache/tar_compress.h"
+#include "engine/readahead.h"
 #include "engine/vfs_int.h"
 
 struct rk_file {
@@ -167,10 +169,10 @@ static uint64_t free_ino(struct rk_vfs *v, const struct node *dir, const char *n
 {
 	uint64_t ino = child_ino(dir->ino, name);
 
-	while (ino <= RK_ROOT_INO)
-		ino += 2;
+	if (ino < RK_FIRST_INO)
+		ino += RK_FIRST_INO;
 	while (find_ino(v, ino))
-		ino = ino + 1 > RK_ROOT_INO ? ino + 1 : RK_ROOT_INO + 1;
+		ino = ino + 1 >= RK_FIRST_INO ? ino + 1 : RK_FIRST_INO;
 	return ino;
 }
 
@@ -1245,13 +1247,13 @@ static int refresh_listing(struct rk_vfs *v, struct node *dir)
 	return added > 0;
 }
 
-/* A run directory n of dir (populated, or not) whose listing is older than list_ttl
- * asks the store whether the run may have changed (a run still being uploaded, or one
- * `rockpack cache refresh` was run for) and, if so, lists it again. When its files
- * differ, the run is served anew: a new, unpopulated node takes its name (a new inode:
- * its entry's short timeout makes the kernel look the name up again), and the old tree
- * stays for the files and working directories still in it. Returns the node that has
- * the name now. */
+/* A populated run directory n of dir whose listing is older than list_ttl asks the
+ * store whether the run may have changed (a run still being uploaded, or one `rockpack
+ * cache refresh` was run for) and, if so, lists it again (a run not populated yet is
+ * listed by its populate). When its files differ, the run is served anew: a new,
+ * unpopulated node takes its name (a new inode: its entry's short timeout makes the
+ * kernel look the name up again), and the old tree stays for the files and working
+ * directories still in it. Returns the node that has the name now. */
 static struct node *refresh_run(struct rk_vfs *v, struct node *dir, struct node *n)
 {
 	struct rk_err err = RK_ERR_INIT;
@@ -1709,6 +1711,31 @@ int rk_vfs_resolve(struct rk_vfs *v, const char *path, struct rk_attr *out, stru
 	return 0;
 }
 
+/* Read-ahead: a file opened in directory dir lets the next AHEAD_FILES small blob files
+ * of dir (listing order) be opened on the read-ahead threads, so a walk that reads the
+ * directory's files one by one finds each in memory (the first open of a directory
+ * reads ahead of it that far; each further open moves the window one on). The node of
+ * a file in several directories (dist/ links it) has its first directory as parent,
+ * whose order is the same. v->tree held (for reading at least). */
+#define AHEAD_FILES 32
+#define AHEAD_THREADS 2 /* blobs read at once: the disk serves several requests at a time */
+#define AHEAD_MAX_SIZE (1u << 20)
+
+static void read_ahead(struct rk_vfs *v, struct node *dir)
+{
+	if (!v->ahead || !dir)
+		return;
+	pthread_mutex_lock(&v->ahead_lock);
+	dir->opened++;
+	while (dir->ahead < dir->nents && dir->ahead < (uint64_t)dir->opened + AHEAD_FILES) {
+		const struct node *s = dir->order[dir->ahead++]->node;
+
+		if (S_ISREG(s->mode) && s->src == SRC_BLOB && s->size <= AHEAD_MAX_SIZE)
+			vfs_ahead_push(v->ahead, s->data, s->size);
+	}
+	pthread_mutex_unlock(&v->ahead_lock);
+}
+
 int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struct rk_err *err)
 {
 	struct rk_err local = RK_ERR_INIT; /* log lines need the cause */
@@ -1767,9 +1794,10 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 	pthread_rwlock_rdlock(&v->tree);
 	src = n->src;
 	f->size = n->size;
-	if (src == SRC_BLOB)
+	if (src == SRC_BLOB) {
 		memcpy(id, n->data, RK_SHA256_HEX);
-	else if (src == SRC_BYTES)
+		read_ahead(v, n->parent);
+	} else if (src == SRC_BYTES)
 		f->bytes = n->data; /* immutable once published */
 	else if (src == SRC_STAGED && (f->fd = fcntl(n->fd, F_DUPFD_CLOEXEC, 0)) < 0)
 		rc = -errno;
@@ -2322,6 +2350,7 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 	pthread_rwlock_init(&v->tree, NULL);
 	pthread_mutex_init(&v->wait_lock, NULL);
 	pthread_mutex_init(&v->refresh_lock, NULL);
+	pthread_mutex_init(&v->ahead_lock, NULL);
 	pthread_cond_init(&v->wait_cond, NULL);
 	v->list_ttl_ms = (uint64_t)o->list_ttl_s * 1000;
 	v->kpack_zstd = o->kpack_zstd;
@@ -2355,6 +2384,8 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 	ro.cache = v->cache;
 	if ((rc = rk_store_open_opts(o->store, &ro, &v->store, err)))
 		goto fail;
+	if ((rc = vfs_ahead_new(v->cache, AHEAD_THREADS, &v->ahead)))
+		goto fail;
 	root = served_lazy_dir(v, NULL, "", pop_root, v->mount_time);
 	if (!root) {
 		rc = -ENOMEM;
@@ -2375,6 +2406,7 @@ void rk_vfs_close(struct rk_vfs *v)
 	if (!v)
 		return;
 	v->cancel = 1;
+	vfs_ahead_free(v->ahead);
 	pthread_mutex_lock(&v->wait_lock);
 	while (v->active)
 		pthread_cond_wait(&v->wait_cond, &v->wait_lock);
@@ -2413,6 +2445,7 @@ void rk_vfs_close(struct rk_vfs *v)
 	pthread_cond_destroy(&v->wait_cond);
 	pthread_mutex_destroy(&v->wait_lock);
 	pthread_mutex_destroy(&v->refresh_lock);
+	pthread_mutex_destroy(&v->ahead_lock);
 	pthread_rwlock_destroy(&v->tree);
 	free(v->package_defs);
 	free(v->sign_key);
@@ -2432,6 +2465,7 @@ void rk_vfs_stats(struct rk_vfs *v, struct rk_vfs_stats *st)
 	st->ingests_running = v->n_running;
 	st->ingests_waiting = v->n_waiting;
 	st->index_loads = v->n_index_loads;
+	st->read_ahead = vfs_ahead_done(v->ahead);
 	st->ingest_failures = v->n_failures;
 	st->transient_failures = v->n_transient;
 	st->remote_requests = rk_store_requests(v->store);

@@ -139,6 +139,8 @@ struct node {
 	struct dent *dents;
 	struct dent **order;
 	size_t nents, cap;
+	uint32_t opened, ahead; /* directories: files opened in it, entries read ahead
+				 * (v->ahead_lock) */
 	UT_hash_handle hh;
 };
 
@@ -167,6 +169,8 @@ struct rk_vfs {
 	int64_t mount_time;
 	uint64_t list_ttl_ms; /* rk_vfs_opts.list_ttl_s; 0: never list again */
 	pthread_mutex_t refresh_lock; /* one listing again at a time */
+	struct vfs_ahead *ahead; /* blob read-ahead (NULL: off) */
+	pthread_mutex_t ahead_lock; /* directories' opened/ahead counters */
 };
 
 /* ---- trees ----

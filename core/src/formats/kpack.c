@@ -1208,14 +1208,17 @@ static int env_on(const char *name)
 	return v && v[0] && v[0] != '0';
 }
 
+/* As AMD's loader (rocm-kpack runtime/src/loader.cpp, since e348328): for each arch in
+ * order, the first archive holding one of its candidates (most specific first) decides:
+ * the code object comes from there, or the lookup fails with that archive's error
+ * (another candidate or arch would not help). */
 static int search(const struct lookup *l, const char *key, const char *const *archs, size_t narchs,
 		  void **data, size_t *size, struct rk_err *err)
 {
 	char cand[MAX_CANDIDATES][RK_TARGET_MAX];
-	int rc = 0, matched = 0;
 
 	for (size_t i = 0; i < narchs; i++) {
-		int nc;
+		int nc, rc;
 
 		if (!archs[i] || (nc = rk_target_candidates(archs[i], cand, MAX_CANDIDATES)) < 0)
 			continue;
@@ -1223,15 +1226,12 @@ static int search(const struct lookup *l, const char *key, const char *const *ar
 			for (size_t j = 0; j < l->na; j++) {
 				if (!has_arch(l->a[j].k, cand[c]))
 					continue;
-				matched = 1;
 				rc = rk_kpack_get(l->a[j].k, key, cand[c], data, size, err);
-				if (rc == 0 || rc == -ENOMEM)
-					return rc;
-				rk_err_wrap(err, rc, "'%s'", l->a[j].path);
+				if (rc && rc != -ENOMEM)
+					rk_err_wrap(err, rc, "'%s'", l->a[j].path);
+				return rc;
 			}
 	}
-	if (matched)
-		return rc;
 	return rk_err_set(err, -ENOENT, "'%s': no archive serves '%s'%s", key,
 			  narchs && archs[0] ? strip_triple(archs[0]) : "",
 			  narchs > 1 ? " or the other archs" : "");

@@ -831,7 +831,8 @@ static int remote_run_stale(struct rk_store *s, const char *path)
 	else if (e && r->cache && !cache_rel(r, 'l', path, &rel))
 		stale = !rk_cache_has_file(r->cache, rel.buf);
 	for (pp = &r->lists; stale && (e = *pp);) {
-		if (e->state && !strncmp(e->path, path, len) && (!e->path[len] || e->path[len] == '/')) {
+		if (e->state && !strncmp(e->path, path, len) &&
+		    (!e->path[len] || e->path[len] == '/')) {
 			*pp = e->next;
 			rk_store_list_release(&e->l);
 			free(e->path);
@@ -850,9 +851,9 @@ static uint64_t remote_bytes(const struct rk_store *s)
 	return rk_http_bytes(((const struct remote_store *)s)->http);
 }
 
-const struct rk_store_ops remote_store_ops = {
-	remote_list, remote_open, remote_close, remote_requests, remote_bytes, remote_forget,
-	remote_run_stale};
+const struct rk_store_ops remote_store_ops = {remote_list,     remote_open,  remote_close,
+					      remote_requests, remote_bytes, remote_forget,
+					      remote_run_stale};
 
 int remote_init(struct remote_store *r, const struct rk_store_opts *o, struct rk_err *err)
 {
