@@ -7,7 +7,7 @@
 #  - lost blobs whose artifact is damaged: with the pieces deleted, and the blobs of the
 #    members only the device wheel of gfx942 has, and the archive of blas_lib_gfx942 cut,
 #    that wheel fails with EIO, every other wheel reads as before, and the daemon logs one
-#    error line for it.
+#    error line, naming it.
 . "$(dirname "$0")/lib.sh"
 it_init "$@"
 RUN=24205988455-linux
@@ -76,6 +76,7 @@ for f in "$T"/before/*.whl; do
 done
 grep -E '^rockfs: (error|warning):' "${IT_LOG[bad]}" >"$T/errors" || true
 [ "$(wc -l <"$T/errors")" = 1 ] || fail "lost blob: want one log line, got: $(cat "$T/errors")"
+grep -qF "$BADW" "$T/errors" || fail "lost blob: the log line does not name $BADW"
 it_umount bad
 
 it_finish

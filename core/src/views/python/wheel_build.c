@@ -184,11 +184,15 @@ static int pz_reopen(struct rk_origin *o, const char *id, uint64_t size, int *fd
 		     struct rk_err *err)
 {
 	struct pzorigin *p = (struct pzorigin *)o;
+	struct rk_err why = RK_ERR_INIT;
+	int rc;
 
 	(void)id;
 	(void)size;
 	rk_err_clear(err); /* not a blob: the miss in blobs/ is expected */
-	return rk_tarz_open_piece(p->w->z, p->i, p->w->cache, &p->w->raw, fd, err);
+	rc = rk_tarz_open_piece(p->w->z, p->i, p->w->cache, &p->w->raw, fd, &why);
+	/* the reader's log line names the wheel */
+	return rc ? rk_err_set(err, rc, "%s: %s", p->w->file, rk_err_str(&why, rc)) : 0;
 }
 
 void pywheelz_free(struct pywheelz *w)
