@@ -6,7 +6,8 @@
 #    unzip -t pass, and its members are byte for byte the stored wheel's;
 #  - the index checks out (#sha256= of the deflated bytes, RECORD, metadata);
 #  - pip installs from the mount (with --require-hashes from the index's hashes);
-#  - a remount with the same cache serves the same bytes and compresses nothing, and
+#  - a remount with the same cache serves the same bytes and compresses nothing; cache
+#    verify passes, cache gc evicts pieces and a mount after it serves the same bytes;
 #    rockpack wheels --compress (another cache) writes the same bytes;
 #  - a member shared by several wheels is deflated once: the cache holds one piece per
 #    distinct member content, fewer than the wheels' members, and the log's counts agree.
@@ -126,6 +127,20 @@ cat "$T/m/$SPLIT/python/simple"/*/index.html >/dev/null
 [ "$(find "$T/cache/pieces" -type f | wc -l)" = "$pieces" ] || fail "remount: the pieces changed"
 it_quiet_log again
 it_umount again
+
+# the pieces are cache records as any: verify checks them, gc evicts them, and a mount
+# after gc serves the same bytes (its pieces deflated again)
+"$ROCKPACK" -q --cache "$T/cache" cache verify >"$T/verify" 2>&1 ||
+	fail "cache verify: $(cat "$T/verify")"
+"$ROCKPACK" -q --cache "$T/cache" --cache-size 1 cache gc >/dev/null 2>&1 || fail "cache gc"
+[ "$(find "$T/cache/pieces" -type f | wc -l)" -lt "$pieces" ] || fail "cache gc: no piece evicted"
+it_mount gc "$STORE" "$T/m" "$T/cache" -o wheel_compression=deflate
+for f in "$T/before/$SPLIT"/*.whl; do
+	cmp -s "$f" "$T/m/$SPLIT/python/files/$(basename "$f")" ||
+		fail "after gc: $(basename "$f") differs"
+done
+it_quiet_log gc
+it_umount gc
 
 # rockpack wheels --compress, with a cache of its own: the same bytes
 for run in $SPLIT $LEGACY; do
