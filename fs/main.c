@@ -32,6 +32,7 @@ struct options {
 	char *cache_group;
 	char *jobs;
 	char *kpack_compression;
+	char *wheel_compression;
 	char *topology;
 	char *packages;
 	char *sign_key;
@@ -54,6 +55,7 @@ static const struct fuse_opt option_spec[] = {
 	OPT("cache_group=%s", cache_group),
 	OPT("jobs=%s", jobs),
 	OPT("kpack_compression=%s", kpack_compression),
+	OPT("wheel_compression=%s", wheel_compression),
 	OPT("topology=%s", topology),
 	OPT("packages=%s", packages),
 	OPT("sign_key=%s", sign_key),
@@ -244,6 +246,9 @@ static void usage(const char *prog)
 	       "    -o kpack_compression=none|zstd\n"
 	       "                           scheme of the .kpack archives in kpack/ and\n"
 	       "                           dist/<target> (default none: no copy, no CPU)\n"
+	       "    -o wheel_compression=stored|deflate\n"
+	       "                           python/: members of the synthesized wheels stored\n"
+	       "                           (default) or deflated as pip's own wheels are\n"
 	       "    -o topology=FILE       kpack/: which database files each artifact's split\n"
 	       "                           moves per arch, from TheRock's BUILD_TOPOLOGY.toml\n"
 	       "                           (split_databases) instead of the built-in table\n"
@@ -398,6 +403,12 @@ int main(int argc, char *argv[])
 			o.kpack_compression);
 		goto out;
 	}
+	if (o.wheel_compression && strcmp(o.wheel_compression, "stored") &&
+	    !(vo.wheel_deflate = !strcmp(o.wheel_compression, "deflate"))) {
+		fprintf(stderr, "rockfs: wheel_compression '%s': want stored or deflate\n",
+			o.wheel_compression);
+		goto out;
+	}
 	if (o.topology) {
 		struct rk_err terr = RK_ERR_INIT;
 		int trc = rk_topology_load(o.topology, &topo, &terr);
@@ -539,6 +550,7 @@ out:
 	free(o.run_final_age);
 	free(o.retries);
 	free(o.kpack_compression);
+	free(o.wheel_compression);
 	free(o.topology);
 	free(o.packages);
 	free(o.sign_key);

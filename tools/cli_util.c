@@ -113,6 +113,7 @@ int rp_open(const struct rp_opts *o, const char *store, struct rk_vfs **out)
 		.package_defs = o->package_defs,
 		.sign_key = o->sign_key,
 		.packages_multiarch = o->packages_multiarch,
+		.wheel_deflate = o->wheel_deflate,
 		.remote = o->remote,
 	};
 	struct rk_err err = RK_ERR_INIT;

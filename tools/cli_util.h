@@ -22,6 +22,7 @@ struct rp_opts {
 	const char *package_defs; /* packages: --packages FILE (rk/pkgdefs.h) */
 	const char *sign_key; /* packages: --sign-key KEY */
 	int packages_multiarch; /* packages: --multiarch */
+	int wheel_deflate; /* wheels: --compress */
 	struct rk_store_opts remote; /* --endpoint, --region, --offline, ... */
 };
 

@@ -1,5 +1,6 @@
-/* cmd_wheels.c: rockpack wheels STORE RUN -o DIR [--index]: the run's Python packages
- * (RUN/python/, view_python.c) as real files, byte-equal to the mount.
+/* cmd_wheels.c: rockpack wheels STORE RUN -o DIR [--index] [--compress]: the run's Python
+ * packages (RUN/python/, view_python.c) as real files, byte-equal to the mount (with
+ * --compress, to a mount with -o wheel_compression=deflate).
  *
  * Without --index DIR receives python/files/ itself (the wheels, sdists and the wheels'
  * .metadata files): a directory for pip's --find-links. With --index DIR receives
@@ -14,8 +15,9 @@
 #include "cli_export.h"
 #include "rockpack.h"
 
-static int cmd_wheels(const struct rp_opts *o, int argc, char **argv)
+static int cmd_wheels(const struct rp_opts *given, int argc, char **argv)
 {
+	struct rp_opts opts = *given, *o = &opts;
 	static const char *const parts[] = {"files", "simple", "PROVENANCE", "index.html"};
 	struct rk_err err = RK_ERR_INIT;
 	struct rk_buf path = RK_BUF_INIT, dst = RK_BUF_INIT;
@@ -32,6 +34,8 @@ static int cmd_wheels(const struct rp_opts *o, int argc, char **argv)
 				return 2;
 		} else if (!strcmp(argv[i], "--index")) {
 			index = 1;
+		} else if (!strcmp(argv[i], "--compress")) {
+			opts.wheel_deflate = 1;
 		} else if (rp_is_option(argv[i])) {
 			return rp_usage(o, "wheels: unknown option '%s'", argv[i]);
 		} else if (nargs < 2) {
@@ -41,7 +45,8 @@ static int cmd_wheels(const struct rp_opts *o, int argc, char **argv)
 		}
 	}
 	if (nargs != 2 || !out)
-		return rp_usage(o, "usage: rockpack wheels STORE RUN -o DIR [--index]");
+		return rp_usage(o,
+				"usage: rockpack wheels STORE RUN -o DIR [--index] [--compress]");
 	if (rp_open(o, args[0], &v))
 		return 1;
 	rp_progress_init(&p, o, "files");
@@ -98,7 +103,7 @@ const struct rp_command rp_cmd_wheels = {
 	"wheels",
 	cmd_wheels,
 	"write a run's wheels and sdists (a pip index with --index)",
-	"usage: rockpack wheels STORE RUN -o DIR [--index]\n"
+	"usage: rockpack wheels STORE RUN -o DIR [--index] [--compress]\n"
 	"\n"
 	"Write the run's Python packages as RUN/python/ shows them: the wheels, sdists and\n"
 	"the wheels' .metadata files into DIR (a pip --find-links directory), or with\n"
@@ -107,7 +112,9 @@ const struct rp_command rp_cmd_wheels = {
 	"Byte for byte what the mount serves.\n"
 	"Progress on a terminal; --json prints a summary object at the end.\n"
 	"\n"
-	"  -o DIR    the output directory\n"
-	"  --index   also the simple/ index, PROVENANCE and the flat index.html\n",
+	"  -o DIR       the output directory\n"
+	"  --index      also the simple/ index, PROVENANCE and the flat index.html\n"
+	"  --compress   the synthesized wheels' members deflated (as pip's own wheels), not\n"
+	"               stored: what a mount with -o wheel_compression=deflate serves\n",
 	" -o ",
 };

@@ -648,3 +648,51 @@ RK_TEST(zip_layout_member_is_a_layout)
 	rk_composite_release(&zl);
 	rk_cache_close(c);
 }
+
+/* A deflated member (method 8, its csize bytes of raw deflate as content) next to a stored
+ * one: libarchive inflates it back; sizes and methods in both headers; another method is
+ * refused. */
+RK_TEST(zip_layout_deflated_member)
+{
+	static char text[50000];
+	struct libdeflate_compressor *d = libdeflate_alloc_compressor(6);
+	struct rk_zip_member m[2];
+	const void *content[2];
+	const unsigned char *cd;
+	unsigned char packed[60000];
+	struct rk_composite l;
+	uint64_t size;
+	size_t n;
+
+	utc();
+	for (size_t i = 0; i < sizeof(text); i++)
+		text[i] = "rockfs deflates wheels\n"[i % 23];
+	RK_ASSERT(d != NULL);
+	n = libdeflate_deflate_compress(d, text, sizeof(text), packed, sizeof(packed));
+	libdeflate_free_compressor(d);
+	RK_ASSERT(n > 0 && n < sizeof(text) / 10);
+	m[0] = (struct rk_zip_member){
+		"pkg/text.txt", S_IFREG | 0644, sizeof(text), crc_of(text, sizeof(text)),
+		NULL,		packed,		NULL};
+	m[0].method = RK_ZIP_DEFLATED;
+	m[0].csize = n;
+	m[1] = data_member("pkg/plain.txt", "stored as it is\n");
+	content[0] = text;
+	content[1] = m[1].data;
+	RK_ASSERT_EQ_INT(0, rk_zip_layout_build(m, 2, FX_MTIME, &l));
+	check_segments(&l);
+	RK_ASSERT_EQ_INT(0, rk_zip_layout_size(m, 2, &size));
+	RK_ASSERT_EQ_INT(l.size, size);
+	RK_ASSERT_EQ_INT(RK_ZIP_DEFLATED, rk_le16(at(&l, 8)));
+	RK_ASSERT_EQ_INT(n, rk_le32(at(&l, 18)));
+	RK_ASSERT_EQ_INT(sizeof(text), rk_le32(at(&l, 22)));
+	cd = at(&l, 2 * RK_ZIP_LOCAL_LEN + strlen(m[0].name) + n + strlen(m[1].name) + m[1].size);
+	RK_ASSERT_EQ_INT(RK_ZIP_SIG_CDIR, rk_le32(cd));
+	RK_ASSERT_EQ_INT(RK_ZIP_DEFLATED, rk_le16(cd + 10));
+	RK_ASSERT_EQ_INT(n, rk_le32(cd + 20));
+	RK_ASSERT_EQ_INT(sizeof(text), rk_le32(cd + 24));
+	check_libarchive((const unsigned char *)l.arena, l.size, m, 2, content);
+	rk_composite_release(&l);
+	m[0].method = 9;
+	RK_ASSERT_EQ_INT(-EINVAL, rk_zip_layout_build(m, 2, FX_MTIME, &l));
+}

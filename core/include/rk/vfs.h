@@ -58,6 +58,8 @@ struct rk_vfs_opts {
 			       * (rk_pkg_sign_check); NULL: unsigned */
 	unsigned list_ttl_s; /* list the store's runs again when an access finds their
 			      * listing older than this (new runs appear); 0: never */
+	int wheel_deflate; /* python/: synthesized wheels' members deflated (zlib level 6)
+			    * instead of stored */
 };
 
 struct rk_attr {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <libdeflate.h>
+#include <zlib.h>
 #include <zstd.h>
 
 #include "rk/log.h"
@@ -63,7 +64,11 @@ static int piece_key(const struct rk_tarz *z, const struct rk_composite *l, stru
 
 	if (rc)
 		return rc;
-	snprintf(head, sizeof(head), "rockfs-piece 1 %d %d", z->codec, z->level);
+	if (z->codec == RK_CODEC_DEFLATE)
+		snprintf(head, sizeof(head), "rockfs-piece 1 %d %d %d", z->codec, z->level,
+			 p->last);
+	else
+		snprintf(head, sizeof(head), "rockfs-piece 1 %d %d", z->codec, z->level);
 	rk_sha256_update(&h, head, strlen(head) + 1);
 	while (off < end) {
 		const struct rk_piece *s = rk_composite_find(l, off);
@@ -72,7 +77,13 @@ static int piece_key(const struct rk_tarz *z, const struct rk_composite *l, stru
 
 		if (n > end - off)
 			n = end - off;
-		snprintf(d, sizeof(d), "%d %llu %llu ", s->kind, (unsigned long long)within,
+		/* a source's range is named by its offset in the source (a tar member's
+		 * content is a whole blob: at is 0); a deflated member's literal bytes by
+		 * themselves alone (where adjacent bytes merged is no part of them) */
+		snprintf(d, sizeof(d), "%d %llu %llu ", s->kind,
+			 (unsigned long long)(s->kind == RK_PIECE_SOURCE     ? s->at + within
+					      : z->codec == RK_CODEC_DEFLATE ? 0
+									     : within),
 			 (unsigned long long)n);
 		rk_sha256_update(&h, d, strlen(d));
 		/* a tar member's content is a whole blob: its id names the bytes */
@@ -85,6 +96,8 @@ static int piece_key(const struct rk_tarz *z, const struct rk_composite *l, stru
 	rk_sha256_final(&h, p->key);
 	return 0;
 }
+
+static int mark_same(struct rk_tarz *z);
 
 int rk_tarz_plan(const struct rk_composite *l, int codec, int level, struct rk_tarz **out)
 {
@@ -118,6 +131,73 @@ int rk_tarz_plan(const struct rk_composite *l, int codec, int level, struct rk_t
 		rc = add_piece(z, &cap, start, l->size - start);
 	for (size_t i = 0; !rc && i < z->npieces; i++)
 		rc = piece_key(z, l, &z->pieces[i]);
+	if (!rc)
+		rc = mark_same(z);
+	if (rc) {
+		rk_tarz_free(z);
+		return rc;
+	}
+	*out = z;
+	return 0;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct rk_tarz_piece *const *x = a, *const *y = b;
+	int d = strcmp((*x)->key, (*y)->key);
+
+	return d ? d : (*x < *y ? -1 : *x > *y);
+}
+
+/* Each piece's same: pieces with one key (a file twice in an archive) are made once. */
+static int mark_same(struct rk_tarz *z)
+{
+	struct rk_tarz_piece **v = malloc((z->npieces + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < z->npieces; i++)
+		v[i] = &z->pieces[i];
+	qsort(v, z->npieces, sizeof(*v), cmp_key);
+	for (size_t i = 0; i < z->npieces; i++) {
+		size_t first = (size_t)(v[i] - z->pieces);
+
+		if (i && !strcmp(v[i]->key, v[i - 1]->key))
+			first = v[i - 1]->same;
+		v[i]->same = first;
+	}
+	free(v);
+	return 0;
+}
+
+int rk_tarz_plan_members(const struct rk_composite *l, const uint64_t *ends, size_t n, int level,
+			 struct rk_tarz **out)
+{
+	struct rk_tarz *z = calloc(1, sizeof(*z));
+	size_t cap = 0;
+	uint64_t start = 0;
+	int rc = 0;
+
+	if (!z)
+		return -ENOMEM;
+	z->codec = RK_CODEC_DEFLATE;
+	z->level = level;
+	pthread_mutex_init(&z->lock, NULL);
+	for (size_t i = 0; !rc && i < n; i++) {
+		for (uint64_t o = start; !rc && o < ends[i]; o += DATA_CHUNK) {
+			uint64_t len = RK_MIN((uint64_t)DATA_CHUNK, ends[i] - o);
+
+			if (!(rc = add_piece(z, &cap, o, len)))
+				z->pieces[z->npieces - 1].last = o + len == ends[i];
+		}
+		start = ends[i];
+	}
+	if (!rc && start != l->size)
+		rc = -EINVAL;
+	for (size_t i = 0; !rc && i < z->npieces; i++)
+		rc = piece_key(z, l, &z->pieces[i]);
+	if (!rc)
+		rc = mark_same(z);
 	if (rc) {
 		rk_tarz_free(z);
 		return rc;
@@ -144,12 +224,58 @@ static void put32(unsigned char *p, uint32_t v)
 	p[3] = (unsigned char)(v >> 24);
 }
 
-/* Compress piece p (reading the .tar tar) into a blob. */
+/* Raw deflate (zlib, no header) of in[0..len) into out: a stream's end when last, else a
+ * sync flush (an empty stored block: byte-aligned, not final) so that what follows may
+ * be the next piece's. Every piece starts with a fresh state, so it depends only on its
+ * own bytes. */
+static int raw_deflate(int level, int last, const char *in, size_t len, char *out, size_t cap,
+		       size_t *n, struct rk_err *err)
+{
+	z_stream s;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	if (deflateInit2(&s, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return rk_err_set(err, -ENOMEM, "deflate: cannot start");
+	s.next_in = (Bytef *)in;
+	s.avail_in = (uInt)len;
+	s.next_out = (Bytef *)out;
+	s.avail_out = (uInt)cap;
+	rc = deflate(&s, last ? Z_FINISH : Z_SYNC_FLUSH);
+	*n = cap - s.avail_out;
+	deflateEnd(&s);
+	if (s.avail_in || (last ? rc != Z_STREAM_END : rc != Z_OK))
+		return rk_err_set(err, -EIO, "deflate: %d (%u bytes left)", rc, s.avail_in);
+	return 0;
+}
+
+/* Reading the uncompressed file's sources: its blobs, through one cursor. */
+struct src_read {
+	struct rk_cache *c;
+	const struct rk_composite *l;
+	struct rk_blob_cursor cur;
+	struct rk_err *err;
+};
+
+static ssize_t src_read(void *ctx, uint32_t src, void *buf, size_t n, uint64_t off)
+{
+	struct src_read *r = ctx;
+	int rc = src < r->l->nsources
+			 ? rk_blob_cursor_pread(&r->cur, r->c, &r->l->sources[src], buf, n, off,
+						r->err)
+			 : rk_err_set(r->err, -EINVAL, "source %u is not in the table", src);
+
+	return rc ? rc : (ssize_t)n;
+}
+
+/* Compress piece p (reading the .tar tar) into a blob. A failure is in err, not logged:
+ * whoever asked for the piece logs it (once). */
 static int compress_piece(struct rk_tarz *z, struct rk_tarz_piece *p, struct rk_cache *c,
 			  const struct rk_composite *tar, struct rk_err *err)
 {
-	size_t bound = z->codec == RK_CODEC_ZSTD ? ZSTD_compressBound((size_t)p->ulen)
-						 : (size_t)p->ulen + p->ulen / 8 + 1024;
+	size_t bound = z->codec == RK_CODEC_ZSTD      ? ZSTD_compressBound((size_t)p->ulen)
+		       : z->codec == RK_CODEC_DEFLATE ? compressBound((uLong)p->ulen) + 64
+						      : (size_t)p->ulen + p->ulen / 8 + 1024;
 	char *in = malloc((size_t)p->ulen), *out = malloc(bound), rel[100];
 	size_t got = 0, n = 0;
 	int rc = 0;
@@ -157,15 +283,19 @@ static int compress_piece(struct rk_tarz *z, struct rk_tarz_piece *p, struct rk_
 	if (!in || !out)
 		rc = -ENOMEM;
 	while (!rc && got < p->ulen) {
-		ssize_t r = rk_composite_pread_blobs(c, tar, in + got, (size_t)(p->ulen - got),
-						     p->uoff + got, err);
+		struct src_read sr = {c, tar, RK_BLOB_CURSOR_INIT, err};
+		ssize_t r = rk_composite_pread(tar, src_read, &sr, in + got,
+					       (size_t)(p->ulen - got), p->uoff + got);
 
+		rk_blob_cursor_close(&sr.cur);
 		if (r <= 0)
-			rc = r < 0 ? (int)r : -EIO;
+			rc = r < 0 ? (int)r : rk_err_set(err, -EIO, "piece ends early");
 		else
 			got += (size_t)r;
 	}
-	if (!rc && z->codec == RK_CODEC_ZSTD) {
+	if (!rc && z->codec == RK_CODEC_DEFLATE) {
+		rc = raw_deflate(z->level, p->last, in, (size_t)p->ulen, out, bound, &n, err);
+	} else if (!rc && z->codec == RK_CODEC_ZSTD) {
 		n = ZSTD_compress(out, bound, in, (size_t)p->ulen, z->level);
 		if (ZSTD_isError(n))
 			rc = rk_err_set(err, -EIO, "zstd: %s", ZSTD_getErrorName(n));
@@ -226,7 +356,9 @@ static void *worker(void *arg)
 
 		if (j->rc)
 			break;
-		if (find_piece(&j->z->pieces[i], j->c))
+		if (j->z->pieces[i].same != i) /* made as its first (after the workers) */
+			j->reused++;
+		else if (find_piece(&j->z->pieces[i], j->c))
 			j->reused++;
 		else if (!(rc = compress_piece(j->z, &j->z->pieces[i], j->c, j->tar, &err)))
 			j->compressed++;
@@ -294,6 +426,10 @@ int rk_tarz_compute(struct rk_tarz *z, struct rk_cache *c, const struct rk_compo
 		uint64_t off = 0;
 
 		for (size_t i = 0; i < z->npieces; i++) {
+			const struct rk_tarz_piece *first = &z->pieces[z->pieces[i].same];
+
+			z->pieces[i].clen = first->clen;
+			z->pieces[i].crc = first->crc;
 			z->pieces[i].coff = off;
 			off += z->pieces[i].clen;
 		}
@@ -322,7 +458,7 @@ static int open_checked(struct rk_tarz_piece *p, struct rk_cache *c, int *out)
 		return rc;
 	if (clen != p->clen || crc != p->crc) {
 		close(fd);
-		rk_warn("cache: tarball piece %.12s is not the one expected; discarded", p->key);
+		rk_warn("cache: compressed piece %.12s is not the one expected; discarded", p->key);
 		rk_cache_remove_file(c, rel);
 		return -EBADMSG;
 	}

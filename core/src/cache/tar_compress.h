@@ -12,7 +12,15 @@
  * piece file carries a CRC32 trailer (the key already names its content, so no SHA-256
  * name is needed). The compressed size is known only once every piece is compressed or found:
  * rk_tarz_compute does that, using several threads. After compute, a struct rk_tarz is immutable
- * and may be read from many threads. */
+ * and may be read from many threads.
+ *
+ * The same pieces serve the members of a deflated wheel (python view, wheel_build.c):
+ * rk_tarz_plan_members cuts a file of members laid end to end at each member's end (and
+ * every 4 MiB within it), and each piece is raw deflate (RK_CODEC_DEFLATE): a member's
+ * last piece ends the deflate stream, the others end in a sync flush (byte-aligned,
+ * not final), so a member's pieces in order are its zip data. A piece's key names the
+ * blob content id and range it holds, the codec and level, and whether it is last, so a
+ * member two wheels share is deflated once. */
 #ifndef RK_TAR_COMPRESS_H
 #define RK_TAR_COMPRESS_H
 
@@ -24,13 +32,16 @@
 #include "rk/err.h"
 #include "rk/composite.h"
 
-enum rk_codec { RK_CODEC_GZIP = 1, RK_CODEC_ZSTD = 2 };
+enum rk_codec { RK_CODEC_GZIP = 1, RK_CODEC_ZSTD = 2, RK_CODEC_DEFLATE = 3 };
 
 struct rk_tarz_piece {
 	uint64_t uoff, ulen; /* range of the .tar */
 	char key[RK_SHA256_HEX]; /* cache key: pieces/<key> holds the compressed bytes */
 	uint32_t crc; /* CRC32 of the compressed bytes (after compute) */
 	uint64_t coff, clen; /* range of the compressed file (after compute) */
+	uint8_t last; /* RK_CODEC_DEFLATE: ends its member's deflate stream */
+	size_t same; /* the first piece with this key (its own index when it is the first):
+		      * compute makes that one only */
 };
 
 struct rk_tarz {
@@ -47,6 +58,10 @@ struct rk_tarz {
 
 /* Plan the pieces of tar (cheap: no data is read). */
 int rk_tarz_plan(const struct rk_composite *tar, int codec, int level, struct rk_tarz **out);
+/* Plan the pieces of members laid end to end in l: member i ends at ends[i] (ascending,
+ * the last one l->size); an empty member has no piece. Codec RK_CODEC_DEFLATE. */
+int rk_tarz_plan_members(const struct rk_composite *l, const uint64_t *ends, size_t n, int level,
+			 struct rk_tarz **out);
 void rk_tarz_free(struct rk_tarz *z);
 
 /* Compress or find every piece, with `threads` threads, reading the .tar tar (the one

@@ -54,6 +54,7 @@ struct rk_file {
 	const char *bytes;
 	struct rk_object *obj;
 	const struct rk_composite *composite; /* a synthesized file */
+	_Atomic uint8_t *read_logged; /* composite: its node's (a failed read logged) */
 	struct rk_tarz *tarz; /* ... a compressed tarball of it */
 	pthread_mutex_t lock; /* tarz: protects cur */
 	struct rk_blob_cursor cur; /* tarz: the piece read last */
@@ -1805,6 +1806,7 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 		f->artifact = n->artifact;
 	} else if (src == SRC_COMPOSITE || src == SRC_TARZ) {
 		f->composite = n->composite; /* immutable once published */
+		f->read_logged = &n->read_logged;
 		f->tarz = src == SRC_TARZ ? n->tarz : NULL;
 		f->cur = (struct rk_blob_cursor)RK_BLOB_CURSOR_INIT;
 		if (f->tarz)
@@ -1908,8 +1910,10 @@ static ssize_t composite_pread(struct rk_file *f, char *buf, size_t n, uint64_t 
 	ssize_t got = rk_composite_pread(f->composite, file_source_read, &r, buf, n, off);
 
 	if (got < 0) {
-		rk_err_log("composite read at %llu: %s", (unsigned long long)off,
-			   rk_err_str(err, (int)got));
+		/* once per file: the kernel retries a failed read, and so may its reader */
+		if (!atomic_exchange(f->read_logged, 1))
+			rk_err_log("composite read at %llu: %s", (unsigned long long)off,
+				   rk_err_str(err, (int)got));
 		return -EIO;
 	}
 	return got;
@@ -2000,8 +2004,9 @@ ssize_t rk_file_extents(struct rk_file *f, uint64_t off, size_t n, struct rk_ext
 					 &err);
 		if (k >= 0 || k == -E2BIG)
 			return k;
-		rk_err_log("composite read at %llu: %s", (unsigned long long)off,
-			   rk_err_str(&err, (int)k));
+		if (!atomic_exchange(f->read_logged, 1))
+			rk_err_log("composite read at %llu: %s", (unsigned long long)off,
+				   rk_err_str(&err, (int)k));
 		return -EIO;
 	}
 	if (f->bytes) {
@@ -2351,6 +2356,7 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 	v->kpack_zstd = o->kpack_zstd;
 	v->kpack_topology = o->kpack_topology;
 	v->packages_multiarch = o->packages_multiarch;
+	v->wheel_deflate = o->wheel_deflate;
 	if ((o->package_defs && !(v->package_defs = strdup(o->package_defs))) ||
 	    (o->sign_key && !(v->sign_key = strdup(o->sign_key)))) {
 		rc = -ENOMEM;

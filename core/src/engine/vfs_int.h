@@ -124,6 +124,8 @@ struct node {
 	struct rk_tarz *tarz; /* SRC_TARZ: the compressed pieces (owned); size once ready */
 	struct vfs_later *later; /* SRC_LATER (and after it is made): how (owned) */
 	uint8_t size_known; /* SRC_LATER: size is exact already (a stat need not make it) */
+	_Atomic uint8_t read_logged; /* SRC_COMPOSITE: a failed read was logged (once: the
+				      * kernel and readers retry) */
 	uint8_t incomplete; /* a directory whose listing misses entries nobody could read: a
 			     * readdir ends in EIO after the entries it has */
 	/* mutable (v->tree): */
@@ -159,6 +161,7 @@ struct rk_vfs {
 	char *package_defs; /* rk_vfs_opts.package_defs (owned) */
 	char *sign_key; /* rk_vfs_opts.sign_key (owned) */
 	int packages_multiarch; /* rk_vfs_opts.packages_multiarch */
+	int wheel_deflate; /* rk_vfs_opts.wheel_deflate */
 	char **kpack_only; /* rk/kpack_view.h: the artifacts kpack/ splits (NULL: all) */
 	size_t nkpack_only;
 	_Atomic uint64_t n_nodes, n_ingests, n_index_loads, n_failures, n_transient, n_runs;

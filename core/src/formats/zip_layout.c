@@ -23,14 +23,28 @@ struct plan {
 	uint64_t cdir_len; /* central directory entry, name and extra */
 };
 
+/* The bytes of m's content in the archive. */
+static uint64_t data_len(const struct rk_zip_member *m)
+{
+	return m->method == RK_ZIP_DEFLATED ? m->csize : m->size;
+}
+
+/* Whether m's headers carry zip64 sizes. */
+static int is_big(const struct rk_zip_member *m)
+{
+	return m->size >= RK_ZIP_MAX32 || data_len(m) >= RK_ZIP_MAX32;
+}
+
 static int plan(const struct rk_zip_member *m, uint64_t off, struct plan *p)
 {
-	int big = m->size >= RK_ZIP_MAX32;
+	int big = is_big(m);
 
 	p->nlen = m->name ? strlen(m->name) : 0;
 	if (!p->nlen || p->nlen > RK_ZIP_MAX16 || !S_ISREG(m->mode))
 		return -EINVAL;
 	if (m->blob && !rk_is_sha256_hex(m->blob))
+		return -EINVAL;
+	if (m->method != RK_ZIP_STORED && m->method != RK_ZIP_DEFLATED)
 		return -EINVAL;
 	p->lextra = big ? 4 + 16 : 0;
 	p->cfields = (big ? 2 : 0) + (off >= RK_ZIP_MAX32);
@@ -62,7 +76,7 @@ int rk_zip_layout_size(const struct rk_zip_member *m, size_t n, uint64_t *size)
 	for (size_t i = 0; i < n; i++) {
 		if ((rc = plan(&m[i], off, &p)))
 			return rc;
-		off += p.local_len + m[i].size;
+		off += p.local_len + data_len(&m[i]);
 		cdir += p.cdir_len;
 	}
 	*size = off + cdir + tail_len(needs_zip64(n, off, cdir));
@@ -84,16 +98,16 @@ static void dos_time(int64_t t, uint16_t *time, uint16_t *date)
 static unsigned char *common(unsigned char *h, const struct rk_zip_member *m, const struct plan *p,
 			     uint16_t dtime, uint16_t ddate, int central)
 {
-	uint32_t size32 = m->size >= RK_ZIP_MAX32 ? RK_ZIP_MAX32 : (uint32_t)m->size;
+	int big = is_big(m);
 
 	rk_put_le16(h, p->version);
 	rk_put_le16(h + 2, RK_ZIP_FLAG_UTF8);
-	rk_put_le16(h + 4, 0);
+	rk_put_le16(h + 4, (uint16_t)m->method);
 	rk_put_le16(h + 6, dtime);
 	rk_put_le16(h + 8, ddate);
 	rk_put_le32(h + 10, m->crc);
-	rk_put_le32(h + 14, size32);
-	rk_put_le32(h + 18, size32);
+	rk_put_le32(h + 14, big ? RK_ZIP_MAX32 : (uint32_t)data_len(m));
+	rk_put_le32(h + 18, big ? RK_ZIP_MAX32 : (uint32_t)m->size);
 	rk_put_le16(h + 22, (uint16_t)p->nlen);
 	rk_put_le16(h + 24, (uint16_t)(central ? p->cextra : p->lextra));
 	return h + 26;
@@ -110,7 +124,7 @@ static void local_header(unsigned char *h, const struct rk_zip_member *m, const 
 		rk_put_le16(h, RK_ZIP_EXTRA_ZIP64);
 		rk_put_le16(h + 2, 16);
 		rk_put_le64(h + 4, m->size);
-		rk_put_le64(h + 12, m->size);
+		rk_put_le64(h + 12, data_len(m));
 	}
 }
 
@@ -132,9 +146,9 @@ static void central_entry(unsigned char *h, const struct rk_zip_member *m, const
 		rk_put_le16(h, RK_ZIP_EXTRA_ZIP64);
 		rk_put_le16(h + 2, (uint16_t)(8 * p->cfields));
 		h += 4;
-		if (m->size >= RK_ZIP_MAX32) {
+		if (is_big(m)) {
 			rk_put_le64(h, m->size);
-			rk_put_le64(h + 8, m->size);
+			rk_put_le64(h + 8, data_len(m));
 			h += 16;
 		}
 		if (off >= RK_ZIP_MAX32)
@@ -186,11 +200,12 @@ int rk_zip_layout_build(const struct rk_zip_member *m, size_t n, int64_t mtime,
 	for (size_t i = 0; i < n; i++) {
 		if ((rc = plan(&m[i], off, &p)))
 			return rc;
-		if (!m[i].blob && m[i].size && !m[i].data && !m[i].composite)
+		if (!m[i].blob && data_len(&m[i]) && !m[i].data && !m[i].composite)
 			return -EINVAL;
-		if (!m[i].blob && !m[i].data && m[i].composite && m[i].composite->size != m[i].size)
+		if (!m[i].blob && !m[i].data && m[i].composite &&
+		    m[i].composite->size != data_len(&m[i]))
 			return -EINVAL;
-		off += p.local_len + m[i].size;
+		off += p.local_len + data_len(&m[i]);
 		cdir += p.cdir_len;
 	}
 	cdir_off = off;
@@ -207,13 +222,15 @@ int rk_zip_layout_build(const struct rk_zip_member *m, size_t n, int64_t mtime,
 		}
 		local_header(h, &m[i], &p, dtime, ddate);
 		if (m[i].blob) {
-			if (m[i].size && !(rc = rk_composite_add_source(&c, m[i].blob, m[i].size,
-									m[i].origin, &src)))
-				rc = rk_composite_source(&c, src, 0, m[i].size);
+			uint64_t len = data_len(&m[i]);
+
+			if (len &&
+			    !(rc = rk_composite_add_source(&c, m[i].blob, len, m[i].origin, &src)))
+				rc = rk_composite_source(&c, src, 0, len);
 		} else if (!m[i].data && m[i].composite) {
 			rc = rk_composite_append(&c, m[i].composite);
 		} else {
-			rc = rk_composite_bytes(&c, m[i].data, (size_t)m[i].size);
+			rc = rk_composite_bytes(&c, m[i].data, (size_t)data_len(&m[i]));
 		}
 	}
 	assert(rc || c.size == cdir_off);
@@ -227,7 +244,7 @@ int rk_zip_layout_build(const struct rk_zip_member *m, size_t n, int64_t mtime,
 			break;
 		}
 		central_entry(h, &m[i], &p, dtime, ddate, off);
-		off += p.local_len + m[i].size;
+		off += p.local_len + data_len(&m[i]);
 	}
 	if (!rc &&
 	    !(h = rk_composite_bytes_room(&c, (size_t)tail_len(needs_zip64(n, cdir_off, cdir)))))

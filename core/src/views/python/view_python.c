@@ -70,6 +70,7 @@ struct pyfile {
 	char family[64]; /* "", or served in python/<family>/ only (pysynth.family) */
 	char syn_key[RK_SHA256_HEX]; /* a synthesized wheel's composite digest */
 	const struct rk_composite *zip; /* a synthesized wheel: its node's composite */
+	struct pywheelz *wz; /* a deflated synthesized wheel: its node's (pywheelz_make) */
 	const char *bytes; /* the synthesized sdist: its node's bytes */
 	int meta_tried; /* read_metadata ran (before the kpack split) */
 	/* once the set is kept (pop_python's end): */
@@ -218,16 +219,24 @@ static int hash_object(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
 	return rc;
 }
 
-/* The sha256 of a synthesized wheel: its bytes read once through the composite. */
+/* The sha256 of a synthesized wheel: its bytes read once through the composite (a
+ * deflated wheel's made for it: its members are compressed, or found, first). */
 static int hash_composite(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
 {
+	struct rk_composite *made = NULL;
+	const struct rk_composite *zip = f->zip;
 	struct rk_sha256 h;
 	char *buf = malloc(1 << 20);
 	int rc = buf ? rk_sha256_init(&h) : -ENOMEM;
 
-	for (uint64_t off = 0; !rc && off < f->size;) {
+	if (!rc && f->wz) {
+		if ((rc = pywheelz_make(v, f->wz, &made, err)))
+			rk_sha256_release(&h);
+		zip = made;
+	}
+	for (uint64_t off = 0; !rc && off < zip->size;) {
 		ssize_t r = rk_composite_pread_blobs(
-			v->cache, f->zip, buf, (size_t)RK_MIN((uint64_t)(1 << 20), f->size - off),
+			v->cache, zip, buf, (size_t)RK_MIN((uint64_t)(1 << 20), zip->size - off),
 			off, NULL);
 
 		if (r <= 0)
@@ -239,8 +248,9 @@ static int hash_composite(struct rk_vfs *v, struct pyfile *f, struct rk_err *err
 	}
 	if (buf && !rc)
 		rk_sha256_final(&h, f->sha);
-	else if (buf)
+	else if (buf && (!f->wz || made))
 		rk_sha256_release(&h);
+	rk_composite_free(made);
 	free(buf);
 	return rc;
 }
@@ -500,6 +510,28 @@ static int add_bytes(struct node *dir, const char *name, struct rk_buf *b, int64
 
 static int pop_pyproject(struct rk_vfs *v, struct node *dir, struct rk_err *err);
 
+static int make_deflated(struct rk_vfs *v, void *ctx, struct rk_composite **out, struct rk_err *err)
+{
+	return pywheelz_make(v, ctx, out, err);
+}
+
+static void free_deflated(void *ctx)
+{
+	pywheelz_free(ctx);
+}
+
+/* files/<f>, a deflated wheel: made (compressed) on first stat or open. */
+static int add_deflated(struct node *files, struct pyfile *f)
+{
+	struct pywheelz *wz = f->syn->wz;
+
+	f->syn->wz = NULL; /* the node owns it, even when it cannot be made */
+	if (!vfs_later_file(files, f->file, f->mtime, UINT64_MAX, make_deflated, free_deflated, wz))
+		return -ENOMEM;
+	f->wz = wz;
+	return 0;
+}
+
 /* python/'s entries, in private directory py. */
 static int build_tree(struct node *py, struct pyset *s, const struct pyfams *fm)
 {
@@ -527,12 +559,19 @@ static int build_tree(struct node *py, struct pyset *s, const struct pyfams *fm)
 
 		if (!served(f) || !d)
 			continue;
-		if (!(n = vfs_node_add(d, f->file, S_IFREG | 0444, f->mtime))) {
+		if (f->syn && f->syn->wz) {
+			if ((rc = add_deflated(d, f)))
+				break;
+			n = NULL;
+		} else if (!(n = vfs_node_add(d, f->file, S_IFREG | 0444, f->mtime))) {
 			rc = -ENOMEM;
 			break;
+		} else {
+			n->size = f->size;
 		}
-		n->size = f->size;
-		if (f->syn && f->syn->zip) {
+		if (!n) {
+			/* a deflated wheel: made on first stat or open (add_deflated) */
+		} else if (f->syn && f->syn->zip) {
 			n->src = SRC_COMPOSITE; /* a wheel: a zip as a composite file */
 			n->composite = f->syn->zip;
 			f->zip = n->composite;

@@ -21,9 +21,13 @@ struct pystate {
 void vfs_python_split_free(struct pystate *ps);
 
 /* view_python_synth.c: the packages TheRock would build from run r's artifacts. */
+struct pywheelz;
 struct pysynth {
 	char *file; /* "rocm_sdk_core-V-py3-none-linux_x86_64.whl", "rocm-V.tar.gz" */
 	struct rk_composite *zip; /* a wheel, as a composite file (owned), or NULL */
+	struct pywheelz *wz; /* -o wheel_compression=deflate: the wheel with its members
+			      * deflated, made by pywheelz_make (owned; then zip is NULL and
+			      * size UINT64_MAX), or NULL */
 	char *bytes; /* the sdist's bytes (owned), or NULL */
 	uint64_t size;
 	char *meta; /* a wheel's METADATA (NUL-terminated), or NULL */
@@ -82,6 +86,15 @@ struct pywheel_info {
 };
 int pywheel_finish(struct rk_vfs *v, struct pywheel *w, const struct pywheel_info *in,
 		   struct pysynth_set *out, struct rk_err *err);
+/* A wheel with deflated members (wheel_build.c): the members' contents end to end, cut
+ * into content-keyed pieces (cache/tar_compress.h), compressed or found in the cache on
+ * the first pywheelz_make; the zip's headers need the compressed sizes, so its size is
+ * known only then. pywheelz_make gives a new composite of the wheel each time (its
+ * sources are the cached pieces, read through origins that compress a missing one
+ * again); thread-safe; w must outlive it. */
+int pywheelz_make(struct rk_vfs *v, struct pywheelz *w, struct rk_composite **out,
+		  struct rk_err *err);
+void pywheelz_free(struct pywheelz *w);
 /* A composite's identity: the digest of its pieces (blob ids and literal bytes). */
 int pywheel_composite_digest(const struct rk_composite *c, char hex[RK_SHA256_HEX]);
 /* Open blob id (size bytes), re-created through origin when it is missing or damaged. */

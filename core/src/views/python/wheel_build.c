@@ -9,6 +9,8 @@
  * view that needs wheels would move it to services/. */
 #include <errno.h>
 #include <libdeflate.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +20,9 @@
 #include "rk/buf.h"
 #include "rk/cache.h"
 #include "rk/hash.h"
+#include "rk/log.h"
 #include "cache/composite_read.h"
+#include "cache/tar_compress.h"
 #include "views/python/view_python.h"
 #include "formats/zip_layout.h"
 
@@ -147,6 +151,184 @@ static int composite_sums(struct rk_vfs *v, const struct rk_composite *l, uint32
 		snprintf(line, sizeof(line), "%08x %s\n", (unsigned)*crc, hex);
 		rk_cache_put_file(v->cache, rel, line, strlen(line), NULL); /* best effort */
 	}
+	return 0;
+}
+
+/* ---- deflated members ---- */
+
+#define DEFLATE_LEVEL 6 /* zlib's default, as Python's zipfile (and so bdist_wheel) use */
+
+static pthread_mutex_t compute_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* How piece i is read: opened in the cache, compressed again when missing or damaged. */
+struct pzorigin {
+	struct rk_origin o; /* first: the composite reader calls through it */
+	struct pywheelz *w;
+	size_t i;
+};
+
+struct pywheelz {
+	struct rk_cache *cache;
+	char *file; /* the wheel's name, for the log */
+	struct rk_zip_member *m; /* names owned; blob, data, composite unused */
+	size_t n;
+	int64_t mtime;
+	struct rk_composite raw; /* the members' contents end to end */
+	size_t *first; /* member i's pieces are first[i] .. first[i + 1] - 1 */
+	struct rk_tarz *z;
+	struct pzorigin *origins; /* one per piece */
+	_Atomic int logged; /* the reuse counts were logged */
+};
+
+static int pz_reopen(struct rk_origin *o, const char *id, uint64_t size, int *fd,
+		     struct rk_err *err)
+{
+	struct pzorigin *p = (struct pzorigin *)o;
+	struct rk_err why = RK_ERR_INIT;
+	int rc;
+
+	(void)id;
+	(void)size;
+	rk_err_clear(err); /* not a blob: the miss in blobs/ is expected */
+	rc = rk_tarz_open_piece(p->w->z, p->i, p->w->cache, &p->w->raw, fd, &why);
+	/* the reader's log line names the wheel */
+	return rc ? rk_err_set(err, rc, "%s: %s", p->w->file, rk_err_str(&why, rc)) : 0;
+}
+
+void pywheelz_free(struct pywheelz *w)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; w->m && i < w->n; i++)
+		free((char *)w->m[i].name);
+	free(w->m);
+	free(w->file);
+	free(w->first);
+	free(w->origins);
+	rk_tarz_free(w->z);
+	rk_composite_release(&w->raw);
+	free(w);
+}
+
+/* The deflated counterpart of the wheel of members zm[0..n). */
+static int wheelz_plan(struct rk_vfs *v, const char *file, const struct rk_zip_member *zm, size_t n,
+		       int64_t mtime, struct pywheelz **out)
+{
+	struct pywheelz *w = calloc(1, sizeof(*w));
+	uint64_t *ends = calloc(n + 1, sizeof(*ends));
+	int rc = 0;
+
+	if (!w || !ends || !(w->file = strdup(file)) || !(w->m = calloc(n + 1, sizeof(*w->m))) ||
+	    !(w->first = calloc(n + 1, sizeof(*w->first)))) {
+		free(ends);
+		pywheelz_free(w);
+		return -ENOMEM;
+	}
+	w->cache = v->cache;
+	w->mtime = mtime;
+	for (size_t i = 0; !rc && i < n; i++) {
+		uint32_t src;
+
+		w->m[i] = (struct rk_zip_member){
+			.mode = zm[i].mode, .size = zm[i].size, .crc = zm[i].crc};
+		if (!(w->m[i].name = strdup(zm[i].name))) {
+			rc = -ENOMEM;
+			break;
+		}
+		w->n = i + 1;
+		if (!zm[i].size)
+			;
+		else if (zm[i].blob &&
+			 !(rc = rk_composite_add_source(&w->raw, zm[i].blob, zm[i].size,
+							zm[i].origin, &src)))
+			rc = rk_composite_source(&w->raw, src, 0, zm[i].size);
+		else if (!zm[i].blob && zm[i].data)
+			rc = rk_composite_bytes(&w->raw, zm[i].data, (size_t)zm[i].size);
+		else if (!zm[i].blob)
+			rc = rk_composite_append(&w->raw, zm[i].composite);
+		ends[i] = w->raw.size;
+	}
+	if (!rc)
+		rc = rk_tarz_plan_members(&w->raw, ends, n, DEFLATE_LEVEL, &w->z);
+	if (!rc && !(w->origins = calloc(w->z->npieces + 1, sizeof(*w->origins))))
+		rc = -ENOMEM;
+	if (!rc) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < w->z->npieces; i++)
+			w->origins[i] = (struct pzorigin){{pz_reopen}, w, i};
+		/* member i's pieces: those that start before its end */
+		for (size_t i = 0; i < n; i++) {
+			w->first[i] = k;
+			while (k < w->z->npieces && w->z->pieces[k].uoff < ends[i])
+				k++;
+		}
+		w->first[n] = k;
+	}
+	free(ends);
+	if (rc) {
+		pywheelz_free(w);
+		return rc;
+	}
+	*out = w;
+	return 0;
+}
+
+int pywheelz_make(struct rk_vfs *v, struct pywheelz *w, struct rk_composite **out,
+		  struct rk_err *err)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct rk_zip_member *m = NULL;
+	struct rk_composite *parts = NULL, *l = NULL;
+	int rc;
+
+	(void)v;
+	/* one wheel at a time (each on every core): a member two wheels share is then found
+	 * by the second, not deflated by both at once */
+	pthread_mutex_lock(&compute_lock);
+	rc = rk_tarz_compute(w->z, w->cache, &w->raw, ncpu > 0 ? (unsigned)ncpu : 1, err);
+	pthread_mutex_unlock(&compute_lock);
+	if (rc)
+		return rc;
+	if (!atomic_exchange(&w->logged, 1))
+		rk_info("%s%sdeflated: %zu pieces, %u compressed, %u from the cache",
+			rk_log_where ? "" : w->file, rk_log_where ? "" : ": ", w->z->npieces,
+			w->z->compressed, w->z->reused);
+	if (!(m = calloc(w->n + 1, sizeof(*m))) || !(parts = calloc(w->n + 1, sizeof(*parts))) ||
+	    !(l = calloc(1, sizeof(*l)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; !rc && i < w->n; i++) {
+		m[i] = w->m[i];
+		if (!m[i].size)
+			continue; /* stored: nothing to deflate */
+		m[i].method = RK_ZIP_DEFLATED;
+		m[i].composite = &parts[i];
+		for (size_t k = w->first[i]; !rc && k < w->first[i + 1]; k++) {
+			const struct rk_tarz_piece *p = &w->z->pieces[k];
+			uint32_t src;
+
+			m[i].csize += p->clen;
+			/* the piece's key names it; no blob has that name, so it is read
+			 * through its origin (the cached piece) */
+			if (!(rc = rk_composite_add_source(&parts[i], p->key, p->clen,
+							   &w->origins[k].o, &src)))
+				rc = rk_composite_source(&parts[i], src, 0, p->clen);
+		}
+	}
+	if (!rc && (rc = rk_zip_layout_build(m, w->n, w->mtime, l)))
+		rc = rk_err_set(err, rc, "deflated wheel layout: %s", strerror(-rc));
+out:
+	for (size_t i = 0; parts && i < w->n; i++)
+		rk_composite_release(&parts[i]);
+	free(parts);
+	free(m);
+	if (rc) {
+		free(l);
+		return rc;
+	}
+	*out = l;
 	return 0;
 }
 
@@ -313,10 +495,16 @@ int pywheel_finish(struct rk_vfs *v, struct pywheel *p, const struct pywheel_inf
 		goto out;
 	}
 	{
+		struct pywheelz *wz = NULL;
 		struct pysynth *ps;
 		char file[600];
 
 		snprintf(file, sizeof(file), "%s-%s.whl", stem, in->tag);
+		/* (before name, RECORD's, is reused) */
+		if (v->wheel_deflate && (rc = wheelz_plan(v, file, zm, n + 1, in->mtime, &wz))) {
+			rk_composite_free(l);
+			goto out;
+		}
 		snprintf(name, sizeof(name), "%s.dist-info/METADATA", stem);
 		HASH_FIND_STR(p->ents, name, e);
 		if (!(ps = pysynth_push(out)) || !(ps->file = strdup(file)) ||
@@ -325,6 +513,7 @@ int pywheel_finish(struct rk_vfs *v, struct pywheel *p, const struct pywheel_inf
 					: p->sources.buf ? p->sources.buf
 							 : ""))) {
 			rk_composite_free(l);
+			pywheelz_free(wz);
 			rc = -ENOMEM;
 			goto out;
 		}
@@ -334,6 +523,17 @@ int pywheel_finish(struct rk_vfs *v, struct pywheel *p, const struct pywheel_inf
 		ps->zip = l;
 		ps->size = l->size;
 		rc = pywheel_composite_digest(l, ps->key);
+		ps->wz = wz;
+		if (!rc && wz) {
+			/* its identity: the stored wheel's, deflated */
+			char id[100];
+
+			snprintf(id, sizeof(id), "%.64s deflate %d", ps->key, DEFLATE_LEVEL);
+			rc = rk_sha256_buf(id, strlen(id), ps->key);
+			rk_composite_free(ps->zip);
+			ps->zip = NULL;
+			ps->size = UINT64_MAX;
+		}
 	}
 out:
 	free(zm);
@@ -364,6 +564,7 @@ void pysynth_truncate(struct pysynth_set *s, size_t n)
 	for (size_t i = n; i < s->n; i++) {
 		free(s->v[i].file);
 		rk_composite_free(s->v[i].zip);
+		pywheelz_free(s->v[i].wz);
 		free(s->v[i].bytes);
 		free(s->v[i].meta);
 		free(s->v[i].from);
