@@ -32,6 +32,8 @@ it_mount fs "$STORE" "$T/m" "$T/cache" -o wheel_compression=deflate
 # the synthesized wheels a run serves (PROVENANCE: "FILE<tab>synthesized from ..." or
 # "FILE<tab>kpack-split ...")
 synth() { sed -n 's/^\([^\t]*\.whl\)\t\(synthesized from\|kpack-split\) .*/\1/p' "$1/PROVENANCE"; }
+# where PROVENANCE's name is below python/: files/NAME, or FAMILY/NAME as given
+loc() { case $1 in */*) echo "$1" ;; *) echo "files/$1" ;; esac; }
 
 for run in $SPLIT $LEGACY; do
 	S=$T/s/$run/python
@@ -39,18 +41,18 @@ for run in $SPLIT $LEGACY; do
 	n=0
 	for w in $(synth "$P"); do
 		n=$((n + 1))
-		f=$P/files/$w
+		f=$P/$(loc "$w")
 		sz=$(stat -c %s "$f")
 		[ "$sz" = "$(wc -c <"$f")" ] || fail "$run: $w: stat says $sz, a read gives $(wc -c <"$f")"
-		[ "$sz" -lt "$(stat -c %s "$S/files/$w")" ] ||
-			fail "$run: $w: $sz bytes deflated, not fewer than stored ($(stat -c %s "$S/files/$w"))"
+		[ "$sz" -lt "$(stat -c %s "$S/$(loc "$w")")" ] ||
+			fail "$run: $w: $sz bytes deflated, not fewer than stored ($(stat -c %s "$S/$(loc "$w")"))"
 		python3 -m zipfile -t "$f" >/dev/null || fail "$run: zipfile -t $w"
 		unzip -tq "$f" >/dev/null || fail "$run: unzip -t $w"
 		# every non-empty member deflated ("defN"), empty ones stored
 		zipinfo "$f" | awk 'NF >= 9 && $1 ~ /^-/ && (($4 > 0) != ($6 ~ /^def/)) { bad = 1 }
 			END { exit bad }' || fail "$run: $w: a member neither deflated nor empty"
 		rm -rf "$T/x1" "$T/x2"
-		unzip -q "$f" -d "$T/x1" && unzip -q "$S/files/$w" -d "$T/x2" ||
+		unzip -q "$f" -d "$T/x1" && unzip -q "$S/$(loc "$w")" -d "$T/x2" ||
 			fail "$run: unzip $w"
 		diff -r "$T/x1" "$T/x2" >/dev/null || fail "$run: $w: members differ from the stored wheel's"
 	done
@@ -85,7 +87,7 @@ EOF
 pieces=$(find "$T/cache/pieces" -type f | wc -l)
 for run in $SPLIT $LEGACY; do
 	for w in $(synth "$T/m/$run/python"); do
-		python3 - "$T/m/$run/python/files/$w" <<'EOF'
+		python3 - "$T/m/$run/python/$(loc "$w")" <<'EOF'
 import hashlib, sys, zipfile
 for i in zipfile.ZipFile(sys.argv[1]).infolist():
     if i.file_size:
@@ -105,7 +107,8 @@ compressed=$(sed -n 's/.*deflated: [0-9]* pieces, \([0-9]*\) compressed.*/\1/p' 
 for run in $SPLIT $LEGACY; do
 	mkdir -p "$T/before/$run"
 	for w in $(synth "$T/m/$run/python"); do
-		cp "$T/m/$run/python/files/$w" "$T/before/$run/"
+		mkdir -p "$(dirname "$T/before/$run/$(loc "$w")")"
+		cp "$T/m/$run/python/$(loc "$w")" "$T/before/$run/$(loc "$w")"
 	done
 done
 it_quiet_log fs
@@ -116,9 +119,8 @@ it_umount stored
 # a remount with the same cache: the same bytes, nothing compressed again
 it_mount again "$STORE" "$T/m" "$T/cache" -o wheel_compression=deflate
 for run in $SPLIT $LEGACY; do
-	for f in "$T/before/$run"/*.whl; do
-		cmp -s "$f" "$T/m/$run/python/files/$(basename "$f")" ||
-			fail "remount: $run: $(basename "$f") differs"
+	for w in $(cd "$T/before/$run" && find . -name '*.whl' | sed 's,^\./,,'); do
+		cmp -s "$T/before/$run/$w" "$T/m/$run/python/$w" || fail "remount: $run: $w differs"
 	done
 done
 cat "$T/m/$SPLIT/python/simple"/*/index.html >/dev/null
@@ -135,7 +137,7 @@ it_umount again
 "$ROCKPACK" -q --cache "$T/cache" --cache-size 1 cache gc >/dev/null 2>&1 || fail "cache gc"
 [ "$(find "$T/cache/pieces" -type f | wc -l)" -lt "$pieces" ] || fail "cache gc: no piece evicted"
 it_mount gc "$STORE" "$T/m" "$T/cache" -o wheel_compression=deflate
-for f in "$T/before/$SPLIT"/*.whl; do
+for f in "$T/before/$SPLIT"/files/*.whl; do
 	cmp -s "$f" "$T/m/$SPLIT/python/files/$(basename "$f")" ||
 		fail "after gc: $(basename "$f") differs"
 done
@@ -146,7 +148,7 @@ it_umount gc
 for run in $SPLIT $LEGACY; do
 	"$ROCKPACK" -q --cache "$T/cache-rp" wheels "$STORE" $run -o "$T/rp-$run" --compress ||
 		fail "$run: rockpack wheels --compress"
-	for f in "$T/before/$run"/*.whl; do
+	for f in "$T/before/$run"/files/*.whl; do
 		cmp -s "$f" "$T/rp-$run/$(basename "$f")" ||
 			fail "rockpack wheels --compress: $run: $(basename "$f") differs from the mount's"
 	done
@@ -154,7 +156,7 @@ done
 # and the default: stored, as before
 "$ROCKPACK" -q --cache "$T/cache-rp" wheels "$STORE" $SPLIT -o "$T/rp-stored" ||
 	fail "rockpack wheels"
-w=$(ls "$T/before/$SPLIT" | head -n 1)
+w=$(ls "$T/before/$SPLIT/files" | head -n 1)
 zipinfo "$T/rp-stored/$w" >"$T/zipinfo" || fail "zipinfo $w"
 grep -q ' stor ' "$T/zipinfo" || fail "rockpack wheels without --compress: $w not stored"
 
