@@ -5,7 +5,9 @@
  * Without --index DIR receives python/files/ itself (the wheels, sdists and the wheels'
  * .metadata files): a directory for pip's --find-links. With --index DIR receives
  * files/, simple/, PROVENANCE and index.html, so that pip --index-url file://DIR/simple/
- * and --find-links file://DIR/index.html work. */
+ * and --find-links file://DIR/index.html work, and, for a legacy run, its family
+ * directories (DIR/<family>/: that family's sdist, devel wheel and index.html, which
+ * TheRock's multi-family upload writes). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,12 +17,23 @@
 #include "cli_export.h"
 #include "rockpack.h"
 
+/* The family directories of python/ (every directory but files/, simple/ and
+ * find-links/), one name a line. */
+static int add_family(void *ctx, const char *name, const struct rk_attr *a, uint64_t next)
+{
+	(void)next;
+	if (!S_ISDIR(a->mode) || name[0] == '.' || !strcmp(name, "files") ||
+	    !strcmp(name, "simple") || !strcmp(name, "find-links"))
+		return 0;
+	return rk_buf_addf(ctx, "%s\n", name) ? -ENOMEM : 0;
+}
+
 static int cmd_wheels(const struct rp_opts *given, int argc, char **argv)
 {
 	struct rp_opts opts = *given, *o = &opts;
 	static const char *const parts[] = {"files", "simple", "PROVENANCE", "index.html"};
 	struct rk_err err = RK_ERR_INIT;
-	struct rk_buf path = RK_BUF_INIT, dst = RK_BUF_INIT;
+	struct rk_buf path = RK_BUF_INIT, dst = RK_BUF_INIT, fams = RK_BUF_INIT;
 	const struct rk_run *r;
 	struct rk_attr a;
 	struct rp_progress p;
@@ -91,10 +104,26 @@ static int cmd_wheels(const struct rp_opts *given, int argc, char **argv)
 		path.len = len;
 		path.buf[len] = '\0';
 	}
+	if (!ret && (rc = rk_vfs_readdir(v, a.ino, 0, add_family, &fams, &err)))
+		ret = rp_fail("%s: python/: %s", args[1], rk_err_str(&err, rc));
+	for (char *f = fams.buf, *nl; !ret && f && (nl = strchr(f, '\n')); f = nl + 1) {
+		size_t len = path.len;
+
+		*nl = '\0';
+		dst.len = 0;
+		if (rk_buf_addf(&path, "/%s", f) || rk_buf_addf(&dst, "%s/%s", out, f)) {
+			ret = rp_fail("out of memory");
+			break;
+		}
+		ret = rp_export(v, &p, path.buf, f, dst.buf);
+		path.len = len;
+		path.buf[len] = '\0';
+	}
 done:
 	ret = rp_progress_end(&p, ret, out, NULL, NULL);
 	rk_buf_release(&path);
 	rk_buf_release(&dst);
+	rk_buf_release(&fams);
 	rk_vfs_close(v);
 	return ret;
 }
@@ -108,7 +137,9 @@ const struct rp_command rp_cmd_wheels = {
 	"Write the run's Python packages as RUN/python/ shows them: the wheels, sdists and\n"
 	"the wheels' .metadata files into DIR (a pip --find-links directory), or with\n"
 	"--index DIR/files/, DIR/simple/, DIR/PROVENANCE and DIR/index.html, for\n"
-	"pip install --index-url file://DIR/simple/ (or --find-links file://DIR/index.html).\n"
+	"pip install --index-url file://DIR/simple/ (or --find-links file://DIR/index.html),\n"
+	"and a legacy run's family directories, DIR/<family>/ (--find-links\n"
+	"file://DIR/<family>/index.html).\n"
 	"Byte for byte what the mount serves.\n"
 	"Progress on a terminal; --json prints a summary object at the end.\n"
 	"\n"

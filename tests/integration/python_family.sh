@@ -22,6 +22,7 @@
 #    is that family's; rocm-sdk targets prints the core's dist_amdgpu_targets, --installed
 #    the family; rocm-sdk version the run's version; rocm-sdk test passes (its devel test
 #    finds every file of the family's libraries hardlinked into the devel tree);
+#  - rockpack wheels --index writes each python/<family>/ as the mount serves it;
 #  - stored wheels win per project: a copy of the run storing a devel wheel in each family
 #    group (python/<family>/, same name) serves each in its family's directory, from the
 #    store, and no synthesized devel wheel; PROVENANCE says so.
@@ -178,6 +179,12 @@ done
 mkdir -p "$T/keep"
 for fam in $FAMS; do
 	cp "$P/$fam/$DEVEL" "$T/keep/$fam.whl"
+done
+# rockpack wheels --index writes the family directories too, byte-equal to the mount
+"$ROCKPACK" -q --cache "$T/cache-rp" wheels "$S" "$RUN" -o "$T/rp" --index ||
+	fail "rockpack wheels --index"
+for fam in $FAMS; do
+	diff -r "$P/$fam" "$T/rp/$fam" >/dev/null || fail "rockpack wheels --index: $fam/ differs from the mount's"
 done
 it_quiet_log fs
 it_umount fs
