@@ -1718,7 +1718,7 @@ int rk_vfs_resolve(struct rk_vfs *v, const char *path, struct rk_attr *out, stru
  * a file in several directories (dist/ links it) has its first directory as parent,
  * whose order is the same. v->tree held (for reading at least). */
 #define AHEAD_FILES 32
-#define AHEAD_THREADS 2 /* blobs read at once: the disk serves several requests at a time */
+#define AHEAD_THREADS 4 /* blobs read at once: the disk serves several requests at a time */
 #define AHEAD_MAX_SIZE (1u << 20)
 
 static void read_ahead(struct rk_vfs *v, struct node *dir)
