@@ -456,6 +456,19 @@ static const struct {
 	{"rocprofv3-avail", "rocprofv3_avail", "bin/rocprofv3-avail"},
 };
 
+/* Embedded Python file src (NULL: not embedded, a build fault) as path in wheel p. */
+static int add_embedded(struct pkg *p, const char *path, const struct rk_pysrc *src)
+{
+	char *d;
+
+	if (!src)
+		return -ENOENT;
+	if (!(d = malloc(src->len + 1)))
+		return -ENOMEM;
+	memcpy(d, src->data, src->len);
+	return pywheel_add(&p->w, path, S_IFREG | 0644, src->len, NULL, d, NULL, NULL);
+}
+
 /* entry_points.txt of the core wheel p (platform directory platform) in b, and its
  * rocm_sdk_core/_cli.py; b stays empty when the wheel holds none of the programs. */
 static int core_entry_points(struct pkg *p, const char *platform, struct rk_buf *b)
@@ -474,18 +487,7 @@ static int core_entry_points(struct pkg *p, const char *platform, struct rk_buf 
 					 b->len ? "" : "[console_scripts]\n",
 					 core_scripts[i].script, core_scripts[i].fn);
 	}
-	if (!rc && b->len) {
-		char *d;
-
-		if (!cli)
-			return -ENOENT;
-		if (!(d = malloc(cli->len + 1)))
-			return -ENOMEM;
-		memcpy(d, cli->data, cli->len);
-		rc = pywheel_add(&p->w, "rocm_sdk_core/_cli.py", S_IFREG | 0644, cli->len, NULL, d,
-				 NULL, NULL);
-	}
-	return rc;
+	return !rc && b->len ? add_embedded(p, "rocm_sdk_core/_cli.py", cli) : rc;
 }
 
 /* Names upstream's get_file_type never takes for a program or a library. */
@@ -838,18 +840,7 @@ static int profiler_entry_points(struct pkg *p, const char *platform, struct rk_
 					 b->len ? "" : "[console_scripts]\n", profiler_scripts[i],
 					 fn);
 	}
-	if (!rc && b->len) {
-		char *d;
-
-		if (!cli)
-			return -ENOENT;
-		if (!(d = malloc(cli->len + 1)))
-			return -ENOMEM;
-		memcpy(d, cli->data, cli->len);
-		rc = pywheel_add(&p->w, "rocm_profiler/_cli.py", S_IFREG | 0644, cli->len, NULL, d,
-				 NULL, NULL);
-	}
-	return rc;
+	return !rc && b->len ? add_embedded(p, "rocm_profiler/_cli.py", cli) : rc;
 }
 
 /* A runtime wheel (core, libraries[-family], profiler): 6.3. */
