@@ -99,18 +99,43 @@ static int piece_key(const struct rk_tarz *z, const struct rk_composite *l, stru
 
 static int mark_same(struct rk_tarz *z);
 
-int rk_tarz_plan(const struct rk_composite *l, int codec, int level, struct rk_tarz **out)
+static struct rk_tarz *tarz_new(int codec, int level)
 {
 	struct rk_tarz *z = calloc(1, sizeof(*z));
+
+	if (z) {
+		z->codec = codec;
+		z->level = level;
+		pthread_mutex_init(&z->lock, NULL);
+	}
+	return z;
+}
+
+/* The end of a plan: each piece's key, the pieces made alike marked; z is freed on a
+ * failure (rc, or one here). */
+static int plan_done(struct rk_tarz *z, const struct rk_composite *l, int rc, struct rk_tarz **out)
+{
+	for (size_t i = 0; !rc && i < z->npieces; i++)
+		rc = piece_key(z, l, &z->pieces[i]);
+	if (!rc)
+		rc = mark_same(z);
+	if (rc) {
+		rk_tarz_free(z);
+		return rc;
+	}
+	*out = z;
+	return 0;
+}
+
+int rk_tarz_plan(const struct rk_composite *l, int codec, int level, struct rk_tarz **out)
+{
+	struct rk_tarz *z = tarz_new(codec, level);
 	size_t cap = 0;
 	uint64_t start = 0;
 	int rc = 0;
 
 	if (!z)
 		return -ENOMEM;
-	z->codec = codec;
-	z->level = level;
-	pthread_mutex_init(&z->lock, NULL);
 	for (size_t i = 0; !rc && i < l->npieces; i++) {
 		const struct rk_piece *s = &l->pieces[i];
 		uint64_t have = s->off - start;
@@ -129,16 +154,7 @@ int rk_tarz_plan(const struct rk_composite *l, int codec, int level, struct rk_t
 	}
 	if (!rc)
 		rc = add_piece(z, &cap, start, l->size - start);
-	for (size_t i = 0; !rc && i < z->npieces; i++)
-		rc = piece_key(z, l, &z->pieces[i]);
-	if (!rc)
-		rc = mark_same(z);
-	if (rc) {
-		rk_tarz_free(z);
-		return rc;
-	}
-	*out = z;
-	return 0;
+	return plan_done(z, l, rc, out);
 }
 
 static int cmp_key(const void *a, const void *b)
@@ -173,16 +189,13 @@ static int mark_same(struct rk_tarz *z)
 int rk_tarz_plan_members(const struct rk_composite *l, const uint64_t *ends, size_t n, int level,
 			 struct rk_tarz **out)
 {
-	struct rk_tarz *z = calloc(1, sizeof(*z));
+	struct rk_tarz *z = tarz_new(RK_CODEC_DEFLATE, level);
 	size_t cap = 0;
 	uint64_t start = 0;
 	int rc = 0;
 
 	if (!z)
 		return -ENOMEM;
-	z->codec = RK_CODEC_DEFLATE;
-	z->level = level;
-	pthread_mutex_init(&z->lock, NULL);
 	for (size_t i = 0; !rc && i < n; i++) {
 		for (uint64_t o = start; !rc && o < ends[i]; o += DATA_CHUNK) {
 			uint64_t len = RK_MIN((uint64_t)DATA_CHUNK, ends[i] - o);
@@ -194,16 +207,7 @@ int rk_tarz_plan_members(const struct rk_composite *l, const uint64_t *ends, siz
 	}
 	if (!rc && start != l->size)
 		rc = -EINVAL;
-	for (size_t i = 0; !rc && i < z->npieces; i++)
-		rc = piece_key(z, l, &z->pieces[i]);
-	if (!rc)
-		rc = mark_same(z);
-	if (rc) {
-		rk_tarz_free(z);
-		return rc;
-	}
-	*out = z;
-	return 0;
+	return plan_done(z, l, rc, out);
 }
 
 void rk_tarz_free(struct rk_tarz *z)
