@@ -1902,6 +1902,16 @@ static ssize_t file_source_read(void *ctx, uint32_t src, void *buf, size_t n, ui
 	return rc ? rc : (ssize_t)n;
 }
 
+/* A read of a synthesized file failed: -EIO, logged once per file (the kernel retries a
+ * failed read, and so may its reader). */
+static int composite_failed(struct rk_file *f, uint64_t off, int rc, struct rk_err *err)
+{
+	if (!atomic_exchange(f->read_logged, 1))
+		rk_err_log("composite read at %llu: %s", (unsigned long long)off,
+			   rk_err_str(err, rc));
+	return -EIO;
+}
+
 /* Read from a synthesized file: literal bytes, zeros and blob ranges. */
 static ssize_t composite_pread(struct rk_file *f, char *buf, size_t n, uint64_t off,
 			       struct rk_err *err)
@@ -1909,14 +1919,7 @@ static ssize_t composite_pread(struct rk_file *f, char *buf, size_t n, uint64_t 
 	struct file_read r = {f, err};
 	ssize_t got = rk_composite_pread(f->composite, file_source_read, &r, buf, n, off);
 
-	if (got < 0) {
-		/* once per file: the kernel retries a failed read, and so may its reader */
-		if (!atomic_exchange(f->read_logged, 1))
-			rk_err_log("composite read at %llu: %s", (unsigned long long)off,
-				   rk_err_str(err, (int)got));
-		return -EIO;
-	}
-	return got;
+	return got < 0 ? composite_failed(f, off, (int)got, err) : got;
 }
 
 /* Read from a compressed tarball: cached pieces, then the seek table. */
@@ -2004,10 +2007,7 @@ ssize_t rk_file_extents(struct rk_file *f, uint64_t off, size_t n, struct rk_ext
 					 &err);
 		if (k >= 0 || k == -E2BIG)
 			return k;
-		if (!atomic_exchange(f->read_logged, 1))
-			rk_err_log("composite read at %llu: %s", (unsigned long long)off,
-				   rk_err_str(&err, (int)k));
-		return -EIO;
+		return composite_failed(f, off, (int)k, &err);
 	}
 	if (f->bytes) {
 		ext[0] = (struct rk_extent){-1, 0, 0, f->bytes + off, n};
