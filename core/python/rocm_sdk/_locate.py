@@ -4,8 +4,11 @@ A binary wheel installs two top-level packages side by side: its pure package
 (rocm_sdk_core, with __init__.py and _dist_info.py) and its platform directory
 (_rocm_sdk_core, the install tree: bin/, lib/, ...). The platform directory
 need not be a regular package, so we find it next to the pure package of the
-same wheel: both are always installed into the same directory. Device wheels
-have no pure package; they add files to the libraries platform directory.
+same wheel: both are always installed into the same directory. Where the pure
+package is not the one _dist_info names (upstream's legacy libraries wheels name
+theirs after the family, rocm_sdk_libraries_gfx110X-all), we look next to the
+core's. Device wheels have no pure package; they add files to the libraries
+platform directory.
 """
 
 import importlib.util
@@ -50,9 +53,9 @@ def platform_dir(logical_name, target_family=None):
         target_family = resolve_family(pkg)
     dist = pkg.get_dist_package_name(target_family)
     pure = pure_package_dir(pkg.pure_py_package_name) if pkg.pure_py_package_name else None
-    if pure is not None:
-        d = pure.parent / pkg.get_py_package_name(target_family)
-        if d.is_dir():
+    for site in (pure.parent if pure is not None else None, site_dir()):
+        d = site / pkg.get_py_package_name(target_family) if site is not None else None
+        if d is not None and d.is_dir():
             return d
     raise PackageNotInstalled(
         "The ROCm SDK package %s is not installed in this Python environment; "
