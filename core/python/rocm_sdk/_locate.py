@@ -45,17 +45,18 @@ def resolve_family(pkg):
 
 def platform_dir(logical_name, target_family=None):
     """The platform directory of an installed package, e.g.
-    .../site-packages/_rocm_sdk_core. Raises PackageNotInstalled when the
-    package (its pure package and platform directory) is not there.
+    .../site-packages/_rocm_sdk_core, next to the package's pure package or
+    the core's. Raises PackageNotInstalled when it is not there.
     """
     pkg = di.ALL_PACKAGES[logical_name]
     if pkg.is_target_specific and target_family is None:
         target_family = resolve_family(pkg)
     dist = pkg.get_dist_package_name(target_family)
     pure = pure_package_dir(pkg.pure_py_package_name) if pkg.pure_py_package_name else None
-    for site in (pure.parent if pure is not None else None, site_dir()):
-        d = site / pkg.get_py_package_name(target_family) if site is not None else None
-        if d is not None and d.is_dir():
+    sites = [pure.parent] if pure is not None else []
+    for site in sites + [site_dir()]:
+        d = site / pkg.get_py_package_name(target_family)
+        if d.is_dir():
             return d
     raise PackageNotInstalled(
         "The ROCm SDK package %s is not installed in this Python environment; "
