@@ -9,8 +9,10 @@
 #  - wheel_oracle.py: every wheel and sdist it builds is served under the same name in
 #    RUN/python/ (files/ or <family>/), with the same members, modes, payload bytes (ELF:
 #    the same NEEDED/SONAME/RUNPATH), metadata, console scripts for the programs present,
-#    _dist_info values, devel tarball, device links, and sdist requirements for every
-#    family, but for the differences docs/python-sdk.md lists;
+#    _dist_info values, devel tarball, device links, sdist requirements for every family,
+#    and the legacy run's python/<family>/index.html against the page upstream's
+#    generate_local_index.py --per-family-indexes writes, but for the differences
+#    docs/python-sdk.md lists;
 #  - ours over theirs: our rocm sdist (from the mount) installed with upstream's core,
 #    libraries, devel (and device, profiler) wheels: `rocm-sdk version`, `targets`, `path
 #    --root` (our devel expansion of upstream's tarball, no dangling link) and `rocm-sdk
@@ -78,6 +80,10 @@ for run in $LEGACY $SPLIT; do
 		tail -n 20 "$T/up-$run.log" >&2
 		continue
 	}
+	# the legacy run's family pages, as TheRock's upload step writes them
+	[ $run = $LEGACY ] && { "$PY" "$UP/build_tools/packaging/python/generate_local_index.py" \
+		"$T/up-$run/dist" --per-family-indexes >>"$T/up-$run.log" 2>&1 ||
+		fail "upstream's generate_local_index.py"; }
 	"$PY" "$(dirname "$0")/wheel_oracle.py" "$T/up-$run/dist" "$M/$run/python" "$TPL" \
 		>"$T/oracle-$run.log" 2>&1 || {
 		fail "$run: what python/ serves differs from upstream's build"

@@ -29,6 +29,8 @@ files say which program each console script runs). Every package upstream builds
   devel tar   the same members (name, type, mode, link target, bytes), our tar may also
               have its top directory;
   links json  .devel_links/<target>.json: the same version and set of links;
+  pages       a --find-links page (upstream's generate_local_index.py --per-family-indexes
+              writes dist/<family>/index.html) links the same files, and ours resolve;
   sdist       setup.py egg_info gives the same requires.txt and entry points, for every
               target family (ROCM_SDK_TARGET_FAMILY) and for none; but an extra of
               upstream's that names only packages its build does not make (`device` of a
@@ -44,6 +46,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import urllib.parse
 import zipfile
 from pathlib import Path
 
@@ -262,6 +265,21 @@ def compare_sdist(up_path, our_path):
     compared.append("%s (%d families)" % (our_path.name, len(families) - 1))
 
 
+def compare_page(up_path, our_path):
+    """A --find-links page: the same files linked (by name); each of our links resolves."""
+    def links(page):
+        hrefs = re.findall(r'<a href="([^"]+)"', page.read_text())
+        return {urllib.parse.unquote(h.rsplit("/", 1)[-1]): h for h in hrefs}
+    lu, lo = links(up_path), links(our_path)
+    where = str(our_path.relative_to(ours))
+    for name in sorted(set(lu) ^ set(lo)):
+        problem(where, "%s linked only by %s" % (name, "upstream's" if name in lu else "ours"))
+    for name, href in lo.items():
+        if not (our_path.parent / urllib.parse.unquote(href)).is_file():
+            problem(where, "link %s does not resolve" % href)
+    compared.append("%s (%d links)" % (where, len(lo)))
+
+
 for up in sorted(upstream.rglob("*")):
     if not up.is_file():
         continue
@@ -272,6 +290,8 @@ for up in sorted(upstream.rglob("*")):
         compare_wheel(up, mine)
     elif up.name.endswith(".tar.gz"):
         compare_sdist(up, mine)
+    elif up.name == "index.html":
+        compare_page(up, mine)
 
 print("compared with upstream: %s" % ", ".join(compared))
 for p in problems:
