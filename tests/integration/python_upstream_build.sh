@@ -1,25 +1,27 @@
 #!/usr/bin/env bash
 # python_upstream_build: TheRock's own build_python_packages.py (89553ce, vendored in
 # tests/integration/upstream_therock/) is the oracle for the Python packages rockfs serves.
-# Store: the demo's kpack-split run and its legacy run with two families (its stored wheels
-# removed, so python/ synthesizes everything), each with profiler artifacts (upstream
-# refuses a Linux build without them).
+# Store: the demo's kpack-split run, its legacy run with two families (its stored wheels
+# removed, so python/ synthesizes everything) and a copy of that run with one family
+# (TheRock's single-arch layout), each with profiler artifacts (upstream refuses a Linux
+# build without them).
 #  - upstream's build runs over the mount: --artifact-dir RUN/browse (the layout its
 #    fetch step extracts), with patchelf and libmagic, as in TheRock's CI;
 #  - wheel_oracle.py: every wheel and sdist it builds is served under the same name in
 #    RUN/python/ (files/ or <family>/), with the same members, modes, payload bytes (ELF:
 #    the same NEEDED/SONAME/RUNPATH), metadata, console scripts for the programs present,
 #    _dist_info values, devel tarball, device links, sdist requirements for every family,
-#    and the legacy run's python/<family>/index.html against the page upstream's
-#    generate_local_index.py --per-family-indexes writes, but for the differences
-#    docs/python-sdk.md lists;
+#    and the --find-links pages TheRock's upload step writes (python/<family>/index.html
+#    against generate_local_index.py --per-family-indexes for the legacy run,
+#    python/index.html against third-party/indexer/indexer.py for the single-family
+#    one), but for the differences docs/python-sdk.md lists;
 #  - ours over theirs: our rocm sdist (from the mount) installed with upstream's core,
 #    libraries, devel (and device, profiler) wheels: `rocm-sdk version`, `targets`, `path
 #    --root` (our devel expansion of upstream's tarball, no dangling link) and `rocm-sdk
-#    test` pass, for the split run and for the legacy run's second family; the only
-#    failures are the three console scripts upstream's core wheel declares without a
-#    function in its _cli.py (roc-obj, roc-obj-extract, roc-obj-ls: upstream's bug, and
-#    running upstream's roc-obj fails the same way).
+#    test` pass, for the split run, the legacy run's second family and the single-family
+#    run; the only failures are the three console scripts upstream's core wheel declares
+#    without a function in its _cli.py (roc-obj, roc-obj-extract, roc-obj-ls: upstream's
+#    bug, and running upstream's roc-obj fails the same way).
 . "$(dirname "$0")/lib.sh"
 it_init "$@"
 PY=/usr/bin/python3
@@ -40,12 +42,15 @@ export PIP_CONFIG_FILE=/dev/null
 unset LD_LIBRARY_PATH ROCM_SDK_TARGET_FAMILY ROCM_SDK_PRELOAD_LIBRARIES
 LEGACY=24205988454-linux
 SPLIT=24205988455-linux
+SINGLE=24205988456-linux
 
 # ---- the store ----
 S=$T/store B=$T/build
 mkdir -p "$S" "$B"
 cp -r "$STORE/$LEGACY" "$STORE/$SPLIT" "$S/"
 rm -rf "$S/$LEGACY/python"
+cp -r "$S/$LEGACY" "$S/$SINGLE"
+rm "$S/$SINGLE/"*_gfx110X-all.*
 echo 'int sys_value(void) { return 3; }' >"$B/sys.c"
 echo 'int main(void) { return 0; }' >"$B/avail.c"
 (
@@ -55,7 +60,7 @@ echo 'int main(void) { return 0; }' >"$B/avail.c"
 ) || die "cc"
 printf '#!/bin/sh\necho rocprof-compute\n' >"$B/rocprof-compute"
 chmod 755 "$B/rocprof-compute"
-for run in $LEGACY $SPLIT; do
+for run in $LEGACY $SPLIT $SINGLE; do
 	it_mkart "$S/$run" rocprofiler-systems_lib_generic profiler/rocprofiler-systems/stage \
 		"$B/librocprof-sys.so.1.0:lib/librocprof-sys.so.1.0" \
 		"librocprof-sys.so.1.0:lib/librocprof-sys.so.1:link"
@@ -69,7 +74,7 @@ M=$T/mnt
 it_mount fs "$S" "$M" "$T/cache"
 
 # ---- upstream's build over the mount, and the comparison ----
-for run in $LEGACY $SPLIT; do
+for run in $LEGACY $SPLIT $SINGLE; do
 	ver=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["rocm_package_version"])' \
 		"$M/$run/browse/base_lib_generic/base/aux-overlay/stage/share/therock/therock_manifest.json") ||
 		die "$run: no therock_manifest.json in browse/base_lib_generic"
@@ -80,10 +85,15 @@ for run in $LEGACY $SPLIT; do
 		tail -n 20 "$T/up-$run.log" >&2
 		continue
 	}
-	# the legacy run's family pages, as TheRock's upload step writes them
-	[ $run = $LEGACY ] && { "$PY" "$UP/build_tools/packaging/python/generate_local_index.py" \
+	# the --find-links pages, as TheRock's upload step writes them (none for a kpack-split
+	# run: its bucket's listing is the page)
+	case $run in
+	$LEGACY) "$PY" "$UP/build_tools/packaging/python/generate_local_index.py" \
 		"$T/up-$run/dist" --per-family-indexes >>"$T/up-$run.log" 2>&1 ||
-		fail "upstream's generate_local_index.py"; }
+		fail "upstream's generate_local_index.py" ;;
+	$SINGLE) "$PY" "$UP/third-party/indexer/indexer.py" "$T/up-$run/dist" \
+		--filter '*.whl' '*.tar.gz' >>"$T/up-$run.log" 2>&1 || fail "upstream's indexer.py" ;;
+	esac
 	"$PY" "$(dirname "$0")/wheel_oracle.py" "$T/up-$run/dist" "$M/$run/python" "$TPL" \
 		>"$T/oracle-$run.log" 2>&1 || {
 		fail "$run: what python/ serves differs from upstream's build"
@@ -144,6 +154,8 @@ over $SPLIT "$T/v-split" gfx1100 "$M/$SPLIT/python/files/$SD" libraries,devel,de
 FAM=gfx94X-dcgpu
 over $LEGACY "$T/v-legacy" $FAM "$M/$LEGACY/python/$FAM/$SD" libraries,devel,profiler \
 	"$T/up-$LEGACY/dist" "$T/up-$LEGACY/dist/$FAM"
+over $SINGLE "$T/v-single" $FAM "$M/$SINGLE/python/files/$SD" libraries,devel,profiler \
+	"$T/up-$SINGLE/dist"
 
 # upstream's own roc-obj console script is broken the same way (no roc_obj in its _cli.py)
 if "$T/v-split/bin/roc-obj" >"$T/rocobj.log" 2>&1; then

@@ -29,8 +29,10 @@ files say which program each console script runs). Every package upstream builds
   devel tar   the same members (name, type, mode, link target, bytes), our tar may also
               have its top directory;
   links json  .devel_links/<target>.json: the same version and set of links;
-  pages       a --find-links page (upstream's generate_local_index.py --per-family-indexes
-              writes dist/<family>/index.html) links the same files, and ours resolve;
+  pages       a --find-links page links the same files, and ours resolve: upstream's
+              dist/index.html (third-party/indexer/indexer.py, a single-family run) is
+              our python/index.html, dist/<family>/index.html (generate_local_index.py
+              --per-family-indexes) our python/<family>/index.html;
   sdist       setup.py egg_info gives the same requires.txt and entry points, for every
               target family (ROCM_SDK_TARGET_FAMILY) and for none; but an extra of
               upstream's that names only packages its build does not make (`device` of a
@@ -61,6 +63,8 @@ def problem(where, what):
 
 def ours_for(up):
     rel = up.relative_to(upstream)
+    if str(rel) == "index.html":
+        return ours / "index.html"
     if len(rel.parts) == 1:
         return ours / "files" / rel.name
     return ours / rel
@@ -269,7 +273,8 @@ def compare_page(up_path, our_path):
     """A --find-links page: the same files linked (by name); each of our links resolves."""
     def links(page):
         hrefs = re.findall(r'<a href="([^"]+)"', page.read_text())
-        return {urllib.parse.unquote(h.rsplit("/", 1)[-1]): h for h in hrefs}
+        return {urllib.parse.unquote(h.rsplit("/", 1)[-1]): h for h in hrefs
+                if h.endswith((".whl", ".tar.gz"))}
     lu, lo = links(up_path), links(our_path)
     where = str(our_path.relative_to(ours))
     for name in sorted(set(lu) ^ set(lo)):
