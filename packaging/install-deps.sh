@@ -41,6 +41,8 @@ if [ $tests = 1 ]; then
 		# TheRock's own build_python_packages.py (the python views' oracle) needs patchelf,
 		# libmagic's binding and setuptools + wheel for the system python3
 		patchelf python3-magic python3-setuptools python3-wheel
+		# rocm-kpack's own split/verify/recombine (the kpack oracle) need these
+		python3-zstandard python3-msgpack
 		# native package tests: dpkg-gencontrol, dpkg-scanpackages, apt-ftparchive, lintian
 		dpkg-dev apt-utils lintian
 		# and rpm (query, -K, install, rpmbuild), rpm2cpio + cpio, createrepo_c, dnf

@@ -78,7 +78,7 @@ for run in $LEGACY $SPLIT $SINGLE; do
 	ver=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["rocm_package_version"])' \
 		"$M/$run/browse/base_lib_generic/base/aux-overlay/stage/share/therock/therock_manifest.json") ||
 		die "$run: no therock_manifest.json in browse/base_lib_generic"
-	PYTHONPATH=$UP/py312_compat "$PY" "$UP/build_tools/build_python_packages.py" \
+	PYTHONPATH=$UP/../py312_compat "$PY" "$UP/build_tools/build_python_packages.py" \
 		--artifact-dir "$M/$run/browse" --dest-dir "$T/up-$run" --version "$ver" \
 		>"$T/up-$run.log" 2>&1 || {
 		fail "$run: upstream's build_python_packages.py over the mount"
