@@ -932,13 +932,15 @@ static int do_split(struct rk_vfs *v, struct artifact *a, const char *group, int
 {
 	struct split s = {.v = v, .a = a, .mtime = a->run->dir->mtime, .relkeys = relkeys};
 	struct rk_buf path = RK_BUF_INIT;
+	struct rk_kpack_db_set wheel_dbs;
 	int rc;
 
 	/* an artifact splits with the handlers its topology entry asks for (TheRock passes
-	 * them to split_artifacts --split-databases); a wheel with every handler */
+	 * them to split_artifacts --split-databases); a wheel with those of any artifact */
 	if (group) {
 		snprintf(s.group, sizeof(s.group), "%s", group);
-		s.dbs = &rk_kpack_db_all;
+		rk_topology_wheel_dbs(v->kpack_topology, &wheel_dbs);
+		s.dbs = &wheel_dbs;
 	} else {
 		snprintf(s.group, sizeof(s.group), "%s_%s", a->art->an.name, a->art->an.component);
 		s.dbs = rk_topology_dbs(v->kpack_topology, a->art->an.name);
