@@ -43,6 +43,9 @@ if [ $tests = 1 ]; then
 		patchelf python3-magic python3-setuptools python3-wheel
 		# rocm-kpack's own split/verify/recombine (the kpack oracle) need these
 		python3-zstandard python3-msgpack
+		# and TheRock's build_package.py (the native packages' oracle): debhelper's dh,
+		# jinja2 (dpkg-dev, rpm and patchelf are listed above)
+		debhelper python3-jinja2
 		# native package tests: dpkg-gencontrol, dpkg-scanpackages, apt-ftparchive, lintian
 		dpkg-dev apt-utils lintian
 		# and rpm (query, -K, install, rpmbuild), rpm2cpio + cpio, createrepo_c, dnf

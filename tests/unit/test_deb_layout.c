@@ -97,12 +97,11 @@ RK_TEST(control_text)
 	RK_ASSERT(rk_deb_control(&m) == NULL && errno == EINVAL);
 }
 
-/* TheRock builds the stanza with dpkg-buildpackage from debian/control (its template) and
- * debian/changelog: dpkg-gencontrol must print the same bytes. */
-RK_TEST(control_like_dpkg_gencontrol)
+/* dpkg-gencontrol -p NAME over debian/control with these relation fields (and the
+ * changelog) prints *want; rk_deb_control must print the same bytes. */
+static void like_gencontrol(const struct rk_pkg_meta *m)
 {
-	struct rk_pkg_meta m = meta();
-	char *c = rk_deb_control(&m), *got;
+	char *c = rk_deb_control(m), *got;
 
 	if (fx_sh("command -v dpkg-gencontrol >/dev/null"))
 		RK_SKIP("dpkg-gencontrol is not installed (dpkg-dev)");
@@ -111,12 +110,13 @@ RK_TEST(control_like_dpkg_gencontrol)
 		  "Maintainer: ROCm Dev Support <rocm-dev.support@amd.com>\n"
 		  "Build-Depends: debhelper-compat (= 13)\nStandards-Version: 7.13.0\n"
 		  "Homepage: https://github.com/ROCm/TheRock\n\n"
-		  "Package: " NAME "\nArchitecture: amd64\n"
-		  "Depends: amdrocm-core7.13 (= 7.13.0~dev20261120-123), libc6 | libc6-dev\n"
-		  "Provides: amdrocm-test\nReplaces: amdrocm-test-old\n"
-		  "Conflicts: amdrocm-test-old\nRecommends: amdrocm-doc\n"
-		  "Description: ROCm test library for gfx1100\n"
-		  " A library used to test the package writer.\n .\n It has two paragraphs.\n");
+		  "Package: " NAME "\nArchitecture: amd64\n");
+	fx_sh("for f in Depends:'%s' Recommends:'%s' Suggests:'%s' Provides:'%s' "
+	      "Replaces:'%s' Conflicts:'%s'; do case $f in *:) ;; *) echo \"${f%%%%:*}: ${f#*:}\" "
+	      ">>debian/control;; esac; done",
+	      m->depends, m->recommends, m->suggests, m->provides, m->replaces, m->conflicts);
+	fx_sh("printf 'Description: ROCm test library for gfx1100\\n A library used to test the "
+	      "package writer.\\n .\\n It has two paragraphs.\\n' >>debian/control");
 	fx_writes("debian/changelog",
 		  NAME " (7.13.0~dev20261120-123) UNRELEASED; urgency=medium\n\n"
 		       "  * Initial release\n\n"
@@ -130,6 +130,33 @@ RK_TEST(control_like_dpkg_gencontrol)
 	RK_ASSERT_EQ_STR(got, c);
 	free(got);
 	free(c);
+}
+
+/* TheRock builds the stanza with dpkg-buildpackage from debian/control (its template) and
+ * debian/changelog: dpkg-gencontrol must print the same bytes. */
+RK_TEST(control_like_dpkg_gencontrol)
+{
+	struct rk_pkg_meta m = meta();
+
+	like_gencontrol(&m);
+}
+
+/* The relation strings TheRock's Python writes into debian/control, as pkg_rules.c makes
+ * them: "name( = V)", a dropped item's trailing ", ", repeats, unsorted union fields, a
+ * dependency on the package itself; dpkg-gencontrol rewrites them all. */
+RK_TEST(relations_like_dpkg_gencontrol)
+{
+	struct rk_pkg_meta m = meta();
+
+	m.depends = "amdrocm-core7.13( = 7.13.0~dev20261120-123), libc6 |libc6-dev, , "
+		    "amdrocm-core7.13, " NAME ", zlib1g, zlib1g( >= 1.2) , ";
+	m.recommends = "amdrocm-doc, libc6 | libc6-dev, amdrocm-core7.13, amdrocm-extra";
+	m.suggests = "amdrocm-extra, amdrocm-more(<< 8)";
+	m.provides =
+		"amdrocm-test-b, amdrocm-test-a( = 7.13.0-123), amdrocm-test-a, amdrocm-test-b";
+	m.replaces = "amdrocm-z, amdrocm-a (>> 1), amdrocm-a";
+	m.conflicts = "amdrocm-test-old, , ";
+	like_gencontrol(&m);
 }
 
 /* A data.tar over two blobs: a plain file and an "ELF" with 8 bytes patched. */

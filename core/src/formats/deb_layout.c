@@ -28,6 +28,267 @@ static int field(struct rk_buf *b, const char *name, const char *value)
 	return rk_buf_addf(b, "%s: %s\n", name, value);
 }
 
+/* ---- relation fields as dpkg-gencontrol writes them (Dpkg::Deps) ----
+ * TheRock's debian/control carries its Python's strings ("amdrocm-core7.13( = 7.13.0-1)",
+ * a dropped dependency's trailing ", "); dpkg-gencontrol parses each relation field and
+ * writes it back: "name (op version)" joined by ", " and " | ", empty items gone. In
+ * Depends, Recommends and Suggests an item implied by one before it (in the field or a
+ * stronger one; one implied by a later item takes that one's place) or satisfied by the
+ * package itself is dropped; in the union fields (Conflicts, Replaces, Provides) two items
+ * on one name merge into the weaker, and the items are sorted. Implication is the subset
+ * rockfs can produce: the same name with no version, or with the same relation and
+ * version (dpkg also compares versions). */
+
+#define REL_ALTS 16
+
+struct rel {
+	const char *name, *ver; /* not NUL-terminated: nl, vl */
+	size_t nl, vl;
+	int op; /* index into rel_ops, -1: no version */
+};
+
+struct relitem {
+	struct rel alt[REL_ALTS];
+	size_t n;
+};
+
+/* dpkg's spellings, in Dpkg::Deps' sort order of relations (none first); "<" and ">"
+ * are the deprecated spellings of "<=" and ">=". */
+static const char *const rel_ops[] = {">=", ">>", "=", "<<", "<="};
+
+static int rel_parse_one(const char *s, size_t n, struct rel *r)
+{
+	size_t i = 0, j;
+
+	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	while (n > i && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	r->name = s + i;
+	for (j = i; j < n && s[j] != ' ' && s[j] != '\t' && s[j] != '('; j++)
+		;
+	r->nl = j - i;
+	r->op = -1;
+	r->ver = "";
+	r->vl = 0;
+	if (!r->nl)
+		return -EINVAL;
+	while (j < n && (s[j] == ' ' || s[j] == '\t'))
+		j++;
+	if (j == n)
+		return 0;
+	if (s[j] != '(' || s[n - 1] != ')')
+		return -EINVAL;
+	for (j++, n--; j < n && (s[j] == ' ' || s[j] == '\t');)
+		j++;
+	if (j + 1 < n && (!strncmp(s + j, ">=", 2) || !strncmp(s + j, "<=", 2) ||
+			  !strncmp(s + j, ">>", 2) || !strncmp(s + j, "<<", 2))) {
+		for (size_t k = 0; k < sizeof(rel_ops) / sizeof(*rel_ops); k++)
+			if (!strncmp(s + j, rel_ops[k], 2))
+				r->op = (int)k;
+		j += 2;
+	} else if (j < n && (s[j] == '=' || s[j] == '<' || s[j] == '>')) {
+		r->op = s[j] == '=' ? 2 : s[j] == '<' ? 4 : 0;
+		j++;
+	} else {
+		return -EINVAL;
+	}
+	while (j < n && (s[j] == ' ' || s[j] == '\t'))
+		j++;
+	while (n > j && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	r->ver = s + j;
+	r->vl = n - j;
+	return r->vl ? 0 : -EINVAL;
+}
+
+/* The items of value, empty ones skipped. -EINVAL: not a relation field dpkg reads. */
+static int rel_parse(const char *value, struct relitem **out, size_t *nout)
+{
+	size_t cap = 1, n = 0;
+	struct relitem *v;
+
+	for (const char *p = value; *p; p++)
+		cap += *p == ',';
+	if (!(v = calloc(cap, sizeof(*v))))
+		return -ENOMEM;
+	for (const char *p = value; *p;) {
+		const char *end = strchr(p, ','), *q = end ? end : p + strlen(p);
+
+		if (strspn(p, " \t") < (size_t)(q - p)) {
+			struct relitem *it = &v[n++];
+
+			for (const char *a = p; a <= q;) {
+				const char *bar = memchr(a, '|', (size_t)(q - a));
+				const char *ae = bar ? bar : q;
+
+				if (it->n == REL_ALTS ||
+				    rel_parse_one(a, (size_t)(ae - a), &it->alt[it->n++])) {
+					free(v);
+					return -EINVAL;
+				}
+				a = ae + 1;
+			}
+		}
+		p = end ? end + 1 : q;
+	}
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+static int rel_same_name(const struct rel *a, const struct rel *b)
+{
+	return a->nl == b->nl && !memcmp(a->name, b->name, a->nl);
+}
+
+/* Whether a makes b true: the same name, and b has no version or a has the same one. */
+static int rel_alt_implies(const struct rel *a, const struct rel *b)
+{
+	return rel_same_name(a, b) &&
+	       (b->op < 0 || (a->op == b->op && a->vl == b->vl && !memcmp(a->ver, b->ver, a->vl)));
+}
+
+/* Whether item x makes item y true (Dpkg::Deps Simple and OR implies): every
+ * alternative of x makes one of y's true; an OR item never implies a single one. */
+static int rel_implies(const struct relitem *x, const struct relitem *y)
+{
+	if (x->n > 1 && y->n == 1)
+		return 0;
+	for (size_t i = 0; i < x->n; i++) {
+		int found = 0;
+
+		for (size_t k = 0; !found && k < y->n; k++)
+			found = rel_alt_implies(&x->alt[i], &y->alt[k]);
+		if (!found)
+			return 0;
+	}
+	return 1;
+}
+
+/* Dpkg::Deps::Simple merge_union of o into kept item x (union fields): the weaker of two
+ * relations on one name is kept. 1: o merged (dropped). */
+static int rel_merge_union(struct relitem *x, const struct relitem *o)
+{
+	if (x->n != 1 || o->n != 1 || !rel_same_name(&x->alt[0], &o->alt[0]))
+		return 0;
+	if (o->alt[0].op < 0 && x->alt[0].op >= 0) {
+		x->alt[0] = o->alt[0];
+		return 1;
+	}
+	return rel_implies(x, o) || rel_implies(o, x);
+}
+
+static int rel_cmp(const void *x, const void *y)
+{
+	const struct relitem *p = x, *q = y;
+
+	for (size_t i = 0;; i++) {
+		const struct rel *a = i < p->n ? &p->alt[i] : NULL,
+				 *b = i < q->n ? &q->alt[i] : NULL;
+		size_t l;
+		int c;
+
+		if (!a || !b)
+			return !a && !b ? 0 : !a ? -1 : 1;
+		l = a->nl < b->nl ? a->nl : b->nl;
+		if ((c = memcmp(a->name, b->name, l)) || (c = (a->nl > b->nl) - (a->nl < b->nl)))
+			return c;
+		if (a->op != b->op)
+			return a->op < b->op ? -1 : 1;
+		l = a->vl < b->vl ? a->vl : b->vl;
+		if ((c = memcmp(a->ver, b->ver, l)) || (c = (a->vl > b->vl) - (a->vl < b->vl)))
+			return c;
+	}
+}
+
+/* Field name (union: a union field) of package self at version, value as dpkg-gencontrol
+ * writes it; seen: the stronger normal fields' items so far (grown for a normal field). */
+static int relations(struct rk_buf *b, const char *name, const char *value, int is_union,
+		     const char *self, const char *version, struct relitem **seen, size_t *nseen)
+{
+	struct relitem *v = NULL, *keep;
+	size_t n = 0, nk = 0, start = b->len;
+	int rc;
+
+	if (!value || !*value)
+		return 0;
+	if ((rc = rel_parse(value, &v, &n)))
+		return rc == -EINVAL ? field(b, name, value) : rc; /* as it is: dpkg would fail */
+	keep = v; /* kept items are compacted to the front */
+	for (size_t i = 0; i < n; i++) {
+		struct relitem it = v[i];
+		int drop = 0;
+
+		if (is_union) {
+			for (size_t k = 0; !drop && k < nk; k++)
+				drop = rel_merge_union(&keep[k], &it);
+			if (!drop)
+				keep[nk++] = it;
+			continue;
+		}
+		/* true on the package alone (Dpkg::Deps::KnownFacts) */
+		for (size_t a = 0; !drop && a < it.n; a++) {
+			const struct rel *r = &it.alt[a];
+
+			drop = r->nl == strlen(self) && !memcmp(r->name, self, r->nl) &&
+			       (r->op < 0 || (r->op == 2 && r->vl == strlen(version) &&
+					      !memcmp(r->ver, version, r->vl)));
+		}
+		for (size_t k = 0; !drop && k < *nseen; k++)
+			drop = rel_implies(&(*seen)[k], &it);
+		for (size_t k = 0; !drop && k < nk; k++)
+			drop = rel_implies(&keep[k], &it);
+		if (drop)
+			continue;
+		/* implied by a later item: that one takes this place */
+		for (size_t k = i + 1; k < n; k++)
+			if (v[k].n && rel_implies(&v[k], &it)) {
+				it = v[k];
+				v[k].n = 0;
+				break;
+			}
+		if (it.n)
+			keep[nk++] = it;
+	}
+	if (is_union)
+		qsort(keep, nk, sizeof(*keep), rel_cmp);
+	for (size_t i = 0; !rc && i < nk; i++)
+		for (size_t a = 0; !rc && a < keep[i].n; a++) {
+			const struct rel *r = &keep[i].alt[a];
+
+			rc = rk_buf_addf(b, "%s%.*s",
+					 a   ? " | "
+					 : i ? ", "
+					     : "",
+					 (int)r->nl, r->name);
+			if (!rc && r->op >= 0)
+				rc = rk_buf_addf(b, " (%s %.*s)", rel_ops[r->op], (int)r->vl,
+						 r->ver);
+		}
+	if (!rc && nk) {
+		char *text = strndup(b->buf + start, b->len - start);
+
+		b->len = start;
+		b->buf[start] = '\0';
+		rc = text ? field(b, name, text) : -ENOMEM;
+		free(text);
+	}
+	if (!rc && !is_union && nk) {
+		struct relitem *ns = realloc(*seen, (*nseen + nk) * sizeof(**seen));
+
+		if (!ns)
+			rc = -ENOMEM;
+		else {
+			memcpy(ns + *nseen, keep, nk * sizeof(*keep));
+			*seen = ns;
+			*nseen += nk;
+		}
+	}
+	free(v);
+	return rc;
+}
+
 /* The long description as continuation lines: " text", an empty line " .". */
 static int description(struct rk_buf *b, const char *summary, const char *text)
 {
@@ -59,6 +320,8 @@ char *rk_deb_version(const struct rk_pkg_meta *m)
 char *rk_deb_stanza(const struct rk_pkg_meta *m, const char *extra)
 {
 	struct rk_buf b = RK_BUF_INIT;
+	struct relitem *seen = NULL, *none = NULL;
+	size_t nseen = 0, nnone = 0;
 	char *version = NULL, size[24];
 	int rc = -EINVAL;
 
@@ -74,18 +337,21 @@ char *rk_deb_stanza(const struct rk_pkg_meta *m, const char *extra)
 	if ((rc = field(&b, "Package", m->name)) || (rc = field(&b, "Version", version)) ||
 	    (rc = field(&b, "Architecture", m->arch)) ||
 	    (rc = field(&b, "Maintainer", m->maintainer)) ||
-	    (rc = field(&b, "Installed-Size", size)) || (rc = field(&b, "Depends", m->depends)) ||
-	    (rc = field(&b, "Recommends", m->recommends)) ||
-	    (rc = field(&b, "Suggests", m->suggests)) ||
-	    (rc = field(&b, "Conflicts", m->conflicts)) ||
-	    (rc = field(&b, "Replaces", m->replaces)) ||
-	    (rc = field(&b, "Provides", m->provides)) || (rc = rk_buf_adds(&b, extra)) ||
-	    (rc = field(&b, "Section", m->section)) || (rc = field(&b, "Priority", m->priority)) ||
+	    (rc = field(&b, "Installed-Size", size)) ||
+	    (rc = relations(&b, "Depends", m->depends, 0, m->name, version, &seen, &nseen)) ||
+	    (rc = relations(&b, "Recommends", m->recommends, 0, m->name, version, &seen, &nseen)) ||
+	    (rc = relations(&b, "Suggests", m->suggests, 0, m->name, version, &seen, &nseen)) ||
+	    (rc = relations(&b, "Conflicts", m->conflicts, 1, m->name, version, &none, &nnone)) ||
+	    (rc = relations(&b, "Replaces", m->replaces, 1, m->name, version, &none, &nnone)) ||
+	    (rc = relations(&b, "Provides", m->provides, 1, m->name, version, &none, &nnone)) ||
+	    (rc = rk_buf_adds(&b, extra)) || (rc = field(&b, "Section", m->section)) ||
+	    (rc = field(&b, "Priority", m->priority)) ||
 	    (rc = field(&b, "Homepage", m->homepage)) ||
 	    (rc = description(&b, m->summary, m->description)))
 		goto out;
 out:
 	free(version);
+	free(seen);
 	if (rc) {
 		rk_buf_release(&b);
 		errno = -rc;

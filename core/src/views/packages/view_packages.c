@@ -22,6 +22,7 @@
  * with one log line; the rest installs. */
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -311,7 +312,8 @@ static int add_pkg(struct pkgs *s, const struct pkg_out *out, struct artifact *c
 		.description = out->def->description,
 		.section = out->def->section,
 		.priority = out->def->priority,
-		.homepage = out->def->homepage,
+		/* TheRock's spec template has no URL: Homepage goes to DEBs only */
+		.homepage = deb ? out->def->homepage : "",
 		.license = out->def->license,
 		.vendor = out->def->vendor,
 		.group = out->def->group,
@@ -551,11 +553,44 @@ static int pkg_tree(struct pkg *p, struct node **root, struct rk_err *err)
 			    &p->meta.installed_size, err);
 }
 
+/* File names debhelper's dh_fixperms makes 0644 wherever they are (libraries, web and
+ * image files, OCaml and Node objects). */
+static const char *const dh_mode_0644[] = {"*.so.*", "*.so",   "*.la",	 "*.a",	   "*.js",
+					   "*.css",  "*.scss", "*.sass", "*.jpeg", "*.jpg",
+					   "*.png",  "*.gif",  "*.cmxs", "*.node", NULL};
+
+/* What dh_fixperms (debhelper 13, run by the dh sequence of TheRock's debian/rules) does
+ * to a DEB's tree: every entry but a symlink gets go=rX,u+rw,a-s (read for all, execute
+ * for all where anyone had it, no set-id bits), then the names above become 0644. Its
+ * path rules (usr/share/doc, usr/include, bin/, ...) cannot match below the install
+ * prefix (/opt/rocm/...). An RPM keeps the artifacts' modes, as rpmbuild does. */
+static void dh_fixperms(struct node *dir)
+{
+	for (size_t i = 0; i < dir->nents; i++) {
+		struct node *n = dir->order[i]->node;
+		uint32_t m = n->mode, x;
+
+		if (S_ISLNK(m))
+			continue;
+		x = (S_ISDIR(m) || (m & 0111)) ? 0011 : 0;
+		m = (m & (S_IFMT | 01700)) | 0600 | 0044 | x;
+		for (size_t k = 0; S_ISREG(m) && dh_mode_0644[k]; k++)
+			if (!fnmatch(dh_mode_0644[k], dir->order[i]->name, 0))
+				m = (m & S_IFMT) | 0644;
+		n->mode = m;
+		if (S_ISDIR(m))
+			dh_fixperms(n);
+	}
+}
+
 static int make_deb(struct pkg *p, struct node *pool, struct rk_err *err)
 {
 	struct rk_composite tar = RK_COMPOSITE_INIT, *deb = calloc(1, sizeof(*deb));
 	struct node *root = NULL, *n;
 	int rc = deb ? pkg_tree(p, &root, err) : -ENOMEM;
+
+	if (!rc)
+		dh_fixperms(root);
 
 	/* the package's time is its newest file's (the tarballs' rule): the same bytes from
 	 * every store and mount */

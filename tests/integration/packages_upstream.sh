@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# packages_upstream: TheRock's own build_package.py (89553ce, vendored in
+# tests/integration/upstream_therock/build_tools/packaging/linux/ with its package.json
+# and templates) is the oracle for RUN/packages/. It runs offline here with Debian's
+# debhelper, dpkg-dev, rpm (rpmbuild), patchelf and python3-jinja2, over a copy of the
+# demo's kpack-split run's browse/ (the layout its fetch step extracts; it converts
+# DT_RUNPATH in place, so not the read-only mount), with --enable-kpack and the run id as
+# --version-suffix, as TheRock's CI calls it, once for DEB and once for RPM. The mount,
+# given the same package.json (-o packages=FILE), must serve the same packages
+# (pkg_upstream_cmp.py): the same names; for a DEB the same control fields, data files
+# (paths, modes after dh_fixperms, link targets, bytes) and maintainer scripts present;
+# for an RPM the same tags, dependencies, file list (modes, owners, digests) and bytes;
+# but for the differences docs/packages.md lists.
+. "$(dirname "$0")/lib.sh"
+it_init "$@"
+PY=/usr/bin/python3
+HERE=$(cd "$(dirname "$0")" && pwd)
+UP=$HERE/upstream_therock/build_tools
+for tool in dpkg-buildpackage dh rpmbuild patchelf dpkg-deb rpm rpm2cpio cpio; do
+	command -v $tool >/dev/null || skip "$tool is not installed"
+done
+"$PY" -c 'import jinja2' 2>/dev/null || skip "build_package.py needs python3-jinja2"
+SPLIT=24205988455-linux
+DEFS=$UP/packaging/linux/package.json
+
+M=$T/mnt
+it_mount fs "$STORE" "$M" "$T/cache" -o "packages=$DEFS"
+cp -a "$M/$SPLIT/browse" "$T/artifacts" && chmod -R u+w "$T/artifacts" || die "copy browse/"
+run_id=${SPLIT%%-*}
+for type in deb rpm; do
+	(cd "$UP/packaging/linux" &&
+		PYTHONPATH=$UP:$HERE/py312_compat "$PY" build_package.py --artifacts-dir "$T/artifacts" \
+			--dest-dir "$T/up-$type" --pkg-type $type --rocm-version 7.13.0 \
+			--version-suffix "$run_id" --enable-kpack) >"$T/up-$type.log" 2>&1 ||
+		{ fail "upstream's build_package.py --pkg-type $type"; tail -n 20 "$T/up-$type.log" >&2; continue; }
+	ours=$M/$SPLIT/packages/deb/pool
+	[ $type = rpm ] && ours=$M/$SPLIT/packages/rpm
+	"$PY" "$HERE/pkg_upstream_cmp.py" $type "$T/up-$type" "$ours" >"$T/cmp-$type.log" 2>&1 ||
+		{ fail "$type: what packages/ serves differs from upstream's build"; grep -v '^compared' "$T/cmp-$type.log" | head -n 20 >&2; }
+	it_say "$(head -n 1 "$T/cmp-$type.log")"
+done
+it_quiet_log fs
+it_finish
