@@ -37,8 +37,12 @@ if [ $tests = 1 ]; then
 		clang libclang-rt-14-dev clang-tools-15
 		# tests drive the mount with real tools
 		rsync libarchive-tools file procps util-linux diffutils coreutils findutils tar gzip
-		# the wheels' RPATH change is checked against patchelf (TheRock's tool for it)
-		patchelf
+		# the wheels' RPATH change is checked against patchelf (TheRock's tool for it), and
+		# TheRock's own build_python_packages.py (the python views' oracle) needs patchelf,
+		# libmagic's binding and setuptools + wheel for the system python3
+		patchelf python3-magic python3-setuptools python3-wheel
+		# rocm-kpack's own split/verify/recombine (the kpack oracle) need these
+		python3-zstandard python3-msgpack
 		# native package tests: dpkg-gencontrol, dpkg-scanpackages, apt-ftparchive, lintian
 		dpkg-dev apt-utils lintian
 		# and rpm (query, -K, install, rpmbuild), rpm2cpio + cpio, createrepo_c, dnf

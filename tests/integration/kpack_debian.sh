@@ -8,7 +8,9 @@
 #  - the rewritten library: readelf -a clean, split form checked by kpack_oracle.py;
 #  - the runtime's lookup picks the right code object for devices with and without
 #    xnack/sramecc;
-#  - rockpack split + verify.
+#  - rockpack split + verify;
+#  - rocm-kpack's own split_artifacts (vendored) writes the same tree as rockpack split
+#    --compression none (kpack_tree_cmp.py).
 . "$(dirname "$0")/lib.sh"
 it_init "$@"
 ORACLE=$(dirname "$(realpath "$0")")/kpack_oracle.py
@@ -101,6 +103,24 @@ done
 
 "$ROCKPACK" --cache "$T/rpcache" -q split "$T/store" 30000000001-linux -o "$T/split" || fail "rockpack split"
 "$ROCKPACK" -q verify "$T/split" >"$T/verify.out" || { fail "verify"; cat "$T/verify.out" >&2; }
+
+# rocm-kpack's own split_artifacts (tests/integration/upstream_kpack/) of the same artifact
+# writes what rockpack split --compression none writes (kpack_tree_cmp.py)
+HERE=$(dirname "$(realpath "$0")")
+if /usr/bin/python3 -c 'import zstandard, msgpack' 2>/dev/null && command -v objcopy >/dev/null; then
+	cp -a "$RM/browse/rand_lib_gfx90X-dcgpu" "$T/in" && chmod -R u+w "$T/in" || die "copy"
+	mkdir -p "$T/tmp"
+	PYTHONPATH=$HERE/upstream_kpack/python:$HERE/py312_compat /usr/bin/python3 -m rocm_kpack.tools.split_artifacts \
+		--artifact-dir "$T/in" --output-dir "$T/up" --artifact-prefix rand_lib \
+		--clang-offload-bundler "$BUNDLER" --tmp-dir "$T/tmp" >"$T/up.log" 2>&1 ||
+		{ fail "upstream's split_artifacts"; tail -n 5 "$T/up.log" >&2; }
+	"$ROCKPACK" --cache "$T/rpcache" -q split "$T/store" 30000000001-linux -o "$T/split-none" \
+		--compression none || fail "rockpack split --compression none"
+	python3 "$HERE/kpack_tree_cmp.py" "$T/up" "$T/split-none" >"$T/cmp.log" 2>&1 ||
+		{ fail "rockpack split differs from upstream's split_artifacts"; head -n 20 "$T/cmp.log" >&2; }
+else
+	fail "rocm-kpack's split needs Debian's python3 with python3-zstandard and python3-msgpack, and objcopy"
+fi
 it_quiet_log fs
 it_umount fs
 it_finish

@@ -11,8 +11,9 @@
 #   rand_dev_<family>      include/rocrand/rocrand.h naming the family, lib/libfakerand.so
 # For each family, from the mount:
 #  - python/<family>/ holds its own rocm sdist and devel wheel, its page links them (./)
-#    with the core and its libraries wheel, not the other family's; simple/ and the flat
-#    python/index.html never list the per-family files;
+#    with the core and every family's libraries wheel (upstream's generate_multiarch_indexes
+#    links all of dist/); simple/ and the flat python/index.html never list the
+#    per-family files;
 #  - simple/ with ROCM_SDK_TARGET_FAMILY: the first family gets its devel wheel (complete
 #    tree), the other no devel extra (never a tree with dangling links);
 #  - pip install 'rocm[libraries,devel]' from python/<family>/index.html (the CI line, no
@@ -104,7 +105,10 @@ for fam in $FAMS; do
 		echo "./$SDIST"
 		echo "./$DEVEL"
 		echo "../files/rocm_sdk_core-$VER-py3-none-linux_x86_64.whl"
-		echo "../files/rocm_sdk_libraries_${fam//-/_}-$VER-py3-none-linux_x86_64.whl"
+		# every family's libraries wheel, as upstream's generate_multiarch_indexes links
+		for f in $FAMS; do
+			echo "../files/rocm_sdk_libraries_${f//-/_}-$VER-py3-none-linux_x86_64.whl"
+		done
 	} | sort >"$T/links-$fam.want"
 	it_same "$fam: python/$fam/index.html's links" "$T/links-$fam.want" "$T/links-$fam"
 done

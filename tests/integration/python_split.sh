@@ -16,7 +16,9 @@
 #    `rockpack kpack resolve` finds every code object of an installed library;
 #  - a remount with the same cache reads the member list (pyhash/members-*); blobs evicted
 #    under the mount are extracted again from the stored wheel (the same bytes);
-#  - a fat wheel with a damaged member: one log line, no split wheels, the rest served.
+#  - a fat wheel with a damaged member: one log line, no split wheels, the rest served;
+#  - the split runs the database handlers TheRock asks for some artifact: an aotriton
+#    image (a handler it asks for none) stays in the host wheel.
 . "$(dirname "$0")/lib.sh"
 it_init "$@"
 ORACLE=$(dirname "$(realpath "$0")")/kpack_oracle.py
@@ -203,5 +205,35 @@ ls "$T/mnt2/$LEGACY/python/files" | grep -qE '^rocm_sdk_(libraries|device_gfx110
 cmp -s "$S2/$LEGACY/python/gfx110X-all/$FAT" "$T/mnt2/$LEGACY/python/files/$FAT" ||
 	fail "damaged member: the stored wheel is not served as it is"
 it_umount bad
+
+# ---- database files of a handler TheRock asks for no artifact stay in the host wheel ----
+# (an aotriton image: the artifact split leaves it in <name>_<component>_generic)
+S3=$T/store3
+mkdir -p "$S3"
+cp -a "$STORE/$LEGACY" "$S3/"
+AOT=_rocm_sdk_libraries_gfx110X_all/lib/aotriton.images/amd-gfx110x/flash/attn_fwd.hsaco
+python3 - "$S3/$LEGACY/python/gfx110X-all/$FAT" "$AOT" <<'EOF' || die "add a member"
+import base64, hashlib, sys, zipfile
+path, name = sys.argv[1:]
+with zipfile.ZipFile(path) as z:
+    items = [(i, z.read(i)) for i in z.infolist()]
+data = b"aotriton image for gfx110x\n"
+digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+with zipfile.ZipFile(path, "w") as out:
+    for i, d in items:
+        if i.filename.endswith(".dist-info/RECORD"):
+            d = ("%s,sha256=%s,%d\n" % (name, digest, len(data))).encode() + d
+        out.writestr(i, d)
+    out.writestr(name, data)
+EOF
+it_mount aot "$S3" "$T/mnt3" "$T/cache3"
+F3=$T/mnt3/$LEGACY/python/files
+[ -f "$F3/$HOST" ] || fail "aotriton: no host wheel"
+ls "$F3" | grep -q '^rocm_sdk_device_gfx110x-' && fail "aotriton: a device wheel named after its bundle key"
+python3 -c 'import sys, zipfile; sys.exit(sys.argv[2] not in zipfile.ZipFile(sys.argv[1]).namelist())' \
+	"$F3/$HOST" "${AOT/_rocm_sdk_libraries_gfx110X_all/_rocm_sdk_libraries}" ||
+	fail "aotriton: the image is not in the host wheel"
+it_quiet_log aot
+it_umount aot
 
 it_finish

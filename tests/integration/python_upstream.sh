@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # python_upstream: TheRock's own rocm_sdk package (its templates at 89553ce, vendored in
-# tests/integration/upstream_rocm_sdk/) works over the wheels rockfs synthesizes. Runs built
+# tests/integration/upstream_therock/) works over the wheels rockfs synthesizes. Runs built
 # here with cc (core: libamdhip64.so.7, share/therock/dist_info.json; libraries:
 # libhiprand.so.1 needing it; devel: a header and the .so links):
 #  - a legacy run: pip installs rocm[libraries,devel] from the mount, then upstream's
@@ -23,7 +23,7 @@
 it_init "$@"
 PY=/usr/bin/python3
 DEPS=/usr/share/python-wheels
-UP=$(cd "$(dirname "$0")/upstream_rocm_sdk" && pwd)
+UP=$(cd "$(dirname "$0")/upstream_therock/build_tools/packaging/python/templates/rocm/src" && pwd)
 command -v cc >/dev/null || skip "cc is not installed"
 ls "$DEPS"/setuptools-*.whl "$DEPS"/wheel-*.whl >/dev/null 2>&1 ||
 	skip "python3-setuptools-whl / python3-wheel-whl are not installed"

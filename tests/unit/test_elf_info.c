@@ -1,4 +1,5 @@
-/* test_elf_info.c: shared object or not, and DT_SONAME (rk/elf_info.h), on the small ELF
+/* test_elf_info.c: shared object, executable or neither, and DT_SONAME (rk/elf_info.h),
+ * as file(1) tells them apart, on the small ELF
  * files of the fuzz corpus: a shared library with a soname, a PIE executable (ET_DYN,
  * but an executable to file(1) and to TheRock's wheel rules), a truncated library and
  * text. */
@@ -33,8 +34,10 @@ RK_TEST(shared_library_soname)
 
 	info("shared_soname", &a, &b);
 	RK_ASSERT_EQ_INT(1, a.shared);
+	RK_ASSERT_EQ_INT(0, a.executable);
 	RK_ASSERT_EQ_STR("libx.so.1", a.soname);
 	RK_ASSERT_EQ_INT(1, b.shared);
+	RK_ASSERT_EQ_INT(0, b.executable);
 	RK_ASSERT_EQ_STR("libx.so.1", b.soname);
 }
 
@@ -45,6 +48,8 @@ RK_TEST(pie_executable_is_not_shared)
 	info("pie_exe", &a, &b);
 	RK_ASSERT_EQ_INT(0, a.shared);
 	RK_ASSERT_EQ_INT(0, b.shared);
+	RK_ASSERT_EQ_INT(1, a.executable);
+	RK_ASSERT_EQ_INT(1, b.executable);
 	RK_ASSERT_EQ_STR("", a.soname);
 }
 
@@ -58,6 +63,8 @@ RK_TEST(damaged_and_foreign_files)
 	info("text", &a, &b);
 	RK_ASSERT_EQ_INT(0, a.shared);
 	RK_ASSERT_EQ_INT(0, b.shared);
+	RK_ASSERT_EQ_INT(0, a.executable);
 	rk_elf_info_mem("", 0, &a);
 	RK_ASSERT_EQ_INT(0, a.shared);
+	RK_ASSERT_EQ_INT(0, a.executable);
 }

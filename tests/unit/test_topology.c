@@ -59,6 +59,33 @@ RK_TEST(builtin)
 	RK_ASSERT_EQ_INT(rk_topology_toml_len, strlen(rk_topology_toml));
 }
 
+/* A fat wheel splits with the handlers of any artifact, in registry order: not aotriton
+ * or composablekernel, which TheRock asks for no artifact. */
+RK_TEST(wheel_handlers)
+{
+	struct rk_kpack_db_set w;
+	struct rk_topology t;
+
+	rk_topology_wheel_dbs(NULL, &w);
+	RK_ASSERT_EQ_STR("rocblas hipblaslt hipsparselt miopen hipkernelprovider hotswap_cache",
+			 set_str(&w));
+	parse_ok("[artifacts.a]\nsplit_databases = [\"miopen\", \"rocblas\"]\n"
+		 "[artifacts.b]\nsplit_databases = [\"rocblas\"]\n",
+		 &t);
+	rk_topology_wheel_dbs(&t, &w);
+	RK_ASSERT_EQ_STR("rocblas miopen", set_str(&w));
+	t.every = 1; /* rockpack split --split-databases: that set, for wheels too */
+	t.all.n = 0;
+	rk_kpack_db_set_add(&t.all, RK_KPACK_DB_AOTRITON);
+	rk_topology_wheel_dbs(&t, &w);
+	RK_ASSERT_EQ_STR("aotriton", set_str(&w));
+	rk_topology_release(&t);
+	parse_ok("[artifacts.rand]\n", &t);
+	rk_topology_wheel_dbs(&t, &w);
+	RK_ASSERT_EQ_STR("", set_str(&w));
+	rk_topology_release(&t);
+}
+
 RK_TEST(forms)
 {
 	struct rk_topology t;

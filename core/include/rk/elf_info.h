@@ -1,8 +1,9 @@
 /* rk/elf_info.h: the facts about an ELF file that TheRock's packaging rules need: for
- * wheels (therock-formats.md 6.3) whether it is a shared object, as file(1) says it
- * (ET_DYN without DF_1_PIE), and its DT_SONAME; for native packages where its DT_RUNPATH
- * entry is (runpath_to_rpath.py turns it into DT_RPATH). Read with libelf; a file that
- * is not ELF, or a damaged one, simply has none of them. */
+ * wheels (therock-formats.md 6.3) whether it is a shared object or an executable, as
+ * file(1) says it (ET_DYN without DF_1_PIE; ET_EXEC, or ET_DYN with it), and its
+ * DT_SONAME; for native packages where its DT_RUNPATH entry is (runpath_to_rpath.py
+ * turns it into DT_RPATH). Read with libelf; a file that is not ELF, or a damaged one,
+ * simply has none of them. */
 #ifndef RK_ELF_INFO_H
 #define RK_ELF_INFO_H
 
@@ -10,7 +11,7 @@
 #include <stdint.h>
 
 struct rk_elf_info {
-	int shared;
+	int shared, executable;
 	char soname[256]; /* "" when absent, too long, or holding a '/' */
 	/* The file offset of the d_tag of the DT_RUNPATH entry of an ELF file of any type
 	 * that has one and no DT_RPATH, else 0; tag_size (4 or 8) and big_endian say how

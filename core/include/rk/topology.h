@@ -53,6 +53,13 @@ const struct rk_topology *rk_topology_builtin(void);
  * split_databases, or the empty set when it has none. Never NULL. */
 const struct rk_kpack_db_set *rk_topology_dbs(const struct rk_topology *t, const char *name);
 
+/* The handlers the split of a fat wheel runs with t (NULL: the built-in table) into *out:
+ * a wheel holds the files of many artifacts, so every handler t asks for any artifact,
+ * in registry order (with `every`, t->all). A handler no artifact asks for (aotriton,
+ * composablekernel in TheRock's table) leaves its files in the host wheel, as the
+ * artifact split leaves them in <name>_<component>_generic. */
+void rk_topology_wheel_dbs(const struct rk_topology *t, struct rk_kpack_db_set *out);
+
 void rk_topology_release(struct rk_topology *t);
 
 /* The embedded packaging/therock-topology.toml (NUL-terminated; len without the NUL). */

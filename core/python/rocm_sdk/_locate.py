@@ -4,8 +4,11 @@ A binary wheel installs two top-level packages side by side: its pure package
 (rocm_sdk_core, with __init__.py and _dist_info.py) and its platform directory
 (_rocm_sdk_core, the install tree: bin/, lib/, ...). The platform directory
 need not be a regular package, so we find it next to the pure package of the
-same wheel: both are always installed into the same directory. Device wheels
-have no pure package; they add files to the libraries platform directory.
+same wheel: both are always installed into the same directory. Where the pure
+package is not the one _dist_info names (upstream's legacy libraries wheels name
+theirs after the family, rocm_sdk_libraries_gfx110X-all), we look next to the
+core's. Device wheels have no pure package; they add files to the libraries
+platform directory.
 """
 
 import importlib.util
@@ -42,16 +45,17 @@ def resolve_family(pkg):
 
 def platform_dir(logical_name, target_family=None):
     """The platform directory of an installed package, e.g.
-    .../site-packages/_rocm_sdk_core. Raises PackageNotInstalled when the
-    package (its pure package and platform directory) is not there.
+    .../site-packages/_rocm_sdk_core, next to the package's pure package or
+    the core's. Raises PackageNotInstalled when it is not there.
     """
     pkg = di.ALL_PACKAGES[logical_name]
     if pkg.is_target_specific and target_family is None:
         target_family = resolve_family(pkg)
     dist = pkg.get_dist_package_name(target_family)
     pure = pure_package_dir(pkg.pure_py_package_name) if pkg.pure_py_package_name else None
-    if pure is not None:
-        d = pure.parent / pkg.get_py_package_name(target_family)
+    sites = [pure.parent] if pure is not None else []
+    for site in sites + [site_dir()]:
+        d = site / pkg.get_py_package_name(target_family)
         if d.is_dir():
             return d
     raise PackageNotInstalled(

@@ -1,4 +1,5 @@
-/* elf_info.c: shared object or not, DT_SONAME, where DT_RUNPATH is (rk/elf_info.h). */
+/* elf_info.c: shared object, executable or neither, DT_SONAME, where DT_RUNPATH is
+ * (rk/elf_info.h). */
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -47,6 +48,7 @@ static void from_elf(Elf *elf, struct rk_elf_info *out)
 		out->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
 	}
 	out->shared = eh.e_type == ET_DYN && !pie;
+	out->executable = eh.e_type == ET_EXEC || (eh.e_type == ET_DYN && pie);
 }
 
 void rk_elf_info_fd(int fd, struct rk_elf_info *out)

@@ -646,6 +646,25 @@ const struct rk_kpack_db_set *rk_topology_dbs(const struct rk_topology *t, const
 	return &none;
 }
 
+void rk_topology_wheel_dbs(const struct rk_topology *t, struct rk_kpack_db_set *out)
+{
+	unsigned char asked[RK_KPACK_DB_NHANDLERS] = {0};
+
+	memset(out, 0, sizeof(*out));
+	if (!t && !(t = rk_topology_builtin()))
+		return;
+	if (t->every) {
+		*out = t->all;
+		return;
+	}
+	for (size_t i = 0; i < t->n; i++)
+		for (size_t j = 0; j < t->e[i].dbs.n; j++)
+			asked[t->e[i].dbs.h[j]] = 1;
+	for (unsigned h = 0; h < RK_KPACK_DB_NHANDLERS; h++)
+		if (asked[h])
+			out->h[out->n++] = (unsigned char)h;
+}
+
 void rk_topology_release(struct rk_topology *t)
 {
 	for (size_t i = 0; i < t->n; i++)

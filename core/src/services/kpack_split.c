@@ -579,36 +579,55 @@ static int cmp_prefix(const void *x, const void *y)
 	return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
+/* Whether output o (generic: the artifact being split) has a directory prefix. */
+static int has_dir(const struct split *s, const struct out *o, const char *prefix)
+{
+	struct node *root = *o->key ? o->a.root : s->a->root;
+
+	return root && vfs_find_dir(root, prefix);
+}
+
+/* Whether the split found code objects of arch in binaries under prefix. */
+static int has_code(const struct split *s, const char *arch, const char *prefix)
+{
+	for (size_t i = 0; i < s->nk; i++)
+		if (!strcmp(s->k[i].arch, arch) && !strcmp(s->k[i].prefix, prefix))
+			return 1;
+	return 0;
+}
+
 /* o's artifact_manifest.txt, as split_artifacts writes them: for generic, the prefixes it
  * processed (read_artifact_manifest skips those with no directory in the artifact), in
- * manifest order; for an arch output, the prefixes it has content under: sorted when it
- * has a .kpack archive (create_kpack_files rewrites the list sorted, last), else in
- * manifest order (process_database_files appends each prefix as it meets it). */
+ * manifest order; for an arch output, the prefixes it has content under: when it has a
+ * .kpack archive, with every prefix whose binaries have code objects for it (even with
+ * no directory here: the archive is under the first one only) and sorted, as
+ * create_kpack_files rewrites the list, last; else in manifest order
+ * (process_database_files appends each prefix as it meets it). o->a.prefixes: those
+ * with a directory. */
 static int out_manifest(struct split *s, struct out *o)
 {
 	struct rk_buf b = RK_BUF_INIT;
 	char **p = calloc(s->a->nprefixes + 1, sizeof(*p));
 	size_t n = 0;
+	int archive = 0, rc = 0;
 	struct node *f;
-	int rc = 0;
 
 	if (!p)
 		return -ENOMEM;
-	for (size_t i = 0; i < s->a->nprefixes; i++)
-		if (!*o->key ? s->a->root && vfs_find_dir(s->a->root, s->a->prefixes[i])
-			     : o->a.root && vfs_find_dir(o->a.root, s->a->prefixes[i]))
-			p[n++] = s->a->prefixes[i];
 	for (size_t i = 0; *o->key && i < s->nar; i++)
-		if (!strcmp(s->ar[i].arch, o->key)) {
-			qsort(p, n, sizeof(*p), cmp_prefix);
-			break;
-		}
+		archive |= !strcmp(s->ar[i].arch, o->key);
+	for (size_t i = 0; i < s->a->nprefixes; i++)
+		if (has_dir(s, o, s->a->prefixes[i]) ||
+		    (archive && has_code(s, o->key, s->a->prefixes[i])))
+			p[n++] = s->a->prefixes[i];
+	if (archive)
+		qsort(p, n, sizeof(*p), cmp_prefix);
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = rk_buf_addf(&b, "%s\n", p[i]);
 	if (!rc && !(o->a.prefixes = calloc(n + 1, sizeof(char *))))
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < n; i++)
-		if (!(o->a.prefixes[o->a.nprefixes++] = strdup(p[i])))
+		if (has_dir(s, o, p[i]) && !(o->a.prefixes[o->a.nprefixes++] = strdup(p[i])))
 			rc = -ENOMEM;
 	free(p);
 	if (!rc && !(f = out_add(s, o, "artifact_manifest.txt", S_IFREG | 0644,
@@ -913,13 +932,15 @@ static int do_split(struct rk_vfs *v, struct artifact *a, const char *group, int
 {
 	struct split s = {.v = v, .a = a, .mtime = a->run->dir->mtime, .relkeys = relkeys};
 	struct rk_buf path = RK_BUF_INIT;
+	struct rk_kpack_db_set wheel_dbs;
 	int rc;
 
 	/* an artifact splits with the handlers its topology entry asks for (TheRock passes
-	 * them to split_artifacts --split-databases); a wheel with every handler */
+	 * them to split_artifacts --split-databases); a wheel with those of any artifact */
 	if (group) {
 		snprintf(s.group, sizeof(s.group), "%s", group);
-		s.dbs = &rk_kpack_db_all;
+		rk_topology_wheel_dbs(v->kpack_topology, &wheel_dbs);
+		s.dbs = &wheel_dbs;
 	} else {
 		snprintf(s.group, sizeof(s.group), "%s_%s", a->art->an.name, a->art->an.component);
 		s.dbs = rk_topology_dbs(v->kpack_topology, a->art->an.name);

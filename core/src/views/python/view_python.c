@@ -415,22 +415,11 @@ static int render_project(const struct pyset *s, size_t lo, size_t hi, struct rk
 	return rc ? rc : rk_buf_adds(b, "</body>\n</html>\n");
 }
 
-/* The families of a legacy run's python/<family>/ pages (sorted, distinct), with the
- * project name of each family's libraries wheel ("rocm-sdk-libraries-gfx94x-dcgpu"). */
+/* The families of a legacy run's python/<family>/ pages (sorted, distinct). */
 struct pyfams {
 	char **name;
-	char (*libs)[300];
 	size_t n;
 };
-
-/* The family f->project is bound to (its libraries wheel), or -1. */
-static int bound_family(const struct pyfams *fm, const struct pyfile *f)
-{
-	for (size_t i = 0; i < fm->n; i++)
-		if (!strcmp(f->project, fm->libs[i]))
-			return (int)i;
-	return -1;
-}
 
 /* Whether family has a served file of project in python/<family>/ (which then replaces
  * the generic ones on its page). */
@@ -445,8 +434,10 @@ static int own_file(const struct pyset *s, const char *project, const char *fami
 
 /* A --find-links page as TheRock's upload step writes it (generate_local_index.py,
  * indexer.py): one link per served file, href <up>files/<file>. family < 0: every file
- * (python/index.html); else family's page: its files and those of no family, without
- * the kpack-split wheels of stored fat ones (upstream's per-family sets have none). */
+ * (python/index.html); else family's page: its files and those of no family (every
+ * family's libraries wheel among them, as upstream's generate_multiarch_indexes links
+ * all of dist/), without the kpack-split wheels of stored fat ones (upstream's
+ * per-family sets have none). */
 static int render_flat(const struct pyset *s, const struct pyfams *fm, int family, struct rk_buf *b)
 {
 	char title[300];
@@ -459,13 +450,11 @@ static int render_flat(const struct pyset *s, const struct pyfams *fm, int famil
 	rc = add_head(b, title, title);
 	for (size_t i = 0; !rc && i < s->n; i++) {
 		const struct pyfile *f = &s->v[i];
-		int fam;
 
 		if (!served(f) ||
 		    (f->family[0] && (family < 0 || strcmp(f->family, fm->name[family]))))
 			continue;
-		fam = bound_family(fm, f);
-		if (family >= 0 && (f->split_product || (fam >= 0 && fam != family) ||
+		if (family >= 0 && (f->split_product ||
 				    (!f->family[0] && own_file(s, f->project, fm->name[family]))))
 			continue;
 		if (!(rc = rk_buf_adds(b, f->family[0] ? "<a href=\"./"
@@ -739,7 +728,6 @@ static void pyfams_release(struct pyfams *fm)
 	for (size_t i = 0; i < fm->n; i++)
 		free(fm->name[i]);
 	free(fm->name);
-	free(fm->libs);
 }
 
 /* python/<family>/ pages: the stored groups (python/<group>/, TheRock's single-arch and
@@ -752,8 +740,7 @@ static int pyfams_of(struct rk_vfs *v, struct run *r, const struct rk_store_list
 
 	if (!cap)
 		return 0;
-	if (!(fm->name = calloc(cap, sizeof(*fm->name))) ||
-	    !(fm->libs = calloc(cap, sizeof(*fm->libs))))
+	if (!(fm->name = calloc(cap, sizeof(*fm->name))))
 		return -ENOMEM;
 	for (size_t i = 0; !rc && i < top->n; i++)
 		if (top->v[i].is_dir)
@@ -764,13 +751,6 @@ static int pyfams_of(struct rk_vfs *v, struct run *r, const struct rk_store_list
 				rc = pyfams_add(fm, r->cat->targets[i]);
 	if (fm->n)
 		qsort(fm->name, fm->n, sizeof(*fm->name), cmp_str);
-	for (size_t i = 0; !rc && i < fm->n; i++) {
-		char lib[300];
-
-		snprintf(lib, sizeof(lib), "rocm-sdk-libraries-%s", fm->name[i]);
-		if (rk_pep503_normalize(lib, fm->libs[i], sizeof(fm->libs[i])) < 0)
-			fm->libs[i][0] = '\0'; /* too long for a project: bound to nothing */
-	}
 	return rc;
 }
 

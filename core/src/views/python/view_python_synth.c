@@ -598,9 +598,10 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 					      : target);
 			if (strcmp(out, rel->buf))
 				rc = owned_add(s, p->family, rel->buf, NULL, out);
-		} else if (S_ISLNK(c->mode) && (t->mode & 0111)) {
-			/* a symlink to an executable: a stub that execs it, argv kept (TheRock
-			 * compiles one: exe_stub_gen.py) */
+		} else if (S_ISLNK(c->mode) && e->executable) {
+			/* a symlink to an ELF executable: a stub that execs it, argv kept
+			 * (TheRock compiles one: exe_stub_gen.py); to a script, a copy below,
+			 * as upstream's libmagic test ("ELF ... executable,") decides */
 			char rp[4096], *stub = NULL;
 
 			relpath(dirpart, target, rp, sizeof(rp));
@@ -854,21 +855,25 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 				 : kind == PKG_PROFILER ? profiler_rpath
 							: lib_rpath};
 	struct rk_buf rel = RK_BUF_INIT, top = RK_BUF_INIT, eps = RK_BUF_INIT;
-	char dist[160], platform[160], req[200], summary[300], *q;
-	const char *pure = kind == PKG_CORE	  ? "rocm_sdk_core"
-			   : kind == PKG_PROFILER ? "rocm_profiler"
-						  : "rocm_sdk_libraries";
+	char dist[160], platform[160], pure[160], req[200], summary[300], *q;
 	struct node *root;
 	int rc;
 
-	if (kind == PKG_CORE)
+	/* a legacy family's pure package is named after the family as it is
+	 * ("rocm_sdk_libraries_gfx110X-all"), as upstream's libraries setup.py names it */
+	if (kind == PKG_CORE) {
 		snprintf(dist, sizeof(dist), "rocm-sdk-core");
-	else if (kind == PKG_PROFILER)
+		snprintf(pure, sizeof(pure), "rocm_sdk_core");
+	} else if (kind == PKG_PROFILER) {
 		snprintf(dist, sizeof(dist), "rocm-profiler");
-	else if (family)
+		snprintf(pure, sizeof(pure), "rocm_profiler");
+	} else if (family) {
 		snprintf(dist, sizeof(dist), "rocm-sdk-libraries-%s", family);
-	else
+		snprintf(pure, sizeof(pure), "rocm_sdk_libraries_%s", family);
+	} else {
 		snprintf(dist, sizeof(dist), "rocm-sdk-libraries");
+		snprintf(pure, sizeof(pure), "rocm_sdk_libraries");
+	}
 	snprintf(platform, sizeof(platform), "_%s", dist);
 	for (q = platform; *q; q++)
 		if (*q == '-')

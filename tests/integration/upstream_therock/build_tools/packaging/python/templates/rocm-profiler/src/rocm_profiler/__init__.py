@@ -1,0 +1,4 @@
+# Copyright Advanced Micro Devices, Inc.
+# SPDX-License-Identifier: MIT
+
+"""ROCm profiler applications package."""
