@@ -53,6 +53,8 @@ if [ $tests = 1 ]; then
 		# remote-store and serving tests: nginx (autoindex, caching proxy,
 		# packaging/nginx-rockfs.conf), curl
 		nginx-light curl openssl
+		# helgrind over many threads on one libcurl transport (remote_http_threads)
+		valgrind
 		# install and CLI tests: the man pages render (man-db, groff), the completions
 		# load (bash-completion, zsh)
 		man-db groff-base bash-completion zsh

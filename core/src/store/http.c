@@ -108,7 +108,12 @@ int rk_http_new(const struct rk_http_opts *o, struct rk_http **out, struct rk_er
 	curl_share_setopt(h->share, CURLSHOPT_USERDATA, h);
 	curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
 	curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
-	curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+	/* Not CURL_LOCK_DATA_CONNECT: libcurl does not support a connection cache shared by
+	 * concurrent threads (CURLSHOPT_SHARE(3); KNOWN_BUGS "A shared connection cache is
+	 * not thread-safe", curl#4915), and ours are: listing, ingest and reader threads.
+	 * Under load it corrupted the heap (glibc "malloc(): invalid next size", helgrind
+	 * races inside libcurl). Each pooled easy handle keeps its own connections, so a
+	 * handle taken from the pool still reuses a kept-alive connection. */
 	*out = h;
 	return 0;
 }
@@ -325,9 +330,8 @@ static int setup(struct rk_http *h, CURL *e, const char *url, struct curl_slist 
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb);
 	curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, hdrs);
-	/* TLS is always verified; only which CAs are trusted can be chosen. Only for https:
-	 * a CA file on plain http handles made libcurl 7.88's shared connection cache write
-	 * into freed memory when several threads used it (valgrind, integration.remote_http) */
+	/* TLS is always verified; only which CAs are trusted can be chosen (https only: plain
+	 * http has no use for a CA file) */
 	if (h->cainfo && !strncmp(url, "https://", 8))
 		curl_easy_setopt(e, CURLOPT_CAINFO, h->cainfo);
 	return 0;
