@@ -6,7 +6,7 @@
 #  - under helgrind (valgrind): no data race may be reported (tests/remote/helgrind.supp
 #    says which libcurl one is benign). A libcurl connection cache shared by concurrent
 #    threads (CURL_LOCK_DATA_CONNECT, unsupported by libcurl) shows up here as races
-#    inside libcurl; in the daemon it once corrupted the heap;
+#    inside libcurl (the likely cause of the one heap corruption seen in the daemon);
 #  - natively (release or sanitizer build): every request gets its bytes.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../remote/remote.sh"

@@ -111,8 +111,9 @@ int rk_http_new(const struct rk_http_opts *o, struct rk_http **out, struct rk_er
 	/* Not CURL_LOCK_DATA_CONNECT: libcurl does not support a connection cache shared by
 	 * concurrent threads (CURLSHOPT_SHARE(3); KNOWN_BUGS "A shared connection cache is
 	 * not thread-safe", curl#4915), and ours are: listing, ingest and reader threads.
-	 * Under load it corrupted the heap (glibc "malloc(): invalid next size", helgrind
-	 * races inside libcurl). Each pooled easy handle keeps its own connections, so a
+	 * Helgrind finds races inside libcurl with it; the likely cause of the one heap
+	 * corruption seen under load (glibc "malloc(): invalid next size", never
+	 * reproduced). Each pooled easy handle keeps its own connections, so a
 	 * handle taken from the pool still reuses a kept-alive connection. */
 	*out = h;
 	return 0;

@@ -3,7 +3,7 @@
  * One struct rk_http per store. DNS and TLS sessions are shared by every request of the
  * store (a curl share handle); easy handles are pooled and reused, each with its own
  * kept-alive connections (a connection cache shared by concurrent threads is not
- * supported by libcurl, and corrupted our heap: http.c), HTTP/2
+ * supported by libcurl: http.c), HTTP/2
  * is used where the server offers it, and proxies come from the environment as libcurl
  * reads it (http_proxy, HTTPS_PROXY, NO_PROXY; libcurl ignores upper-case HTTP_PROXY).
  *
