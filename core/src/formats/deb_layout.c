@@ -202,14 +202,14 @@ static int rel_cmp(const void *x, const void *y)
 	}
 }
 
-/* Field name (union: a union field) of package self at version, value as dpkg-gencontrol
- * writes it; seen: the stronger normal fields' items so far (grown for a normal field). */
-static int relations(struct rk_buf *b, const char *name, const char *value, int is_union,
-		     const char *self, const char *version, struct relitem **seen, size_t *nseen)
+/* Field name of package self at version, value as dpkg-gencontrol writes it. seen: the
+ * stronger normal fields' items so far, grown by this one's; NULL for a union field. */
+static int relations(struct rk_buf *b, const char *name, const char *value, const char *self,
+		     const char *version, struct relitem **seen, size_t *nseen)
 {
 	struct relitem *v = NULL, *keep;
 	size_t n = 0, nk = 0, start = b->len;
-	int rc;
+	int is_union = !seen, rc;
 
 	if (!value || !*value)
 		return 0;
@@ -320,8 +320,8 @@ char *rk_deb_version(const struct rk_pkg_meta *m)
 char *rk_deb_stanza(const struct rk_pkg_meta *m, const char *extra)
 {
 	struct rk_buf b = RK_BUF_INIT;
-	struct relitem *seen = NULL, *none = NULL;
-	size_t nseen = 0, nnone = 0;
+	struct relitem *seen = NULL;
+	size_t nseen = 0;
 	char *version = NULL, size[24];
 	int rc = -EINVAL;
 
@@ -338,12 +338,12 @@ char *rk_deb_stanza(const struct rk_pkg_meta *m, const char *extra)
 	    (rc = field(&b, "Architecture", m->arch)) ||
 	    (rc = field(&b, "Maintainer", m->maintainer)) ||
 	    (rc = field(&b, "Installed-Size", size)) ||
-	    (rc = relations(&b, "Depends", m->depends, 0, m->name, version, &seen, &nseen)) ||
-	    (rc = relations(&b, "Recommends", m->recommends, 0, m->name, version, &seen, &nseen)) ||
-	    (rc = relations(&b, "Suggests", m->suggests, 0, m->name, version, &seen, &nseen)) ||
-	    (rc = relations(&b, "Conflicts", m->conflicts, 1, m->name, version, &none, &nnone)) ||
-	    (rc = relations(&b, "Replaces", m->replaces, 1, m->name, version, &none, &nnone)) ||
-	    (rc = relations(&b, "Provides", m->provides, 1, m->name, version, &none, &nnone)) ||
+	    (rc = relations(&b, "Depends", m->depends, m->name, version, &seen, &nseen)) ||
+	    (rc = relations(&b, "Recommends", m->recommends, m->name, version, &seen, &nseen)) ||
+	    (rc = relations(&b, "Suggests", m->suggests, m->name, version, &seen, &nseen)) ||
+	    (rc = relations(&b, "Conflicts", m->conflicts, m->name, version, NULL, NULL)) ||
+	    (rc = relations(&b, "Replaces", m->replaces, m->name, version, NULL, NULL)) ||
+	    (rc = relations(&b, "Provides", m->provides, m->name, version, NULL, NULL)) ||
 	    (rc = rk_buf_adds(&b, extra)) || (rc = field(&b, "Section", m->section)) ||
 	    (rc = field(&b, "Priority", m->priority)) ||
 	    (rc = field(&b, "Homepage", m->homepage)) ||
