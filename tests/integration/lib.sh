@@ -371,12 +371,15 @@ it_cmp_tree() {
 	it_same "$what: sha256 of files" "$w/a.sums" "$w/b.sums"
 }
 
-# stdin as a cache record (docs/internals/cache.md): the bytes, then "RKR1", their CRC32
-# and their length, little-endian.
+# it_record KEY: stdin as the cache record KEY (its path in the cache, "pyhash/..."; see
+# docs/internals/cache.md): the bytes, then "RKR2", their CRC32 and their length
+# (little-endian), and the first 16 hex digits of the SHA-256 of KEY, a NUL and those 16.
 it_record() {
-	python3 -c 'import struct, sys, zlib
+	python3 -c 'import hashlib, struct, sys, zlib
 b = sys.stdin.buffer.read()
-sys.stdout.buffer.write(b + b"RKR1" + struct.pack("<IQ", zlib.crc32(b), len(b)))'
+head = b"RKR2" + struct.pack("<IQ", zlib.crc32(b), len(b))
+bind = hashlib.sha256(sys.argv[1].encode() + b"\0" + head).hexdigest()[:16].encode()
+sys.stdout.buffer.write(b + head + bind)' "$1"
 }
 
 # it_stats CACHE FIELD: one number from `rockpack cache stats --json`.

@@ -166,7 +166,7 @@ it_umount fs
 # devel tarballs written to the cache)
 FAKE=$(printf '%064d' 7)
 for r in "$T"/cache/pyhash/*; do
-	case $r in */blob-*) ;; *) printf '%s\n' "$FAKE" | it_record >"$r" ;; esac
+	case $r in */blob-*) ;; *) printf '%s\n' "$FAKE" | it_record "pyhash/${r##*/}" >"$r" ;; esac
 done
 it_mount again "$STORE" "$M" "$T/cache"
 want=$(cat "$M/$SPLIT/python/simple"/*/index.html | grep -c '\.whl#sha256=')

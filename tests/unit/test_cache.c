@@ -18,6 +18,7 @@
 
 #define SHA_EMPTY "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 #define SHA_ABC "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+#define XATTR_LEN 73 /* user.rockfs.crc32: "<crc32 hex> <blob id>" */
 
 static struct rk_cache *open_cache(const char *dir, uint64_t limit)
 {
@@ -348,14 +349,15 @@ RK_TEST(blob_checked_by_crc_or_sha256)
 {
 	struct rk_cache *a = open_cache("cache", 0), *b;
 	struct rk_err err = RK_ERR_INIT;
-	char id[RK_SHA256_HEX], v[16];
+	char id[RK_SHA256_HEX], v[80];
 	int fd = -1;
 
 	RK_ASSERT_EQ_INT(0, rk_blob_put(a, "hello", 5, id, NULL));
 	rk_cache_close(a);
-	if (getxattr(blob_file("cache", id), "user.rockfs.crc32", v, sizeof(v)) != 8)
+	if (getxattr(blob_file("cache", id), "user.rockfs.crc32", v, sizeof(v)) != XATTR_LEN)
 		RK_SKIP("no user xattrs on this file system");
-	RK_ASSERT_EQ_MEM("3610a686", v, 8); /* CRC32 of "hello" */
+	RK_ASSERT_EQ_MEM("3610a686 ", v, 9); /* CRC32 of "hello", then the blob's id */
+	RK_ASSERT_EQ_MEM(id, v + 9, 64);
 	corrupt(blob_file("cache", id), "jello");
 	b = open_cache("cache", 0);
 	RK_ASSERT_EQ_INT(-EBADMSG, rk_blob_open(b, id, 5, &fd, &err));
@@ -382,13 +384,13 @@ RK_TEST(blob_crc32_recorded_or_computed)
 {
 	struct rk_cache *a = open_cache("cache", 0), *b;
 	struct rk_err err = RK_ERR_INIT;
-	char id[RK_SHA256_HEX], empty[RK_SHA256_HEX], v[16];
+	char id[RK_SHA256_HEX], empty[RK_SHA256_HEX], v[80];
 	uint32_t crc = 1;
 	struct stat st;
 
 	RK_ASSERT_EQ_INT(0, rk_blob_put(a, "hello", 5, id, NULL));
 	RK_ASSERT_EQ_INT(0, rk_blob_put(a, "", 0, empty, NULL));
-	if (getxattr(blob_file("cache", id), "user.rockfs.crc32", v, sizeof(v)) != 8)
+	if (getxattr(blob_file("cache", id), "user.rockfs.crc32", v, sizeof(v)) != XATTR_LEN)
 		RK_SKIP("no user xattrs on this file system");
 	/* the value recorded at commit */
 	RK_ASSERT_EQ_INT(0, rk_blob_crc32(a, id, 5, &crc, &err));
@@ -406,9 +408,10 @@ RK_TEST(blob_crc32_recorded_or_computed)
 		RK_ASSERT_EQ_INT(0, rk_blob_crc32(b, id, 5, &crc, &err));
 		RK_ASSERT_EQ_INT(0x3610a686, crc);
 		memset(v, 0, sizeof(v));
-		RK_ASSERT_EQ_INT(
-			8, getxattr(blob_file("cache", id), "user.rockfs.crc32", v, sizeof(v)));
-		RK_ASSERT_EQ_STR("3610a686", v);
+		RK_ASSERT_EQ_INT(XATTR_LEN, getxattr(blob_file("cache", id), "user.rockfs.crc32",
+						     v, sizeof(v)));
+		RK_ASSERT_EQ_MEM("3610a686 ", v, 9);
+		RK_ASSERT_EQ_STR(id, v + 9);
 		RK_ASSERT_EQ_INT(0, stat(blob_file("cache", id), &st));
 		RK_ASSERT_EQ_INT(0400, st.st_mode & 07777);
 		if (i)
@@ -447,12 +450,12 @@ RK_TEST(blob_crc32_from_many_threads)
 	struct rk_cache *a = open_cache("cache", 0), *b;
 	struct crc_thread t[8];
 	pthread_t th[8];
-	char id[RK_SHA256_HEX], v[16];
+	char id[RK_SHA256_HEX], v[80];
 	struct stat st;
 
 	RK_ASSERT_EQ_INT(0, rk_blob_put(a, "hello", 5, id, NULL));
 	rk_cache_close(a);
-	if (getxattr(blob_file("cache", id), "user.rockfs.crc32", v, sizeof(v)) != 8)
+	if (getxattr(blob_file("cache", id), "user.rockfs.crc32", v, sizeof(v)) != XATTR_LEN)
 		RK_SKIP("no user xattrs on this file system");
 	chmod(blob_file("cache", id), 0644);
 	RK_ASSERT_EQ_INT(0, removexattr(blob_file("cache", id), "user.rockfs.crc32"));
@@ -467,14 +470,17 @@ RK_TEST(blob_crc32_from_many_threads)
 		RK_ASSERT_EQ_INT(0, pthread_join(th[i], NULL));
 		RK_ASSERT_EQ_INT(0, t[i].bad);
 	}
-	RK_ASSERT_EQ_INT(8, getxattr(blob_file("cache", id), "user.rockfs.crc32", v, sizeof(v)));
-	RK_ASSERT_EQ_MEM("3610a686", v, 8);
+	RK_ASSERT_EQ_INT(XATTR_LEN,
+			 getxattr(blob_file("cache", id), "user.rockfs.crc32", v, sizeof(v)));
+	RK_ASSERT_EQ_MEM("3610a686 ", v, 9);
 	RK_ASSERT_EQ_INT(0, stat(blob_file("cache", id), &st));
 	RK_ASSERT_EQ_INT(0400, st.st_mode & 07777);
 	rk_cache_close(b);
 }
 
-RK_TEST(blob_verified_once_per_handle)
+/* A handle that checked a blob checks it again once it changes on disk (a rewrite keeps
+ * its size, a truncation does not): the check holds for the file as it was checked. */
+RK_TEST(blob_changed_after_check_is_checked_again)
 {
 	struct rk_cache *a = open_cache("cache", 0), *b = open_cache("cache", 0);
 	char id[RK_SHA256_HEX];
@@ -483,16 +489,71 @@ RK_TEST(blob_verified_once_per_handle)
 	RK_ASSERT_EQ_INT(0, rk_blob_put(a, "hello", 5, id, NULL));
 	RK_ASSERT_EQ_INT(0, rk_blob_open(b, id, 5, &fd, NULL)); /* b hashes it now */
 	close(fd);
-	corrupt(blob_file("cache", id), "jello");
-	/* b verified it already: served without re-hashing (documented behaviour) */
-	RK_ASSERT_EQ_INT(0, rk_blob_open(b, id, 5, &fd, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_open(b, id, 5, &fd, NULL)); /* and not again */
 	close(fd);
-	rk_cache_close(a);
-	rk_cache_close(b);
-	/* a third handle hashes again and catches it */
-	a = open_cache("cache", 0);
+	corrupt(blob_file("cache", id), "jello");
+	RK_ASSERT_EQ_INT(-EBADMSG, rk_blob_open(b, id, 5, &fd, NULL));
+	RK_ASSERT(!exists(blob_file("cache", id)));
+	/* the writer's own handle too */
+	RK_ASSERT_EQ_INT(0, rk_blob_put(a, "hello", 5, id, NULL));
+	corrupt(blob_file("cache", id), "jello");
 	RK_ASSERT_EQ_INT(-EBADMSG, rk_blob_open(a, id, 5, &fd, NULL));
 	rk_cache_close(a);
+	rk_cache_close(b);
+}
+
+/* Two blobs of one size swapped on disk (their recorded CRC32s go with them): each is
+ * discarded on open, by a handle that had checked them before as by a fresh one. */
+RK_TEST(blob_moved_to_another_name_is_discarded)
+{
+	struct rk_cache *a = open_cache("cache", 0), *b;
+	struct rk_err err = RK_ERR_INIT;
+	char x[RK_SHA256_HEX], y[RK_SHA256_HEX], v[80];
+	int fd = -1;
+
+	RK_ASSERT_EQ_INT(0, rk_blob_put(a, "hello", 5, x, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_put(a, "world", 5, y, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_open(a, x, 5, &fd, NULL));
+	close(fd);
+	RK_ASSERT_EQ_INT(0, rename(blob_file("cache", x), "swap"));
+	RK_ASSERT_EQ_INT(0, rename(blob_file("cache", y), blob_file("cache", x)));
+	RK_ASSERT_EQ_INT(0, rename("swap", blob_file("cache", y)));
+	RK_ASSERT_EQ_INT(-EBADMSG, rk_blob_open(a, x, 5, &fd, &err));
+	if (getxattr(blob_file("cache", y), "user.rockfs.crc32", v, sizeof(v)) == XATTR_LEN)
+		RK_ASSERT(strstr(err.msg, "moved") != NULL);
+	RK_ASSERT(!exists(blob_file("cache", x)));
+	b = open_cache("cache", 0);
+	RK_ASSERT_EQ_INT(-EBADMSG, rk_blob_open(b, y, 5, &fd, NULL));
+	RK_ASSERT(!exists(blob_file("cache", y)));
+	rk_cache_close(b);
+	rk_cache_close(a);
+}
+
+/* A blob whose recorded CRC32 is an older rockfs's (no id) is checked by its SHA-256 and
+ * the CRC32 recorded again, with the id. */
+RK_TEST(blob_old_crc_record_is_checked_and_recorded_again)
+{
+	struct rk_cache *a = open_cache("cache", 0), *b;
+	char id[RK_SHA256_HEX], v[80];
+	int fd = -1;
+
+	RK_ASSERT_EQ_INT(0, rk_blob_put(a, "hello", 5, id, NULL));
+	rk_cache_close(a);
+	if (getxattr(blob_file("cache", id), "user.rockfs.crc32", v, sizeof(v)) != XATTR_LEN)
+		RK_SKIP("no user xattrs on this file system");
+	chmod(blob_file("cache", id), 0644);
+	RK_ASSERT_EQ_INT(0, setxattr(blob_file("cache", id), "user.rockfs.crc32", "3610a686", 8, 0));
+	chmod(blob_file("cache", id), 0400);
+	b = open_cache("cache", 0);
+	RK_ASSERT_EQ_INT(0, rk_blob_open(b, id, 5, &fd, NULL));
+	read_fd(fd, "hello", 5);
+	close(fd);
+	memset(v, 0, sizeof(v));
+	RK_ASSERT_EQ_INT(XATTR_LEN,
+			 getxattr(blob_file("cache", id), "user.rockfs.crc32", v, sizeof(v)));
+	RK_ASSERT_EQ_MEM("3610a686 ", v, 9);
+	RK_ASSERT_EQ_STR(id, v + 9);
+	rk_cache_close(b);
 }
 
 /* A blob that rots on disk must not be "revived" by a later put of the same content:
@@ -770,21 +831,111 @@ RK_TEST(verify_and_stats_ignore_strays)
 	rk_cache_close(c);
 }
 
-/* A record is its payload, then "RKR1", the payload's CRC32 and length (little-endian). */
+/* A record is its payload, then "RKR2", the payload's CRC32 and length (little-endian),
+ * and the first 16 hex digits of the SHA-256 of its key, a NUL and those 16 bytes. */
 RK_TEST(record_framing_on_disk)
 {
 	struct rk_cache *c = open_cache("cache", 0);
+	char hex[RK_SHA256_HEX], bound[64];
 	size_t n = 0;
 	char *raw;
 
 	RK_ASSERT_EQ_INT(0, rk_cache_put_file(c, "kpack/r", "hello", 5, NULL));
 	raw = fx_read("cache/kpack/r", &n);
-	RK_ASSERT_EQ_INT(5 + 16, n);
+	RK_ASSERT_EQ_INT(5 + 32, n);
 	RK_ASSERT_EQ_MEM("hello", raw, 5);
-	RK_ASSERT_EQ_MEM("RKR1", raw + 5, 4);
+	RK_ASSERT_EQ_MEM("RKR2", raw + 5, 4);
 	RK_ASSERT_EQ_MEM("\x86\xa6\x10\x36", raw + 9, 4); /* crc32("hello") = 0x3610a686 */
 	RK_ASSERT_EQ_MEM("\x05\0\0\0\0\0\0\0", raw + 13, 8);
+	memcpy(bound, "kpack/r", 8); /* with its NUL */
+	memcpy(bound + 8, raw + 5, 16);
+	RK_ASSERT_EQ_INT(0, rk_sha256_buf(bound, 8 + 16, hex));
+	RK_ASSERT_EQ_MEM(hex, raw + 21, 16);
 	free(raw);
+	rk_cache_close(c);
+}
+
+/* Records swapped or copied to another key read as absent (get and open_file, in the
+ * handle that wrote them too), and verify counts them bad; the right one is kept. */
+RK_TEST(record_moved_to_another_key_reads_as_absent)
+{
+	struct rk_cache *c = open_cache("cache", 0), *fresh;
+	struct rk_cache_stats st;
+	char *data = NULL;
+	size_t len = 0;
+	int fd = -1;
+
+	RK_ASSERT_EQ_INT(0, rk_cache_put_file(c, "index/a.rkix", "aaaa", 4, NULL));
+	RK_ASSERT_EQ_INT(0, rk_cache_put_file(c, "index/b.rkix", "bbbb", 4, NULL));
+	RK_ASSERT_EQ_INT(0, rename("cache/index/a.rkix", "swap"));
+	RK_ASSERT_EQ_INT(0, rename("cache/index/b.rkix", "cache/index/a.rkix"));
+	RK_ASSERT_EQ_INT(0, rename("swap", "cache/index/b.rkix"));
+	RK_ASSERT_EQ_INT(-ENOENT, rk_cache_get_file(c, "index/a.rkix", 100, &data, &len, NULL));
+	RK_ASSERT(data == NULL);
+	RK_ASSERT(!exists("cache/index/a.rkix"));
+	RK_ASSERT_EQ_INT(-ENOENT, rk_cache_open_file(c, "index/b.rkix", &fd, NULL, NULL));
+	RK_ASSERT(!exists("cache/index/b.rkix"));
+	/* pieces read in place: a handle that had checked both */
+	RK_ASSERT_EQ_INT(0, rk_cache_put_file(c, "pieces/p", "pppp", 4, NULL));
+	RK_ASSERT_EQ_INT(0, rk_cache_put_file(c, "pieces/q", "qqqq", 4, NULL));
+	RK_ASSERT_EQ_INT(0, rk_cache_open_file(c, "pieces/q", &fd, NULL, NULL));
+	close(fd);
+	fx_sh("cp cache/pieces/p cache/pieces/q");
+	RK_ASSERT_EQ_INT(-ENOENT, rk_cache_open_file(c, "pieces/q", &fd, NULL, NULL));
+	RK_ASSERT(exists("cache/pieces/p"));
+	/* verify: every kind */
+	RK_ASSERT_EQ_INT(0, rk_cache_area(c, "pyhash"));
+	RK_ASSERT_EQ_INT(0, rk_cache_put_file(c, "pyhash/x", "same", 4, NULL));
+	fx_sh("cp cache/pyhash/x cache/pyhash/y && cp cache/pieces/p cache/pieces/r");
+	fresh = open_cache("cache", 0);
+	RK_ASSERT_EQ_INT(0, rk_cache_verify(fresh, &st, NULL));
+	RK_ASSERT_EQ_INT(2, st.bad);
+	RK_ASSERT_EQ_INT(1, st.bad_records[1]); /* pieces/r */
+	RK_ASSERT_EQ_INT(1, st.bad_records[3]); /* pyhash/y */
+	RK_ASSERT(exists("cache/pyhash/x") && !exists("cache/pyhash/y"));
+	RK_ASSERT(exists("cache/pieces/p") && !exists("cache/pieces/r"));
+	rk_cache_close(fresh);
+	rk_cache_close(c);
+}
+
+/* A record rewritten under a handle that checked it (same size, same key, a valid
+ * trailer: only its bytes changed) is checked again on its next open. */
+RK_TEST(record_changed_after_check_is_checked_again)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	size_t n = 0;
+	char *raw;
+	int fd = -1;
+
+	RK_ASSERT_EQ_INT(0, rk_cache_put_file(c, "pieces/p", "pppp", 4, NULL));
+	RK_ASSERT_EQ_INT(0, rk_cache_open_file(c, "pieces/p", &fd, NULL, NULL));
+	close(fd);
+	raw = fx_read("cache/pieces/p", &n);
+	raw[0] ^= 1;
+	fx_write("cache/pieces/p", raw, n);
+	free(raw);
+	RK_ASSERT_EQ_INT(-ENOENT, rk_cache_open_file(c, "pieces/p", &fd, NULL, NULL));
+	RK_ASSERT(!exists("cache/pieces/p"));
+	rk_cache_close(c);
+}
+
+/* A record of the format before the key binding ("RKR1", 16 bytes) is an old one:
+ * absent, made again. */
+RK_TEST(record_of_the_format_before_is_absent)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	char *data = NULL;
+	size_t len = 0;
+
+	/* "hello", "RKR1", crc32, length: valid records of the format before, shorter and
+	 * longer than the trailer of today */
+	fx_write("cache/index/v1.rkix", "helloRKR1\x86\xa6\x10\x36\x05\0\0\0\0\0\0\0", 21);
+	RK_ASSERT_EQ_INT(-ENOENT, rk_cache_get_file(c, "index/v1.rkix", 4096, &data, &len, NULL));
+	RK_ASSERT(!exists("cache/index/v1.rkix"));
+	fx_write("cache/index/v1.rkix",
+		 "0123456789abcdef0123456789abcdefhelloRKR1A\\\x9f\xa0\x25\0\0\0\0\0\0\0",
+		 53);
+	RK_ASSERT_EQ_INT(-ENOENT, rk_cache_get_file(c, "index/v1.rkix", 4096, &data, &len, NULL));
 	rk_cache_close(c);
 }
 
@@ -794,7 +945,7 @@ RK_TEST(record_any_bit_flip_reads_as_absent)
 {
 	struct rk_cache *c = open_cache("cache", 0);
 	static const char payload[] = "lib/cmake/hiprand\tblob\n";
-	size_t plen = sizeof(payload) - 1, flen = plen + 16;
+	size_t plen = sizeof(payload) - 1, flen = plen + 32;
 
 	RK_ASSERT_EQ_INT(0, rk_cache_area(c, "pyhash"));
 	for (size_t bit = 0; bit < flen * 8; bit++) {

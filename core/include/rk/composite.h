@@ -121,6 +121,10 @@ struct rk_extent {
 
 /* Close the descriptors extents ext[0..n) own. */
 void rk_extents_close(struct rk_extent *ext, size_t n);
+/* Check that every descriptor extent of ext[0..n) lies inside its file: a cache file
+ * truncated under a running mount would splice short, which the kernel passes on as a
+ * short read that succeeded. 0, or -EIO with err saying which (an fstat each). */
+int rk_extents_check(const struct rk_extent *ext, size_t n, struct rk_err *err);
 /* Reads n bytes of source src at off into buf; returns bytes read (0: the source ends
  * there) or -errno. */
 typedef ssize_t (*rk_source_read_fn)(void *ctx, uint32_t src, void *buf, size_t n, uint64_t off);

@@ -29,9 +29,22 @@
 #define CACHE_VERSION "rockfs-cache 1\n"
 #define TOUCH_INTERVAL 60 /* seconds: refresh a blob's use stamp at most this often */
 
-/* A blob id, or a record's path: checked by this process, no second check needed. */
+/* What a check was made of: the file's identity, size and ctime. Every change to a file
+ * gives it another stamp: a write, a truncation, a chmod or an xattr change sets its ctime,
+ * which its owner cannot set back, and another file moved in has another inode. So a
+ * check holds until the stamp changes, and a file changed under a running process is
+ * checked again on its next open (docs/internals/cache.md, "Never trusted unchecked"). */
+struct stamp {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec ctime;
+};
+
+/* A blob id, or a record's path, checked by this process as it was at stamp st. */
 struct verified {
 	UT_hash_handle hh;
+	struct stamp st;
 	char id[];
 };
 
@@ -64,12 +77,16 @@ struct rk_blob_writer {
 	uint32_t crc; /* CRC32 of what was written, while hashing */
 };
 
-/* A blob's CRC32, recorded in this extended attribute when the blob is written: the first
- * open in a process checks it (libdeflate, > 10 GB/s) instead of the SHA-256 (2.6 s/GiB
- * without SHA instructions). It catches what the SHA-256 check is for (truncation, bytes
- * changed on disk or by hand); `rockpack cache verify` still checks the SHA-256. Blobs
- * without it (file systems without user xattrs, older caches) get the SHA-256 check. */
+/* A blob's CRC32 and id, "<crc32 hex> <sha256 hex>", recorded in this extended attribute
+ * when the blob is written: the first open in a process checks it (libdeflate, > 10 GB/s)
+ * instead of the SHA-256 (2.6 s/GiB without SHA instructions). It catches what the
+ * SHA-256 check is for (truncation, bytes changed on disk or by hand), and the id binds it
+ * to the blob's name: a blob moved to another name (the xattr goes with the file) fails.
+ * `rockpack cache verify` still checks the SHA-256. Blobs without it (file systems without
+ * user xattrs, older caches, whose value is the CRC alone) get the SHA-256 check, and then
+ * it is recorded. */
 #define CRC_XATTR "user.rockfs.crc32"
+#define CRC_XATTR_LEN (8 + 1 + 64)
 
 /* Modes: a private cache (the default) is its owner's alone, whatever the umask; a shared
  * one (cache_group) lets its group read every file and add to every directory. */
@@ -358,17 +375,34 @@ static void blob_path(const char *id, char *out, size_t n)
 	snprintf(out, n, "blobs/%.2s/%s", id, id);
 }
 
-static int is_verified(struct rk_cache *c, const char *id)
+static struct stamp stamp_of(const struct stat *st)
 {
+	struct stamp s;
+
+	memset(&s, 0, sizeof(s)); /* padding too: stamps compare with memcmp */
+	s.dev = st->st_dev;
+	s.ino = st->st_ino;
+	s.size = st->st_size;
+	s.ctime = st->st_ctim;
+	return s;
+}
+
+/* True when id was checked by this process as the file it is now (st). */
+static int is_verified(struct rk_cache *c, const char *id, const struct stat *st)
+{
+	struct stamp now = stamp_of(st);
 	struct verified *v;
+	int same;
 
 	pthread_mutex_lock(&c->lock);
 	HASH_FIND_STR(c->verified, id, v);
+	same = v && !memcmp(&v->st, &now, sizeof(now));
 	pthread_mutex_unlock(&c->lock);
-	return v != NULL;
+	return same;
 }
 
-static void mark_verified(struct rk_cache *c, const char *id)
+/* Remember that id, the file st, passed its check (or was written by this process). */
+static void mark_verified(struct rk_cache *c, const char *id, const struct stat *st)
 {
 	struct verified *v;
 
@@ -377,9 +411,13 @@ static void mark_verified(struct rk_cache *c, const char *id)
 	if (!v && (v = calloc(1, sizeof(*v) + strlen(id) + 1))) {
 		memcpy(v->id, id, strlen(id)); /* calloc'd: NUL-terminated */
 		HASH_ADD_STR(c->verified, id, v);
-		if (rk_htab_oom()) /* not remembered: it will be verified again, that is all */
+		if (rk_htab_oom()) { /* not remembered: it will be verified again, that is all */
 			free(v);
+			v = NULL;
+		}
 	}
+	if (v)
+		v->st = stamp_of(st);
 	pthread_mutex_unlock(&c->lock);
 }
 
@@ -438,27 +476,60 @@ static int hash_fd(int fd, uint64_t len, char hex[RK_SHA256_HEX], uint32_t *crc)
 	return 0;
 }
 
-/* The CRC32 recorded for the blob behind fd: 0 and *crc, or -ENODATA. */
-static int recorded_crc(int fd, uint32_t *crc)
+/* The CRC32 recorded for blob id behind fd: 0 and *crc; -ENODATA when there is none (or
+ * one from before ids were recorded); -EXDEV when it was recorded for another blob (the
+ * file was moved here from another name). */
+static int recorded_crc(int fd, const char *id, uint32_t *crc)
 {
-	char v[16];
+	char v[CRC_XATTR_LEN + 1];
 	ssize_t n = fgetxattr(fd, CRC_XATTR, v, sizeof(v) - 1);
+	unsigned long x;
 	char *end;
 
-	if (n <= 0)
+	if (n != CRC_XATTR_LEN || v[8] != ' ')
 		return -ENODATA;
 	v[n] = '\0';
-	*crc = (uint32_t)strtoul(v, &end, 16);
-	return *end ? -ENODATA : 0;
+	x = strtoul(v, &end, 16);
+	if (end != v + 8)
+		return -ENODATA;
+	if (strcmp(v + 9, id))
+		return -EXDEV;
+	*crc = (uint32_t)x;
+	return 0;
 }
 
-/* Record crc for the file behind fd. 0 or -errno (no user xattrs here, no permission). */
-static int set_crc(int fd, uint32_t crc)
+/* Record crc for blob id, the file behind fd. 0 or -errno (no user xattrs here, no
+ * permission). */
+static int set_crc(int fd, uint32_t crc, const char *id)
 {
-	char v[16];
+	char v[CRC_XATTR_LEN + 1];
 
-	snprintf(v, sizeof(v), "%08x", crc);
-	return fsetxattr(fd, CRC_XATTR, v, 8, 0) ? -errno : 0;
+	snprintf(v, sizeof(v), "%08x %.64s", crc, id);
+	return fsetxattr(fd, CRC_XATTR, v, CRC_XATTR_LEN, 0) ? -errno : 0;
+}
+
+/* Move the finished temp file tmp, open as fd, to rel and close fd; remember it as checked
+ * under id, when not NULL (its stamp is taken after the rename, which sets its ctime). A failed close
+ * takes the file away again: its bytes may not have reached the disk. 0 or -errno. */
+static int install(struct rk_cache *c, int fd, const char *tmp, const char *rel, const char *id)
+{
+	struct stat st;
+	int rc = renameat(c->dirfd, tmp, c->dirfd, rel) ? -errno : 0;
+	int have = !rc && !fstat(fd, &st);
+
+	if (close(fd) && !rc) {
+		rc = -errno;
+		unlinkat(c->dirfd, rel, 0);
+	}
+	if (rc) {
+		unlinkat(c->dirfd, tmp, 0);
+		if (id)
+			forget_verified(c, id);
+		return rc;
+	}
+	if (have && id)
+		mark_verified(c, id, &st);
+	return 0;
 }
 
 int rk_blob_create(struct rk_cache *c, int hash_now, struct rk_blob_writer **out,
@@ -617,24 +688,19 @@ int rk_blob_commit(struct rk_blob_writer *w, char id[RK_SHA256_HEX], struct rk_e
 		rk_blob_abort(w);
 		return rk_err_set(err, rc, "cache '%s': hashing: %s", c->dir, strerror(-rc));
 	}
-	set_crc(w->fd, w->crc); /* best effort: else SHA-256 on open */
+	set_crc(w->fd, w->crc, id); /* best effort: else SHA-256 on open */
 	fchmod(w->fd, c->bmode);
 	disk = fstat(w->fd, &st) ? w->size : disk_bytes(&st);
-	if (close(w->fd))
-		rc = rk_err_set(err, -errno, "cache '%s': close: %s", c->dir, strerror(errno));
-	w->fd = -1;
 	blob_path(id, path, sizeof(path));
 	/* Always move the fresh copy in, even over an existing one: it was hashed just now,
 	 * while a copy already there may have rotted since it was written. */
 	existed = !fstatat(c->dirfd, path, &st, 0);
-	if (!rc && renameat(c->dirfd, w->tmp, c->dirfd, path))
-		rc = rk_err_set(err, -errno, "cache '%s/%s': %s", c->dir, path, strerror(errno));
-	else if (!rc && !existed)
-		added(c, disk, id);
+	rc = install(c, w->fd, w->tmp, path, id);
+	w->fd = -1;
 	if (rc)
-		unlinkat(c->dirfd, w->tmp, 0);
-	else
-		mark_verified(c, id);
+		rk_err_set(err, rc, "cache '%s/%s': %s", c->dir, path, strerror(-rc));
+	else if (!existed)
+		added(c, disk, id);
 	free(w);
 	return rc;
 }
@@ -685,16 +751,20 @@ int rk_blob_exists(struct rk_cache *c, const char *id, uint64_t size)
 /* Record crc for a committed blob, which is read-only: user xattrs need write permission
  * on the file, so the owner lends it for the call. Best effort, as at commit. Threads
  * doing this at once may fail to record (EACCES), never change the mode for good. */
-static void record_crc(const struct rk_cache *c, int fd, uint32_t crc)
+static void record_crc(const struct rk_cache *c, int fd, uint32_t crc, const char *id)
 {
-	if (!set_crc(fd, crc) || fchmod(fd, c->bmode | S_IWUSR))
+	int rc = set_crc(fd, crc, id);
+
+	if (!rc || (rc != -EACCES && rc != -EPERM) || fchmod(fd, c->bmode | S_IWUSR))
 		return;
-	set_crc(fd, crc);
+	set_crc(fd, crc, id);
 	fchmod(fd, c->bmode);
 }
 
 /* rk_blob_open, and with crc the blob's CRC-32: the one just checked, the recorded one, or
- * computed from the (already checked) file and recorded. */
+ * computed from the (already checked) file and recorded. The check runs when this process
+ * has not checked the file as it is now (its stamp): the first open, and again after any
+ * change to it (rewritten, truncated, moved in from another name). */
 static int open_blob(struct rk_cache *c, const char *id, uint64_t size, int *out, uint32_t *crc,
 		     struct rk_err *err)
 {
@@ -703,7 +773,7 @@ static int open_blob(struct rk_cache *c, const char *id, uint64_t size, int *out
 	char path[128], hex[RK_SHA256_HEX];
 	struct timespec now;
 	struct stat st;
-	int fd, rc;
+	int fd, rc, changed = 0;
 
 	if (!rk_is_sha256_hex(id))
 		return rk_err_set(err, -EINVAL, "'%s': not a blob id", id);
@@ -721,34 +791,46 @@ static int open_blob(struct rk_cache *c, const char *id, uint64_t size, int *out
 				(long long)st.st_size, (unsigned long long)size);
 		goto bad;
 	}
-	if (!is_verified(c, id)) {
+	if (!is_verified(c, id, &st)) {
 		uint32_t want, got;
-		int has_crc = !recorded_crc(fd, &want);
+		int rec = recorded_crc(fd, id, &want); /* 0: recorded, bound to id */
 
-		if ((rc = hash_fd(fd, UINT64_MAX, has_crc ? NULL : hex, &got))) {
+		if (rec == -EXDEV) {
+			rc = rk_err_set(&local, -EBADMSG,
+					"blob %.12s: its recorded CRC32 is another blob's (moved)", id);
+			goto bad;
+		}
+		if ((rc = hash_fd(fd, UINT64_MAX, rec ? hex : NULL, &got))) {
 			close(fd);
 			return rk_err_set(err, rc, "blob %.12s: %s", id, strerror(-rc));
 		}
-		if (has_crc ? got != want : strcmp(hex, id) != 0) {
+		if (!rec ? got != want : strcmp(hex, id) != 0) {
 			rc = rk_err_set(&local, -EBADMSG, "blob %.12s: content hash mismatch (%s)",
-					id, has_crc ? "CRC32" : "SHA-256");
+					id, !rec ? "CRC32" : "SHA-256");
 			goto bad;
 		}
-		mark_verified(c, id);
-		if (crc && !has_crc)
-			record_crc(c, fd, got);
+		mark_verified(c, id, &st); /* the stamp from before the hash: a change since shows */
+		if (rec) { /* checked by its SHA-256: record the CRC32 for the next process */
+			record_crc(c, fd, got, id);
+			changed = 1;
+		}
 		if (crc)
 			*crc = got;
-	} else if (crc && recorded_crc(fd, crc)) {
+	} else if (crc && recorded_crc(fd, id, crc)) {
 		if ((rc = hash_fd(fd, UINT64_MAX, NULL, crc))) {
 			close(fd);
 			return rk_err_set(err, rc, "blob %.12s: %s", id, strerror(-rc));
 		}
-		record_crc(c, fd, *crc);
+		record_crc(c, fd, *crc, id);
+		changed = 1;
 	}
 	clock_gettime(CLOCK_REALTIME, &now);
-	if (st.st_mtim.tv_sec + TOUCH_INTERVAL < now.tv_sec)
+	if (st.st_mtim.tv_sec + TOUCH_INTERVAL < now.tv_sec) {
 		futimens(fd, NULL); /* LRU use stamp; failure only makes eviction less exact */
+		changed = 1;
+	}
+	if (changed && !fstat(fd, &st)) /* our own change (ctime): still the file checked */
+		mark_verified(c, id, &st);
 	*out = fd;
 	return 0;
 bad:
@@ -785,9 +867,32 @@ int rk_blob_crc32(struct rk_cache *c, const char *id, uint64_t size, uint32_t *c
 }
 
 /* Every record (what rk_cache_put_file writes) ends in this trailer, little-endian:
- * "RKR1", the CRC32 of the payload before it, the payload's length. */
-#define RECORD_MAGIC "RKR1"
-#define RECORD_TRAILER 16
+ * "RKR2", the CRC32 of the payload before it, the payload's length, and the key binding:
+ * the first 16 hex digits of the SHA-256 of the record's key (its path in the cache), a
+ * NUL and the trailer's first 16 bytes. A record moved or copied to another key fails
+ * the binding; damage fails the CRC32 (docs/internals/cache.md, "Records"). Records from
+ * before ("RKR1", 16 bytes: no binding) are an older rockfs's: made again. */
+#define RECORD_MAGIC "RKR2"
+#define RECORD_TRAILER 32
+#define RECORD_HEAD 16 /* magic, CRC32, length: what the binding covers with the key */
+#define RECORD_MOVED (-EXDEV) /* a record whose binding names another key */
+
+/* The binding of the trailer head t to key rel, into out. 0 or -ENOMEM. */
+static int record_bind(const char *rel, const unsigned char t[RECORD_HEAD],
+		       char out[RECORD_TRAILER - RECORD_HEAD])
+{
+	struct rk_sha256 h;
+	char hex[RK_SHA256_HEX];
+	int rc = rk_sha256_init(&h);
+
+	if (rc)
+		return rc;
+	rk_sha256_update(&h, rel, strlen(rel) + 1);
+	rk_sha256_update(&h, t, RECORD_HEAD);
+	rk_sha256_final(&h, hex);
+	memcpy(out, hex, RECORD_TRAILER - RECORD_HEAD);
+	return 0;
+}
 
 /* Write rel atomically: data, then (framed) the record trailer. */
 static int put_bytes(struct rk_cache *c, const char *rel, const void *data, size_t len, int framed,
@@ -796,30 +901,31 @@ static int put_bytes(struct rk_cache *c, const char *rel, const void *data, size
 	static _Atomic unsigned long seq;
 	unsigned char t[RECORD_TRAILER];
 	char tmp[64];
-	int fd, rc;
+	int fd, rc = 0;
 
+	memcpy(t, RECORD_MAGIC, 4);
+	rk_put_le32(t + 4, (uint32_t)libdeflate_crc32(0, data, len));
+	rk_put_le64(t + 8, len);
+	if (framed && (rc = record_bind(rel, t, (char *)t + RECORD_HEAD)))
+		return rk_err_set(err, rc, "cache '%s/%s': %s", c->dir, rel, strerror(-rc));
 	snprintf(tmp, sizeof(tmp), "tmp/meta.%ld.%lu", (long)getpid(), ++seq);
 	fd = openat(c->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return rk_err_set(err, -errno, "cache '%s/%s': %s", c->dir, tmp, strerror(errno));
-	memcpy(t, RECORD_MAGIC, 4);
-	rk_put_le32(t + 4, (uint32_t)libdeflate_crc32(0, data, len));
-	rk_put_le64(t + 8, len);
 	rc = write_all(fd, data, len);
 	if (!rc && framed)
 		rc = write_all(fd, t, sizeof(t));
 	if (!rc && fchmod(fd, c->fmode)) /* the umask may have taken group bits */
 		rc = -errno;
-	if (close(fd) && !rc)
-		rc = -errno;
-	if (!rc && renameat(c->dirfd, tmp, c->dirfd, rel))
-		rc = -errno;
 	if (rc) {
+		close(fd);
 		unlinkat(c->dirfd, tmp, 0);
-		return rk_err_set(err, rc, "cache '%s/%s': %s", c->dir, rel, strerror(-rc));
+	} else {
+		/* a record written just now counts as checked; VERSION is no record */
+		rc = install(c, fd, tmp, rel, framed ? rel : NULL);
 	}
-	if (framed)
-		mark_verified(c, rel); /* written just now */
+	if (rc)
+		return rk_err_set(err, rc, "cache '%s/%s': %s", c->dir, rel, strerror(-rc));
 	return 0;
 }
 
@@ -829,64 +935,92 @@ int rk_cache_put_file(struct rk_cache *c, const char *rel, const void *data, siz
 	return put_bytes(c, rel, data, len, 1, err);
 }
 
-/* The trailer t of a record file of size bytes: its payload's length and CRC32. 0,
- * -EBADMSG when it is damaged, -EPROTO when there is none (a record from before). A
- * damaged magic with the right length is damage, not an old record. */
-static int parse_trailer(const unsigned char *t, uint64_t size, uint64_t *len, uint32_t *crc)
+/* The trailer of record rel, a file of size bytes whose last RK_MIN(size, RECORD_TRAILER)
+ * bytes end at end: its payload's length and CRC32, and whether it is bound to another key
+ * (moved: told apart from damage by the CRC32, which the caller checks). 0; -EBADMSG when
+ * it is damaged; -EPROTO when there is none (a record from before, of either older
+ * format); -ENOMEM. A damaged magic with the right length is damage, not an old record. */
+static int parse_trailer(const char *rel, const unsigned char *end, uint64_t size, uint64_t *len,
+			 uint32_t *crc, int *moved)
 {
+	char bind[RECORD_TRAILER - RECORD_HEAD];
+	const unsigned char *t;
+	int rc;
+
 	if (size < RECORD_TRAILER)
 		return -EPROTO;
+	t = end - RECORD_TRAILER;
 	*crc = rk_le32(t + 4);
 	*len = rk_le64(t + 8);
 	if (memcmp(t, RECORD_MAGIC, 4))
 		return *len + RECORD_TRAILER == size ? -EBADMSG : -EPROTO;
-	return *len + RECORD_TRAILER == size ? 0 : -EBADMSG;
+	if (*len + RECORD_TRAILER != size)
+		return -EBADMSG;
+	if ((rc = record_bind(rel, t, bind)))
+		return rc;
+	*moved = memcmp(bind, t + RECORD_HEAD, sizeof(bind)) != 0;
+	return 0;
 }
 
-/* A record that failed its check (rc -EBADMSG) or has no trailer (-EPROTO, written by a
- * rockfs from before records had one): deleted, so that it is made again, with one log
- * line (for old records, one per process). Returns -ENOENT: its callers see it absent. */
+/* A record that failed its check (rc -EBADMSG, RECORD_MOVED) or has no trailer (-EPROTO,
+ * written by a rockfs from before records had one): deleted, so that it is made again,
+ * with one log line (for old records, one per process). Returns -ENOENT: its callers see
+ * it absent. */
 static int discard(struct rk_cache *c, const char *rel, int rc)
 {
 	static atomic_flag told = ATOMIC_FLAG_INIT;
 
 	forget_verified(c, rel);
 	unlinkat(c->dirfd, rel, 0);
-	if (rc == -EBADMSG) {
+	if (rc == -EBADMSG || rc == RECORD_MOVED) {
 		c->discarded++;
-		rk_warn("cache: record '%s' failed its check; discarded, it is made again", rel);
+		rk_warn("cache: record '%s' failed its check (%s); discarded, it is made again",
+			rel,
+			rc == RECORD_MOVED ? "it is another key's record: moved or copied"
+					   : "damaged");
 	} else if (!atomic_flag_test_and_set(&told))
 		rk_info("cache '%s': records written by an older rockfs (first: '%s') have no "
-			"checksum; they are made again",
+			"key binding; they are made again",
 			c->dir, rel);
 	return -ENOENT;
 }
 
+/* A record failed: its check (discarded, -ENOENT) or to be read (rc). */
+static int record_failed(struct rk_cache *c, const char *rel, int rc)
+{
+	return rc == -EBADMSG || rc == -EPROTO || rc == RECORD_MOVED ? discard(c, rel, rc) : rc;
+}
+
 /* Check the record rel, open as fd, against its trailer: its payload's length and CRC32
- * into len and crc. The payload is read only when this process has not checked it yet (or
- * always, with again). 0, -EBADMSG or -EPROTO (see parse_trailer), -errno when unreadable. */
+ * into len and crc. The key binding is checked every time; the payload is read when this
+ * process has not checked the file as it is now (its stamp), or always, with again. The
+ * stat of fd goes to st. 0, -EBADMSG, RECORD_MOVED or -EPROTO (see parse_trailer), -errno
+ * when unreadable. */
 static int check_record(struct rk_cache *c, const char *rel, int fd, int again, uint64_t *len,
-			uint32_t *crc)
+			uint32_t *crc, struct stat *st)
 {
 	unsigned char t[RECORD_TRAILER];
-	struct stat st;
 	uint32_t got;
-	int rc;
+	int rc, moved = 0;
 
-	if (fstat(fd, &st))
+	if (fstat(fd, st))
 		return -errno;
-	if (st.st_size >= RECORD_TRAILER &&
-	    pread(fd, t, RECORD_TRAILER, st.st_size - RECORD_TRAILER) != RECORD_TRAILER)
+	if (st->st_size < RECORD_TRAILER)
+		return -EPROTO;
+	if (pread(fd, t, RECORD_TRAILER, st->st_size - RECORD_TRAILER) != RECORD_TRAILER)
 		return -EIO;
-	if ((rc = parse_trailer(t, (uint64_t)st.st_size, len, crc)))
+	if ((rc = parse_trailer(rel, t + RECORD_TRAILER, (uint64_t)st->st_size, len, crc,
+				&moved)))
 		return rc;
-	if (!again && is_verified(c, rel))
+	if (!again && !moved && is_verified(c, rel, st))
 		return 0;
 	if ((rc = hash_fd(fd, *len, NULL, &got)))
 		return rc;
 	if (got != *crc)
 		return -EBADMSG;
-	mark_verified(c, rel);
+	if (moved)
+		return RECORD_MOVED;
+	mark_verified(c, rel, st);
 	return 0;
 }
 
@@ -925,7 +1059,7 @@ int rk_cache_get_file(struct rk_cache *c, const char *rel, size_t max, char **da
 	struct stat st;
 	size_t got = 0;
 	char *buf;
-	int fd, rc = 0;
+	int fd, rc = 0, moved = 0;
 
 	fd = openat(c->dirfd, rel, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -957,14 +1091,14 @@ int rk_cache_get_file(struct rk_cache *c, const char *rel, size_t max, char **da
 		free(buf);
 		return rk_err_set(err, rc, "cache '%s/%s': read failed", c->dir, rel);
 	}
-	rc = got < RECORD_TRAILER
-		     ? -EPROTO
-		     : parse_trailer((unsigned char *)buf + got - RECORD_TRAILER, got, &plen, &crc);
+	rc = parse_trailer(rel, (unsigned char *)buf + got, got, &plen, &crc, &moved);
 	if (!rc && (uint32_t)libdeflate_crc32(0, buf, (size_t)plen) != crc)
 		rc = -EBADMSG;
+	else if (!rc && moved)
+		rc = RECORD_MOVED;
 	if (rc) {
 		free(buf);
-		return discard(c, rel, rc);
+		return record_failed(c, rel, rc);
 	}
 	buf[plen] = '\0';
 	*data = buf;
@@ -982,13 +1116,14 @@ int rk_cache_open_file(struct rk_cache *c, const char *rel, int *out, uint64_t *
 
 	if (fd < 0)
 		return -errno;
-	if ((rc = check_record(c, rel, fd, 0, &l, &v))) {
+	if ((rc = check_record(c, rel, fd, 0, &l, &v, &st))) {
 		close(fd);
-		return rc == -EBADMSG || rc == -EPROTO ? discard(c, rel, rc) : rc;
+		return record_failed(c, rel, rc);
 	}
 	clock_gettime(CLOCK_REALTIME, &now);
-	if (!fstat(fd, &st) && st.st_mtim.tv_sec + TOUCH_INTERVAL < now.tv_sec)
-		futimens(fd, NULL); /* LRU use stamp, as for blobs */
+	if (st.st_mtim.tv_sec + TOUCH_INTERVAL < now.tv_sec && !futimens(fd, NULL) &&
+	    !fstat(fd, &st)) /* LRU use stamp, as for blobs: our own change */
+		mark_verified(c, rel, &st);
 	*out = fd;
 	if (len)
 		*len = l;
@@ -1231,7 +1366,8 @@ static int verify_blob(void *ctx, const char *path, struct stat *st)
 {
 	struct verify_ctx *v = ctx;
 	char hex[RK_SHA256_HEX];
-	uint32_t crc;
+	uint32_t crc, want;
+	struct stat fst;
 	int fd = openat(v->c->dirfd, path, O_RDONLY | O_CLOEXEC);
 	const char *id = strrchr(path, '/') + 1;
 
@@ -1239,13 +1375,21 @@ static int verify_blob(void *ctx, const char *path, struct stat *st)
 		return 0;
 	v->st->blobs++;
 	v->st->blob_bytes += disk_bytes(st);
-	if (hash_fd(fd, UINT64_MAX, hex, &crc) || strcmp(hex, id)) {
+	if (fstat(fd, &fst) || hash_fd(fd, UINT64_MAX, hex, &crc) || strcmp(hex, id)) {
 		unlinkat(v->c->dirfd, path, 0);
 		forget_verified(v->c, id);
 		v->st->bad++;
-		rk_warn("cache: blob %.12s failed its hash; deleted", id);
+		rk_warn("cache: blob '%s' failed its hash (damaged, or another blob moved to its "
+			"name); deleted",
+			path);
 	} else {
-		mark_verified(v->c, id);
+		mark_verified(v->c, id, &fst);
+		/* the recorded CRC32 missing, from before, or another blob's: recorded again */
+		if (recorded_crc(fd, id, &want) || want != crc) {
+			record_crc(v->c, fd, crc, id);
+			if (!fstat(fd, &fst))
+				mark_verified(v->c, id, &fst);
+		}
 	}
 	close(fd);
 	return 0;
@@ -1268,6 +1412,7 @@ static void verify_records(struct rk_cache *c, size_t k, struct rk_cache_stats *
 	}
 	while ((de = readdir(d))) {
 		char rel[PATH_MAX];
+		struct stat fst;
 		uint64_t len;
 		uint32_t crc;
 		int fd, rc;
@@ -1278,10 +1423,10 @@ static void verify_records(struct rk_cache *c, size_t k, struct rk_cache_stats *
 		fd = openat(c->dirfd, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 		if (fd < 0)
 			continue;
-		rc = check_record(c, rel, fd, 1, &len, &crc);
+		rc = check_record(c, rel, fd, 1, &len, &crc, &fst);
 		close(fd);
 		st->records[k]++;
-		if (rc == -EBADMSG || rc == -EPROTO) {
+		if (rc == -EBADMSG || rc == -EPROTO || rc == RECORD_MOVED) {
 			st->bad_records[k]++;
 			st->bad++;
 			discard(c, rel, rc);

@@ -1912,6 +1912,15 @@ static int composite_failed(struct rk_file *f, uint64_t off, int rc, struct rk_e
 	return -EIO;
 }
 
+/* A read of a file's blob failed (a cache file truncated or unreadable under the mount):
+ * -EIO, logged once per open file. */
+static int blob_failed(struct rk_file *f, uint64_t off, int rc, struct rk_err *err)
+{
+	if (!atomic_exchange(&f->failed_logged, 1))
+		rk_err_log("read at %llu: %s", (unsigned long long)off, rk_err_str(err, rc));
+	return -EIO;
+}
+
 /* Read from a synthesized file: literal bytes, zeros and blob ranges. */
 static ssize_t composite_pread(struct rk_file *f, char *buf, size_t n, uint64_t off,
 			       struct rk_err *err)
@@ -1996,6 +2005,8 @@ ssize_t rk_file_extents(struct rk_file *f, uint64_t off, size_t n, struct rk_ext
 		    (ext[0].fd = fcntl(f->cur.fd, F_DUPFD_CLOEXEC, 0)) < 0)
 			rc = rk_err_set(&err, -errno, "piece %zu: %s", i, strerror(errno));
 		pthread_mutex_unlock(&f->lock);
+		if (!rc && (rc = rk_extents_check(ext, 1, &err)))
+			close(ext[0].fd);
 		if (!rc)
 			return 1;
 		rk_err_log("compressed tarball read at %llu: %s", (unsigned long long)off,
@@ -2005,6 +2016,14 @@ ssize_t rk_file_extents(struct rk_file *f, uint64_t off, size_t n, struct rk_ext
 	if (f->composite) {
 		k = rk_composite_extents(&f->blobs, f->v->cache, f->composite, off, n, ext, max,
 					 &err);
+		if (k > 0) {
+			int rc = rk_extents_check(ext, (size_t)k, &err);
+
+			if (!rc)
+				return k;
+			rk_extents_close(ext, (size_t)k);
+			k = rc;
+		}
 		if (k >= 0 || k == -E2BIG)
 			return k;
 		return composite_failed(f, off, (int)k, &err);
@@ -2018,6 +2037,8 @@ ssize_t rk_file_extents(struct rk_file *f, uint64_t off, size_t n, struct rk_ext
 	if (staged_wait(f, off, n))
 		return -EIO;
 	ext[0] = (struct rk_extent){f->fd, 0, off, NULL, n};
+	if ((k = rk_extents_check(ext, 1, &err)))
+		return blob_failed(f, off, (int)k, &err);
 	return 1;
 }
 
@@ -2054,10 +2075,15 @@ ssize_t rk_file_pread(struct rk_file *f, void *buf, size_t n, uint64_t off, stru
 		return 0;
 	if (staged_wait(f, off, n))
 		return -EIO;
-	do
-		r = pread(f->fd, buf, n, (off_t)off);
-	while (r < 0 && errno == EINTR);
-	return r < 0 ? rk_err_set(err, -errno, "read: %s", strerror(errno)) : r;
+	/* the file is f->size bytes: shorter means its blob changed under the mount */
+	if ((r = pread_full(f->fd, buf, n, off)))
+		return blob_failed(f, off, (int)rk_err_set(err, (int)r, "read: %s%s",
+							   strerror((int)-r),
+							   r == -EIO ? " (the cache file is short: "
+								       "truncated under the mount)"
+								     : ""),
+				   err);
+	return (ssize_t)n;
 }
 
 void rk_file_close(struct rk_file *f)

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rk/composite.h"
@@ -359,4 +360,23 @@ void rk_extents_close(struct rk_extent *ext, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (ext[i].own && ext[i].fd >= 0)
 			close(ext[i].fd);
+}
+
+int rk_extents_check(const struct rk_extent *ext, size_t n, struct rk_err *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+
+		if (ext[i].fd < 0)
+			continue;
+		if (fstat(ext[i].fd, &st))
+			return rk_err_set(err, -EIO, "fstat: %s", strerror(errno));
+		if ((uint64_t)st.st_size < ext[i].pos + ext[i].len)
+			return rk_err_set(err, -EIO,
+					  "a cache file of %lld bytes is read at %llu+%zu: it was "
+					  "truncated under the mount",
+					  (long long)st.st_size, (unsigned long long)ext[i].pos,
+					  ext[i].len);
+	}
+	return 0;
 }
