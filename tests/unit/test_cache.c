@@ -502,6 +502,38 @@ RK_TEST(blob_changed_after_check_is_checked_again)
 	rk_cache_close(b);
 }
 
+/* A descriptor kept open across reads: rechecked cheaply while its blob is unchanged,
+ * checked again once it changed; a copy made again meanwhile is left alone. */
+RK_TEST(blob_recheck_of_an_open_descriptor)
+{
+	struct rk_cache *c = open_cache("cache", 0);
+	char id[RK_SHA256_HEX];
+	int fd = -1, fd2 = -1;
+
+	RK_ASSERT_EQ_INT(0, rk_blob_put(c, "hello", 5, id, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_open(c, id, 5, &fd, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_recheck(c, id, 5, fd, NULL));
+	corrupt(blob_file("cache", id), "jello"); /* in place: fd sees it */
+	RK_ASSERT_EQ_INT(-EBADMSG, rk_blob_recheck(c, id, 5, fd, NULL));
+	RK_ASSERT(!exists(blob_file("cache", id)));
+	close(fd);
+	/* truncated */
+	RK_ASSERT_EQ_INT(0, rk_blob_put(c, "hello", 5, id, NULL));
+	RK_ASSERT_EQ_INT(0, rk_blob_open(c, id, 5, &fd, NULL));
+	chmod(blob_file("cache", id), 0644);
+	RK_ASSERT_EQ_INT(0, truncate(blob_file("cache", id), 2));
+	RK_ASSERT_EQ_INT(-EBADMSG, rk_blob_recheck(c, id, 5, fd, NULL));
+	/* made again meanwhile: the old descriptor fails, the new copy stays */
+	RK_ASSERT_EQ_INT(0, rk_blob_put(c, "hello", 5, id, NULL));
+	RK_ASSERT_EQ_INT(-EBADMSG, rk_blob_recheck(c, id, 5, fd, NULL));
+	RK_ASSERT(exists(blob_file("cache", id)));
+	RK_ASSERT_EQ_INT(0, rk_blob_open(c, id, 5, &fd2, NULL));
+	read_fd(fd2, "hello", 5);
+	close(fd2);
+	close(fd);
+	rk_cache_close(c);
+}
+
 /* Two blobs of one size swapped on disk (their recorded CRC32s go with them): each is
  * discarded on open, by a handle that had checked them before as by a fresh one. */
 RK_TEST(blob_moved_to_another_name_is_discarded)

@@ -87,6 +87,14 @@ int rk_blob_put(struct rk_cache *c, const void *data, size_t len, char id[RK_SHA
  * -ENOENT: not in the cache (evicted); -EBADMSG: failed its hash and was deleted. */
 int rk_blob_open(struct rk_cache *c, const char *id, uint64_t size, int *fd, struct rk_err *err);
 
+/* Check again that fd, opened by rk_blob_open(c, id, size), holds the blob as this process
+ * checked it: an fstat and a lookup while the file is unchanged, its content checked again
+ * (as on open) when it changed since (rewritten in place, truncated). For a descriptor
+ * kept open across reads. 0; -EBADMSG when it fails (the blob is discarded, as by
+ * rk_blob_open); -errno. */
+int rk_blob_recheck(struct rk_cache *c, const char *id, uint64_t size, int fd,
+		    struct rk_err *err);
+
 /* The CRC-32 of blob id (size bytes): the recorded xattr, or computed by reading the blob
  * (and then recorded). -ENOENT when the blob is missing (or of another size), -EBADMSG
  * when it fails its check (as rk_blob_open: it is deleted). Like rk_blob_open it checks

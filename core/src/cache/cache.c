@@ -761,16 +761,80 @@ static void record_crc(const struct rk_cache *c, int fd, uint32_t crc, const cha
 	fchmod(fd, c->bmode);
 }
 
-/* rk_blob_open, and with crc the blob's CRC-32: the one just checked, the recorded one, or
- * computed from the (already checked) file and recorded. The check runs when this process
- * has not checked the file as it is now (its stamp): the first open, and again after any
- * change to it (rewritten, truncated, moved in from another name). */
+/* Check blob id, open as fd, against its expected size and its content: the CRC32 recorded
+ * for it, else the SHA-256 (then recorded). The content is read when this process has not
+ * checked the file as it is now (its stamp): the first open, and again after any change to
+ * it (rewritten, truncated, moved in from another name). With crc, the blob's CRC-32: the
+ * one just checked, the recorded one, or computed from the (checked) file and recorded.
+ * *changed tells that this call changed the file's ctime (a recorded CRC32). 0, -EBADMSG
+ * with local set (the caller discards it), or -errno with err set. */
+static int check_blob(struct rk_cache *c, const char *id, uint64_t size, int fd, uint32_t *crc,
+		      int *changed, struct rk_err *local, struct rk_err *err)
+{
+	char hex[RK_SHA256_HEX];
+	struct stat st;
+	int rc;
+
+	if (fstat(fd, &st))
+		return rk_err_set(err, -errno, "blob %.12s: %s", id, strerror(errno));
+	if ((uint64_t)st.st_size != size)
+		return rk_err_set(local, -EBADMSG, "blob %.12s: size %lld, expected %llu", id,
+				  (long long)st.st_size, (unsigned long long)size);
+	if (!is_verified(c, id, &st)) {
+		uint32_t want, got;
+		int rec = recorded_crc(fd, id, &want); /* 0: recorded, bound to id */
+
+		if (rec == -EXDEV)
+			return rk_err_set(local, -EBADMSG,
+					  "blob %.12s: its recorded CRC32 is another blob's (moved)",
+					  id);
+		if ((rc = hash_fd(fd, UINT64_MAX, rec ? hex : NULL, &got)))
+			return rk_err_set(err, rc, "blob %.12s: %s", id, strerror(-rc));
+		if (!rec ? got != want : strcmp(hex, id) != 0)
+			return rk_err_set(local, -EBADMSG, "blob %.12s: content hash mismatch (%s)",
+					  id, !rec ? "CRC32" : "SHA-256");
+		mark_verified(c, id, &st); /* the stamp from before the hash: a change since shows */
+		if (rec) { /* checked by its SHA-256: record the CRC32 for the next process */
+			record_crc(c, fd, got, id);
+			*changed = 1;
+		}
+		if (crc)
+			*crc = got;
+	} else if (crc && recorded_crc(fd, id, crc)) {
+		if ((rc = hash_fd(fd, UINT64_MAX, NULL, crc)))
+			return rk_err_set(err, rc, "blob %.12s: %s", id, strerror(-rc));
+		record_crc(c, fd, *crc, id);
+		*changed = 1;
+	}
+	return 0;
+}
+
+/* A blob that failed its check (local says why): deleted when its name still holds the
+ * file fd (a copy made again meanwhile is left alone), logged. Returns local's code. */
+static int discard_blob(struct rk_cache *c, const char *id, int fd, struct rk_err *local,
+			struct rk_err *err)
+{
+	struct stat a, b;
+	char path[128];
+
+	blob_path(id, path, sizeof(path));
+	forget_verified(c, id);
+	if (!fstat(fd, &a) && !fstatat(c->dirfd, path, &b, AT_SYMLINK_NOFOLLOW) &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		unlinkat(c->dirfd, path, 0);
+	c->discarded++;
+	rk_warn("cache: bad blob discarded: %s", local->msg);
+	if (err)
+		*err = *local;
+	return local->code;
+}
+
+/* rk_blob_open, and with crc the blob's CRC-32 (check_blob). */
 static int open_blob(struct rk_cache *c, const char *id, uint64_t size, int *out, uint32_t *crc,
 		     struct rk_err *err)
 {
 	struct rk_err local = RK_ERR_INIT; /* the discard warning needs the reason */
-
-	char path[128], hex[RK_SHA256_HEX];
+	char path[128];
 	struct timespec now;
 	struct stat st;
 	int fd, rc, changed = 0;
@@ -781,51 +845,14 @@ static int open_blob(struct rk_cache *c, const char *id, uint64_t size, int *out
 	fd = openat(c->dirfd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return rk_err_set(err, -errno, "blob %.12s: %s", id, strerror(errno));
-	if (fstat(fd, &st)) {
-		rc = -errno;
+	if ((rc = check_blob(c, id, size, fd, crc, &changed, &local, err))) {
+		if (rc == -EBADMSG && local.code)
+			discard_blob(c, id, fd, &local, err);
 		close(fd);
-		return rk_err_set(err, rc, "blob %.12s: %s", id, strerror(-rc));
-	}
-	if ((uint64_t)st.st_size != size) {
-		rc = rk_err_set(&local, -EBADMSG, "blob %.12s: size %lld, expected %llu", id,
-				(long long)st.st_size, (unsigned long long)size);
-		goto bad;
-	}
-	if (!is_verified(c, id, &st)) {
-		uint32_t want, got;
-		int rec = recorded_crc(fd, id, &want); /* 0: recorded, bound to id */
-
-		if (rec == -EXDEV) {
-			rc = rk_err_set(&local, -EBADMSG,
-					"blob %.12s: its recorded CRC32 is another blob's (moved)", id);
-			goto bad;
-		}
-		if ((rc = hash_fd(fd, UINT64_MAX, rec ? hex : NULL, &got))) {
-			close(fd);
-			return rk_err_set(err, rc, "blob %.12s: %s", id, strerror(-rc));
-		}
-		if (!rec ? got != want : strcmp(hex, id) != 0) {
-			rc = rk_err_set(&local, -EBADMSG, "blob %.12s: content hash mismatch (%s)",
-					id, !rec ? "CRC32" : "SHA-256");
-			goto bad;
-		}
-		mark_verified(c, id, &st); /* the stamp from before the hash: a change since shows */
-		if (rec) { /* checked by its SHA-256: record the CRC32 for the next process */
-			record_crc(c, fd, got, id);
-			changed = 1;
-		}
-		if (crc)
-			*crc = got;
-	} else if (crc && recorded_crc(fd, id, crc)) {
-		if ((rc = hash_fd(fd, UINT64_MAX, NULL, crc))) {
-			close(fd);
-			return rk_err_set(err, rc, "blob %.12s: %s", id, strerror(-rc));
-		}
-		record_crc(c, fd, *crc, id);
-		changed = 1;
+		return rc;
 	}
 	clock_gettime(CLOCK_REALTIME, &now);
-	if (st.st_mtim.tv_sec + TOUCH_INTERVAL < now.tv_sec) {
+	if (!fstat(fd, &st) && st.st_mtim.tv_sec + TOUCH_INTERVAL < now.tv_sec) {
 		futimens(fd, NULL); /* LRU use stamp; failure only makes eviction less exact */
 		changed = 1;
 	}
@@ -833,15 +860,23 @@ static int open_blob(struct rk_cache *c, const char *id, uint64_t size, int *out
 		mark_verified(c, id, &st);
 	*out = fd;
 	return 0;
-bad:
-	close(fd);
-	forget_verified(c, id);
-	unlinkat(c->dirfd, path, 0);
-	c->discarded++;
-	rk_warn("cache: bad blob discarded: %s", local.msg);
-	if (err)
-		*err = local;
-	return rc;
+}
+
+int rk_blob_recheck(struct rk_cache *c, const char *id, uint64_t size, int fd,
+		    struct rk_err *err)
+{
+	struct rk_err local = RK_ERR_INIT;
+	struct stat st;
+	int rc, changed = 0;
+
+	if ((rc = check_blob(c, id, size, fd, NULL, &changed, &local, err))) {
+		if (rc == -EBADMSG && local.code)
+			discard_blob(c, id, fd, &local, err);
+		return rc;
+	}
+	if (changed && !fstat(fd, &st))
+		mark_verified(c, id, &st);
+	return 0;
 }
 
 int rk_blob_open(struct rk_cache *c, const char *id, uint64_t size, int *out, struct rk_err *err)

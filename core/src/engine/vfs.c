@@ -62,6 +62,7 @@ struct rk_file {
 	struct rk_frontier *fr; /* a staged file: how much of fd is written */
 	const struct artifact *artifact; /* for log lines */
 	_Atomic int failed_logged;
+	char blob[RK_SHA256_HEX]; /* a cache blob's file: its id (fd is the blob), else "" */
 };
 
 /* The mount's README: this head, each view's lines (vfs_views order), this tail. */
@@ -1834,6 +1835,8 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 		if (rc) {
 			rk_err_log("'%s': %s", n->name, rk_err_str(err, rc));
 			rc = -EIO;
+		} else {
+			memcpy(f->blob, id, RK_SHA256_HEX);
 		}
 	} else if (src == SRC_STORE) {
 		rc = rk_store_object_open(v->store, n->data, &f->obj, err);
@@ -2037,7 +2040,8 @@ ssize_t rk_file_extents(struct rk_file *f, uint64_t off, size_t n, struct rk_ext
 	if (staged_wait(f, off, n))
 		return -EIO;
 	ext[0] = (struct rk_extent){f->fd, 0, off, NULL, n};
-	if ((k = rk_extents_check(ext, 1, &err)))
+	if ((f->blob[0] && (k = rk_blob_recheck(f->v->cache, f->blob, f->size, f->fd, &err))) ||
+	    (k = rk_extents_check(ext, 1, &err)))
 		return blob_failed(f, off, (int)k, &err);
 	return 1;
 }
@@ -2075,6 +2079,10 @@ ssize_t rk_file_pread(struct rk_file *f, void *buf, size_t n, uint64_t off, stru
 		return 0;
 	if (staged_wait(f, off, n))
 		return -EIO;
+	/* a blob changed since its check is checked again (and fails: EIO, discarded; the
+	 * next open makes it again) */
+	if (f->blob[0] && (r = rk_blob_recheck(f->v->cache, f->blob, f->size, f->fd, err)))
+		return blob_failed(f, off, (int)r, err);
 	/* the file is f->size bytes: shorter means its blob changed under the mount */
 	if ((r = pread_full(f->fd, buf, n, off)))
 		return blob_failed(f, off, (int)rk_err_set(err, (int)r, "read: %s%s",
