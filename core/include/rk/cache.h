@@ -14,7 +14,8 @@
  *
  * Every write is temp + rename, so a crash never leaves a file that reads wrong.
  * A blob is hashed while it is written, and hashed again the first time a process
- * opens it: one that fails is deleted and reported as -EBADMSG, never served.
+ * opens it, and again after the file changed: one that fails (damaged, or another blob
+ * moved to its name) is deleted and reported as -EBADMSG, never served.
  * The size limit is kept by evicting least recently used blobs (mtime is the use
  * stamp, refreshed on open). Several processes may share one directory: they
  * coordinate only through rename(), flock() and unlink(), which are atomic.
@@ -84,7 +85,7 @@ int rk_blob_put(struct rk_cache *c, const void *data, size_t len, char id[RK_SHA
 		struct rk_err *err);
 
 /* Open blob id for reading (O_RDONLY, close with close()). size is the expected size.
- * -ENOENT: not in the cache (evicted); -EBADMSG: failed its hash and was deleted. */
+ * -ENOENT: not in the cache (evicted); -EBADMSG: failed its check and was deleted. */
 int rk_blob_open(struct rk_cache *c, const char *id, uint64_t size, int *fd, struct rk_err *err);
 
 /* Check again that fd, opened by rk_blob_open(c, id, size), holds the blob as this process
@@ -98,7 +99,7 @@ int rk_blob_recheck(struct rk_cache *c, const char *id, uint64_t size, int fd,
 /* The CRC-32 of blob id (size bytes): the recorded xattr, or computed by reading the blob
  * (and then recorded). -ENOENT when the blob is missing (or of another size), -EBADMSG
  * when it fails its check (as rk_blob_open: it is deleted). Like rk_blob_open it checks
- * the blob once per handle, and refreshes its use stamp. */
+ * the blob once per handle (and again once it changed), and refreshes its use stamp. */
 int rk_blob_crc32(struct rk_cache *c, const char *id, uint64_t size, uint32_t *crc,
 		  struct rk_err *err);
 
@@ -109,10 +110,11 @@ int rk_blob_exists(struct rk_cache *c, const char *id, uint64_t size);
  * is logged once per call and returned (the records are then not kept). */
 int rk_cache_area(struct rk_cache *c, const char *area);
 /* Records: small files (indexes, memos, tarball pieces), by path relative to the cache
- * dir (in one of the directories above). put is atomic and appends a trailer, "RKR1", the
- * CRC32 of the payload and its length (docs/internals/cache.md); get returns the payload
- * (malloc'd, NUL-terminated), or -ENOENT when absent. A record that fails its check, or
- * has no trailer (written by an older rockfs), is deleted with one log line and reads as
+ * dir (in one of the directories above). put is atomic and appends a trailer, "RKR2", the
+ * CRC32 of the payload, its length and a binding to rel, its key (docs/internals/cache.md);
+ * get returns the payload (malloc'd, NUL-terminated), or -ENOENT when absent. A record that
+ * fails its check (damaged, or moved or copied from another key), or has no trailer of
+ * this version (written by an older rockfs), is deleted with one log line and reads as
  * absent, so that its caller makes it again. */
 int rk_cache_put_file(struct rk_cache *c, const char *rel, const void *data, size_t len,
 		      struct rk_err *err);
@@ -134,9 +136,10 @@ int rk_memo_name(const char *area, const char *prefix, const char *const *parts,
 		 char rel[RK_MEMO_NAME]);
 
 /* Open a record to read its payload in place: bytes [0, *len) of *fd, whose CRC32 is *crc
- * (len and crc may be NULL). The payload is checked the first time this process opens the
- * record (or writes it); a bad one is handled as by rk_cache_get_file (-ENOENT). Refreshes
- * its use stamp. 0 or -errno. */
+ * (len and crc may be NULL). The key binding is checked on every open, the payload the
+ * first time this process opens the record (or writes it) and again once the file changed;
+ * a bad one is handled as by rk_cache_get_file (-ENOENT). Refreshes its use stamp. 0 or
+ * -errno. */
 int rk_cache_open_file(struct rk_cache *c, const char *rel, int *fd, uint64_t *len, uint32_t *crc);
 
 /* Exclusive inter-process lock named key (blocks). Returns a descriptor for unlock. */
