@@ -10,7 +10,10 @@
 #     outputs are unknown); every other output reads as on a healthy mount;
 #   rockpack split of the run and export of dist/gfx1100 exit non-zero with one line naming
 #     the artifact and the cause; split of another group and export of a tree without it
-#     give exactly what a healthy store gives.
+#     give exactly what a healthy store gives;
+#   packages/: the packages made of it are left out (as before), and so are the packages
+#     that depend on them (before, amdrocm-core-gfx110x depended on a package the
+#     repository did not hold).
 . "$(dirname "$0")/lib.sh"
 it_init "$@"
 
@@ -92,4 +95,35 @@ it_same "rockpack export dist/gfx942" "$T/want.sum" "$T/got.sum"
 it_sums "$T/clean/$RUN/dist/gfx94X-dcgpu" >"$T/want.sum"
 it_sums "$T/mnt/$RUN/dist/gfx94X-dcgpu" >"$T/got.sum" || fail "dist/gfx94X-dcgpu: read failed"
 it_same "dist/gfx94X-dcgpu" "$T/want.sum" "$T/got.sum"
+
+# 4. packages/: no package the repository holds depends on one it left out for the damage
+# (the dependents of a left-out package are left out too, each with a log line)
+missing_deps() { # missing_deps POOL: "package -> relation" naming no package in POOL
+	python3 - "$1" <<'EOP'
+import os, subprocess, sys
+pool = sys.argv[1]
+deps = {}
+for f in sorted(os.listdir(pool)):
+    out = subprocess.run(["dpkg-deb", "-f", os.path.join(pool, f), "Package", "Depends"],
+                         check=True, capture_output=True, text=True).stdout
+    fields = dict(l.split(": ", 1) for l in out.splitlines() if ": " in l)
+    deps[fields["Package"]] = fields.get("Depends", "")
+for p, d in sorted(deps.items()):
+    for item in filter(None, (x.strip() for x in d.split(","))):
+        alts = [a.strip().split(" ")[0] for a in item.split("|")]
+        if not any(a in deps or not a.startswith("amdrocm") for a in alts):
+            print(p, "->", item)
+EOP
+}
+if command -v dpkg-deb >/dev/null; then
+	missing_deps "$T/clean/$RUN/packages/deb/pool/main" >"$T/deps.want"
+	missing_deps "$T/mnt/$RUN/packages/deb/pool/main" >"$T/deps.got" || fail "packages: reading the pool failed"
+	if grep -vxFf "$T/deps.want" "$T/deps.got" >"$T/deps.new"; then
+		fail "packages: packages depend on packages the damage left out: $(head -3 "$T/deps.new")"
+	fi
+	grep -q "packages: amdrocm-core7.13-gfx110x left out: it depends on" "${IT_LOG[bad]}" ||
+		fail "packages: no line says amdrocm-core7.13-gfx110x is left out for its dependency"
+else
+	it_say "dpkg-deb is not installed: packages not checked"
+fi
 it_finish
