@@ -146,7 +146,7 @@ static int fill_entry(void *ctx, const char *name, const struct rk_attr *a, uint
 static int export_dir(struct exporter *e, uint64_t ino, int dirfd, struct rk_buf *rel)
 {
 	struct dir_list l = {0};
-	int rc = rk_vfs_readdir(e->v, ino, 0, fill_entry, &l, &e->err);
+	int rc = rk_vfs_readdir_all(e->v, ino, fill_entry, &l, &e->err);
 
 	if (rc)
 		rc = rp_fail("%s: %s", rel->len ? rel->buf : ".", rk_err_str(&e->err, rc));

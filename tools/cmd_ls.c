@@ -190,7 +190,7 @@ static int ls_path(const struct rp_opts *o, struct rk_vfs *v, const char *run, c
 	if (!rc && !S_ISDIR(a.mode))
 		rc = -ENOTDIR;
 	if (!rc)
-		rc = rk_vfs_readdir(v, a.ino, 0, add_name, &names, &err);
+		rc = rk_vfs_readdir_all(v, a.ino, add_name, &names, &err);
 	rk_buf_release(&path);
 	if (rc) {
 		rk_buf_release(&names);

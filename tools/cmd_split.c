@@ -231,7 +231,7 @@ static int cmd_split(const struct rp_opts *o, int argc, char **argv)
 	if (!rc)
 		rc = rk_vfs_resolve(v, path.buf, &a, &err);
 	if (!rc)
-		rc = rk_vfs_readdir(v, a.ino, 0, collect, &l, &err);
+		rc = rk_vfs_readdir_all(v, a.ino, collect, &l, &err);
 	if (rc) {
 		rp_fail("%s: %s", args[1], rk_err_str(&err, rc));
 		goto done;

@@ -104,7 +104,7 @@ static int cmd_wheels(const struct rp_opts *given, int argc, char **argv)
 		path.len = len;
 		path.buf[len] = '\0';
 	}
-	if (!ret && (rc = rk_vfs_readdir(v, a.ino, 0, add_family, &fams, &err)))
+	if (!ret && (rc = rk_vfs_readdir_all(v, a.ino, add_family, &fams, &err)))
 		ret = rp_fail("%s: python/: %s", args[1], rk_err_str(&err, rc));
 	for (char *f = fams.buf, *nl; !ret && f && (nl = strchr(f, '\n')); f = nl + 1) {
 		size_t len = path.len;

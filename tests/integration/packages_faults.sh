@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # packages_faults: bad input around RUN/packages/.
 #  - a damaged artifact: exactly the packages built from it are left out, each with one
-#    log line naming it and the artifact; every other package is served and listed in the
-#    indexes;
+#    log line naming it and the artifact, and the packages that depend on them (one line
+#    each: the repository never names a package it does not hold); every other package
+#    is served and listed in the indexes;
 #  - -o packages=FILE: a malformed definitions file is refused at mount time with one
 #    line naming the entry; a file whose definitions name no artifact of the run gives
 #    empty repositories and a log line, not a failure; TheRock's schema works unchanged
@@ -27,9 +28,12 @@ grep -q '^amdrocm-rand7.13-gfx1101_' "$T/pool" && fail "the gfx1101 rand package
 for want in amdrocm-rand7.13-gfx1100_ amdrocm-rand-host7.13_ amdrocm-blas7.13-gfx1101_; do
 	grep -q "^$want" "$T/pool" || fail "$want is missing, though its artifacts are whole"
 done
-n=$(grep -c 'amdrocm-rand7.13-gfx1101.*left out' "$T/fs.log")
+n=$(grep -c 'packages: amdrocm-rand7.13-gfx1101 left out' "$T/fs.log")
 [ "$n" = 1 ] || fail "want one log line for the left-out package, got $n"
 grep -q "rand_lib_gfx1101" "$T/fs.log" || fail "the log does not name the damaged artifact"
+grep -q '^amdrocm-rand7.13_' "$T/pool" && fail "amdrocm-rand7.13 is served, depending on the left-out gfx1101 package"
+grep -q 'packages: amdrocm-rand7.13 left out: it depends on amdrocm-rand7.13-gfx1101' "$T/fs.log" ||
+	fail "no line says amdrocm-rand7.13 is left out for its dependency"
 [ "$(grep -c '^Package:' "$P/deb/dists/stable/main/binary-amd64/Packages")" = "$(wc -l <"$T/pool")" ] ||
 	fail "Packages does not list every served package"
 ls "$P/rpm/x86_64" | grep -q '^amdrocm-rand7.13-gfx1101-' && fail "the gfx1101 rand RPM is served"

@@ -35,7 +35,9 @@ void rk_err_clear(struct rk_err *err);
 
 /* 1 when code (-errno) is a failure that may go away by itself, so that what failed is
  * tried again on the next access rather than kept as failed: the network (-ETIMEDOUT),
- * a full disk or quota (-ENOSPC, -EDQUOT: space comes back by eviction or by the user). */
+ * a full disk or quota (-ENOSPC, -EDQUOT: space comes back by eviction or by the user),
+ * a cache that cannot be written now (-EROFS: read-only, its permissions, its directory
+ * deleted; the cache reports every such write failure as -EROFS, rk/cache.h). */
 int rk_err_transient(int code);
 
 /* The message of err, or strerror of code if err holds none. Never NULL. */

@@ -109,6 +109,12 @@ int rk_vfs_readlink(struct rk_vfs *v, uint64_t ino, char *buf, size_t n, struct 
 typedef int (*rk_dir_fill_fn)(void *ctx, const char *name, const struct rk_attr *a, uint64_t next);
 int rk_vfs_readdir(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn fill, void *ctx,
 		   struct rk_err *err);
+/* A listing that misses entries (a damaged artifact's) fails with -EIO after the entries
+ * it has: rk_vfs_readdir on the call that starts past the last one (as FUSE asks for
+ * more), rk_vfs_readdir_all (every entry from the first) on the same call, after filling
+ * them. Tools that take a listing whole use rk_vfs_readdir_all. */
+int rk_vfs_readdir_all(struct rk_vfs *v, uint64_t ino, rk_dir_fill_fn fill, void *ctx,
+		       struct rk_err *err);
 
 /* Resolve a '/'-separated path from the root (no symlinks followed). */
 int rk_vfs_resolve(struct rk_vfs *v, const char *path, struct rk_attr *out, struct rk_err *err);

@@ -233,6 +233,59 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
+/* The cache's directory was deleted under it (rm -rf while mounted): make it again, as
+ * rk_cache_open does, and point the cache's descriptor at the new one (dup2: a thread
+ * using the descriptor meanwhile sees the old or the new directory, never another
+ * file). Best effort, one thread at a time. */
+static void cache_remake(struct rk_cache *c)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	struct stat st;
+	int fd;
+
+	pthread_mutex_lock(&lock);
+	if (!fstat(c->dirfd, &st) && st.st_nlink == 0 && !mkdir_p(c->dir) &&
+	    (fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		if (!fchmod(fd, c->dmode) && dup2(fd, c->dirfd) >= 0) {
+			static const char *const subdirs[] = {"blobs", "index", "kpack",
+							      "locks", "pieces", "tmp"};
+			char sub[16];
+
+			for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++)
+				mkdir_at(c, subdirs[i]);
+			for (int i = 0; i < 256; i++) {
+				snprintf(sub, sizeof(sub), "blobs/%02x", i);
+				mkdir_at(c, sub);
+			}
+			put_bytes(c, "VERSION", CACHE_VERSION, strlen(CACHE_VERSION), 0, NULL);
+			rk_warn("cache '%s': its directory was deleted; made again", c->dir);
+		}
+		close(fd);
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+/* The one place that says what a failed write into the cache means (e: the errno of a
+ * create, write, rename or mkdir below the cache directory). A cache that cannot be
+ * written now (full: ENOSPC, EDQUOT; read-only: EROFS; its permissions: EACCES, EPERM;
+ * its directory or a part of it gone: ENOENT) is a transient failure (rk_err_transient:
+ * ENOSPC, EDQUOT, EROFS), never a reason for a different result: the caller serves from
+ * memory or fails, and tries again on the next access. A deleted cache directory is made
+ * again for that next access. Returns the error code to report. */
+static int write_failed(struct rk_cache *c, int e)
+{
+	switch (e) {
+	case ENOENT:
+		cache_remake(c);
+		/* fall through */
+	case EACCES:
+	case EPERM:
+		return -EROFS;
+	default:
+		return -e;
+	}
+}
+
 static int check_version(struct rk_cache *c, struct rk_err *err)
 {
 	char buf[64] = "";
@@ -545,7 +598,8 @@ int rk_blob_create(struct rk_cache *c, int hash_now, struct rk_blob_writer **out
 	snprintf(w->tmp, sizeof(w->tmp), "tmp/blob.%ld.%lu", (long)getpid(), ++seq);
 	w->fd = openat(c->dirfd, w->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (w->fd < 0) {
-		rc = rk_err_set(err, -errno, "cache '%s/%s': %s", c->dir, w->tmp, strerror(errno));
+		rc = rk_err_set(err, write_failed(c, errno), "cache '%s/%s': %s", c->dir, w->tmp,
+				strerror(errno));
 		free(w);
 		return rc;
 	}
@@ -619,7 +673,8 @@ int rk_blob_write(struct rk_blob_writer *w, const void *data, size_t len, struct
 	int rc = write_sparse(w, data, len);
 
 	if (rc)
-		return rk_err_set(err, rc, "cache '%s': write: %s", w->c->dir, strerror(-rc));
+		return rk_err_set(err, write_failed(w->c, -rc), "cache '%s': write: %s", w->c->dir,
+				  strerror(-rc));
 	if (w->hashing) {
 		rk_sha256_update(&w->h, data, len);
 		w->crc = libdeflate_crc32(w->crc, data, len);
@@ -698,7 +753,8 @@ int rk_blob_commit(struct rk_blob_writer *w, char id[RK_SHA256_HEX], struct rk_e
 	rc = install(c, w->fd, w->tmp, path, id);
 	w->fd = -1;
 	if (rc)
-		rk_err_set(err, rc, "cache '%s/%s': %s", c->dir, path, strerror(-rc));
+		rc = rk_err_set(err, write_failed(c, -rc), "cache '%s/%s': %s", c->dir, path,
+				strerror(-rc));
 	else if (!existed)
 		added(c, disk, id);
 	free(w);
@@ -946,7 +1002,8 @@ static int put_bytes(struct rk_cache *c, const char *rel, const void *data, size
 	snprintf(tmp, sizeof(tmp), "tmp/meta.%ld.%lu", (long)getpid(), ++seq);
 	fd = openat(c->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return rk_err_set(err, -errno, "cache '%s/%s': %s", c->dir, tmp, strerror(errno));
+		return rk_err_set(err, write_failed(c, errno), "cache '%s/%s': %s", c->dir, tmp,
+				  strerror(errno));
 	rc = write_all(fd, data, len);
 	if (!rc && framed)
 		rc = write_all(fd, t, sizeof(t));
@@ -960,7 +1017,8 @@ static int put_bytes(struct rk_cache *c, const char *rel, const void *data, size
 		rc = install(c, fd, tmp, rel, framed ? rel : NULL);
 	}
 	if (rc)
-		return rk_err_set(err, rc, "cache '%s/%s': %s", c->dir, rel, strerror(-rc));
+		return rk_err_set(err, write_failed(c, -rc), "cache '%s/%s': %s", c->dir, rel,
+				  strerror(-rc));
 	return 0;
 }
 

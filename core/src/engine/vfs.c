@@ -342,6 +342,9 @@ int vfs_graft(struct rk_vfs *v, struct node *dir, struct node *root)
 
 	pthread_rwlock_wrlock(&v->tree);
 	dir->incomplete = root->incomplete;
+	free(dir->why_incomplete);
+	dir->why_incomplete = root->why_incomplete;
+	root->why_incomplete = NULL;
 	for (i = 0; !rc && i < root->nents; i++) {
 		struct node *c = root->order[i]->node;
 
@@ -408,6 +411,7 @@ static void free_node(struct node *n)
 	free(n->order);
 	free(n->name);
 	free(n->data);
+	free(n->why_incomplete);
 	if (n->src == SRC_TARZ)
 		rk_tarz_free(n->tarz); /* n->composite belongs to the .tar node */
 	else
@@ -1642,12 +1646,14 @@ int rk_vfs_readlink(struct rk_vfs *v, uint64_t ino, char *buf, size_t size, stru
 	return rc;
 }
 
-int rk_vfs_readdir(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn fill, void *ctx,
-		   struct rk_err *err)
+/* rk_vfs_readdir; whole: an incomplete listing's error also after its last entry was
+ * filled in this call (rk_vfs_readdir_all), not only on the call after it. */
+static int readdir_from(struct rk_vfs *v, uint64_t ino, uint64_t off, int whole,
+			rk_dir_fill_fn fill, void *ctx, struct rk_err *err)
 {
 	struct node *dir;
 	int rc, state = ART_DONE;
-	uint64_t gen;
+	uint64_t gen, start;
 
 	if ((rc = get_dir(v, ino, &dir, err)))
 		return rc;
@@ -1668,18 +1674,31 @@ int rk_vfs_readdir(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn 
 	pthread_rwlock_rdlock(&v->tree);
 	/* a listing that misses entries ends in an error after the ones it has, so that
 	 * ls, find, tar and rsync report it instead of copying a short tree */
-	if (dir->incomplete && off >= dir->nents)
-		rc = rk_err_set(err, -EIO, "'%s': listing incomplete (a damaged artifact)",
-				dir->name);
-	for (uint64_t i = off; i < dir->nents; i++) {
+	start = off;
+	for (; off < dir->nents; off++) {
 		struct rk_attr a;
 
-		fill_attr(dir->order[i]->node, &a);
-		if (fill(ctx, dir->order[i]->name, &a, i + 1))
+		fill_attr(dir->order[off]->node, &a);
+		if (fill(ctx, dir->order[off]->name, &a, off + 1))
 			break;
 	}
+	if (dir->incomplete && off >= dir->nents && (whole || off == start))
+		rc = rk_err_set(err, -EIO, "'%s': listing incomplete: %s", dir->name,
+				dir->why_incomplete ? dir->why_incomplete : "a damaged artifact");
 	pthread_rwlock_unlock(&v->tree);
 	return rc;
+}
+
+int rk_vfs_readdir(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn fill, void *ctx,
+		   struct rk_err *err)
+{
+	return readdir_from(v, ino, off, 0, fill, ctx, err);
+}
+
+int rk_vfs_readdir_all(struct rk_vfs *v, uint64_t ino, rk_dir_fill_fn fill, void *ctx,
+		       struct rk_err *err)
+{
+	return readdir_from(v, ino, 0, 1, fill, ctx, err);
 }
 
 int rk_vfs_resolve(struct rk_vfs *v, const char *path, struct rk_attr *out, struct rk_err *err)

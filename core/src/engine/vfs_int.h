@@ -128,6 +128,8 @@ struct node {
 				      * kernel and readers retry) */
 	uint8_t incomplete; /* a directory whose listing misses entries nobody could read: a
 			     * readdir ends in EIO after the entries it has */
+	char *why_incomplete; /* incomplete: what is missing and why (the artifact and its
+			       * damage), for the readdir's error; owned, or NULL */
 	/* mutable (v->tree): */
 	uint32_t mode, nlink;
 	uint64_t size;

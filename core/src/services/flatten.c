@@ -456,9 +456,10 @@ static int flatten_list(struct rk_vfs *v, struct artifact **as, size_t n, struct
 
 /* Of as[0..*n), keep the usable artifacts and those damaged for good (a failure that
  * stays): each of those gets a line in *damaged ("file<TAB>cause<TAB>what is listed"),
- * and *incomplete when its members could not all be read. A transient failure fails. */
+ * and *incomplete says which when its members could not all be read (malloc'd: the
+ * first such artifact and its cause). A transient failure fails. */
 static int sort_damaged(struct rk_vfs *v, struct artifact **as, size_t n, char **damaged,
-			int *incomplete, struct rk_err *err)
+			char **incomplete, struct rk_err *err)
 {
 	struct rk_buf b = RK_BUF_INIT;
 	int rc = 0;
@@ -473,8 +474,12 @@ static int sort_damaged(struct rk_vfs *v, struct artifact **as, size_t n, char *
 						  : "files read before the damage listed, each "
 						    "fails (EIO); the rest unknown: the tree's "
 						    "listing ends in EIO");
-			if (!read_all)
-				*incomplete = 1;
+			if (!rc && !read_all && !*incomplete &&
+			    asprintf(incomplete, "artifact '%s' cannot be read to its end: %s",
+				     as[i]->art->file, why.msg) < 0) {
+				*incomplete = NULL;
+				rc = -ENOMEM;
+			}
 		} else if (d) {
 			rc = rk_err_set(err, d, "artifact '%s' is unusable: %s", as[i]->art->file,
 					why.msg);
@@ -494,7 +499,8 @@ static int flatten_tree(struct rk_vfs *v, struct run *r, const char *x, int rele
 	struct artifact **as = calloc(r->cat->narts + 1, sizeof(*as));
 	int split_target = !release && is_split_target(v, r, x);
 	size_t n = 0;
-	int rc, incomplete = 0;
+	char *incomplete = NULL;
+	int rc;
 
 	if (!as)
 		return -ENOMEM;
@@ -520,10 +526,12 @@ static int flatten_tree(struct rk_vfs *v, struct run *r, const char *x, int rele
 		rc = add_split_outputs(v, &as, &n, x, err);
 	if (rc) {
 		free(as);
+		free(incomplete);
 		return rk_err_wrap(err, rc, "'%s'", x);
 	}
 	rc = flatten_list(v, as, n, root, conflicts, nconflicts);
-	root->incomplete = (uint8_t)incomplete;
+	root->incomplete = incomplete != NULL;
+	root->why_incomplete = incomplete;
 	free(as);
 	return rc;
 }

@@ -965,8 +965,11 @@ static int do_split(struct rk_vfs *v, struct artifact *a, const char *group, int
 		if (!S_ISREG(s.e[i].mode))
 			continue;
 		r = classify(&s, i, &e);
-		if (r == -ENOMEM)
-			rc = r;
+		/* a file kept unsplit is a different split: only a file whose bytes cannot be
+		 * split is; one that cannot be read (-EIO) or a cache that cannot be written
+		 * (transient: tried again on the next access) fails the split */
+		if (r == -ENOMEM || r == -EIO || rk_err_transient(r))
+			rc = rk_err_set(err, r, "'%s': %s", s.e[i].path, rk_err_str(&e, r));
 		else if (r)
 			rk_warn("'%s': '%s': %s; kept unsplit in %s_generic", a->art->stem,
 				s.e[i].path, rk_err_str(&e, r), s.group);

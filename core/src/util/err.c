@@ -68,5 +68,5 @@ void rk_bug(const char *file, int line, const char *fmt, ...)
 
 int rk_err_transient(int code)
 {
-	return code == -ETIMEDOUT || code == -ENOSPC || code == -EDQUOT;
+	return code == -ETIMEDOUT || code == -ENOSPC || code == -EDQUOT || code == -EROFS;
 }

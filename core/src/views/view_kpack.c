@@ -13,10 +13,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "rk/buf.h"
+#include "rk/gpu.h"
 #include "rk/log.h"
 #include "engine/vfs_int.h"
 #include "services/flatten.h"
 #include "services/kpack_split.h"
+
+/* The note listing the damaged artifacts, as dist/.rockfs/<X>.damaged: one line each,
+ * "file<TAB>cause<TAB>what is listed"; only when one is. */
+#define NOTE ".damaged"
 
 /* Whether artifact a (not generic) is split: all of them, or the selected ones. */
 static int splits(const struct rk_vfs *v, const struct artifact *a)
@@ -26,12 +32,90 @@ static int splits(const struct rk_vfs *v, const struct artifact *a)
 	return vfs_kpack_selected(v, a->art->stem);
 }
 
-/* List split output o in root (the kpack directory being built). */
-static int link_out(struct node *root, struct artifact *o)
+/* Whether artifacts a and b are families of one <name>_<component>. */
+static int same_group(const struct artifact *a, const struct artifact *b)
+{
+	return !strcmp(a->art->an.name, b->art->an.name) &&
+	       !strcmp(a->art->an.component, b->art->an.component);
+}
+
+/* The damaged artifact that output o (of a later family) may stand in for: an earlier
+ * family of its group that failed for good (bad[i]) and would have given o's name first
+ * (its generic output, or an arch of that family). NULL when there is none. */
+static struct artifact *shadowed_by(struct run *r, const uint8_t *bad, const struct artifact *a,
+				    const struct artifact *o)
+{
+	const char *t = o->art->an.target;
+
+	for (struct artifact *d = r->artifacts; d < a; d++)
+		if (bad[d - r->artifacts] && same_group(d, a) &&
+		    (!strcmp(t, "generic") || rk_gpu_family_has(d->art->an.target, t)))
+			return d;
+	return NULL;
+}
+
+/* populate of an output a damaged family artifact would have given: fails with its
+ * cause, every time (the damage stays). */
+static int pop_damaged(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+{
+	struct run *r = vfs_node_run(dir);
+
+	for (size_t i = 0; i < r->cat->narts; i++) {
+		struct artifact *a = &r->artifacts[i];
+		size_t g = strlen(a->art->an.name) + 1 + strlen(a->art->an.component);
+		struct rk_err why = RK_ERR_INIT;
+		int read_all;
+
+		if (strncmp(dir->name, a->art->stem, g) || dir->name[g] != '_' ||
+		    vfs_artifact_damaged(v, a, &read_all, &why) != -EIO)
+			continue;
+		return rk_err_set(err, -EIO, "artifact '%s' is unusable: %s", a->art->file,
+				  why.msg);
+	}
+	return rk_err_set(err, -EIO, "its artifact cannot be split");
+}
+
+/* List split output o of artifact a in root (the kpack directory being built): the
+ * first family's wins; one an earlier, damaged family may have given is listed as
+ * failing (pop_damaged). */
+static int link_out(struct run *r, const uint8_t *bad, struct node *root, struct artifact *a,
+		    struct artifact *o)
 {
 	if (vfs_dent_find(root, o->art->stem))
 		return 0; /* an earlier family has it */
+	if (shadowed_by(r, bad, a, o))
+		return vfs_lazy_dir(root, o->art->stem, pop_damaged, root->mtime) ? 0 : -ENOMEM;
 	return vfs_dent_add(root, o->art->stem, o->root);
+}
+
+/* Artifact a failed for good (rc, e: damaged, it cannot be split): its line in the
+ * .damaged note, its generic output listed as failing, and the listing ends in EIO (the
+ * arch outputs it would give are unknown). */
+static int damaged_out(struct rk_vfs *v, struct node *root, struct rk_buf *note,
+		       struct artifact *a, struct rk_err *e, int rc)
+{
+	char name[3 * RK_ARTIFACT_FIELD + 3];
+	struct rk_err why = RK_ERR_INIT;
+	int read_all;
+	const char *cause = vfs_artifact_damaged(v, a, &read_all, &why) == -EIO
+				    ? why.msg
+				    : rk_err_str(e, rc);
+
+	snprintf(name, sizeof(name), "%s_%s_generic", a->art->an.name, a->art->an.component);
+	if (rk_buf_addf(note, "%s\t%s\tits outputs fail (EIO); the arch outputs it would give "
+			      "are unknown: the listing of kpack/ ends in EIO\n",
+			a->art->file, cause))
+		return -ENOMEM;
+	if (!root->why_incomplete &&
+	    asprintf(&root->why_incomplete, "artifact '%s' cannot be split: %s", a->art->file,
+		     cause) < 0) {
+		root->why_incomplete = NULL;
+		return -ENOMEM;
+	}
+	root->incomplete = 1;
+	if (vfs_dent_find(root, name))
+		return 0; /* an earlier family gave it */
+	return vfs_lazy_dir(root, name, pop_damaged, root->mtime) ? 0 : -ENOMEM;
 }
 
 static int pop_kpack(struct rk_vfs *v, struct node *kd, struct rk_err *err)
@@ -57,10 +141,14 @@ static int pop_kpack(struct rk_vfs *v, struct node *kd, struct rk_err *err)
 	/* ingest every artifact to split at once (in parallel, jobs at a time); a failed
 	 * one is reported by its split below */
 	struct artifact **as = calloc(r->cat->narts + 1, sizeof(*as));
+	uint8_t *bad = calloc(r->cat->narts + 1, 1); /* failed for good, by artifact */
+	struct rk_buf note = RK_BUF_INIT;
+	struct node *f = NULL;
 	size_t nas = 0;
 
-	if (!as || !root) {
+	if (!as || !bad || !root) {
 		free(as);
+		free(bad);
 		vfs_tree_free(root);
 		return -ENOMEM;
 	}
@@ -77,6 +165,7 @@ static int pop_kpack(struct rk_vfs *v, struct node *kd, struct rk_err *err)
 
 		if (rk_err_transient(rc = vfs_kpack_split(v, as[i], NULL, 0, &outs, &n, err))) {
 			free(as);
+			free(bad);
 			vfs_tree_free(root);
 			return rc;
 		}
@@ -92,13 +181,27 @@ static int pop_kpack(struct rk_vfs *v, struct node *kd, struct rk_err *err)
 		if (!splits(v, a))
 			continue;
 		if ((rc = vfs_kpack_split(v, a, NULL, 0, &outs, &n, &e))) {
-			/* (an archive that failed was logged by its ingest) */
-			rk_info("'%s': not split: %s", a->art->stem, rk_err_str(&e, rc));
-			continue; /* the other artifacts still split */
+			/* damaged for good (its ingest logged it): what needs it fails, the
+			 * other artifacts still split */
+			bad[i] = 1;
+			if (rc != -ENOMEM)
+				rc = damaged_out(v, root, &note, a, &e, rc);
+			continue;
 		}
 		for (size_t j = 0; !rc && j < n; j++)
-			rc = link_out(root, outs[j]);
+			rc = link_out(r, bad, root, a, outs[j]);
 	}
+	if (!rc && note.len) {
+		if (!(f = vfs_node_add(root, NOTE, S_IFREG | 0444, kd->mtime)) ||
+		    !(f->data = rk_buf_detach(&note, NULL)))
+			rc = -ENOMEM;
+		else {
+			f->src = SRC_BYTES;
+			f->size = strlen(f->data);
+		}
+	}
+	rk_buf_release(&note);
+	free(bad);
 	(void)err;
 	/* graft even after a failure: the outputs linked into root belong to their split,
 	 * and the graft (serving them) is what frees root */

@@ -19,7 +19,7 @@
  * whose RUNPATH became RPATH a hash computed once), so it is made on first open, its size
  * known before. The indexes (dists/, repodata/) hash every package when listed, once:
  * the hashes are remembered in the cache. A package whose artifact is damaged is left out
- * with one log line; the rest installs. */
+ * with one log line, and so are the packages that depend on it; the rest installs. */
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -198,6 +198,63 @@ static const struct artifact *failed_item(struct artifact *const *as, size_t n,
 		if (bad[k] && feeds(out, as[k]->art))
 			return as[k];
 	return NULL;
+}
+
+/* The package of plan p named by the relation word at w (len n), or -1. */
+static long plan_find(const struct pkg_plan *p, const char *w, size_t n)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (strlen(p->pkgs[i].name) == n && !strncmp(p->pkgs[i].name, w, n))
+			return (long)i;
+	return -1;
+}
+
+/* The first relation of depends ("a (= V), b | c", or RPM's "a = V, b") whose every
+ * alternative is a package of p left out (gone), as an index into p, or -1. */
+static long needs_gone(const struct pkg_plan *p, const char *depends, const unsigned char *gone)
+{
+	for (const char *item = depends; item && *item;) {
+		const char *end = item + strcspn(item, ",");
+		long first = -1;
+		int all = 1;
+
+		for (const char *alt = item; all && alt < end;) {
+			const char *w = alt + strspn(alt, " \t");
+			size_t n = strcspn(w, " \t(|,<>=");
+			long k = plan_find(p, w, n);
+
+			if (k < 0 || !gone[k])
+				all = 0;
+			else if (first < 0)
+				first = k;
+			alt = w + strcspn(w, "|,");
+			if (*alt == '|')
+				alt++;
+		}
+		if (all && first >= 0)
+			return first;
+		item = *end ? end + 1 : NULL;
+	}
+	return -1;
+}
+
+/* Leave out (gone) every package of p that depends on one left out, to the end: the
+ * repository never names a package it does not hold. One line each. */
+static void leave_out_dependents(const struct pkg_plan *p, unsigned char *gone)
+{
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (size_t i = 0; i < p->n; i++) {
+			long k = gone[i] ? -1 : needs_gone(p, p->pkgs[i].depends, gone);
+
+			if (k < 0)
+				continue;
+			rk_warn("packages: %s left out: it depends on %s, left out", p->pkgs[i].name,
+				p->pkgs[k].name);
+			gone[i] = 1;
+			changed = 1;
+		}
+	}
 }
 
 static int push(struct artifact ***v, size_t *n, struct artifact *a)
@@ -477,6 +534,10 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 		run.ndirs = nd;
 		if ((rc = pkg_plan_make(&st->defs, &run, &s->plans[f], err)))
 			break;
+		unsigned char *gone = rc ? NULL : calloc(s->plans[f].n + 1, 1);
+
+		if (!rc && !gone)
+			rc = -ENOMEM;
 		for (size_t i = 0; !rc && i < s->plans[f].n; i++) {
 			const struct pkg_out *o = &s->plans[f].pkgs[i];
 			const struct artifact *dead =
@@ -485,9 +546,14 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 			if (dead)
 				rk_warn("packages: %s left out: artifact '%s' is damaged (%s)",
 					o->name, dead->art->stem, dead->why);
-			else
-				rc = add_pkg(s, o, dirs, s->plans[f].prefix);
+			gone[i] = dead != NULL;
 		}
+		if (!rc)
+			leave_out_dependents(&s->plans[f], gone);
+		for (size_t i = 0; !rc && i < s->plans[f].n; i++)
+			if (!gone[i])
+				rc = add_pkg(s, &s->plans[f].pkgs[i], dirs, s->plans[f].prefix);
+		free(gone);
 		for (size_t i = 0; i < s->plans[f].nempty; i++)
 			rk_info("packages: %s left out: its definition selects no file of run '%s'",
 				s->plans[f].empty[i], r->cat->name);

@@ -874,6 +874,20 @@ static int pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		if (served(&s.v[i]) && !s.v[i].synth && s.v[i].kind == RK_PYFILE_WHEEL &&
 		    !s.v[i].meta_tried)
 			read_metadata(v, &s.v[i]);
+	/* the origins of blobs the wheels' members are made of live with the run */
+	for (size_t i = 0; !rc && i < syn.n; i++) {
+		struct artifact **nv;
+
+		if (!syn.v[i].made)
+			continue;
+		if (!(nv = realloc(ps->made, (ps->nmade + 1) * sizeof(*nv)))) {
+			rc = -ENOMEM;
+			break;
+		}
+		ps->made = nv;
+		ps->made[ps->nmade++] = syn.v[i].made;
+		syn.v[i].made = NULL;
+	}
 	if (!rc) {
 		struct node *root = vfs_tree_new(dir->name, dir->mode, dir->mtime);
 
@@ -990,6 +1004,9 @@ static void python_free(void *state)
 		pyset_release(ps->set);
 	free(ps->set);
 	vfs_python_split_free(ps);
+	for (size_t i = 0; i < ps->nmade; i++)
+		pymade_free(ps->made[i]);
+	free(ps->made);
 	free(ps);
 }
 

@@ -16,6 +16,8 @@ struct pystate {
 	struct pyset *set; /* the packages of python/, once populated (view_python.c) */
 	struct artifact **wheels; /* stored fat wheels split (view_python_split.c), owned */
 	size_t nwheels;
+	struct artifact **made; /* the synthesized wheels' pymade origins, owned */
+	size_t nmade;
 };
 /* Free the split wheels' artifacts of ps (after the inodes). */
 void vfs_python_split_free(struct pystate *ps);
@@ -36,12 +38,23 @@ struct pysynth {
 	char key[RK_SHA256_HEX]; /* a wheel's identity: the digest of its composite */
 	char family[64]; /* "": python/files/; else served in python/<family>/ only (a
 			  * legacy run's per-family sdist and devel wheel, upstream's
-			  * dist/<family>/) */
+			  * dist/<family>/) */	struct artifact *made; /* the origin of a member the view wrote into the cache (the
+				* devel wheel's _devel.tar: pymade_new), owned, or NULL */
 };
 struct pysynth_set {
 	struct pysynth *v;
 	size_t n, cap;
 };
+/* A blob the view writes from composite c (taken over; name: for log lines), made by
+ * pymade_write (its id; the first write is remembered under pyhash/) and again by the
+ * returned artifact's refill once the cache evicted it: give that artifact as the
+ * member's origin, keep it while the member is served (pysynth.made), free it with
+ * pymade_free (NULL is fine). */
+int pymade_new(struct rk_vfs *v, struct run *r, const char *name, struct rk_composite *c,
+	       struct artifact **out);
+int pymade_write(struct rk_vfs *v, struct artifact *made, char id[RK_SHA256_HEX],
+		 struct rk_err *err);
+void pymade_free(struct artifact *made);
 struct pysynth *pysynth_push(struct pysynth_set *s);
 void pysynth_release(struct pysynth_set *s);
 /* Release the entries from n on (s->n becomes n). */

@@ -1207,61 +1207,6 @@ static int devel_walk(struct synth *s, struct pkg *p, struct tlist *l, struct no
 	return rc;
 }
 
-/* Write composite l into a cache blob once (remembered under pyhash/), id in id. */
-static int materialize(struct synth *s, const struct rk_composite *l, char id[RK_SHA256_HEX])
-{
-	struct rk_blob_writer *w;
-	char key[RK_SHA256_HEX], rel[128], *data = NULL, *buf;
-	size_t len;
-	int rc;
-
-	if ((rc = pywheel_composite_digest(l, key)))
-		return rc;
-	snprintf(rel, sizeof(rel), "pyhash/blob-%s", key);
-	if (!rk_cache_get_file(s->v->cache, rel, 128, &data, &len, NULL)) {
-		int ok = len >= RK_SHA256_HEX - 1 && (data[RK_SHA256_HEX - 1] = '\0', 1) &&
-			 rk_is_sha256_hex(data) && rk_blob_exists(s->v->cache, data, l->size);
-
-		if (ok)
-			memcpy(id, data, RK_SHA256_HEX);
-		free(data);
-		if (ok)
-			return 0;
-	}
-	if (!(buf = malloc(1 << 20)))
-		return -ENOMEM;
-	if ((rc = rk_blob_create(s->v->cache, 1, &w, s->err))) {
-		free(buf);
-		return rc;
-	}
-	for (uint64_t off = 0; !rc && off < l->size;) {
-		size_t n = (size_t)RK_MIN((uint64_t)(1 << 20), l->size - off);
-		ssize_t r = rk_composite_pread_blobs(s->v->cache, l, buf, n, off, NULL);
-
-		if (r <= 0)
-			rc = rk_err_set(s->err, -EIO, "reading the devel tarball at %llu",
-					(unsigned long long)off);
-		else if (!(rc = rk_blob_write(w, buf, (size_t)r, s->err)))
-			off += (uint64_t)r;
-	}
-	free(buf);
-	if (rc) {
-		rk_blob_abort(w);
-		return rc;
-	}
-	if ((rc = rk_blob_commit(w, id, s->err)))
-		return rc;
-	rk_cache_area(s->v->cache, "pyhash");
-	{
-		char line[RK_SHA256_HEX + 1];
-
-		snprintf(line, sizeof(line), "%s\n", id);
-		if (rk_cache_put_file(s->v->cache, rel, line, strlen(line), NULL))
-			rk_warn("python: could not remember the devel tarball in the cache");
-	}
-	return 0;
-}
-
 /* Tag the package just pushed to s->out as served in python/<family>/ only. */
 static void in_family_dir(struct synth *s, size_t n0, const char *family)
 {
@@ -1279,7 +1224,9 @@ static int devel_wheel(struct synth *s, const char *family, int own_dir)
 	struct rk_buf rel = RK_BUF_INIT;
 	struct tlist l = {0};
 	struct rk_composite tar = RK_COMPOSITE_INIT;
+	struct artifact *made = NULL;
 	size_t n0 = s->out->n;
+	uint64_t size;
 	char req[200], summary[300], id[RK_SHA256_HEX];
 	struct node *root;
 	int rc;
@@ -1302,11 +1249,16 @@ static int devel_wheel(struct synth *s, const char *family, int own_dir)
 		qsort(l.v, l.n, sizeof(*l.v), cmp_member);
 		rc = rk_tar_layout_build(l.v, l.n, s->mtime, &tar);
 	}
+	/* _devel.tar is written into the cache; made, its origin, writes it again once
+	 * evicted (served with the wheel) */
+	size = tar.size;
 	if (!rc)
-		rc = materialize(s, &tar, id);
+		rc = pymade_new(s->v, s->r, "rocm_sdk_devel/_devel.tar", &tar, &made);
 	if (!rc)
-		rc = pywheel_add(&p.w, "rocm_sdk_devel/_devel.tar", S_IFREG | 0644, tar.size, id,
-				 NULL, NULL, NULL);
+		rc = pymade_write(s->v, made, id, s->err);
+	if (!rc)
+		rc = pywheel_add(&p.w, "rocm_sdk_devel/_devel.tar", S_IFREG | 0644, size, id,
+				 NULL, NULL, made);
 	if (!rc)
 		rc = add_pure(s, &p, "rocm_sdk_devel", "devel", family);
 	snprintf(req, sizeof(req), "rocm-sdk-core==%s", s->version);
@@ -1316,8 +1268,13 @@ static int devel_wheel(struct synth *s, const char *family, int own_dir)
 		 family ? " for " : "", family ? family : "", s->r->cat->name);
 	if (!rc)
 		rc = finish_wheel(s, &p, "rocm-sdk-devel", req, summary, "rocm_sdk_devel\n", NULL);
+	if (!rc && s->out->n > n0) {
+		s->out->v[s->out->n - 1].made = made;
+		made = NULL;
+	}
 	if (!rc && own_dir)
 		in_family_dir(s, n0, family);
+	pymade_free(made);
 	rk_composite_release(&tar);
 	tlist_release(&l);
 	pkg_release(&p);

@@ -559,6 +559,121 @@ struct pysynth *pysynth_push(struct pysynth_set *s)
 	return &s->v[s->n++];
 }
 
+/* Write composite l into a cache blob once (remembered under pyhash/), id in id. */
+static int materialize(struct rk_vfs *v, const struct rk_composite *l, char id[RK_SHA256_HEX],
+		       struct rk_err *err)
+{
+	struct rk_blob_writer *w;
+	char key[RK_SHA256_HEX], rel[128], *data = NULL, *buf;
+	size_t len;
+	int rc;
+
+	if ((rc = pywheel_composite_digest(l, key)))
+		return rc;
+	snprintf(rel, sizeof(rel), "pyhash/blob-%s", key);
+	if (!rk_cache_get_file(v->cache, rel, 128, &data, &len, NULL)) {
+		int ok = len >= RK_SHA256_HEX - 1 && (data[RK_SHA256_HEX - 1] = '\0', 1) &&
+			 rk_is_sha256_hex(data) && rk_blob_exists(v->cache, data, l->size);
+
+		if (ok)
+			memcpy(id, data, RK_SHA256_HEX);
+		free(data);
+		if (ok)
+			return 0;
+	}
+	if (!(buf = malloc(1 << 20)))
+		return -ENOMEM;
+	if ((rc = rk_blob_create(v->cache, 1, &w, err))) {
+		free(buf);
+		return rc;
+	}
+	for (uint64_t off = 0; !rc && off < l->size;) {
+		size_t n = (size_t)RK_MIN((uint64_t)(1 << 20), l->size - off);
+		ssize_t r = rk_composite_pread_blobs(v->cache, l, buf, n, off, NULL);
+
+		if (r <= 0)
+			rc = rk_err_set(err, -EIO, "reading the devel tarball at %llu",
+					(unsigned long long)off);
+		else if (!(rc = rk_blob_write(w, buf, (size_t)r, err)))
+			off += (uint64_t)r;
+	}
+	free(buf);
+	if (rc) {
+		rk_blob_abort(w);
+		return rc;
+	}
+	if ((rc = rk_blob_commit(w, id, err)))
+		return rc;
+	rk_cache_area(v->cache, "pyhash");
+	{
+		char line[RK_SHA256_HEX + 1];
+
+		snprintf(line, sizeof(line), "%s\n", id);
+		if (rk_cache_put_file(v->cache, rel, line, strlen(line), NULL))
+			rk_warn("python: could not remember the devel tarball in the cache");
+	}
+	return 0;
+}
+
+/* ---- blobs the view writes (pymade) ---- */
+
+/* An artifact with no archive whose one file is a blob written from a composite: its
+ * refill (the engine's, when the blob is missing) writes the blob again. */
+struct pymade {
+	struct artifact a; /* first: a struct artifact * is a struct pymade * */
+	struct rk_artifact art;
+	struct rk_composite c;
+};
+
+static int made_refill(struct rk_vfs *v, struct artifact *a, struct rk_err *err)
+{
+	char id[RK_SHA256_HEX];
+
+	return materialize(v, &((struct pymade *)a)->c, id, err);
+}
+
+int pymade_new(struct rk_vfs *v, struct run *r, const char *name, struct rk_composite *c,
+	       struct artifact **out)
+{
+	struct pymade *m = calloc(1, sizeof(*m));
+
+	if (!m || !(m->art.file = strdup(name)) || !(m->art.stem = strdup(name))) {
+		if (m)
+			free(m->art.file);
+		free(m);
+		return -ENOMEM;
+	}
+	vfs_artifact_init(&m->a);
+	m->a.v = v;
+	m->a.run = r;
+	m->a.art = &m->art;
+	m->a.state = ART_DONE;
+	m->a.refill_fn = made_refill;
+	m->c = *c;
+	*c = (struct rk_composite)RK_COMPOSITE_INIT;
+	*out = &m->a;
+	return 0;
+}
+
+int pymade_write(struct rk_vfs *v, struct artifact *made, char id[RK_SHA256_HEX],
+		 struct rk_err *err)
+{
+	return materialize(v, &((struct pymade *)made)->c, id, err);
+}
+
+void pymade_free(struct artifact *made)
+{
+	struct pymade *m = (struct pymade *)made;
+
+	if (!m)
+		return;
+	vfs_artifact_release(&m->a);
+	rk_composite_release(&m->c);
+	free(m->art.file);
+	free(m->art.stem);
+	free(m);
+}
+
 void pysynth_truncate(struct pysynth_set *s, size_t n)
 {
 	for (size_t i = n; i < s->n; i++) {
@@ -568,6 +683,7 @@ void pysynth_truncate(struct pysynth_set *s, size_t n)
 		free(s->v[i].bytes);
 		free(s->v[i].meta);
 		free(s->v[i].from);
+		pymade_free(s->v[i].made);
 	}
 	if (n < s->n)
 		s->n = n;
