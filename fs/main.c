@@ -22,6 +22,7 @@
 #include "rk/size.h"
 #include "rk/store.h"
 #include "rk/topology.h"
+#include "rk/url.h"
 #include "rkfs.h"
 
 struct options {
@@ -296,7 +297,8 @@ static void warn_if_empty(struct rk_vfs *v, const char *store)
 
 /* The start and stop lines, at every log level (an operator's first questions: what was
  * mounted with which options, and what did it do). The options are the command line's
- * own words: rockfs takes no secret on it (credentials come from the environment). */
+ * own words, as ps shows them: with the password of a store URL hidden (main scrubs
+ * argv; S3 credentials come from the environment). */
 static void log_start(const struct rkfs *fs, const char *mnt, int argc, char **argv)
 {
 	struct rk_buf args = RK_BUF_INIT;
@@ -352,12 +354,14 @@ int main(int argc, char *argv[])
 	struct rkfs fs = {.lock = PTHREAD_MUTEX_INITIALIZER,
 			  .files.lock = PTHREAD_MUTEX_INITIALIZER,
 			  .status_lock = PTHREAD_MUTEX_INITIALIZER};
-	char fsname[4200], source[4100], *packages_abs = NULL, *store_abs = NULL;
+	char fsname[4200], source[4100], shown[4096], *packages_abs = NULL, *store_abs = NULL;
 	unsigned timeout_s = 0, final_age_s = 0;
 	int rc, ret = 1;
 
 	if (fuse_opt_parse(&args, &o, option_spec, opt_proc) == -1)
 		return 1;
+	/* libfuse holds copies of what it parsed: hide a store URL's password from ps now */
+	rk_url_scrub_argv(argc, argv);
 	raise_fd_limit();
 	if (o.help) {
 		usage(argv[0]);
@@ -469,20 +473,22 @@ int main(int argc, char *argv[])
 	    getenv("AWS_ACCESS_KEY_ID") && getenv("AWS_SECRET_ACCESS_KEY"))
 		rk_warn("allow_other: '%s' is read with credentials, and every local user can now "
 			"read what the mount serves (file modes come from the archives)",
-			o.store);
+			rk_url_shown(o.store, shown, sizeof(shown)));
 	rc = rk_vfs_open(&vo, &fs.vfs, &err);
 	if (rc) {
 		fprintf(stderr, "rockfs: %s\n", rk_err_str(&err, rc));
 		goto out;
 	}
-	/* the store as the mount table shows it: a local one by its absolute path */
+	/* the store as the mount table (world-readable), status and logs show it: a local
+	 * one by its absolute path, a URL without its password */
 	store_abs = rk_store_is_remote(o.store) ? NULL : realpath(o.store, NULL);
-	snprintf(source, sizeof(source), "rockfs:%s", store_abs ? store_abs : o.store);
+	rk_url_shown(o.store, shown, sizeof(shown));
+	snprintf(source, sizeof(source), "rockfs:%s", store_abs ? store_abs : shown);
 	if (check_mountpoint(cmd.mountpoint, source))
 		goto out;
 	if (!rk_store_is_remote(o.store))
 		warn_if_empty(fs.vfs, o.store);
-	fs.store = o.store;
+	fs.store = shown;
 	fs.uid = getuid();
 	fs.gid = getgid();
 	fs.timeout = 86400.0;

@@ -15,6 +15,7 @@
 
 #include "rk/buf.h"
 #include "rk/log.h"
+#include "rk/url.h"
 #include "store/store_int.h"
 #include "util/htab.h"
 
@@ -353,7 +354,7 @@ static int dir_store_open(const char *path, const struct rk_store_opts *o, struc
 		return rk_err_set(err, -EPROTONOSUPPORT,
 				  "store '%s': unsupported scheme (a store is a directory, "
 				  "s3://BUCKET[/PREFIX] or an http(s):// URL)",
-				  path);
+				  rk_url_shown(path, real, sizeof(real)));
 	if (!realpath(path, real))
 		return rk_err_set(err, -errno, "store '%s': %s", path, strerror(errno));
 	fd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
