@@ -10,8 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -137,7 +140,8 @@ static char *mountinfo_unescape(char *f)
 	return f;
 }
 
-/* Is there a rockfs mount of source (its fsname, "rockfs:STORE") on the directory real? */
+/* Is there a rockfs mount of source (its fsname, "rockfs:STORE"; NULL: of any store) on
+ * the directory real? */
 static int mounted_here(const char *real, const char *source)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
@@ -165,16 +169,86 @@ static int mounted_here(const char *real, const char *source)
 		}
 		found = mnt && type && src && !strcmp(type, "fuse.rockfs") &&
 			!strcmp(mountinfo_unescape(mnt), real) &&
-			!strcmp(mountinfo_unescape(src), source);
+			(!source || !strcmp(mountinfo_unescape(src), source));
 	}
 	free(line);
 	fclose(f);
 	return found;
 }
 
+/* mnt as the mount table spells it (absolute, no symlink), also when it is the root of a
+ * dead mount that realpath cannot enter (ENOTCONN): its parent resolved, then its name.
+ * malloc'd, or NULL with errno set. */
+static char *mount_path(const char *mnt)
+{
+	char *real = realpath(mnt, NULL), *path, *name, *parent;
+	size_t n;
+
+	if (real || errno != ENOTCONN || !(path = strdup(mnt)))
+		return real;
+	for (n = strlen(path); n > 1 && path[n - 1] == '/';)
+		path[--n] = '\0';
+	name = strrchr(path, '/');
+	if (name)
+		*name++ = '\0';
+	parent = realpath(!name ? "." : path[0] ? path : "/", NULL);
+	if (parent && asprintf(&real, "%s%s%s", parent, strcmp(parent, "/") ? "/" : "",
+			       name ? name : path) < 0)
+		real = NULL;
+	free(parent);
+	free(path);
+	if (!real)
+		errno = ENOMEM;
+	return real;
+}
+
+/* `fusermount3 -u -z -- path`: the unprivileged way to detach a FUSE mount of our user.
+ * 0 when it exited 0. */
+static int run_fusermount(const char *path)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		execlp("fusermount3", "fusermount3", "-u", "-z", "--", path, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+}
+
+/* A rockfs mount on the directory real whose daemon is gone (killed: the kernel answers
+ * every request with ENOTCONN, "Transport endpoint is not connected") serves nothing
+ * and never will: detach it lazily, as `fusermount3 -u -z` does, with one log line, so
+ * that the new mount goes on. 0 (detached, or nothing dead there), or one line on
+ * stderr and -1. */
+static int detach_dead(const char *real)
+{
+	struct statfs sf;
+
+	if (!mounted_here(real, NULL) || !statfs(real, &sf) || errno != ENOTCONN)
+		return 0;
+	if (umount2(real, MNT_DETACH) && (errno != EPERM || run_fusermount(real))) {
+		fprintf(stderr,
+			"rockfs: mountpoint '%s': a rockfs mount whose daemon is gone (Transport "
+			"endpoint is not connected), and it cannot be detached: %s\n",
+			real, strerror(errno));
+		return -1;
+	}
+	rk_warn("mountpoint '%s': the rockfs mount on it had lost its daemon (Transport "
+		"endpoint is not connected); detached it, as fusermount3 -u -z would",
+		real);
+	return 0;
+}
+
 /* The mountpoint, at the door: an existing directory, without a rockfs mount of this
- * store on it already (libfuse would stack a second one). "/dev/fd/N" (a /dev/fuse
- * descriptor mount.fuse3 opened) is not a path. 0, or one line on stderr and -1. */
+ * store on it already (libfuse would stack a second one); a dead rockfs mount on it is
+ * detached first. "/dev/fd/N" (a /dev/fuse descriptor mount.fuse3 opened) is not a
+ * path. 0, or one line on stderr and -1. */
 static int check_mountpoint(const char *mnt, const char *source)
 {
 	char *real;
@@ -183,6 +257,12 @@ static int check_mountpoint(const char *mnt, const char *source)
 
 	if (!strncmp(mnt, "/dev/fd/", 8))
 		return 0;
+	if (stat(mnt, &st) && errno == ENOTCONN && (real = mount_path(mnt))) {
+		dup = detach_dead(real);
+		free(real);
+		if (dup)
+			return -1;
+	}
 	if (stat(mnt, &st)) {
 		fprintf(stderr, "rockfs: mountpoint '%s': %s\n", mnt,
 			errno == ENOENT ? "does not exist" : strerror(errno));
@@ -196,6 +276,10 @@ static int check_mountpoint(const char *mnt, const char *source)
 		return 0;
 	if (!(real = realpath(mnt, NULL))) {
 		fprintf(stderr, "rockfs: mountpoint '%s': %s\n", mnt, strerror(errno));
+		return -1;
+	}
+	if (detach_dead(real)) {
+		free(real);
 		return -1;
 	}
 	dup = mounted_here(real, source);
