@@ -10,8 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -22,6 +25,7 @@
 #include "rk/size.h"
 #include "rk/store.h"
 #include "rk/topology.h"
+#include "rk/url.h"
 #include "rkfs.h"
 
 struct options {
@@ -136,7 +140,8 @@ static char *mountinfo_unescape(char *f)
 	return f;
 }
 
-/* Is there a rockfs mount of source (its fsname, "rockfs:STORE") on the directory real? */
+/* Is there a rockfs mount of source (its fsname, "rockfs:STORE"; NULL: of any store) on
+ * the directory real? */
 static int mounted_here(const char *real, const char *source)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
@@ -164,16 +169,86 @@ static int mounted_here(const char *real, const char *source)
 		}
 		found = mnt && type && src && !strcmp(type, "fuse.rockfs") &&
 			!strcmp(mountinfo_unescape(mnt), real) &&
-			!strcmp(mountinfo_unescape(src), source);
+			(!source || !strcmp(mountinfo_unescape(src), source));
 	}
 	free(line);
 	fclose(f);
 	return found;
 }
 
+/* mnt as the mount table spells it (absolute, no symlink), also when it is the root of a
+ * dead mount that realpath cannot enter (ENOTCONN): its parent resolved, then its name.
+ * malloc'd, or NULL with errno set. */
+static char *mount_path(const char *mnt)
+{
+	char *real = realpath(mnt, NULL), *path, *name, *parent;
+	size_t n;
+
+	if (real || errno != ENOTCONN || !(path = strdup(mnt)))
+		return real;
+	for (n = strlen(path); n > 1 && path[n - 1] == '/';)
+		path[--n] = '\0';
+	name = strrchr(path, '/');
+	if (name)
+		*name++ = '\0';
+	parent = realpath(!name ? "." : path[0] ? path : "/", NULL);
+	if (parent && asprintf(&real, "%s%s%s", parent, strcmp(parent, "/") ? "/" : "",
+			       name ? name : path) < 0)
+		real = NULL;
+	free(parent);
+	free(path);
+	if (!real)
+		errno = ENOMEM;
+	return real;
+}
+
+/* `fusermount3 -u -z -- path`: the unprivileged way to detach a FUSE mount of our user.
+ * 0 when it exited 0. */
+static int run_fusermount(const char *path)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		execlp("fusermount3", "fusermount3", "-u", "-z", "--", path, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+}
+
+/* A rockfs mount on the directory real whose daemon is gone (killed: the kernel answers
+ * every request with ENOTCONN, "Transport endpoint is not connected") serves nothing
+ * and never will: detach it lazily, as `fusermount3 -u -z` does, with one log line, so
+ * that the new mount goes on. 0 (detached, or nothing dead there), or one line on
+ * stderr and -1. */
+static int detach_dead(const char *real)
+{
+	struct statfs sf;
+
+	if (!mounted_here(real, NULL) || !statfs(real, &sf) || errno != ENOTCONN)
+		return 0;
+	if (umount2(real, MNT_DETACH) && (errno != EPERM || run_fusermount(real))) {
+		fprintf(stderr,
+			"rockfs: mountpoint '%s': a rockfs mount whose daemon is gone (Transport "
+			"endpoint is not connected), and it cannot be detached: %s\n",
+			real, strerror(errno));
+		return -1;
+	}
+	rk_warn("mountpoint '%s': the rockfs mount on it had lost its daemon (Transport "
+		"endpoint is not connected); detached it, as fusermount3 -u -z would",
+		real);
+	return 0;
+}
+
 /* The mountpoint, at the door: an existing directory, without a rockfs mount of this
- * store on it already (libfuse would stack a second one). "/dev/fd/N" (a /dev/fuse
- * descriptor mount.fuse3 opened) is not a path. 0, or one line on stderr and -1. */
+ * store on it already (libfuse would stack a second one); a dead rockfs mount on it is
+ * detached first. "/dev/fd/N" (a /dev/fuse descriptor mount.fuse3 opened) is not a
+ * path. 0, or one line on stderr and -1. */
 static int check_mountpoint(const char *mnt, const char *source)
 {
 	char *real;
@@ -182,6 +257,12 @@ static int check_mountpoint(const char *mnt, const char *source)
 
 	if (!strncmp(mnt, "/dev/fd/", 8))
 		return 0;
+	if (stat(mnt, &st) && errno == ENOTCONN && (real = mount_path(mnt))) {
+		dup = detach_dead(real);
+		free(real);
+		if (dup)
+			return -1;
+	}
 	if (stat(mnt, &st)) {
 		fprintf(stderr, "rockfs: mountpoint '%s': %s\n", mnt,
 			errno == ENOENT ? "does not exist" : strerror(errno));
@@ -195,6 +276,10 @@ static int check_mountpoint(const char *mnt, const char *source)
 		return 0;
 	if (!(real = realpath(mnt, NULL))) {
 		fprintf(stderr, "rockfs: mountpoint '%s': %s\n", mnt, strerror(errno));
+		return -1;
+	}
+	if (detach_dead(real)) {
+		free(real);
 		return -1;
 	}
 	dup = mounted_here(real, source);
@@ -296,7 +381,8 @@ static void warn_if_empty(struct rk_vfs *v, const char *store)
 
 /* The start and stop lines, at every log level (an operator's first questions: what was
  * mounted with which options, and what did it do). The options are the command line's
- * own words: rockfs takes no secret on it (credentials come from the environment). */
+ * own words, as ps shows them: with the password of a store URL hidden (main scrubs
+ * argv; S3 credentials come from the environment). */
 static void log_start(const struct rkfs *fs, const char *mnt, int argc, char **argv)
 {
 	struct rk_buf args = RK_BUF_INIT;
@@ -352,12 +438,14 @@ int main(int argc, char *argv[])
 	struct rkfs fs = {.lock = PTHREAD_MUTEX_INITIALIZER,
 			  .files.lock = PTHREAD_MUTEX_INITIALIZER,
 			  .status_lock = PTHREAD_MUTEX_INITIALIZER};
-	char fsname[4200], source[4100], *packages_abs = NULL, *store_abs = NULL;
+	char fsname[4200], source[4100], shown[4096], *packages_abs = NULL, *store_abs = NULL;
 	unsigned timeout_s = 0, final_age_s = 0;
 	int rc, ret = 1;
 
 	if (fuse_opt_parse(&args, &o, option_spec, opt_proc) == -1)
 		return 1;
+	/* libfuse holds copies of what it parsed: hide a store URL's password from ps now */
+	rk_url_scrub_argv(argc, argv);
 	raise_fd_limit();
 	if (o.help) {
 		usage(argv[0]);
@@ -469,20 +557,22 @@ int main(int argc, char *argv[])
 	    getenv("AWS_ACCESS_KEY_ID") && getenv("AWS_SECRET_ACCESS_KEY"))
 		rk_warn("allow_other: '%s' is read with credentials, and every local user can now "
 			"read what the mount serves (file modes come from the archives)",
-			o.store);
+			rk_url_shown(o.store, shown, sizeof(shown)));
 	rc = rk_vfs_open(&vo, &fs.vfs, &err);
 	if (rc) {
 		fprintf(stderr, "rockfs: %s\n", rk_err_str(&err, rc));
 		goto out;
 	}
-	/* the store as the mount table shows it: a local one by its absolute path */
+	/* the store as the mount table (world-readable), status and logs show it: a local
+	 * one by its absolute path, a URL without its password */
 	store_abs = rk_store_is_remote(o.store) ? NULL : realpath(o.store, NULL);
-	snprintf(source, sizeof(source), "rockfs:%s", store_abs ? store_abs : o.store);
+	rk_url_shown(o.store, shown, sizeof(shown));
+	snprintf(source, sizeof(source), "rockfs:%s", store_abs ? store_abs : shown);
 	if (check_mountpoint(cmd.mountpoint, source))
 		goto out;
 	if (!rk_store_is_remote(o.store))
 		warn_if_empty(fs.vfs, o.store);
-	fs.store = o.store;
+	fs.store = shown;
 	fs.uid = getuid();
 	fs.gid = getgid();
 	fs.timeout = 86400.0;

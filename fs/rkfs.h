@@ -34,7 +34,7 @@ struct rkfs {
 	double list_ttl; /* attr timeout of live directories (rk_attr.live); 0: never */
 	int no_opendir; /* the kernel opens directories without asking (set by init) */
 	int no_open; /* ... and files: reads come without a handle (set by init) */
-	const char *store; /* as given on the command line, for status */
+	const char *store; /* as given on the command line, its password hidden: for status */
 	pthread_mutex_t lock; /* protects: handles */
 	struct rkfs_handle *handles;
 	struct rkfs_files files;

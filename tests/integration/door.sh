@@ -2,8 +2,10 @@
 # door: bad input is refused at the door, before anything is mounted, with one line on
 # stderr naming what is wrong and a nonzero exit (issue 16, section 2): a mountpoint that
 # does not exist or is a file, a mountpoint that already holds a rockfs mount of the same
-# store, a store that is not a directory, URL or bucket rockfs reads. A store directory
-# with no runs mounts, with one warning line and a README saying it is empty. rockpack
+# store, a store that is not a directory, URL or bucket rockfs reads. A mount whose
+# daemon was killed (kill -9) is detached by the next mount, which goes on with one log
+# line (issue 26, item 8). A store directory with no runs mounts, with one warning line
+# and a README saying it is empty. rockpack
 # with a run id the store does not have names the nearest runs.
 . "$(dirname "$0")/lib.sh"
 it_init "$@"
@@ -49,6 +51,31 @@ refused "$STORE $M" "mountpoint '$M': already holds a rockfs mount of '$STORE'" 
 ls "$M/$RUN1/browse" >/dev/null || fail "the first mount no longer answers"
 it_quiet_log first
 it_umount first
+
+# kill -9 leaves a dead mount ("Transport endpoint is not connected"): a remount of the
+# same store (and one of another store) detaches it with one log line and goes on
+dead_mount() { # NAME: mount the store on $M, kill -9 its daemon
+	it_mount "$1" "$STORE" "$M" "$T/cache"
+	ls "$M/$RUN1" >/dev/null
+	kill -KILL "${IT_PID[$1]}"
+	wait "${IT_PID[$1]}" 2>/dev/null || true
+	IT_DONE[$1]=1
+	! stat "$M" >/dev/null 2>"$T/dead.err" || fail "$1: the mountpoint answers after kill -9"
+	grep -q 'Transport endpoint is not connected' "$T/dead.err" ||
+		fail "$1: not a dead mount after kill -9: $(cat "$T/dead.err")"
+}
+for again in "$STORE" "$T/empty"; do
+	dead_mount killed
+	it_mount remount "$again" "$M" "$T/cache"
+	[ "$(grep -c " $M " /proc/self/mountinfo)" = 1 ] ||
+		fail "remount of '$again' on a dead mount: $(grep -c " $M " /proc/self/mountinfo) mounts on '$M'"
+	[ "$(grep -c "detached it" "${IT_LOG[remount]}")" = 1 ] ||
+		fail "remount of '$again' on a dead mount: want one line saying so: $(cat "${IT_LOG[remount]}")"
+	grep -q "^rockfs: warning: mountpoint '$M': the rockfs mount on it had lost its daemon (Transport endpoint is not connected); detached it" "${IT_LOG[remount]}" ||
+		fail "remount on a dead mount: the line does not say what was detached"
+	ls "$M/README" >/dev/null || fail "remount of '$again' on a dead mount does not answer"
+	it_umount remount
+done
 
 # a store with no runs: mounts, one warning line, the README says so
 it_mount empty "$T/empty" "$M" "$T/cache"

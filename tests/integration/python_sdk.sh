@@ -36,10 +36,11 @@ export PIP_CONFIG_FILE=/dev/null
 # the legacy run as a local build leaves it: artifacts, no python/
 S=$T/store
 mkdir -p "$S"
-ln -s "$STORE/$SPLIT" "$S/$SPLIT"
+# (copies: a local store follows no symlink)
+cp -r "$STORE/$SPLIT" "$S/$SPLIT"
 mkdir "$S/$LEGACY"
 for f in "$STORE/$LEGACY"/*; do
-	[ "$(basename "$f")" = python ] || ln -s "$f" "$S/$LEGACY/"
+	[ "$(basename "$f")" = python ] || cp -r "$f" "$S/$LEGACY/"
 done
 
 M=$T/mnt
@@ -232,7 +233,7 @@ it_umount fs
 # ---- a corrupt artifact: the packages made of it are left out, one log line each ----
 S3=$T/store3
 mkdir -p "$S3/$SPLIT"
-for f in "$STORE/$SPLIT"/*; do ln -s "$f" "$S3/$SPLIT/"; done
+cp -r "$STORE/$SPLIT"/* "$S3/$SPLIT/"
 rm "$S3/$SPLIT/blas_lib_generic.tar.zst" "$S3/$SPLIT/blas_lib_generic.tar.zst.sha256sum"
 f=$STORE/$SPLIT/blas_lib_generic.tar.zst
 head -c $(($(stat -c %s "$f") / 2)) "$f" >"$S3/$SPLIT/blas_lib_generic.tar.zst"

@@ -4,10 +4,16 @@
 # with its most verbose log (-d), reads a run, and meets failing requests (503s, resets,
 # a stalled transfer); rockpack lists with --json and -v and shows the cache. The secret
 # key, the session token and any signature appear in none of their output.
+# An http://user:password@host/ store (nginx with basic auth) is read with its password,
+# which shows nowhere (issue 26, item 3): not in /proc/mounts (the source is
+# "rockfs:http://user:***@host/...", and a second mount of it is still refused), not in
+# .rockfs-status, `rockpack status`, the log, error messages or `ps` (the daemon's
+# argument area is scrubbed); rockpack's output and messages neither.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../remote/remote.sh"
 it_init "$@"
 rt_need_s3rver
+command -v nginx >/dev/null || skip "nginx is not installed (packaging/install-deps.sh)"
 
 B=therock-ci-artifacts
 RUN=24205988455-linux
@@ -61,4 +67,70 @@ if [ "$(id -u)" = 0 ]; then
 		fail "allow_other with credentials: want one warning, log: $(cat "$T/ao.log")"
 	! grep -qiF -- "$SECRET" "$T/ao.log" || fail "the allow_other warning shows the secret"
 fi
+
+# ---- an http:// store with user:password@ (basic auth)
+PW=Passw0rd-do-not-show-4c8d
+P=$(rt_free_port)
+printf 'rkuser:{PLAIN}%s\n' "$PW" >"$T/htpasswd"
+rt_nginx ngauth "
+	server {
+		listen 127.0.0.1:$P;
+		location /store/ {
+			alias $STORE/; autoindex on;
+			auth_basic rockfs; auth_basic_user_file $T/htpasswd;
+		}
+	}"
+rt_wait_http "http://127.0.0.1:$P/"
+U=http://rkuser:$PW@127.0.0.1:$P/store/
+SHOWN=http://rkuser:***@127.0.0.1:$P/store/
+[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P/store/")" = 401 ] ||
+	fail "nginx does not ask for the password"
+HM=$T/hmnt
+it_mount web "$U" "$HM" "$T/cache-web" -d
+cmp "$HM/$RUN/artifacts/base_lib_generic.tar.zst" "$STORE/$RUN/base_lib_generic.tar.zst" ||
+	fail "http store with a password: reads wrong"
+ls "$HM/$RUN/browse/base_lib_generic" >/dev/null || fail "http store with a password: no browse/"
+grep -F " $HM " /proc/mounts >"$T/web.mounts"
+grep -qF "rockfs:$SHOWN $HM fuse.rockfs" "$T/web.mounts" ||
+	fail "/proc/mounts: want source 'rockfs:$SHOWN', got: $(cat "$T/web.mounts")"
+cat "$HM/.rockfs-status" >"$T/web.status"
+grep -qxF "store: $SHOWN" "$T/web.status" || fail ".rockfs-status: want 'store: $SHOWN': $(grep store: "$T/web.status")"
+"$ROCKPACK" status "$HM" >"$T/web.rpstatus" 2>&1 || fail "rockpack status failed"
+"$ROCKPACK" status "$HM" --json >"$T/web.rpstatus.json" 2>&1 || fail "rockpack status --json failed"
+pid=${IT_PID[web]}
+tr '\0' ' ' <"/proc/$pid/cmdline" >"$T/web.cmdline"
+ps -ww -o args= -p "$pid" >"$T/web.ps"
+grep -qF "$SHOWN" "$T/web.cmdline" || fail "ps: want '$SHOWN' in the command line: $(cat "$T/web.cmdline")"
+grep -qF " $HM -f -o cache=$T/cache-web -d" "$T/web.cmdline" ||
+	fail "ps: the arguments after the URL are lost: $(cat "$T/web.cmdline")"
+# the same store on the same mountpoint: refused, the message without the password
+rc=0
+timeout 20 "$ROCKFS" "$U" "$HM" -f -o "cache=$T/cache-web" >"$T/web.dup.out" 2>"$T/web.dup.err" || rc=$?
+[ "$rc" -ne 0 ] || fail "a second mount of the http store was not refused"
+grep -qF "rockfs: mountpoint '$HM': already holds a rockfs mount of '$SHOWN'" "$T/web.dup.err" ||
+	fail "second mount: $(cat "$T/web.dup.err")"
+it_umount web
+grep -qF "serving '$SHOWN'" "${IT_LOG[web]}" || fail "the start line does not name '$SHOWN'"
+# error messages: a wrong path, a query, a wrong password, rockpack
+rc=0
+timeout 30 "$ROCKFS" "${U}?x=1" "$T/hmnt" -f -o "cache=$T/cache-web" >"$T/web.q.out" 2>"$T/web.q.err" || rc=$?
+[ "$rc" -ne 0 ] || fail "a store URL with a query was accepted"
+"$ROCKPACK" --cache "$T/cache-rp" ls "$U" >"$T/rp.ls" 2>"$T/rp.ls.err" || fail "rockpack ls failed: $(cat "$T/rp.ls.err")"
+grep -q "^$RUN " "$T/rp.ls" || fail "rockpack ls does not list '$RUN'"
+"$ROCKPACK" -v --json --cache "$T/cache-rp" ls "$U" "$RUN" >"$T/rp.lsrun" 2>"$T/rp.lsrun.err" ||
+	fail "rockpack ls RUN failed: $(cat "$T/rp.lsrun.err")"
+"$ROCKPACK" --cache "$T/cache-rp2" --timeout 5 ls "http://rkuser:wrong-$PW@127.0.0.1:$P/store/" \
+	>"$T/rp.bad" 2>"$T/rp.bad.err" && fail "rockpack ls with a wrong password succeeded"
+"$ROCKPACK" --cache "$T/cache-rp2" ls "http://rkuser:$PW@127.0.0.1:$P/nosuch/" \
+	>"$T/rp.missing" 2>"$T/rp.missing.err" && fail "rockpack ls of a missing path succeeded"
+grep -q . "$T/rp.bad.err" || fail "rockpack ls with a wrong password: no message"
+for f in "$T/web.mounts" "$T/web.status" "$T/web.rpstatus" "$T/web.rpstatus.json" "$T/web.cmdline" \
+	"$T/web.ps" "$T/web.dup.err" "$T/web.dup.out" "${IT_LOG[web]}" "$T/web.q.err" "$T/rp.ls" \
+	"$T/rp.ls.err" "$T/rp.lsrun" "$T/rp.lsrun.err" "$T/rp.bad" "$T/rp.bad.err" "$T/rp.missing" \
+	"$T/rp.missing.err"; do
+	if grep -qF -- "$PW" "$f"; then
+		fail "$(basename "$f") shows the password: $(grep -m1 -F -- "$PW" "$f" | cut -c1-200)"
+	fi
+done
+[ -s "${IT_LOG[web]}" ] || fail "the http daemon log is empty (-d should log)"
 it_finish

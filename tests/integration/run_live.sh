@@ -5,7 +5,9 @@
 # one `rockpack cache refresh` was run for) and, when its files differ, answers a new
 # inode: the new artifact is there, and what was open in the old tree (a file, a working
 # directory) keeps reading right. A finished S3 run makes no listing request until
-# `rockpack cache refresh RUN`, which reaches the running daemon through the cache.
+# `rockpack cache refresh RUN`, which reaches the running daemon through the cache. A
+# local run moved away (its reads fail meanwhile) and back is served again (issue 26,
+# item 8).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../remote/remote.sh"
 it_init "$@"
@@ -54,6 +56,26 @@ sleep 1.3
 [ "$(stat -c %i "$M")" = "$ino_before" ] || fail "local: an unchanged run was served anew"
 it_umount loc
 it_quiet_log loc
+
+# a run moved away (what was read meanwhile fails) and back: served again, every view
+it_mount mv "$S" "$T/mv" "$T/cache-mv" -o list_ttl=1
+M=$T/mv/$R1
+ls "$M/browse" >/dev/null
+mv "$S/$R1" "$T/away"
+sleep 1.1
+ls "$M" >/dev/null 2>&1 || true
+! cat "$M/$MEMBER" >/dev/null 2>&1 || fail "moved away: an archive not in the store reads"
+! ls "$M/dist/gfx1100" >/dev/null 2>&1 || fail "moved away: dist/ of a run not in the store lists"
+mv "$T/away" "$S/$R1"
+sleep 1.1
+cmp <(cat "$M/$MEMBER") <(zstd -dcq "$S/$R1/base_lib_generic.tar.zst" | tar -xO artifact_manifest.txt) ||
+	fail "moved back: browse/ does not read right"
+ls "$M/dist/gfx1100" >/dev/null || fail "moved back: dist/gfx1100 does not list"
+cmp "$M/artifacts/base_lib_generic.tar.zst" "$S/$R1/base_lib_generic.tar.zst" ||
+	fail "moved back: artifacts/ does not read right"
+grep -q "run '$R1': the store has the files it had lost again; served anew" "${IT_LOG[mv]}" ||
+	fail "moved back: no log line for the run served anew"
+it_umount mv
 
 # ---- S3
 rt_need_s3rver

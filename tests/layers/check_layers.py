@@ -26,7 +26,7 @@ RANK = {name: i for i, name in enumerate(LAYERS)}
 # Public headers -> layer (the layer of the .c that implements them).
 PUBLIC = {
     "buf.h": "util", "err.h": "util", "log.h": "util", "hash.h": "util", "path.h": "util",
-    "size.h": "util", "nearest.h": "util", "staging.h": "util", "frontier.h": "util", "compiler.h": "util", "splice.h": "util", "composite.h": "util",
+    "size.h": "util", "nearest.h": "util", "url.h": "util", "staging.h": "util", "frontier.h": "util", "compiler.h": "util", "splice.h": "util", "composite.h": "util",
     "artifact.h": "formats", "bundle.h": "formats", "elf_info.h": "formats", "elf_rpath.h": "formats",
     "gpu.h": "formats", "target.h": "formats", "index.h": "formats", "kpack.h": "formats",
     "kpack_db.h": "formats", "topology.h": "formats", "kpack_elf.h": "formats", "kpack_binary.h": "formats",

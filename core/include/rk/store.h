@@ -1,7 +1,8 @@
 /* rk/store.h: where artifacts live. A store lists directories and opens objects for
  * reading. Backends (core/src/store/store_*.c, listed in store_registry.c): "dir" (a
- * local path), "s3" (s3://bucket/prefix, ListObjectsV2) and "http" (http(s)://... with
- * index.html listings); the remote ones are described in docs/remote-stores.md.
+ * local path: only its regular files and directories, no symlink followed), "s3"
+ * (s3://bucket/prefix, ListObjectsV2) and "http" (http(s)://... with index.html
+ * listings); the remote ones are described in docs/remote-stores.md.
  *
  * Paths given to a store are relative to its root, '/'-separated, without leading
  * or trailing '/' ("" is the root). A store is thread-safe; an object is used by

@@ -1252,20 +1252,36 @@ static int refresh_listing(struct rk_vfs *v, struct node *dir)
 	return added > 0;
 }
 
+/* Whether the store lost files of run r while it was served: its listing found it gone,
+ * or one of its artifacts failed because a file of it was missing (-ENOENT: the run was
+ * moved away, or a file deleted). What was made meanwhile (failed artifacts, views built
+ * without them) is wrong once the files are back. */
+static int run_lost_files(struct rk_vfs *v, const struct run *r)
+{
+	int lost = r->gone;
+
+	pthread_mutex_lock(&v->wait_lock);
+	for (size_t i = 0; !lost && i < r->cat->narts; i++)
+		lost = r->artifacts[i].state == ART_FAILED && r->artifacts[i].rc == -ENOENT;
+	pthread_mutex_unlock(&v->wait_lock);
+	return lost;
+}
+
 /* A populated run directory n of dir whose listing is older than list_ttl asks the
  * store whether the run may have changed (a run still being uploaded, or one `rockpack
  * cache refresh` was run for) and, if so, lists it again (a run not populated yet is
- * listed by its populate). When its files differ, the run is served anew: a new,
- * unpopulated node takes its name (a new inode: its entry's short timeout makes the
- * kernel look the name up again), and the old tree stays for the files and working
- * directories still in it. Returns the node that has the name now. */
+ * listed by its populate). When its files differ, or the store had lost some of them
+ * (run_lost_files) and has them again, the run is served anew: a new, unpopulated node
+ * takes its name (a new inode: its entry's short timeout makes the kernel look the name
+ * up again), and the old tree stays for the files and working directories still in
+ * it. Returns the node that has the name now. */
 static struct node *refresh_run(struct rk_vfs *v, struct node *dir, struct node *n)
 {
 	struct rk_err err = RK_ERR_INIT;
 	struct rk_run *cat = NULL;
 	struct node *now;
 	struct run *r;
-	int rc;
+	int rc, lost = 0;
 
 	pthread_rwlock_rdlock(&v->tree);
 	r = n->run;
@@ -1285,7 +1301,11 @@ static struct node *refresh_run(struct rk_vfs *v, struct node *dir, struct node 
 	}
 	n->listed_ms = now_ms(); /* a failure too: list_ttl bounds the requests */
 	rc = rk_run_load(v->store, r->cat->path, r->cat->name, &cat, &err);
-	if (!rc && !rk_run_same(r->cat, cat)) {
+	if (rc == -ENOENT)
+		r->gone = 1;
+	if (!rc)
+		lost = run_lost_files(v, r);
+	if (!rc && (lost || !rk_run_same(r->cat, cat))) {
 		pthread_rwlock_wrlock(&v->tree);
 		now = served_new(v, dir, n->name, S_IFDIR | 0555, n->mtime);
 		if (now && (now->ctx = strdup(n->ctx))) {
@@ -1298,7 +1318,10 @@ static struct node *refresh_run(struct rk_vfs *v, struct node *dir, struct node 
 			rc = -ENOMEM;
 		}
 		pthread_rwlock_unlock(&v->tree);
-		if (now)
+		if (now && lost)
+			rk_info("run '%s': the store has the files it had lost again; served anew",
+				r->cat->path);
+		else if (now)
 			rk_info("run '%s': its listing changed (%zu artifact%s, was %zu); served "
 				"anew",
 				r->cat->path, cat->narts, cat->narts == 1 ? "" : "s",

@@ -66,6 +66,7 @@ struct run {
 	struct node *dir; /* the run's directory */
 	void **vstate; /* per view (vfs_views order): its state for this run, or NULL */
 	struct run *next;
+	int gone; /* a listing again found the run missing from the store (v->refresh_lock) */
 };
 
 struct artifact {

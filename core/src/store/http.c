@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "rk/log.h"
+#include "rk/url.h"
 #include "store/http.h"
 
 #define POOL_MAX 16
@@ -27,22 +28,14 @@ struct rk_http {
 	_Atomic uint64_t bytes; /* response bodies received */
 };
 
-/* url as logs and error messages show it: no user:password@ and no query string (a
- * presigned URL's signature lives there), so that no secret leaves the process. */
+/* url as logs and error messages show it (rk_url_shown: no password, no query string),
+ * so that no secret leaves the process. */
 static const char *url_shown(const char *url)
 {
 	static _Thread_local char buf[4][1024];
 	static _Thread_local unsigned next;
-	char *b = buf[next++ % 4];
-	const char *scheme = strstr(url, "://"), *host = scheme ? scheme + 3 : url;
-	size_t hostlen = strcspn(host, "/?#"), at = 0;
 
-	for (size_t i = 0; i < hostlen; i++)
-		if (host[i] == '@')
-			at = i + 1;
-	snprintf(b, sizeof(buf[0]), "%.*s%s%.*s%s", (int)(host - url), url, at ? "***@" : "",
-		 (int)strcspn(host + at, "?#"), host + at, strchr(host + at, '?') ? "?***" : "");
-	return b;
+	return rk_url_shown(url, buf[next++ % 4], sizeof(buf[0]));
 }
 
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;

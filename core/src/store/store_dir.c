@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,12 +14,30 @@
 #include <unistd.h>
 
 #include "rk/buf.h"
+#include "rk/log.h"
+#include "rk/url.h"
 #include "store/store_int.h"
+#include "util/htab.h"
 
+/* A path below the root already logged as refused (one line each for the life of the
+ * store, however often it is listed). */
+struct refused {
+	UT_hash_handle hh;
+	char path[]; /* the key */
+};
+
+/* Only regular files and directories below the root are served: a symlink is never
+ * followed (it could lead anywhere the daemon, often root, may read, and the mount
+ * serves it to every user), and devices, FIFOs and sockets are not files of a store.
+ * Listings leave them out with one log line each; opens walk the path one component at
+ * a time without following a link, so that one swapped in after a listing leads
+ * nowhere (docs/internals/store.md). */
 struct dir_store {
 	struct rk_store base;
-	int rootfd; /* the root directory; paths are opened relative to it. Symlinks inside the
-		     * store are followed: the store's owner put them there */
+	int rootfd; /* the root directory; paths are opened relative to it */
+	const char *root; /* its absolute path, for log lines (in base.id) */
+	pthread_mutex_t lock; /* protects: refused */
+	struct refused *refused;
 };
 
 struct dir_object {
@@ -45,6 +64,105 @@ static int check_path(const char *path, struct rk_err *err)
 	return 0;
 }
 
+static const char *kind_name(mode_t m)
+{
+	return S_ISLNK(m)    ? "a symlink"
+	       : S_ISFIFO(m) ? "a FIFO"
+	       : S_ISCHR(m)  ? "a character device"
+	       : S_ISBLK(m)  ? "a block device"
+	       : S_ISSOCK(m) ? "a socket"
+			     : "not a regular file or directory";
+}
+
+/* Log once that the entry name of directory dir (a store path) is not served. */
+static void refuse_once(struct dir_store *d, const char *dir, const char *name, mode_t mode)
+{
+	size_t len = strlen(dir) + 1 + strlen(name) + 1;
+	struct refused *r = malloc(sizeof(*r) + len), *seen;
+
+	if (!r) { /* the line without its record: it may be logged again */
+		rk_warn("store '%s': '%s%s%s' is %s: not served", d->root, dir, dir[0] ? "/" : "",
+			name, kind_name(mode));
+		return;
+	}
+	snprintf(r->path, len, "%s%s%s", dir, dir[0] ? "/" : "", name);
+	pthread_mutex_lock(&d->lock);
+	HASH_FIND_STR(d->refused, r->path, seen);
+	if (!seen) {
+		HASH_ADD_STR(d->refused, path, r);
+		if (rk_htab_oom())
+			seen = r; /* not kept: freed below, and it may be logged again */
+		rk_warn("store '%s': '%s' is %s: not served (a local store serves only regular "
+			"files and directories, and follows no symlink)",
+			d->root, r->path, kind_name(mode));
+	}
+	pthread_mutex_unlock(&d->lock);
+	if (seen)
+		free(r);
+}
+
+/* Open path (check_path'ed: relative, no "..", no empty component) below the root with
+ * flags, following no symlink on the way: each directory on the way is opened with
+ * O_NOFOLLOW, so a link anywhere on the path (one swapped in after a listing too) fails
+ * with ELOOP or ENOTDIR. A descriptor, or -errno. */
+static int open_beneath(int rootfd, const char *path, int flags)
+{
+	char comp[NAME_MAX + 1];
+	const char *p = path;
+	int fd = rootfd, next;
+
+	if (!path[0]) {
+		fd = openat(rootfd, ".", flags | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	for (;;) {
+		size_t n = strcspn(p, "/");
+		int last = !p[n];
+
+		if (n > NAME_MAX) {
+			next = -ENAMETOOLONG;
+		} else {
+			memcpy(comp, p, n);
+			comp[n] = 0;
+			next = openat(fd, comp,
+				      (last ? flags : O_PATH | O_DIRECTORY) | O_NOFOLLOW |
+					      O_CLOEXEC);
+			if (next < 0)
+				next = -errno;
+		}
+		if (fd != rootfd)
+			close(fd);
+		if (next < 0 || last)
+			return next;
+		fd = next;
+		p += n + 1;
+	}
+}
+
+/* The error message of a failed open_beneath of path: what is in the way. */
+static int open_error(const struct dir_store *d, const char *path, int rc, struct rk_err *err)
+{
+	if (rc == -ELOOP || rc == -ENOTDIR) {
+		/* a link, or a non-directory on the way: say which component it is */
+		char sub[PATH_MAX];
+		struct stat st;
+		size_t n = 0;
+
+		while (n < strlen(path) && n < sizeof(sub) - 1) {
+			n += strcspn(path + n, "/");
+			snprintf(sub, sizeof(sub), "%.*s", (int)n, path);
+			if (!fstatat(d->rootfd, sub, &st, AT_SYMLINK_NOFOLLOW) &&
+			    !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+				return rk_err_set(err, -ELOOP,
+						  "store '%s': '%s' is %s: not served (a local "
+						  "store follows no symlink)",
+						  d->root, sub, kind_name(st.st_mode));
+			n++;
+		}
+	}
+	return rk_err_set(err, rc, "'%s': %s", path, strerror(-rc));
+}
+
 static int cmp_entry(const void *a, const void *b)
 {
 	return strcmp(((const struct rk_store_entry *)a)->name,
@@ -63,9 +181,9 @@ static int dir_list(struct rk_store *s, const char *path, struct rk_store_list *
 
 	if ((rc = check_path(path, err)))
 		return rc;
-	fd = openat(d->rootfd, path[0] ? path : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = open_beneath(d->rootfd, path, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
-		return rk_err_set(err, -errno, "'%s': %s", path, strerror(errno));
+		return open_error(d, path, fd, err);
 	dir = fdopendir(fd);
 	if (!dir) {
 		rc = -errno;
@@ -78,10 +196,12 @@ static int dir_list(struct rk_store *s, const char *path, struct rk_store_list *
 		if (de->d_name[0] == '.' &&
 		    (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
 			continue;
-		if (fstatat(dirfd(dir), de->d_name, &st, 0))
-			continue; /* dangling symlink or raced away: not part of the store */
-		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			continue; /* raced away: not part of the store */
+		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+			refuse_once(d, path, de->d_name, st.st_mode);
 			continue;
+		}
 		if (l.n == cap) {
 			size_t ncap = cap ? cap * 2 : 64;
 			struct rk_store_entry *v = realloc(l.v, ncap * sizeof(*v));
@@ -162,13 +282,24 @@ static int dir_open(struct rk_store *s, const char *path, struct rk_object **out
 
 	if ((rc = check_path(path, err)))
 		return rc;
-	fd = openat(d->rootfd, path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO swapped in opens at once (and is refused), instead of waiting
+	 * for a writer; O_NOCTTY: a terminal does not become ours */
+	fd = open_beneath(d->rootfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
-		return rk_err_set(err, -errno, "'%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		return open_error(d, path, fd, err);
+	if (fstat(fd, &st)) {
+		rc = -errno;
 		close(fd);
-		return rk_err_set(err, -EISDIR, "'%s': not a regular file", path);
+		return rk_err_set(err, rc, "'%s': %s", path, strerror(-rc));
 	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		if (S_ISDIR(st.st_mode))
+			return rk_err_set(err, -EISDIR, "'%s': not a regular file", path);
+		return rk_err_set(err, -EPERM, "store '%s': '%s' is %s: not served", d->root, path,
+				  kind_name(st.st_mode));
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	o = calloc(1, sizeof(*o));
 	if (!o) {
@@ -186,7 +317,13 @@ static int dir_open(struct rk_store *s, const char *path, struct rk_object **out
 static void dir_close(struct rk_store *s)
 {
 	struct dir_store *d = (struct dir_store *)s;
+	struct refused *r, *tmp;
 
+	HASH_ITER(hh, d->refused, r, tmp) {
+		HASH_DEL(d->refused, r);
+		free(r);
+	}
+	pthread_mutex_destroy(&d->lock);
 	close(d->rootfd);
 	free(s->id);
 	free(d);
@@ -217,7 +354,7 @@ static int dir_store_open(const char *path, const struct rk_store_opts *o, struc
 		return rk_err_set(err, -EPROTONOSUPPORT,
 				  "store '%s': unsupported scheme (a store is a directory, "
 				  "s3://BUCKET[/PREFIX] or an http(s):// URL)",
-				  path);
+				  rk_url_shown(path, real, sizeof(real)));
 	if (!realpath(path, real))
 		return rk_err_set(err, -errno, "store '%s': %s", path, strerror(errno));
 	fd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -231,7 +368,9 @@ static int dir_store_open(const char *path, const struct rk_store_opts *o, struc
 	}
 	d->base.ops = &dir_store_ops;
 	d->base.id = rk_buf_detach(&id, NULL);
+	d->root = d->base.id + strlen("dir:");
 	d->rootfd = fd;
+	pthread_mutex_init(&d->lock, NULL);
 	*out = &d->base;
 	return 0;
 }

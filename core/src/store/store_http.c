@@ -14,6 +14,7 @@
 #include "rk/buf.h"
 #include "rk/log.h"
 #include "rk/remote.h"
+#include "rk/url.h"
 #include "store/store_remote.h"
 
 #define HEAD_THREADS 8
@@ -73,7 +74,10 @@ static void *head_worker(void *arg)
 		} else if (rc == -ENOENT) {
 			/* in the index but not on the server (a stale index.html): leave it out,
 			 * the rest of the directory is fine */
-			rk_warn("'%s': listed in the index but not found (404); left out", url.buf);
+			char shown[1024];
+
+			rk_warn("'%s': listed in the index but not found (404); left out",
+				rk_url_shown(url.buf, shown, sizeof(shown)));
 			e->size = GONE;
 			rc = 0;
 		}
@@ -133,9 +137,12 @@ static int http_list(struct remote_store *r, const char *path, struct rk_store_l
 			}
 		}
 	}
-	if (!rc && m.content_type[0] && strncmp(m.content_type, "text/html", 9))
-		rc = rk_err_set(err, -ENOTDIR, "'%s': not an HTML index (%s)", url.buf,
-				m.content_type);
+	if (!rc && m.content_type[0] && strncmp(m.content_type, "text/html", 9)) {
+		char shown[1024];
+
+		rc = rk_err_set(err, -ENOTDIR, "'%s': not an HTML index (%s)",
+				rk_url_shown(url.buf, shown, sizeof(shown)), m.content_type);
+	}
 	if (!rc)
 		rc = rk_html_parse_index(body.buf, body.len, &l, err);
 	rk_buf_release(&url);
@@ -188,8 +195,11 @@ static int http_store_open(const char *location, const struct rk_store_opts *o,
 	while (n && location[n - 1] == '/')
 		n--;
 	if (strpbrk(location, "?#")) {
+		char shown[1024];
+
 		free(s);
-		return rk_err_set(err, -EINVAL, "'%s': a store URL has no query", location);
+		return rk_err_set(err, -EINVAL, "'%s': a store URL has no query",
+				  rk_url_shown(location, shown, sizeof(shown)));
 	}
 	s->r.rops = &http_ops;
 	if (!(s->base = strndup(location, n)) || !(s->r.base.id = strdup(s->base))) {
