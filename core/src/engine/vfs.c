@@ -2378,7 +2378,8 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 	v->mount_time = time(NULL);
 	if (!o->cache_dir && (rc = rk_cache_default_dir(dir, sizeof(dir))))
 		goto fail;
-	if ((rc = rk_cache_open_shared(o->cache_dir ? o->cache_dir : dir, o->cache_limit,
+	if ((rc = rk_cache_open_shared(o->cache_dir ? o->cache_dir : dir,
+				       o->cache_limit ? o->cache_limit : RK_CACHE_LIMIT_AUTO,
 				       o->cache_group, &v->cache, err)))
 		goto fail;
 	ro = o->remote;
