@@ -13,6 +13,11 @@ in turn, one per request, cycling; it is re-read whenever it changes (the turn r
     reset     send the headers and half of the body, then reset the connection (RST)
     truncate  send the headers (full Content-Length) and half of the body, then close
     lie       send half of the body with a Content-Length that says it is all
+    short10   send the whole body with a Content-Length 10 bytes short: the last 10 bytes
+              stay on the kept-alive connection, where the next answer is read
+    headsmall answer HEAD of an archive (a path with ".tar.", not a .sha256sum) with half
+              its true Content-Length: a listing that says it is smaller than it is;
+              other requests are forwarded unchanged
     stall     send the headers and a quarter of the body, then nothing for 60 s
     freeze    read the request, then answer nothing for 60 s (a frozen server)
     hold      send the headers and half of the body, then the rest once SCHEDULE_FILE.go
@@ -145,6 +150,16 @@ class Handler(BaseHTTPRequestHandler):
                                  "server", "keep-alive"):
                 self.send_header(k, v)
         half = len(body) // 2
+        if action == "short10" and self.command != "HEAD" and len(body) > 10:
+            self.send_header("Content-Length", str(len(body) - 10))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        if (action == "headsmall" and self.command == "HEAD" and r.getheader("Content-Length")
+                and ".tar." in self.path and not self.path.endswith(".sha256sum")):
+            self.send_header("Content-Length", str(int(r.getheader("Content-Length")) // 2))
+            self.end_headers()
+            return
         if action == "lie" and self.command != "HEAD" and body:
             self.send_header("Content-Length", str(half))
             self.end_headers()

@@ -45,7 +45,14 @@ struct rk_cache_stats {
 	uint64_t records[RK_CACHE_KINDS], bad_records[RK_CACHE_KINDS]; /* verify: per kind */
 };
 
-/* Open (creating if needed) the cache at dir. limit = 0 means no size limit.
+/* limit for rk_cache_open: what fits the disk, fixed at open: the blobs the cache holds
+ * plus half the free space of its file system (at least RK_CACHE_LIMIT_MIN). rockfs and
+ * rockpack use it when no cache_size is given (rockfs(8), rockpack(1)). */
+#define RK_CACHE_LIMIT_AUTO UINT64_MAX
+#define RK_CACHE_LIMIT_MIN (64ull << 20)
+
+/* Open (creating if needed) the cache at dir. limit = 0 means no size limit,
+ * RK_CACHE_LIMIT_AUTO the default above (rk_cache_limit then says what it came to).
  * The cache is private to its owner: directories 0700, blobs 0400, other files 0600,
  * whatever the umask. An existing directory that is another user's, or that group or
  * others can write to, is refused (-EPERM, err says how to fix it); one whose modes are

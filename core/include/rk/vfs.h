@@ -43,7 +43,7 @@ struct rk_vfs_opts {
 	struct rk_store_opts remote; /* remote stores (rk/store.h); .cache is set by the vfs */
 	const char *cache_dir; /* NULL: rk_cache_default_dir() */
 	const char *cache_group; /* a cache shared with this group (rk/cache.h); NULL: private */
-	uint64_t cache_limit; /* bytes; 0: no limit */
+	uint64_t cache_limit; /* bytes; 0: what fits the disk (RK_CACHE_LIMIT_AUTO) */
 	unsigned ingest_jobs; /* concurrent archive ingests; 0: online CPUs (at least 8 for
 			       * a remote store: its ingests also wait on the network) */
 	int kpack_zstd; /* split .kpack archives: "zstd-per-kernel" instead of "none" */

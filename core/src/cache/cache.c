@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
@@ -326,6 +327,27 @@ static void sweep_tmp(struct rk_cache *c)
 	closedir(d);
 }
 
+/* RK_CACHE_LIMIT_AUTO (rk/cache.h), once c->used is known: a cache never fills its disk
+ * by default (a decompression bomb, or many runs, would otherwise take all of it). */
+static uint64_t auto_limit(const struct rk_cache *c)
+{
+	struct statvfs sv;
+	uint64_t free_bytes = 0, limit;
+
+	if (!fstatvfs(c->dirfd, &sv))
+		free_bytes = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
+	else
+		rk_warn("cache '%s': free space unknown (%s); cache_size defaults to %llu MiB "
+			"above what it holds",
+			c->dir, strerror(errno), RK_CACHE_LIMIT_MIN >> 20);
+	limit = RK_MAX(c->used + free_bytes / 2, c->used + RK_CACHE_LIMIT_MIN);
+	rk_info("cache '%s': cache_size not given: %llu MiB (the %llu MiB it holds and half "
+		"the %llu MiB free on its file system)",
+		c->dir, (unsigned long long)(limit >> 20), (unsigned long long)(c->used >> 20),
+		(unsigned long long)(free_bytes >> 20));
+	return limit;
+}
+
 int rk_cache_open(const char *dir, uint64_t limit, struct rk_cache **out, struct rk_err *err)
 {
 	return rk_cache_open_shared(dir, limit, NULL, out, err);
@@ -393,6 +415,8 @@ int rk_cache_open_shared(const char *dir, uint64_t limit, const char *group, str
 			goto fail;
 		c->used = st.blob_bytes;
 	}
+	if (limit == RK_CACHE_LIMIT_AUTO)
+		c->limit = auto_limit(c);
 	*out = c;
 	return 0;
 fail:

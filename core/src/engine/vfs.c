@@ -1884,7 +1884,8 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 		rc = rk_store_object_open(v->store, n->data, &f->obj, err);
 		if (!rc)
 			f->fd = rk_object_fd(f->obj);
-		else if (rc == -ETIMEDOUT) {
+		else if (rc == -ETIMEDOUT || rc == -EBADMSG) { /* EBADMSG: the server's size
+								 * is not the listed one (http.h) */
 			rk_err_log("'%s': %s", n->name, rk_err_str(err, rc));
 			rc = -EIO;
 		}
@@ -2453,7 +2454,8 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 	v->mount_time = time(NULL);
 	if (!o->cache_dir && (rc = rk_cache_default_dir(dir, sizeof(dir))))
 		goto fail;
-	if ((rc = rk_cache_open_shared(o->cache_dir ? o->cache_dir : dir, o->cache_limit,
+	if ((rc = rk_cache_open_shared(o->cache_dir ? o->cache_dir : dir,
+				       o->cache_limit ? o->cache_limit : RK_CACHE_LIMIT_AUTO,
 				       o->cache_group, &v->cache, err)))
 		goto fail;
 	ro = o->remote;

@@ -152,12 +152,15 @@ static CURL *easy_get(struct rk_http *h)
 	return e;
 }
 
-static void easy_put(struct rk_http *h, CURL *e)
+/* Back to the pool with its kept-alive connection when reuse, else closed: after a failed
+ * transfer the connection may hold the rest of a response that said it was shorter than
+ * it was (a short Content-Length), which the next request would read as its answer. */
+static void easy_put(struct rk_http *h, CURL *e, int reuse)
 {
 	if (!e)
 		return;
 	pthread_mutex_lock(&h->pool_lock);
-	if (h->npool < POOL_MAX) {
+	if (reuse && h->npool < POOL_MAX) {
 		h->pool[h->npool++] = e;
 		e = NULL;
 	}
@@ -231,6 +234,142 @@ static int no_cache(struct curl_slist **hdrs)
 		return -ENOMEM;
 	}
 	*hdrs = n;
+	return 0;
+}
+
+/* ---- redirects ----
+ * Followed here, not by libcurl, at most MAX_REDIRS per request, by these rules:
+ *  - only to http or https, never from https to http (refused: the request fails, -EIO,
+ *    and the message names both URLs without their secrets);
+ *  - a target of another origin (scheme, host and port) than the URL asked for gets the
+ *    request without anything secret: the signer is not called (no SigV4 Authorization,
+ *    no x-amz-security-token) and the URL's user:password@ is dropped. Once off its
+ *    origin a request stays so, even when sent back to it.
+ * libcurl's own rules (CURLOPT_UNRESTRICTED_AUTH) cover Authorization and cookies but not
+ * other custom headers, which it would send on to any host. */
+#define MAX_REDIRS 5
+
+struct hop {
+	char *url; /* where the request goes now (malloc'd); NULL: the target's own URL */
+	int cross; /* left the target's origin: nothing secret is sent */
+	unsigned n; /* redirects followed */
+};
+
+static const char *hop_url(const struct hop *hp, const struct rk_http_target *t)
+{
+	return hp->url ? hp->url : t->url;
+}
+
+static void hop_reset(struct hop *hp)
+{
+	free(hp->url);
+	*hp = (struct hop){0};
+}
+
+static int is_redirect(long status)
+{
+	return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+/* 1 when a and b have the same scheme, host and port (default ports made explicit),
+ * 0 when not or when either does not parse. */
+static int same_origin(const char *a, const char *b)
+{
+	static const CURLUPart parts[] = {CURLUPART_SCHEME, CURLUPART_HOST, CURLUPART_PORT};
+	CURLU *ua = curl_url(), *ub = curl_url();
+	int same = ua && ub && !curl_url_set(ua, CURLUPART_URL, a, 0) &&
+		   !curl_url_set(ub, CURLUPART_URL, b, 0);
+
+	for (size_t i = 0; same && i < sizeof(parts) / sizeof(parts[0]); i++) {
+		char *pa = NULL, *pb = NULL;
+
+		same = !curl_url_get(ua, parts[i], &pa, CURLU_DEFAULT_PORT) &&
+		       !curl_url_get(ub, parts[i], &pb, CURLU_DEFAULT_PORT) && !strcasecmp(pa, pb);
+		curl_free(pa);
+		curl_free(pb);
+	}
+	curl_url_cleanup(ua);
+	curl_url_cleanup(ub);
+	return same;
+}
+
+/* url without user:password@ (malloc'd), or NULL (out of memory, or it does not parse). */
+static char *without_userinfo(const char *url)
+{
+	CURLU *u = curl_url();
+	char *s = NULL, *out = NULL;
+
+	if (u && !curl_url_set(u, CURLUPART_URL, url, 0) &&
+	    !curl_url_set(u, CURLUPART_USER, NULL, 0) &&
+	    !curl_url_set(u, CURLUPART_PASSWORD, NULL, 0) &&
+	    !curl_url_set(u, CURLUPART_OPTIONS, NULL, 0) && !curl_url_get(u, CURLUPART_URL, &s, 0))
+		out = strdup(s);
+	curl_free(s);
+	curl_url_cleanup(u);
+	return out;
+}
+
+/* After a redirect answer on e (before e goes back to the pool): move hp to where it
+ * points, by the rules above. 0, or -EIO (refused; err says why) or -ENOMEM. */
+static int redirect_next(const struct rk_http_target *t, struct hop *hp, CURL *e, long status,
+			 struct rk_err *err)
+{
+	const char *from = hop_url(hp, t);
+	char *loc = NULL, *next;
+
+	curl_easy_getinfo(e, CURLINFO_REDIRECT_URL, &loc);
+	if (!loc)
+		return rk_err_set(err, -EIO, "'%s': HTTP %ld without a Location", url_shown(from),
+				  status);
+	if (++hp->n > MAX_REDIRS)
+		return rk_err_set(err, -EIO, "'%s': more than %d redirects", url_shown(t->url),
+				  MAX_REDIRS);
+	if (strncasecmp(loc, "http://", 7) && strncasecmp(loc, "https://", 8))
+		return rk_err_set(err, -EIO, "'%s': redirect to '%s' refused: not http or https",
+				  url_shown(from), url_shown(loc));
+	if (!strncasecmp(from, "https://", 8) && !strncasecmp(loc, "http://", 7))
+		return rk_err_set(err, -EIO, "'%s': redirect to '%s' refused: https to http",
+				  url_shown(from), url_shown(loc));
+	if (!hp->cross && !same_origin(t->url, loc)) {
+		hp->cross = 1;
+		rk_info("'%s': redirected to '%s', another origin: asked without credentials",
+			url_shown(from), url_shown(loc));
+	}
+	next = hp->cross ? without_userinfo(loc) : strdup(loc);
+	if (!next)
+		return hp->cross ? rk_err_set(err, -EIO, "'%s': redirect to a bad URL '%s'",
+					      url_shown(from), url_shown(loc))
+				 : -ENOMEM;
+	free(hp->url);
+	hp->url = next;
+	return 0;
+}
+
+/* The headers of one request to where hp points: the signer's (on the target's origin
+ * only), Cache-Control on a retry, then the non-empty lines of extra (NULL-ended). */
+static int request_headers(const struct rk_http_target *t, const struct hop *hp,
+			   const char *method, unsigned attempt, const char *const *extra,
+			   struct curl_slist **out, struct rk_err *err)
+{
+	struct curl_slist *hdrs = NULL, *n;
+	int rc;
+
+	if (t->sign && !hp->cross && (rc = t->sign(t->sign_ctx, method, hop_url(hp, t), &hdrs, err))) {
+		curl_slist_free_all(hdrs);
+		return rc;
+	}
+	if (attempt && (rc = no_cache(&hdrs)))
+		return rc;
+	for (; extra && *extra; extra++) {
+		if (!**extra)
+			continue;
+		if (!(n = curl_slist_append(hdrs, *extra))) {
+			curl_slist_free_all(hdrs);
+			return -ENOMEM;
+		}
+		hdrs = n;
+	}
+	*out = hdrs;
 	return 0;
 }
 
@@ -310,10 +449,10 @@ static int setup(struct rk_http *h, CURL *e, const char *url, struct curl_slist 
 	curl_easy_setopt(e, CURLOPT_URL, url);
 	curl_easy_setopt(e, CURLOPT_SHARE, h->share);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
-	curl_easy_setopt(e, CURLOPT_MAXREDIRS, 5L);
+	/* redirects are followed here, not by libcurl (redirect_next): libcurl would send
+	 * our custom headers (SigV4's Authorization, x-amz-security-token) to any host */
+	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
 	curl_easy_setopt(e, CURLOPT_USERAGENT, "rockfs/0.1");
 	curl_easy_setopt(e, CURLOPT_FILETIME, 1L);
@@ -361,10 +500,13 @@ static int classify(CURLcode cc, long status, int *retry)
 		}
 		return -EIO;
 	}
+	/* CURLE_UNSUPPORTED_PROTOCOL is retried: the scheme was checked when the store was
+	 * opened and redirects are ours, so it is an answer that is not HTTP (libcurl's
+	 * "HTTP/0.9 when not allowed"): the rest of an earlier body on a kept-alive
+	 * connection, which a new connection does not have */
 	switch (cc) {
 	case CURLE_PEER_FAILED_VERIFICATION: /* asking again changes nothing */
 	case CURLE_SSL_CACERT_BADFILE:
-	case CURLE_UNSUPPORTED_PROTOCOL:
 	case CURLE_URL_MALFORMAT:
 	case CURLE_OUT_OF_MEMORY:
 	case CURLE_TOO_MANY_REDIRECTS:
@@ -386,71 +528,97 @@ static void fill_meta(CURL *e, struct xfer *x)
 	x->meta.mtime = ft;
 }
 
+/* The server says the object has total bytes, its listing said t->size: the listing's
+ * size is what stat showed, and serving the object at it would cut it short (or pad
+ * it), so the read fails: -EBADMSG (the vfs logs it and answers EIO), not retried; the
+ * message names the URL and both sizes. The object's
+ * size is the Content-Range total of a ranged answer, or a whole body's Content-Length
+ * when longer than listed; a whole body shorter than listed may be a body cut short
+ * with a Content-Length to match, so that is retried (transient) like any short body. */
+static void size_what(char *out, size_t n, uint64_t total, uint64_t listed)
+{
+	snprintf(out, n,
+		 "the server sends %" PRIu64 " bytes, the listing said %" PRIu64
+		 " (rockpack cache refresh RUN lists the run again)",
+		 total, listed);
+}
+
+static int size_differs(const struct rk_http_target *t, uint64_t total, struct rk_err *err)
+{
+	char what[200];
+
+	size_what(what, sizeof(what), total, t->size);
+	return rk_err_set(err, -EBADMSG, "'%s': %s", url_shown(t->url), what);
+}
+
 int rk_http_get(struct rk_http *h, const struct rk_http_target *t, int head, uint64_t off,
 		uint64_t len, size_t max, struct rk_buf *body, struct rk_http_meta *meta,
 		struct rk_err *err)
 {
 	uint64_t start = now_ms(), deadline = start + h->timeout_ms;
 	size_t base = body->len;
-	char what[400] = "";
+	char what[400] = "", range[64] = "";
+	const char *extra[] = {range, NULL};
 	int rc = -EIO;
 
+	if (len)
+		snprintf(range, sizeof(range), "Range: bytes=%" PRIu64 "-%" PRIu64, off,
+			 off + len - 1);
 	for (unsigned attempt = 0;; attempt++) {
-		struct curl_slist *hdrs = NULL;
-		struct xfer x = {.body = body, .max = base + max};
-		char range[64];
+		struct hop hp = {0};
+		struct xfer x;
 		CURLcode cc;
-		int retry;
-		CURL *e;
+		int retry, redirected;
 
 		if (attempt)
 			backoff(attempt, deadline);
-		body->len = base; /* a retry starts over */
-		if (body->alloc)
-			body->buf[base] = '\0';
-		if (t->sign &&
-		    (rc = t->sign(t->sign_ctx, head ? "HEAD" : "GET", t->url, &hdrs, err))) {
-			curl_slist_free_all(hdrs);
-			return rc;
-		}
-		if (attempt && (rc = no_cache(&hdrs)))
-			return rc;
-		if (len) {
-			snprintf(range, sizeof(range), "Range: bytes=%" PRIu64 "-%" PRIu64, off,
-				 off + len - 1);
-			struct curl_slist *n = curl_slist_append(hdrs, range);
+		do { /* one request and the redirects it meets */
+			struct curl_slist *hdrs = NULL;
+			CURL *e;
 
-			if (!n) {
+			x = (struct xfer){.body = body, .max = base + max};
+			body->len = base; /* a retry (or a redirect) starts over */
+			if (body->alloc)
+				body->buf[base] = '\0';
+			if ((rc = request_headers(t, &hp, head ? "HEAD" : "GET", attempt, extra,
+						  &hdrs, err))) {
+				hop_reset(&hp);
+				return rc;
+			}
+			if (!(e = easy_get(h))) {
 				curl_slist_free_all(hdrs);
+				hop_reset(&hp);
 				return -ENOMEM;
 			}
-			hdrs = n;
-		}
-		if (!(e = easy_get(h))) {
+			setup(h, e, hop_url(&hp, t), hdrs, &x, h->timeout_ms);
+			{
+				uint64_t now = now_ms(), left = deadline > now ? deadline - now : 1;
+
+				curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)left);
+			}
+			if (head)
+				curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+			curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, body_cb);
+			curl_easy_setopt(e, CURLOPT_WRITEDATA, &x);
+			atomic_fetch_add(&h->requests, 1);
+			cc = curl_easy_perform(e);
+			{
+				curl_off_t got = 0;
+
+				if (!curl_easy_getinfo(e, CURLINFO_SIZE_DOWNLOAD_T, &got) && got > 0)
+					atomic_fetch_add(&h->bytes, (uint64_t)got);
+			}
+			fill_meta(e, &x);
+			redirected = cc == CURLE_OK && is_redirect(x.meta.status);
+			rc = redirected ? redirect_next(t, &hp, e, x.meta.status, err) : 0;
+			easy_put(h, e,
+				 cc == CURLE_OK && x.meta.status < 300 &&
+					 (!len || head || body->len - base == len));
 			curl_slist_free_all(hdrs);
-			return -ENOMEM;
-		}
-		setup(h, e, t->url, hdrs, &x, h->timeout_ms);
-		{
-			uint64_t now = now_ms(), left = deadline > now ? deadline - now : 1;
-
-			curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)left);
-		}
-		if (head)
-			curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
-		curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, body_cb);
-		curl_easy_setopt(e, CURLOPT_WRITEDATA, &x);
-		atomic_fetch_add(&h->requests, 1);
-		cc = curl_easy_perform(e);
-		{
-			curl_off_t got = 0;
-
-			if (!curl_easy_getinfo(e, CURLINFO_SIZE_DOWNLOAD_T, &got) && got > 0)
-				atomic_fetch_add(&h->bytes, (uint64_t)got);
-		}
-		fill_meta(e, &x);
-		easy_put(h, e);
-		curl_slist_free_all(hdrs);
+		} while (redirected && !rc);
+		hop_reset(&hp);
+		if (rc)
+			return rc;
 		if (x.too_big)
 			return rk_err_set(err, -EFBIG, "'%s': larger than %zu bytes",
 					  url_shown(t->url), max);
@@ -474,6 +642,9 @@ int rk_http_get(struct rk_http *h, const struct rk_http_target *t, int head, uin
 				if (x.meta.length &&
 				    got == RK_MIN(len,
 						  x.meta.length - RK_MIN(off, x.meta.length))) {
+					if (t->size && x.meta.length != t->size &&
+					    (x.has_range || x.meta.length > t->size))
+						return size_differs(t, x.meta.length, err);
 					if (meta)
 						*meta = x.meta;
 					return 0;
@@ -517,7 +688,8 @@ struct rk_http_stream {
 	CURL *e;
 	struct curl_slist *hdrs;
 	struct xfer x;
-	int status_checked, bad_status, paused;
+	struct hop hop; /* where the transfer goes after redirects */
+	int status_checked, bad_status, paused, redirect, bad_size;
 	char etag[128]; /* of the first response: a resume must get the same object */
 	char *ring; /* received, not yet read: ring[rstart, rstart+rlen) */
 	size_t rstart, rlen, rcap;
@@ -532,14 +704,34 @@ static size_t stream_cb(char *p, size_t size, size_t n, void *ctx)
 	struct rk_http_stream *s = ctx;
 	size_t len = size * n;
 
+	if (s->redirect)
+		return size * n;
 	if (!s->status_checked) {
 		long st = 0;
 
 		curl_easy_getinfo(s->e, CURLINFO_RESPONSE_CODE, &st);
 		s->x.meta.status = st;
 		s->status_checked = 1;
+		if (is_redirect(st))
+			s->redirect = 1; /* its body is dropped; rk_http_stream_read follows */
+		if (s->redirect)
+			return size * n;
 		if (!s->etag[0] && s->x.etag[0] && strlen(s->x.etag) < sizeof(s->etag))
 			memcpy(s->etag, s->x.etag, strlen(s->x.etag) + 1);
+		if (st == 200 || st == 206) {
+			curl_off_t cl = -1;
+			uint64_t total;
+
+			curl_easy_getinfo(s->e, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
+			total = s->x.has_range ? s->x.range_total
+				: st == 200 && cl >= 0 && (uint64_t)cl > s->size ? (uint64_t)cl
+										  : 0;
+			if (total && total != s->size) {
+				size_what(s->what, sizeof(s->what), total, s->size);
+				s->bad_size = 1;
+				return 0;
+			}
+		}
 		if (st == 200 && s->pos)
 			s->x.skip = s->pos; /* Range ignored: drop what we have */
 		else if (st != 206 && !(st == 200 && !s->pos)) {
@@ -587,11 +779,12 @@ static size_t stream_cb(char *p, size_t size, size_t n, void *ctx)
 	return size * n;
 }
 
-static void stream_stop(struct rk_http_stream *s)
+/* reuse: the transfer ended as its response said (easy_put) */
+static void stream_stop(struct rk_http_stream *s, int reuse)
 {
 	if (s->e) {
 		curl_multi_remove_handle(s->m, s->e);
-		easy_put(s->h, s->e);
+		easy_put(s->h, s->e, reuse);
 		s->e = NULL;
 	}
 	curl_slist_free_all(s->hdrs);
@@ -603,36 +796,27 @@ static int stream_start(struct rk_http_stream *s, struct rk_err *err)
 	char range[64];
 	int rc;
 
+	char im[160] = "";
+	const char *extra[] = {range, im, NULL};
+
 	memset(&s->x, 0, sizeof(s->x));
-	s->status_checked = s->bad_status = s->paused = 0;
+	s->status_checked = s->bad_status = s->paused = s->redirect = s->bad_size = 0;
 	s->what[0] = '\0';
-	if (s->t.sign && (rc = s->t.sign(s->t.sign_ctx, "GET", s->t.url, &s->hdrs, err)))
-		return rc;
-	if (s->attempt && (rc = no_cache(&s->hdrs)))
-		return rc;
+	range[0] = '\0';
 	if (s->pos) {
-		struct curl_slist *n;
-
 		snprintf(range, sizeof(range), "Range: bytes=%" PRIu64 "-", s->pos);
-		if (!(n = curl_slist_append(s->hdrs, range)))
-			return -ENOMEM;
-		s->hdrs = n;
-		if (s->etag[0]) { /* the rest of the same object, or 412 */
-			char im[160];
-
+		if (s->etag[0]) /* the rest of the same object, or 412 */
 			snprintf(im, sizeof(im), "If-Match: %s", s->etag);
-			if (!(n = curl_slist_append(s->hdrs, im)))
-				return -ENOMEM;
-			s->hdrs = n;
-		}
 	}
+	if ((rc = request_headers(&s->t, &s->hop, "GET", s->attempt, extra, &s->hdrs, err)))
+		return rc;
 	if (!(s->e = easy_get(s->h)))
 		return -ENOMEM;
-	setup(s->h, s->e, s->t.url, s->hdrs, &s->x, s->h->timeout_ms);
+	setup(s->h, s->e, hop_url(&s->hop, &s->t), s->hdrs, &s->x, s->h->timeout_ms);
 	curl_easy_setopt(s->e, CURLOPT_WRITEFUNCTION, stream_cb);
 	curl_easy_setopt(s->e, CURLOPT_WRITEDATA, s);
 	if (curl_multi_add_handle(s->m, s->e)) {
-		easy_put(s->h, s->e);
+		easy_put(s->h, s->e, 1);
 		s->e = NULL;
 		return -ENOMEM;
 	}
@@ -663,8 +847,9 @@ void rk_http_stream_close(struct rk_http_stream *s)
 {
 	if (!s)
 		return;
-	stream_stop(s);
+	stream_stop(s, 0);
 	curl_multi_cleanup(s->m);
+	hop_reset(&s->hop);
 	free(s->ring);
 	free(s);
 }
@@ -701,8 +886,15 @@ ssize_t rk_http_stream_read(struct rk_http_stream *s, void *buf, size_t n, struc
 				continue;
 			cc = msg->data.result;
 			curl_easy_getinfo(s->e, CURLINFO_RESPONSE_CODE, &s->x.meta.status);
+			if (cc == CURLE_OK && s->redirect) {
+				rc = redirect_next(&s->t, &s->hop, s->e, s->x.meta.status, err);
+				stream_stop(s, 1);
+				if (rc)
+					return rc;
+				break; /* asked again where it points */
+			}
 			if (cc == CURLE_OK && s->pos == s->size && !s->bad_status) {
-				stream_stop(s); /* complete; the ring may still hold bytes */
+				stream_stop(s, 1); /* complete; the ring may still hold bytes */
 				break;
 			}
 			if (s->bad_status || (s->x.meta.status && s->x.meta.status != 200 &&
@@ -722,10 +914,13 @@ ssize_t rk_http_stream_read(struct rk_http_stream *s, void *buf, size_t n, struc
 					curl_what(cc, why, sizeof(why));
 					snprintf(s->what, sizeof(s->what), "%s at byte %" PRIu64,
 						 why, s->pos);
-				} else
+				} else {
 					retry = 0; /* longer than listed: the object changed */
+					if (s->bad_size)
+						rc = -EBADMSG;
+				}
 			}
-			stream_stop(s);
+			stream_stop(s, 0);
 			if (!retry)
 				return rk_err_set(err, rc, "'%s': %s", url_shown(s->t.url),
 						  s->what);
@@ -742,7 +937,7 @@ ssize_t rk_http_stream_read(struct rk_http_stream *s, void *buf, size_t n, struc
 		if (s->rlen)
 			break;
 		if (s->e && now_ms() >= deadline) {
-			stream_stop(s);
+			stream_stop(s, 0);
 			rk_warn("'%s': no data for %u ms at byte %" PRIu64 "; giving up",
 				url_shown(s->t.url), s->h->timeout_ms, s->pos);
 			return rk_err_set(err, -ETIMEDOUT, "'%s': timed out at byte %" PRIu64,

@@ -11,8 +11,13 @@
  * 429, resets, refused connections, stalls, timeouts, truncated bodies) are retried with
  * exponential backoff until retries or the deadline run out, then the operation fails
  * with -ETIMEDOUT (transient: the vfs tries again on a later access, and answers EIO)
- * and one warning in the log. 404 is -ENOENT, 401/403 -EACCES, anything else
- * unexpected -EIO, without retries. All functions are thread-safe. */
+ * and one warning in the log. A failed attempt's connection is closed, not kept alive
+ * (it may hold the rest of a body longer than its Content-Length said). 404 is -ENOENT,
+ * 401/403 -EACCES, anything else unexpected -EIO, without retries.
+ *
+ * Redirects are followed by http.c itself (at most 5): never from https to http (-EIO),
+ * and to another origin (scheme, host, port) without the signer's headers or the URL's
+ * user:password@. All functions are thread-safe. */
 #ifndef RK_HTTP_H
 #define RK_HTTP_H
 
@@ -40,6 +45,11 @@ struct rk_http_target {
 	const char *url;
 	rk_http_sign_fn sign; /* NULL: unsigned */
 	void *sign_ctx;
+	/* The object's size as listed, 0: unknown. A GET whose answer says the object has
+	 * another size (Content-Range total, or Content-Length of a whole body) fails with
+	 * -EBADMSG and a message naming the URL and both sizes, not retried: the listing was
+	 * wrong, and a file served at its size would be cut short or padded. */
+	uint64_t size;
 };
 
 struct rk_http_meta {
@@ -59,7 +69,8 @@ int rk_http_get(struct rk_http *h, const struct rk_http_target *t, int head, uin
 		uint64_t len, size_t max, struct rk_buf *body, struct rk_http_meta *meta,
 		struct rk_err *err);
 
-/* A sequential download of an object of known size, handed to the caller as it arrives
+/* A sequential download of an object of known size (t->size is ignored: size is checked
+ * against the first response the same way), handed to the caller as it arrives
  * (no temp copy). A broken transfer is resumed with a Range request from the first byte
  * not yet received, with If-Match on the first response's ETag (a replaced object is
  * an error, 412, not a splice of two objects). url and the signer must stay valid until

@@ -529,7 +529,7 @@ static int block_get(struct remote_store *r, struct remote_object *o, uint64_t i
 		     struct remote_block **out, struct rk_err *err)
 {
 	struct remote_block *b, **pp;
-	struct rk_http_target t = {o->url, r->sign, r->sign_ctx};
+	struct rk_http_target t = {o->url, r->sign, r->sign_ctx, o->base.size};
 	uint64_t off = idx * BLOCK_SIZE;
 	int rc;
 
@@ -686,7 +686,7 @@ static const struct rk_object_ops remote_object_ops = {obj_read, obj_pread, obj_
 static int load_small(struct remote_store *r, struct remote_object *o, struct rk_err *err)
 {
 	struct rk_buf rel = RK_BUF_INIT, body = RK_BUF_INIT;
-	struct rk_http_target t = {o->url, r->sign, r->sign_ctx};
+	struct rk_http_target t = {o->url, r->sign, r->sign_ctx, o->base.size};
 	char *data = NULL;
 	size_t len;
 	int rc, cacheable = r->cache && in_run(r, o->path);
