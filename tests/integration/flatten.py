@@ -8,7 +8,8 @@ ArtifactPopulator(flatten=True) does (therock-formats.md section 2): the first
 member is artifact_manifest.txt; every other member loses the first manifest
 prefix it starts with; directories merge; an existing file or symlink at the
 destination is unlinked first (last writer wins); regular files get
-0644 | (member mode & 0o111); symlinks are recreated verbatim; hardlinks are
+member mode & 0o755 (tar -x under umask 022); symlinks are recreated verbatim (one
+that resolves above OUT is dropped, as rockfs confines every output); hardlinks are
 linked to their flattened target. Written from the documented behaviour, with
 Python's tarfile (what TheRock itself uses), not from rockfs's code.
 """
@@ -52,7 +53,7 @@ def flatten(out, archive):
             elif m.isfile():
                 with open(dest, "wb") as f:
                     f.write(tf.extractfile(m).read())
-                os.chmod(dest, 0o644 | (m.mode & 0o111))
+                os.chmod(dest, m.mode & 0o755)  # tar -x under umask 022
             else:
                 sys.exit(f"{archive}: '{m.name}': unsupported member type")
 
