@@ -17,8 +17,9 @@
  * artifact, what), one line each.
  * Modes: a file keeps its member's mode as tar -x under umask 022 does (a stage copy,
  * for packaging, keeps it whole as copytree does), directories 0755, symlinks verbatim,
- * hardlinks kept as hardlinks. The finished tree is confined (services/confine.h): a
- * symlink resolving above it is dropped.
+ * hardlinks kept as hardlinks. A finished tree of artifacts is confined
+ * (services/confine.h): a symlink resolving above it is dropped. Stage copies are
+ * confined by their caller (pkg_content.c: against the package set too).
  *
  * Uses the engine's tree and artifacts (engine/vfs_int.h) and the kpack split service. */
 #include <errno.h>
@@ -586,8 +587,6 @@ int vfs_flatten_stages(struct rk_vfs *v, const struct vfs_stage *st, size_t n, s
 		forget_links(&f); /* hardlinks stay within one stage, as cp makes them */
 	}
 	bury(&f);
-	if (!rc && (rc = vfs_confine(root, NULL, "package files")) > 0)
-		rc = 0;
 	rk_buf_release(&f.conflicts);
 	rk_buf_release(&mpath);
 	rk_buf_release(&rel);
