@@ -2,11 +2,12 @@
 # output_confine: one rule for symlinks and names in every generated output (issue 26,
 # items 2 and 7; services/confine.h), on a hostile run made here:
 #  - base_run_generic holds share/sd -> ../../../.. (inside the archive, not inside any
-#    output) and share/up -> ../.. ; core-hip_lib_generic holds
-#    share/sd/etc/cron.d/evil. dist/ and the release tarball keep share/sd a directory and
-#    drop both links (one log line each); the .deb and .rpm sets are cut from the same
-#    tree: installing every .deb with apt-get into a throwaway root writes nothing outside
-#    the prefix and no etc/cron.d/evil; the RPMs unpacked together likewise;
+#    output), share/up -> ../.. and share/sd2 -> .. ; core-hip_lib_generic holds
+#    share/sd/etc/cron.d/evil and share/sd2/below.txt. dist/ and the release tarball keep
+#    share/sd and share/sd2 directories and drop share/up (one log line); the .deb and
+#    .rpm sets are cut from the same tree: installing every .deb with apt-get into a
+#    throwaway root writes nothing outside the prefix, no etc/cron.d/evil, and no file
+#    lands below a symlink; the RPMs unpacked together likewise;
 #  - members tar -x, dpkg, rpm or XML cannot carry (a 304-byte component, a control
 #    character, a newline, bytes that are not UTF-8) are refused at ingest with one line
 #    each naming artifact and member, so no output holds them and the repodata stays
@@ -64,10 +65,12 @@ art("base_run_generic", b, [
     (b + "/share/ok", "link", b"", 0o777, "doc.txt"),
     (b + "/share/sd", "link", b"", 0o777, "../../../.."),
     (b + "/share/up", "link", b"", 0o777, "../.."),
+    (b + "/share/sd2", "link", b"", 0o777, ".."),
 ])
 c = "core/clr/stage"
 art("core-hip_lib_generic", c, [
     (c + "/share/sd/etc/cron.d/evil", "file", b"* * * * * root touch /tmp/owned\n"),
+    (c + "/share/sd2/below.txt", "file", b"below another package's link\n"),
     (c + "/lib/libhip.txt", "file", b"hip\n"),
     (c + "/lib/" + "L" * 304, "file", b"long name\n"),
     (c + "/lib/ctl\x01name", "file", b"control\n"),
@@ -130,11 +133,12 @@ done
 D=$M/$RUN/dist/gfx1100
 [ -d "$D/share/sd" ] && [ ! -L "$D/share/sd" ] || fail "dist: share/sd is not a plain directory"
 [ -f "$D/share/sd/etc/cron.d/evil" ] || fail "dist: share/sd/etc/cron.d/evil is missing"
+[ -d "$D/share/sd2" ] && [ ! -L "$D/share/sd2" ] || fail "dist: share/sd2 is not a plain directory"
 [ -L "$D/share/up" ] && fail "dist: share/up -> ../.. (above the tree) is served"
 [ "$(readlink "$D/share/ok")" = doc.txt ] || fail "dist: the good link share/ok is gone"
 [ "$(stat -c %a "$D/share/secret.txt")" = 600 ] || fail "dist: 0600 member is $(stat -c %a "$D/share/secret.txt")"
 mkdir -p "$T/dist"
-cp -a "$D" "$T/dist/tree"
+cp -a "$D" "$T/dist/tree" 2>"$T/cp.err" || fail "cp -a dist/gfx1100: $(head -2 "$T/cp.err")"
 confined "$T/dist/tree" >"$T/dist.bad" || fail "dist: $(head -3 "$T/dist.bad")"
 [ "$(find "$T/dist" -mindepth 1 -maxdepth 1)" = "$T/dist/tree" ] || fail "copying dist/ wrote outside its tree"
 grep -q "gfx1100: 'share/up' -> '../..' dropped: symlink resolves above the tree's root" "$L" ||
@@ -177,6 +181,8 @@ for p in $(dpkg --root="$A" -l | awk '/^ii/ && $2 ~ /^hostile/ { print $2 }'); d
 	dpkg --root="$A" -L "$p" | while read -r f; do
 		r=$(realpath -m -- "$A$f")
 		case $r in "$A" | "$A"/opt | "$A"/opt/*) ;; *) echo "$p: '$f' lands at '$r'" ;; esac
+		d=$A$(dirname -- "$f")
+		[ "$(realpath -m -- "$d")" = "$(realpath -ms -- "$d")" ] || echo "$p: '$f' is below a symlink"
 	done
 done >"$T/landed"
 [ -s "$T/landed" ] && fail "deb: $(head -3 "$T/landed")"
@@ -194,7 +200,8 @@ for r in "$X"/hostile-*.rpm; do
 	(mkdir -p "$T/rx" && cd "$T/rx" && rpm2cpio "$r" | cpio -idm --quiet) || fail "rpm2cpio $r"
 done
 grep -q '/share/sd/etc/cron.d/evil$' "$T/rpm.l" || fail "rpm: the evil file is not below share/sd"
-awk '$1 ~ /\/share\/(sd|up)$/ && $11 != "X"' "$T/rpm.dump" | grep -q . && fail "rpm: share/sd or share/up is a link: $(grep -E '/share/(sd|up) ' "$T/rpm.dump")"
+awk '$1 ~ /\/share\/(sd|sd2|up)$/ && $11 != "X"' "$T/rpm.dump" | grep -q . &&
+	fail "rpm: share/sd, sd2 or up is a link: $(grep -E '/share/(sd|sd2|up) ' "$T/rpm.dump")"
 confined "$T/rx" >"$T/rx.bad" || fail "rpm: $(head -3 "$T/rx.bad")"
 f=$(find "$T/rx" -name secret.txt)
 [ "$(stat -c %a "$f")" = 600 ] || fail "rpm: secret.txt is $(stat -c %a "$f"), rpmbuild keeps 0600"
