@@ -235,12 +235,17 @@ static int walk(struct confine *c, struct node *dir, const struct node *sdir, in
 int vfs_confine(struct node *root, const struct node *set, const char *what)
 {
 	struct confine c = {.set = set, .what = what, .rel = RK_BUF_INIT};
-	int rc = dirs_push(&c.own, root);
+	int rc = 0, before;
 
-	if (!rc)
-		rc = dirs_push(&c.setdirs, set);
-	if (!rc)
-		rc = walk(&c, root, set, 0);
+	/* until a pass drops nothing: a link checked early in a pass resolved through
+	 * entries a later check dropped, so only a pass with no drop checked every kept
+	 * link against the tree as it is given back */
+	do {
+		before = c.dropped;
+		c.own.n = c.setdirs.n = 0;
+		if (!(rc = dirs_push(&c.own, root)) && !(rc = dirs_push(&c.setdirs, set)))
+			rc = walk(&c, root, set, 0);
+	} while (!rc && c.dropped > before);
 	rk_buf_release(&c.rel);
 	free(c.own.v);
 	free(c.setdirs.v);

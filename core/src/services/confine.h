@@ -14,7 +14,9 @@
  *    of the set (no file lands below another package's symlink) and an entry that is not a
  *    directory is not where the set has a directory; its symlinks resolve, as above, in
  *    the set.
- * Everything else is dropped, with one log line each naming what, the path and why. */
+ * Everything else is dropped, with one log line each naming what, the path and why; the
+ * rule is applied until nothing more is dropped, so every entry kept obeys it in the tree
+ * as it is given back. */
 #ifndef RK_SERVICES_CONFINE_H
 #define RK_SERVICES_CONFINE_H
 
