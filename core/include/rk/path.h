@@ -27,7 +27,9 @@ int rk_path_link_escapes(const char *path, const char *target);
  * the rpm repodata XML), or NULL when it can: a component over 255 bytes (NAME_MAX:
  * tar -x, dpkg and rpm fail with ENAMETOOLONG), a path over RK_PATH_OUT_MAX bytes, a
  * control character (dpkg refuses a newline in a name; XML 1.0, the repodata, cannot
- * carry C0 controls at all) or bytes that are not UTF-8 (XML again). Pure. */
+ * carry C0 controls at all; dpkg -L, rpm -ql and our own TAB-separated lists are line
+ * and field based, so a tab and DEL go too) or bytes that are not UTF-8 (XML again).
+ * Pure. */
 const char *rk_path_unwritable(const char *path);
 
 #endif

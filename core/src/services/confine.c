@@ -177,8 +177,8 @@ static void drop(struct confine *c, struct node *dir, const char *name, const st
 }
 
 /* Confine directory dir (c->own's top), whose counterpart in the set is sdir (NULL: the
- * set has none; blocked: the set has a non-directory on the way). */
-static int walk(struct confine *c, struct node *dir, const struct node *sdir, int blocked)
+ * set has none). */
+static int walk(struct confine *c, struct node *dir, const struct node *sdir)
 {
 	size_t rlen = c->rel.len, i = 0;
 	int rc = 0;
@@ -198,10 +198,10 @@ static int walk(struct confine *c, struct node *dir, const struct node *sdir, in
 			why = "not a name";
 		else if (!(why = rk_path_unwritable(c->rel.buf)) && c->set) {
 			sn = sdir ? vfs_dent_find((struct node *)sdir, name) : NULL;
-			if (blocked)
-				why = "below a symlink or file of another package of the set";
-			else if (sn && S_ISDIR(sn->mode) && !S_ISDIR(n->mode))
+			if (sn && S_ISDIR(sn->mode) && !S_ISDIR(n->mode))
 				why = "a directory in another package of the set";
+			else if (sn && !S_ISDIR(sn->mode) && S_ISDIR(n->mode))
+				why = "a symlink or file in another package of the set";
 		}
 		if (!why && S_ISLNK(n->mode)) {
 			struct dirs *from = c->set ? &c->setdirs : &c->own;
@@ -219,7 +219,7 @@ static int walk(struct confine *c, struct node *dir, const struct node *sdir, in
 
 			if ((rc = dirs_push(&c->own, n)) || (rc = dirs_push(&c->setdirs, sub)))
 				break;
-			rc = walk(c, n, sub, blocked || (sn && !S_ISDIR(sn->mode)));
+			rc = walk(c, n, sub);
 			c->own.n--;
 			c->setdirs.n--;
 		}
@@ -244,7 +244,7 @@ int vfs_confine(struct node *root, const struct node *set, const char *what)
 		before = c.dropped;
 		c.own.n = c.setdirs.n = 0;
 		if (!(rc = dirs_push(&c.own, root)) && !(rc = dirs_push(&c.setdirs, set)))
-			rc = walk(&c, root, set, 0);
+			rc = walk(&c, root, set);
 	} while (!rc && c.dropped > before);
 	rk_buf_release(&c.rel);
 	free(c.own.v);

@@ -10,10 +10,10 @@
  *    tree's root; a component that is missing is taken as a directory that could appear
  *    there later, so only its ".." count decides;
  *  - with a package set (set not NULL, the union of every package of the set as dist/
- *    resolves it: a directory wins over anything else): the path crosses no non-directory
- *    of the set (no file lands below another package's symlink) and an entry that is not a
- *    directory is not where the set has a directory; its symlinks resolve, as above, in
- *    the set.
+ *    resolves it: a directory wins over anything else): an entry that is not a directory
+ *    is not where the set has a directory, and a directory not where the set has a
+ *    symlink or file (so nothing lands below another package's symlink); its symlinks
+ *    resolve, as above, in the set.
  * Everything else is dropped, with one log line each naming what, the path and why; the
  * rule is applied until nothing more is dropped, so every entry kept obeys it in the tree
  * as it is given back. */
