@@ -58,12 +58,30 @@ def flatten(out, archive):
                 sys.exit(f"{archive}: '{m.name}': unsupported member type")
 
 
+def confine(out):
+    """Drop every symlink that resolves above out, until none is left."""
+    root = os.path.realpath(out)
+    while True:
+        dropped = 0
+        for d, dirs, files in os.walk(root):
+            for n in dirs + files:
+                p = os.path.join(d, n)
+                if os.path.islink(p):
+                    r = os.path.realpath(p)
+                    if os.path.isabs(os.readlink(p)) or not (r == root or r.startswith(root + "/")):
+                        os.unlink(p)
+                        dropped += 1
+        if not dropped:
+            return
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     os.umask(0o022)
     for archive in sys.argv[2:]:
         flatten(out, archive)
+    confine(out)
 
 
 if __name__ == "__main__":
