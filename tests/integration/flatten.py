@@ -8,7 +8,8 @@ ArtifactPopulator(flatten=True) does (therock-formats.md section 2): the first
 member is artifact_manifest.txt; every other member loses the first manifest
 prefix it starts with; directories merge; an existing file or symlink at the
 destination is unlinked first (last writer wins); regular files get
-0644 | (member mode & 0o111); symlinks are recreated verbatim; hardlinks are
+member mode & 0o755 (tar -x under umask 022); symlinks are recreated verbatim (one
+that resolves above OUT is dropped, as rockfs confines every output); hardlinks are
 linked to their flattened target. Written from the documented behaviour, with
 Python's tarfile (what TheRock itself uses), not from rockfs's code.
 """
@@ -52,9 +53,26 @@ def flatten(out, archive):
             elif m.isfile():
                 with open(dest, "wb") as f:
                     f.write(tf.extractfile(m).read())
-                os.chmod(dest, 0o644 | (m.mode & 0o111))
+                os.chmod(dest, m.mode & 0o755)  # tar -x under umask 022
             else:
                 sys.exit(f"{archive}: '{m.name}': unsupported member type")
+
+
+def confine(out):
+    """Drop every symlink that resolves above out, until none is left."""
+    root = os.path.realpath(out)
+    while True:
+        dropped = 0
+        for d, dirs, files in os.walk(root):
+            for n in dirs + files:
+                p = os.path.join(d, n)
+                if os.path.islink(p):
+                    r = os.path.realpath(p)
+                    if os.path.isabs(os.readlink(p)) or not (r == root or r.startswith(root + "/")):
+                        os.unlink(p)
+                        dropped += 1
+        if not dropped:
+            return
 
 
 def main():
@@ -63,6 +81,7 @@ def main():
     os.umask(0o022)
     for archive in sys.argv[2:]:
         flatten(out, archive)
+    confine(out)
 
 
 if __name__ == "__main__":

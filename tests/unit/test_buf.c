@@ -179,3 +179,19 @@ RK_TEST(detach_empty_is_malloced)
 	RK_ASSERT(p != NULL);
 	free(p);
 }
+
+RK_TEST(xml_escaping)
+{
+	struct rk_buf b = RK_BUF_INIT;
+
+	RK_ASSERT_EQ_INT(0, rk_buf_add_xml(&b, "a&b<c>d\"e'f\tg\nh"));
+	RK_ASSERT_EQ_STR("a&amp;b&lt;c&gt;d&quot;e'f\tg\nh", b.buf);
+	rk_buf_release(&b);
+	/* what XML 1.0 cannot carry: U+FFFD, one per control or stray byte */
+	RK_ASSERT_EQ_INT(0, rk_buf_add_xml(&b, "x\x01y\xffz\xc3\xa9"));
+	RK_ASSERT_EQ_STR("x\xef\xbf\xbdy\xef\xbf\xbdz\xc3\xa9", b.buf);
+	rk_buf_release(&b);
+	RK_ASSERT_EQ_INT(0, rk_buf_add_shown(&b, "a\nb\\c\xff\xc3\xa9"));
+	RK_ASSERT_EQ_STR("a\\x0ab\\x5cc\\xff\xc3\xa9", b.buf);
+	rk_buf_release(&b);
+}

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rk/index.h"
+#include "rk/path.h"
 #include "rk_test.h"
 
 #define BLOB_A "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -245,6 +246,20 @@ RK_TEST(parse_rejects_non_normalized_paths)
 	}
 }
 
+/* an index an older rockfs wrote with names ingest now refuses: corrupt, so the archive
+ * is ingested again and the names refused with a line each */
+RK_TEST(parse_rejects_unwritable_member_names)
+{
+	static const char *const bad[] = {"a/ctl\x01", "a/new\nline", "bad\xffname"};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct rk_index idx = {0};
+
+		add(&idx, RK_MEMBER_FILE, bad[i], NULL, 0, 0, 0644, NULL);
+		expect_rejected(&idx, __LINE__);
+	}
+}
+
 RK_TEST(parse_rejects_empty_and_long_paths)
 {
 	struct rk_index idx = {0};
@@ -255,9 +270,11 @@ RK_TEST(parse_rejects_empty_and_long_paths)
 	memset(&idx, 0, sizeof(idx));
 	RK_ASSERT_EQ_INT(0, rk_index_add_prefix(&idx, ""));
 	expect_rejected(&idx, __LINE__);
-	/* RK_INDEX_MAX_PATH bytes is the longest accepted path */
-	memset(longp, 'x', RK_INDEX_MAX_PATH);
-	longp[RK_INDEX_MAX_PATH] = '\0';
+	/* RK_PATH_OUT_MAX bytes is the longest accepted path (ingest refuses longer ones:
+	 * rk_path_unwritable), in components of at most 255 bytes */
+	for (size_t i = 0; i < RK_PATH_OUT_MAX; i++)
+		longp[i] = i % 200 == 199 ? '/' : 'x';
+	longp[RK_PATH_OUT_MAX] = '\0';
 	memset(&idx, 0, sizeof(idx));
 	add(&idx, RK_MEMBER_DIR, longp, NULL, 0, 0, 0755, NULL);
 	{
@@ -267,7 +284,11 @@ RK_TEST(parse_rejects_empty_and_long_paths)
 		rk_buf_release(&b);
 	}
 	rk_index_release(&idx);
-	longp[RK_INDEX_MAX_PATH] = 'x';
+	longp[RK_PATH_OUT_MAX] = 'x';
+	longp[RK_PATH_OUT_MAX + 1] = '\0';
+	add(&idx, RK_MEMBER_DIR, longp, NULL, 0, 0, 0755, NULL);
+	expect_rejected(&idx, __LINE__);
+	memset(longp, 'x', RK_INDEX_MAX_PATH + 1);
 	longp[RK_INDEX_MAX_PATH + 1] = '\0';
 	add(&idx, RK_MEMBER_DIR, longp, NULL, 0, 0, 0755, NULL);
 	expect_rejected(&idx, __LINE__);

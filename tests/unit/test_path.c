@@ -174,3 +174,33 @@ RK_TEST(link_staying_inside)
 	RK_ASSERT(!rk_path_link_escapes("link", "..."));
 	RK_ASSERT(!rk_path_link_escapes("link", "..x/y"));
 }
+
+RK_TEST(unwritable_names)
+{
+	char big[RK_PATH_OUT_MAX + 2];
+
+	RK_ASSERT(!rk_path_unwritable("a/b/c.txt"));
+	RK_ASSERT(!rk_path_unwritable("share/doc/caf\xc3\xa9 \xe2\x82\xac.txt")); /* UTF-8 */
+	/* a tab: our own lists (dist/.rockfs/X.conflicts) separate fields with it */
+	RK_ASSERT_EQ_STR("control character in name", rk_path_unwritable("tab\there"));
+	RK_ASSERT_EQ_STR("control character in name", rk_path_unwritable("new\nline"));
+	RK_ASSERT_EQ_STR("control character in name", rk_path_unwritable("a/\x01"));
+	RK_ASSERT_EQ_STR("control character in name", rk_path_unwritable("del\x7f"));
+	RK_ASSERT_EQ_STR("name not in UTF-8", rk_path_unwritable("bad\xffname"));
+	RK_ASSERT_EQ_STR("name not in UTF-8", rk_path_unwritable("\xc0\xaf")); /* overlong */
+	RK_ASSERT_EQ_STR("name not in UTF-8", rk_path_unwritable("\xed\xa0\x80")); /* surrogate */
+	RK_ASSERT_EQ_STR("name not in UTF-8", rk_path_unwritable("cut\xe2\x82"));
+	/* 255 bytes is NAME_MAX: fine; 256 is not */
+	memset(big, 'x', 256);
+	big[256] = '\0';
+	RK_ASSERT_EQ_STR("name component over 255 bytes", rk_path_unwritable(big));
+	big[255] = '\0';
+	RK_ASSERT(!rk_path_unwritable(big));
+	/* many short components, over RK_PATH_OUT_MAX in all */
+	for (size_t i = 0; i < sizeof(big) - 1; i++)
+		big[i] = i % 2 ? '/' : 'd';
+	big[sizeof(big) - 1] = '\0';
+	RK_ASSERT_EQ_STR("path over 3840 bytes", rk_path_unwritable(big));
+	big[RK_PATH_OUT_MAX] = '\0';
+	RK_ASSERT(!rk_path_unwritable(big));
+}

@@ -186,7 +186,7 @@ RK_TEST(contents_equal_browse)
 		    "100-linux/browse/aa_lib_generic/a/stage/share/order.txt");
 	/* modes, a hardlink, a symlink */
 	a = fx_resolve(v, "100-linux/dist/gfx94X-dcgpu/bin/tool");
-	RK_ASSERT_EQ_INT(S_IFREG | 0754, a.mode);
+	RK_ASSERT_EQ_INT(S_IFREG | 0750, a.mode);
 	RK_ASSERT_EQ_INT(20, a.size);
 	a = fx_resolve(v, "100-linux/dist/gfx94X-dcgpu/lib/libz.so.1");
 	b = fx_resolve(v, "100-linux/dist/gfx94X-dcgpu/lib/libz-copy.so.1");

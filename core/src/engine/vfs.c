@@ -264,6 +264,26 @@ void vfs_dent_set(struct node *dir, const char *name, struct node *child)
 		d->node = child;
 }
 
+struct node *vfs_dent_del(struct node *dir, const char *name)
+{
+	struct node *n;
+	struct dent *d;
+	size_t i;
+
+	HASH_FIND_STR(dir->dents, name, d);
+	if (!d)
+		return NULL;
+	for (i = 0; i < dir->nents && dir->order[i] != d; i++)
+		;
+	memmove(dir->order + i, dir->order + i + 1, (dir->nents - i - 1) * sizeof(*dir->order));
+	dir->nents--;
+	HASH_DEL(dir->dents, d);
+	n = d->node;
+	free(d->name);
+	free(d);
+	return n;
+}
+
 struct node *vfs_lazy_dir(struct node *dir, const char *name, vfs_pop_fn pop, int64_t mtime)
 {
 	struct node *n = vfs_node_add(dir, name, S_IFDIR | 0555, mtime);

@@ -202,6 +202,10 @@ struct node *vfs_dent_find(struct node *dir, const char *name);
 int vfs_dent_add(struct node *dir, const char *name, struct node *child);
 /* Point private dir's entry name at child (which must exist). */
 void vfs_dent_set(struct node *dir, const char *name, struct node *child);
+/* Take entry name out of private dir (its order kept for the others); the node it named
+ * is returned, still counted in its nlink: the caller frees it (vfs_tree_free) or lists
+ * it elsewhere. NULL when there is no such entry. */
+struct node *vfs_dent_del(struct node *dir, const char *name);
 /* Free the private nodes of a private tree (served nodes it links to stay). */
 void vfs_tree_free(struct node *root);
 /* List root's entries in served directory dir (which its populate function is filling,

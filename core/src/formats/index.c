@@ -263,7 +263,9 @@ int rk_index_parse(const void *data, size_t len, struct rk_index *out, struct rk
 		idx.n++; /* from here the member owns what get_str gives it */
 		if ((rc = get_str(&r, &m->path, 0)) || (rc = get_str(&r, &m->link, 1)))
 			goto fail;
-		if (!valid_rel(m->path))
+		/* a name ingest refuses (rk_path_unwritable): an index an older rockfs wrote;
+		 * dropped as corrupt, the archive is ingested again and the name refused */
+		if (!valid_rel(m->path) || rk_path_unwritable(m->path))
 			goto bad;
 		if ((m->type == RK_MEMBER_SYMLINK || m->type == RK_MEMBER_HARDLINK) != !!m->link)
 			goto bad;

@@ -26,18 +26,11 @@ static void put(struct out *o, const char *s)
 		o->rc = rk_buf_adds(&o->b, s);
 }
 
-/* s with XML's special characters escaped (text and attribute values). */
+/* s escaped as XML text or attribute value; what XML cannot carry becomes U+FFFD. */
 static void esc(struct out *o, const char *s)
 {
-	for (const char *p = s; *p && !o->rc; p++) {
-		const char *e = *p == '&'   ? "&amp;"
-				: *p == '<' ? "&lt;"
-				: *p == '>' ? "&gt;"
-				: *p == '"' ? "&quot;"
-					    : NULL;
-
-		o->rc = e ? rk_buf_adds(&o->b, e) : rk_buf_add(&o->b, p, 1);
-	}
+	if (!o->rc)
+		o->rc = rk_buf_add_xml(&o->b, s);
 }
 
 /* <tag>text</tag> on its own line, indented */

@@ -591,26 +591,14 @@ int rk_buf_add_html(struct rk_buf *b, const char *s)
 {
 	int rc = 0;
 
-	for (; !rc && *s; s++) {
-		switch (*s) {
-		case '&':
-			rc = rk_buf_adds(b, "&amp;");
-			break;
-		case '<':
-			rc = rk_buf_adds(b, "&lt;");
-			break;
-		case '>':
-			rc = rk_buf_adds(b, "&gt;");
-			break;
-		case '"':
-			rc = rk_buf_adds(b, "&quot;");
-			break;
-		case '\'':
+	/* rk_buf_add_xml between apostrophes, which an attribute in either quote needs */
+	for (const char *q; !rc && (q = strchr(s, '\'')); s = q + 1) {
+		char *part = strndup(s, (size_t)(q - s));
+
+		rc = part ? rk_buf_add_xml(b, part) : -ENOMEM;
+		free(part);
+		if (!rc)
 			rc = rk_buf_adds(b, "&#39;");
-			break;
-		default:
-			rc = rk_buf_add(b, s, 1);
-		}
 	}
-	return rc;
+	return rc ? rc : rk_buf_add_xml(b, s);
 }

@@ -15,8 +15,11 @@
  * order. A path written by two artifacts with different content is a conflict: the
  * later one wins as in TheRock, and the caller gets the list (path, old and new
  * artifact, what), one line each.
- * Modes follow TheRock's extraction: files 0644 plus the member's executable bits,
- * directories 0755, symlinks verbatim, hardlinks kept as hardlinks.
+ * Modes: a file keeps its member's mode as tar -x under umask 022 does (a stage copy,
+ * for packaging, keeps it whole as copytree does), directories 0755, symlinks verbatim,
+ * hardlinks kept as hardlinks. A finished tree of artifacts is confined
+ * (services/confine.h): a symlink resolving above it is dropped. Stage copies are
+ * confined by their caller (pkg_content.c: against the package set too).
  *
  * Uses the engine's tree and artifacts (engine/vfs_int.h) and the kpack split service. */
 #include <errno.h>
@@ -32,6 +35,7 @@
 #include "rk/manifest.h"
 #include "formats/tar_layout.h"
 #include "engine/vfs_int.h"
+#include "services/confine.h"
 #include "services/flatten.h"
 #include "services/kpack_split.h"
 
@@ -331,8 +335,10 @@ static int place(struct flatten *f, struct node *parent, const char *name, const
 	if (lm) {
 		n = lm->to; /* a hardlink: the same dist node again */
 	} else {
-		uint32_t mode =
-			S_ISLNK(b->mode) ? S_IFLNK | 0777 : S_IFREG | 0644 | (b->mode & 0111);
+		/* the member's mode as tar -x under umask 022 keeps it; packaging's copytree
+		 * keeps it whole (dh_fixperms then applies its rules to a DEB) */
+		uint32_t mode = S_ISLNK(b->mode) ? S_IFLNK | 0777
+						 : S_IFREG | (b->mode & (f->whole ? 0777 : 0755));
 
 		if (!(n = vfs_node_new(parent, name, mode, b->mtime)))
 			return -ENOMEM;
@@ -436,9 +442,11 @@ static int flatten_artifact(struct flatten *f, struct artifact *a)
 	return rc;
 }
 
-/* Flatten as[0..n) (ingested, in flatten order) into root. */
+/* Flatten as[0..n) (ingested, in flatten order) into root (what: the tree's name, for
+ * the log), then confine it (services/confine.h): a symlink that resolves above root is
+ * dropped, with a line. */
 static int flatten_list(struct rk_vfs *v, struct artifact **as, size_t n, struct node *root,
-			char **conflicts, unsigned *nconflicts)
+			const char *what, char **conflicts, unsigned *nconflicts)
 {
 	struct flatten f = {.v = v, .root = root, .conflicts = RK_BUF_INIT};
 	int rc = 0;
@@ -446,6 +454,8 @@ static int flatten_list(struct rk_vfs *v, struct artifact **as, size_t n, struct
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = flatten_artifact(&f, as[i]);
 	bury(&f);
+	if (!rc && (rc = vfs_confine(root, NULL, what)) > 0)
+		rc = 0;
 	if (!rc && conflicts && !(*conflicts = rk_buf_detach(&f.conflicts, NULL)))
 		rc = -ENOMEM;
 	if (!rc && nconflicts)
@@ -529,7 +539,7 @@ static int flatten_tree(struct rk_vfs *v, struct run *r, const char *x, int rele
 		free(incomplete);
 		return rk_err_wrap(err, rc, "'%s'", x);
 	}
-	rc = flatten_list(v, as, n, root, conflicts, nconflicts);
+	rc = flatten_list(v, as, n, root, x, conflicts, nconflicts);
 	root->incomplete = incomplete != NULL;
 	root->why_incomplete = incomplete;
 	free(as);
@@ -556,7 +566,7 @@ int vfs_flatten_artifacts(struct rk_vfs *v, struct artifact **as, size_t n, stru
 
 	if (!rc) {
 		qsort(as, n, sizeof(*as), cmp_flatten_order);
-		rc = flatten_list(v, as, n, root, NULL, NULL);
+		rc = flatten_list(v, as, n, root, root->name, NULL, NULL);
 	}
 	return rc;
 }

@@ -18,6 +18,7 @@
 #include "rk/log.h"
 #include "cache/composite_read.h"
 #include "engine/vfs_int.h"
+#include "services/confine.h"
 #include "services/pkg_content.h"
 
 #define CFG_MAX (1 << 20)
@@ -165,27 +166,51 @@ static int fix_tree(struct fixup *f, struct node *dir, struct rk_err *err)
 	return rc;
 }
 
-int vfs_pkg_tree(struct rk_vfs *v, const struct vfs_stage *st, size_t n, const char *prefix,
-		 struct node **out, uint64_t *installed, struct rk_err *err)
+/* The directory of install prefix in private root, made as needed. */
+static int prefix_dir(struct node *root, const char *prefix, struct node **out,
+		      struct rk_err *err)
 {
-	struct fixup f = {.v = v, .cur = RK_BLOB_CURSOR_INIT};
-	struct node *root = vfs_tree_new("", S_IFDIR | 0755, 0), *pdir = root;
 	char *path = NULL;
 	const char *base;
 	int rc = 0;
 
 	while (*prefix == '/')
 		prefix++;
-	if (root && *prefix) {
+	*out = root;
+	if (*prefix) {
 		rc = asprintf(&path, "%s/-", prefix) < 0 ? -ENOMEM : 0;
-		if (!rc && !(pdir = vfs_mkdirs(root, path, &base, 0)))
+		if (!rc && !(*out = vfs_mkdirs(root, path, &base, 0)))
 			rc = rk_err_set(err, -EINVAL, "install prefix '%s': not a path", prefix);
 		free(path);
 	}
-	if (!root)
-		rc = -ENOMEM;
+	return rc;
+}
+
+int vfs_pkg_set_add(struct rk_vfs *v, const struct vfs_stage *st, size_t n, const char *prefix,
+		    struct node *set, struct rk_err *err)
+{
+	struct node *pdir;
+	int rc = prefix_dir(set, prefix, &pdir, err);
+
+	return rc ? rc : vfs_flatten_stages(v, st, n, pdir, err);
+}
+
+int vfs_pkg_tree(struct rk_vfs *v, const struct vfs_stage *st, size_t n, const char *prefix,
+		 const struct node *set, const char *what, struct node **out, uint64_t *installed,
+		 struct rk_err *err)
+{
+	struct fixup f = {.v = v, .cur = RK_BLOB_CURSOR_INIT};
+	struct node *root = vfs_tree_new("", S_IFDIR | 0755, 0), *pdir = root;
+	int rc = root ? prefix_dir(root, prefix, &pdir, err) : -ENOMEM;
+
 	if (!rc)
 		rc = vfs_flatten_stages(v, st, n, pdir, err);
+	/* confined below the prefix, then cut from the set as dist/ resolves it, before
+	 * anything is counted */
+	if (!rc && (rc = vfs_confine(pdir, NULL, what)) > 0)
+		rc = 0;
+	if (!rc && set && (rc = vfs_confine(root, set, what)) > 0)
+		rc = 0;
 	if (!rc)
 		rc = fix_tree(&f, root, err);
 	rk_blob_cursor_close(&f.cur);

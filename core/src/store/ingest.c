@@ -10,6 +10,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "rk/buf.h"
 #include "rk/cache.h"
 #include "rk/frontier.h"
 #include "rk/ingest.h"
@@ -151,10 +152,15 @@ static la_ssize_t read_cb(struct archive *a, void *ud, const void **out)
 	return n;
 }
 
+/* One line: what, and the member's name as it is shown (controls escaped). */
 static void drop(struct ingest *in, const char *what, const char *name)
 {
+	struct rk_buf shown = RK_BUF_INIT;
+
 	in->dropped++;
-	rk_warn("'%s': %s '%s' dropped", in->o->name, what, name);
+	rk_warn("'%s': %s '%s' dropped", in->o->name, what,
+		rk_buf_add_shown(&shown, name) ? name : shown.buf);
+	rk_buf_release(&shown);
 }
 
 static int archive_fail(struct ingest *in, struct archive *a, const char *what)
@@ -572,7 +578,7 @@ static int shape_take(struct ingest *in, char *path, uint8_t type, const char *l
 static int one_member(struct ingest *in, struct archive *a, struct archive_entry *e, int first)
 {
 	char path[RK_INDEX_MAX_PATH + 1], link[RK_INDEX_MAX_PATH + 1];
-	const char *name = archive_entry_pathname(e), *hl = archive_entry_hardlink(e);
+	const char *name = archive_entry_pathname(e), *hl = archive_entry_hardlink(e), *why;
 	struct rk_member m = {0};
 	int rc, n;
 
@@ -589,6 +595,11 @@ static int one_member(struct ingest *in, struct archive *a, struct archive_entry
 	if (n < 0) {
 		drop(in, n == -EINVAL ? "member escaping the archive" : "member with a long name",
 		     name);
+		return 0;
+	}
+	/* a name tar -x, dpkg, rpm or the repodata cannot carry is refused once, here */
+	if ((why = rk_path_unwritable(path))) {
+		drop(in, why, name);
 		return 0;
 	}
 	m.path = path;

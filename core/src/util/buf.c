@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "rk/buf.h"
@@ -90,6 +91,72 @@ int rk_buf_add_json_str(struct rk_buf *b, const char *s)
 	if (rc && b->alloc) {
 		b->len = old;
 		b->buf[old] = '\0';
+	}
+	return rc;
+}
+
+size_t rk_utf8_len(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	unsigned char c = s[0];
+	size_t n;
+	uint32_t u;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, u = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, u = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, u = c & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0; /* a NUL ends the loop here too */
+		u = u << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && u < 0x800) || (n == 4 && (u < 0x10000 || u > 0x10ffff)) ||
+	    (u >= 0xd800 && u <= 0xdfff))
+		return 0;
+	return n;
+}
+
+int rk_buf_add_xml(struct rk_buf *b, const char *s)
+{
+	int rc = 0;
+
+	while (!rc && *s) {
+		unsigned char c = (unsigned char)*s;
+		size_t n = rk_utf8_len(s);
+		const char *e = c == '&'    ? "&amp;"
+				: c == '<'  ? "&lt;"
+				: c == '>'  ? "&gt;"
+				: c == '"'  ? "&quot;"
+					    : NULL;
+
+		if (!n || (c < 0x20 && c != '\t' && c != '\n' && c != '\r'))
+			e = "\xef\xbf\xbd"; /* U+FFFD */
+		rc = e ? rk_buf_adds(b, e) : rk_buf_add(b, s, n);
+		s += n ? n : 1;
+	}
+	return rc;
+}
+
+int rk_buf_add_shown(struct rk_buf *b, const char *s)
+{
+	int rc = 0;
+
+	while (!rc && *s) {
+		unsigned char c = (unsigned char)*s;
+		size_t n = rk_utf8_len(s);
+
+		if (!n || c < 0x20 || c == 0x7f || c == '\\')
+			rc = rk_buf_addf(b, "\\x%02x", c), n = 1;
+		else
+			rc = rk_buf_add(b, s, n);
+		s += n;
 	}
 	return rc;
 }

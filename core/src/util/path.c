@@ -2,7 +2,11 @@
 #include <errno.h>
 #include <string.h>
 
+#include "rk/buf.h"
 #include "rk/path.h"
+
+#define RK_STR_(x) #x
+#define RK_STR(x) RK_STR_(x)
 
 int rk_path_normalize(const char *in, char *out, size_t n)
 {
@@ -65,4 +69,26 @@ int rk_path_link_escapes(const char *path, const char *target)
 			p++;
 	}
 	return 0;
+}
+
+const char *rk_path_unwritable(const char *path)
+{
+	const unsigned char *p = (const unsigned char *)path;
+	size_t comp = 0, len = strlen(path);
+
+	if (len > RK_PATH_OUT_MAX)
+		return "path over " RK_STR(RK_PATH_OUT_MAX) " bytes";
+	while (*p) {
+		size_t n = rk_utf8_len((const char *)p);
+
+		if (!n)
+			return "name not in UTF-8";
+		if (*p < 0x20 || *p == 0x7f)
+			return "control character in name";
+		comp = *p == '/' ? 0 : comp + n;
+		if (comp > 255)
+			return "name component over 255 bytes";
+		p += n;
+	}
+	return NULL;
 }

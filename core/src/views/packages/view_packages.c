@@ -93,6 +93,9 @@ struct pkgs {
 	struct pkg *p;
 	size_t n;
 	char *version;
+	/* every package's files in one tree, as dist/ resolves them (vfs_pkg_set_add): each
+	 * package is cut from it. Made with the plan, read-only after */
+	struct node *set;
 };
 
 /* The view's per-run state. */
@@ -129,6 +132,7 @@ static void pkgs_release(struct pkgs *s)
 		pkg_plan_release(&s->plans[i]);
 	free(s->plans);
 	free(s->version);
+	vfs_tree_free(s->set);
 }
 
 static void state_free(void *ctx)
@@ -562,6 +566,13 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 	}
 	for (size_t i = 0; i < s->n; i++) /* s->p moved while it grew */
 		s->p[i].meta.scripts = s->p[i].scripts;
+	/* the set every package is cut from: no package places a file below another one's
+	 * symlink, none a symlink where another one has a directory */
+	if (!rc && !(s->set = vfs_tree_new("", S_IFDIR | 0755, 0)))
+		rc = -ENOMEM;
+	for (size_t i = 0; !rc && i < s->n; i++)
+		rc = vfs_pkg_set_add(v, s->p[i].stages, s->p[i].nstages, s->p[i].meta.prefix,
+				     s->set, err);
 	if (!rc && !s->n)
 		rk_warn("packages: the definitions name no artifact of run '%s': empty repository",
 			r->cat->name);
@@ -615,7 +626,8 @@ static int add_bytes(struct node *dir, const char *path, int64_t mtime, void *da
 /* The files of p as a private tree; its installed size in p->meta. */
 static int pkg_tree(struct pkg *p, struct node **root, struct rk_err *err)
 {
-	return vfs_pkg_tree(p->set->st->v, p->stages, p->nstages, p->meta.prefix, root,
+	return vfs_pkg_tree(p->set->st->v, p->stages, p->nstages, p->meta.prefix, p->set->set,
+			    p->file, root,
 			    &p->meta.installed_size, err);
 }
 
