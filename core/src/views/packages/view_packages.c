@@ -249,8 +249,8 @@ static void leave_out_dependents(const struct pkg_plan *p, unsigned char *gone)
 
 			if (k < 0)
 				continue;
-			rk_warn("packages: %s left out: it depends on %s, left out", p->pkgs[i].name,
-				p->pkgs[k].name);
+			rk_warn("packages: %s left out: it depends on %s, left out",
+				p->pkgs[i].name, p->pkgs[k].name);
 			gone[i] = 1;
 			changed = 1;
 		}
