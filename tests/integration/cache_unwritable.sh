@@ -6,8 +6,9 @@
 #   read-only: the cache is a bind mount of itself, remounted read-only (EROFS), in a
 #     private mount namespace;
 #   permissions: the daemon runs without CAP_DAC_OVERRIDE and the cache's blob
-#     directories lose their write bit (EACCES; before the fix the packages whose
-#     hashes needed a blob were left out of the repository);
+#     directories lose their write bit (EACCES); then, on another mount, every directory
+#     of it before the archives are read (their ingest cannot take its lock: before the
+#     fix the archives were "unusable" for the life of the mount);
 #   deleted: the cache directory is removed (rm -rf) under the mount (ENOENT), then its
 #     blobs/ directory alone.
 # Each time every listing and file of the legacy run's views is either EIO or what a
@@ -89,6 +90,17 @@ grep -q "Permission denied" "${IT_LOG[perm]}" || fail "perm: the log does not sa
 find "$C/blobs" -type d -exec chmod u+w {} +
 healed perm
 it_umount perm
+# ... every directory of it, before the archives are read (their ingest cannot even take
+# its lock): the archives fail for now, not for good
+C=$T/cache-perm2
+ROCKFS=$T/rockfs-nodac
+it_mount perm2 "$STORE" "$T/perm2" "$C"
+ROCKFS=$REAL
+find "$C" -type d -exec chmod u-w {} +
+hurt perm2
+find "$C" -type d -exec chmod u+w {} +
+healed perm2
+it_umount perm2
 
 # 3. deleted under the mount (ENOENT): the daemon makes it again
 C=$T/cache-gone

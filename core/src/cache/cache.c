@@ -1078,8 +1078,9 @@ int rk_cache_lock(struct rk_cache *c, const char *key, int *out, struct rk_err *
 	snprintf(rel, sizeof(rel), "locks/%s", key);
 	fd = openat(c->dirfd, rel, O_RDONLY | O_CREAT | O_CLOEXEC,
 		    c->fmode); /* flock needs no write */
-	if (fd < 0)
-		return rk_err_set(err, -errno, "cache '%s/%s': %s", c->dir, rel, strerror(errno));
+	if (fd < 0) /* creating the lock file is a write into the cache */
+		return rk_err_set(err, write_failed(c, errno), "cache '%s/%s': %s", c->dir, rel,
+				  strerror(errno));
 	fchmod(fd, c->fmode); /* past the umask; fails harmlessly on another member's file */
 	while (flock(fd, LOCK_EX)) {
 		if (errno == EINTR)
