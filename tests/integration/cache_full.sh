@@ -15,41 +15,8 @@ mkdir -p "$FS"
 mount -t tmpfs -o size=8m tmpfs "$FS" 2>/dev/null || skip "cannot mount a tmpfs here (not root?)"
 trap 'umount -l "$FS" 2>/dev/null; it_cleanup' EXIT
 
-# what a mount with room shows: every directory's listing, every file's sha256
-walk() { # walk MNT OUT: "D path names..." / "F path sha256|EIO" lines; EIO counted
-	python3 - "$1" "$2" <<'EOF'
-import errno, hashlib, os, sys
-root, out = sys.argv[1], sys.argv[2]
-lines = []
-def visit(rel):
-    p = os.path.join(root, rel)
-    try:
-        names = sorted(os.listdir(p))
-    except OSError as e:
-        if e.errno != errno.EIO:
-            raise
-        lines.append(f"D {rel} EIO")
-        return
-    lines.append(f"D {rel} " + "/".join(names))
-    for n in names:
-        q = os.path.join(rel, n) if rel else n
-        full = os.path.join(root, q)
-        try:
-            if os.path.islink(full):
-                continue
-            if os.path.isdir(full):
-                visit(q)
-                continue
-            with open(full, "rb") as f:
-                lines.append(f"F {q} " + hashlib.sha256(f.read()).hexdigest())
-        except OSError as e:
-            if e.errno != errno.EIO:
-                raise
-            lines.append(f"F {q} EIO")
-visit("")
-open(out, "w").write("\n".join(lines) + "\n")
-EOF
-}
+WALK=$(dirname "$0")/mount_walk.py
+walk() { python3 "$WALK" walk "$@"; } # walk MNT OUT: every listing and file (mount_walk.py)
 
 it_mount room "$STORE" "$T/room" "$T/cache-room"
 walk "$T/room" "$T/room.txt" || fail "mount with room: walk failed"
@@ -63,23 +30,8 @@ dd if=/dev/zero of="$FS/filler" bs=64k status=none 2>/dev/null || true
 [ "$(df --output=avail -B1 "$FS" | tail -1)" -lt 65536 ] || fail "the tmpfs is not full"
 walk "$T/mnt" "$T/full.txt" || fail "full disk: walk failed (an error other than EIO?)"
 # each line is either EIO or the same as with room
-python3 - "$T/room.txt" "$T/full.txt" <<'EOF' || fail "full disk: something served differently (above)"
-import sys
-room = {l.split(" ", 2)[1] if l.count(" ") >= 2 else l: l for l in open(sys.argv[1]).read().splitlines()}
-bad = eio = 0
-for l in open(sys.argv[2]).read().splitlines():
-    kind, rest = l[0], l[2:]
-    path, _, what = rest.partition(" ")
-    if what == "EIO":
-        eio += 1
-        continue
-    want = room.get(path)
-    if want is None or want[2:].partition(" ")[2] != what:
-        print(f"full disk: {kind} {path}: {what[:80]!r}, with room {want and want[:80]!r}")
-        bad += 1
-print(f"full disk: {eio} EIO, {bad} different")
-sys.exit(1 if bad or not eio else 0)
-EOF
+python3 "$WALK" cmp "$T/room.txt" "$T/full.txt" "full disk" --eio ||
+	fail "full disk: something served differently (above), or nothing failed"
 ls "$T/mnt/$LEGACY/kpack/" >"$T/kpack.ls" 2>&1 && fail "full disk: ls kpack/ succeeded: $(head -3 "$T/kpack.ls")"
 grep -q "No space left on device" "${IT_LOG[full]}" || fail "full disk: the log does not say why"
 

@@ -5,13 +5,16 @@
 # were ingested, each on its own mount:
 #   read-only: the cache is a bind mount of itself, remounted read-only (EROFS), in a
 #     private mount namespace;
-#   permissions: the daemon runs without CAP_DAC_OVERRIDE and the cache's directories
-#     lose their write bit (EACCES);
-#   deleted: the cache directory is removed (rm -rf) under the mount (ENOENT).
+#   permissions: the daemon runs without CAP_DAC_OVERRIDE and the cache's blob
+#     directories lose their write bit (EACCES); then, on another mount, every directory
+#     of it before the archives are read (their ingest cannot take its lock: before the
+#     fix the archives were "unusable" for the life of the mount);
+#   deleted: the cache directory is removed (rm -rf) under the mount (ENOENT), then its
+#     blobs/ directory alone.
 # Each time every listing and file of the legacy run's views is either EIO or what a
 # healthy mount serves (before the fix, a kpack split that could not write its blobs was
 # "kept unsplit": the fat librocrand in per-target trees, until a remount); then, the
-# cache writable again (remounted rw, modes back, or the directory made again by the
+# cache writable again (remounted rw, modes back, or the directories made again by the
 # daemon), the same mount serves everything as a healthy mount does. Needs root (skipped
 # with 77 otherwise).
 . "$(dirname "$0")/lib.sh"
@@ -80,12 +83,24 @@ C=$T/cache-perm
 it_mount perm "$STORE" "$T/perm" "$C"
 ROCKFS=$REAL
 ingest "$T/perm"
-find "$C" -type d -exec chmod u-w {} +
+# the blob directories only: every new blob is written whole, then fails at its rename
+find "$C/blobs" -type d -exec chmod u-w {} +
 hurt perm
 grep -q "Permission denied" "${IT_LOG[perm]}" || fail "perm: the log does not say why"
-find "$C" -type d -exec chmod u+w {} +
+find "$C/blobs" -type d -exec chmod u+w {} +
 healed perm
 it_umount perm
+# ... every directory of it, before the archives are read (their ingest cannot even take
+# its lock): the archives fail for now, not for good
+C=$T/cache-perm2
+ROCKFS=$T/rockfs-nodac
+it_mount perm2 "$STORE" "$T/perm2" "$C"
+ROCKFS=$REAL
+find "$C" -type d -exec chmod u-w {} +
+hurt perm2
+find "$C" -type d -exec chmod u+w {} +
+healed perm2
+it_umount perm2
 
 # 3. deleted under the mount (ENOENT): the daemon makes it again
 C=$T/cache-gone
@@ -96,4 +111,14 @@ hurt gone
 [ -f "$C/VERSION" ] || fail "gone: the cache directory was not made again"
 healed gone
 it_umount gone
+
+# 4. a part of it deleted (every blob, with their directories): made again as well
+C=$T/cache-part
+it_mount part "$STORE" "$T/part" "$C"
+ingest "$T/part"
+rm -rf "$C/blobs"
+hurt part
+[ -d "$C/blobs/00" ] || fail "part: blobs/ was not made again"
+healed part
+it_umount part
 it_finish

@@ -234,35 +234,52 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-/* The cache's directory was deleted under it (rm -rf while mounted): make it again, as
- * rk_cache_open does, and point the cache's descriptor at the new one (dup2: a thread
- * using the descriptor meanwhile sees the old or the new directory, never another
- * file). Best effort, one thread at a time. */
+/* The directories every cache has (rk_cache_open makes them, cache_remake again). */
+static int make_layout(struct rk_cache *c, struct rk_err *err)
+{
+	static const char *const subdirs[] = {"blobs", "index", "kpack", "locks", "pieces", "tmp"};
+	char sub[16];
+	int rc;
+
+	for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++)
+		if ((rc = mkdir_at(c, subdirs[i])))
+			return rk_err_set(err, rc, "cache '%s/%s': %s", c->dir, subdirs[i],
+					  strerror(-rc));
+	for (int i = 0; i < 256; i++) {
+		snprintf(sub, sizeof(sub), "blobs/%02x", i);
+		if ((rc = mkdir_at(c, sub)))
+			return rk_err_set(err, rc, "cache '%s/%s': %s", c->dir, sub, strerror(-rc));
+	}
+	return 0;
+}
+
+static int check_version(struct rk_cache *c, struct rk_err *err);
+
+/* A write found a part of the cache gone (ENOENT): the cache's directory deleted under it
+ * (rm -rf while mounted), or one of its directories. Make them again, as rk_cache_open
+ * does; a new cache directory is dup2'd onto the cache's descriptor (a thread using it
+ * meanwhile sees the old or the new directory, never another file). Best effort, one
+ * thread at a time; the writes it makes itself do not come back here. */
 static void cache_remake(struct rk_cache *c)
 {
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static _Thread_local int remaking;
 	struct stat st;
 	int fd;
 
+	if (remaking)
+		return;
 	pthread_mutex_lock(&lock);
+	remaking = 1;
 	if (!fstat(c->dirfd, &st) && st.st_nlink == 0 && !mkdir_p(c->dir) &&
 	    (fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
-		if (!fchmod(fd, c->dmode) && dup2(fd, c->dirfd) >= 0) {
-			static const char *const subdirs[] = {"blobs", "index", "kpack",
-							      "locks", "pieces", "tmp"};
-			char sub[16];
-
-			for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++)
-				mkdir_at(c, subdirs[i]);
-			for (int i = 0; i < 256; i++) {
-				snprintf(sub, sizeof(sub), "blobs/%02x", i);
-				mkdir_at(c, sub);
-			}
-			put_bytes(c, "VERSION", CACHE_VERSION, strlen(CACHE_VERSION), 0, NULL);
+		if (!fchmod(fd, c->dmode) && dup2(fd, c->dirfd) >= 0)
 			rk_warn("cache '%s': its directory was deleted; made again", c->dir);
-		}
 		close(fd);
 	}
+	if (!make_layout(c, NULL))
+		check_version(c, NULL); /* writes VERSION when it is missing */
+	remaking = 0;
 	pthread_mutex_unlock(&lock);
 }
 
@@ -357,7 +374,6 @@ int rk_cache_open_shared(const char *dir, uint64_t limit, const char *group, str
 			 struct rk_err *err)
 {
 	gid_t gid = (gid_t)-1;
-	static const char *const subdirs[] = {"blobs", "index", "kpack", "locks", "pieces", "tmp"};
 	struct rk_cache *c;
 	struct rk_cache_stats st;
 	int rc;
@@ -393,20 +409,8 @@ int rk_cache_open_shared(const char *dir, uint64_t limit, const char *group, str
 	}
 	if ((rc = cache_check(c, err)))
 		goto fail;
-	for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++)
-		if ((rc = mkdir_at(c, subdirs[i]))) {
-			rk_err_set(err, rc, "cache '%s/%s': %s", dir, subdirs[i], strerror(-rc));
-			goto fail;
-		}
-	for (int i = 0; i < 256; i++) {
-		char sub[16];
-
-		snprintf(sub, sizeof(sub), "blobs/%02x", i);
-		if ((rc = mkdir_at(c, sub))) {
-			rk_err_set(err, rc, "cache '%s/%s': %s", dir, sub, strerror(-rc));
-			goto fail;
-		}
-	}
+	if ((rc = make_layout(c, err)))
+		goto fail;
 	if ((rc = check_version(c, err)))
 		goto fail;
 	sweep_tmp(c);
@@ -1267,8 +1271,9 @@ int rk_cache_lock(struct rk_cache *c, const char *key, int *out, struct rk_err *
 	snprintf(rel, sizeof(rel), "locks/%s", key);
 	fd = openat(c->dirfd, rel, O_RDONLY | O_CREAT | O_CLOEXEC,
 		    c->fmode); /* flock needs no write */
-	if (fd < 0)
-		return rk_err_set(err, -errno, "cache '%s/%s': %s", c->dir, rel, strerror(errno));
+	if (fd < 0) /* creating the lock file is a write into the cache */
+		return rk_err_set(err, write_failed(c, errno), "cache '%s/%s': %s", c->dir, rel,
+				  strerror(errno));
 	fchmod(fd, c->fmode); /* past the umask; fails harmlessly on another member's file */
 	while (flock(fd, LOCK_EX)) {
 		if (errno == EINTR)

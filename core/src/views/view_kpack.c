@@ -91,19 +91,19 @@ static int link_out(struct run *r, const uint8_t *bad, struct node *root, struct
 /* Artifact a failed for good (rc, e: damaged, it cannot be split): its line in the
  * .damaged note, its generic output listed as failing, and the listing ends in EIO (the
  * arch outputs it would give are unknown). */
-static int damaged_out(struct rk_vfs *v, struct node *root, struct rk_buf *note,
-		       struct artifact *a, struct rk_err *e, int rc)
+static int damaged_out(struct rk_vfs *v, struct node *root, struct rk_buf *note, struct artifact *a,
+		       struct rk_err *e, int rc)
 {
 	char name[3 * RK_ARTIFACT_FIELD + 3];
 	struct rk_err why = RK_ERR_INIT;
 	int read_all;
-	const char *cause = vfs_artifact_damaged(v, a, &read_all, &why) == -EIO
-				    ? why.msg
-				    : rk_err_str(e, rc);
+	const char *cause =
+		vfs_artifact_damaged(v, a, &read_all, &why) == -EIO ? why.msg : rk_err_str(e, rc);
 
 	snprintf(name, sizeof(name), "%s_%s_generic", a->art->an.name, a->art->an.component);
-	if (rk_buf_addf(note, "%s\t%s\tits outputs fail (EIO); the arch outputs it would give "
-			      "are unknown: the listing of kpack/ ends in EIO\n",
+	if (rk_buf_addf(note,
+			"%s\t%s\tits outputs fail (EIO); the arch outputs it would give "
+			"are unknown: the listing of kpack/ ends in EIO\n",
 			a->art->file, cause))
 		return -ENOMEM;
 	if (!root->why_incomplete &&

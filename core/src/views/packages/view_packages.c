@@ -253,8 +253,8 @@ static void leave_out_dependents(const struct pkg_plan *p, unsigned char *gone)
 
 			if (k < 0)
 				continue;
-			rk_warn("packages: %s left out: it depends on %s, left out", p->pkgs[i].name,
-				p->pkgs[k].name);
+			rk_warn("packages: %s left out: it depends on %s, left out",
+				p->pkgs[i].name, p->pkgs[k].name);
 			gone[i] = 1;
 			changed = 1;
 		}
@@ -714,6 +714,24 @@ static int sign_index(struct rk_vfs *v, struct node *dir, const char *clear, con
 	return rc;
 }
 
+/* Package p could not be made or hashed (prc, local): left out (of the listing, or with
+ * index, of the index) with one line; but out of memory or a transient failure (a cache
+ * that cannot be written now) fails the listing instead, made again on the next access:
+ * never a repository with less in it. Returns 0 or the listing's error. */
+static int left_out(const struct pkg *p, int index, int prc, struct rk_err *local,
+		    struct rk_err *err)
+{
+	int rc = 0;
+
+	if (prc == -ENOMEM || rk_err_transient(prc))
+		rc = rk_err_set(err, prc, "packages: %s: %s", p->file, rk_err_str(local, prc));
+	else
+		rk_warn("packages: %s left out%s: %s", p->file, index ? " of the index" : "",
+			rk_err_str(local, prc));
+	rk_err_clear(local);
+	return rc;
+}
+
 /* dists/: the index of every package, hashed now (once: the hashes are remembered). */
 static int pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
@@ -731,13 +749,12 @@ static int pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	for (size_t i = 0; !rc && i < s->n; i++) {
 		struct pkg *p = &s->p[i];
 		struct rk_err local = RK_ERR_INIT;
+		int prc;
 
 		if (!p->deb)
 			continue;
-		if (vfs_pkg_sums(v, p->deb, &sums[n], &local)) {
-			rk_warn("packages: %s left out of the index: %s", p->file,
-				rk_err_str(&local, -EIO));
-			rk_err_clear(&local);
+		if ((prc = vfs_pkg_sums(v, p->deb, &sums[n], &local))) {
+			rc = left_out(p, 1, prc, &local, err);
 			continue;
 		}
 		if (!(names[n] = fmt("pool/main/%s", p->file))) {
@@ -806,11 +823,8 @@ static int pop_deb(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		struct rk_err local = RK_ERR_INIT;
 		int prc = make_deb(p, pool, &local);
 
-		if (prc == -ENOMEM)
-			rc = prc;
-		else if (prc)
-			rk_warn("packages: %s left out: %s", p->file, rk_err_str(&local, prc));
-		rk_err_clear(&local);
+		if (prc)
+			rc = left_out(p, 0, prc, &local, err);
 	}
 	if (!rc && !vfs_lazy_dir(out, "dists", pop_dists, dir->mtime))
 		rc = -ENOMEM;
@@ -1039,9 +1053,7 @@ static int pop_repodata(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		if (!prc)
 			prc = vfs_pkg_sums(v, c, &sums[n], &local);
 		if (prc) {
-			rk_warn("packages: %s left out of the index: %s", p->file,
-				rk_err_str(&local, prc));
-			rk_err_clear(&local);
+			rc = left_out(p, 1, prc, &local, err);
 			rk_composite_free(c);
 			continue;
 		}
@@ -1084,11 +1096,8 @@ static int pop_rpm_arch(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		struct rk_err local = RK_ERR_INIT;
 		int prc = lay_out_rpm(p, out, &local);
 
-		if (prc == -ENOMEM)
-			rc = prc;
-		else if (prc)
-			rk_warn("packages: %s left out: %s", p->file, rk_err_str(&local, prc));
-		rk_err_clear(&local);
+		if (prc)
+			rc = left_out(p, 0, prc, &local, err);
 	}
 	if (!rc && !vfs_lazy_dir(out, "repodata", pop_repodata, dir->mtime))
 		rc = -ENOMEM;

@@ -38,7 +38,8 @@ struct pysynth {
 	char key[RK_SHA256_HEX]; /* a wheel's identity: the digest of its composite */
 	char family[64]; /* "": python/files/; else served in python/<family>/ only (a
 			  * legacy run's per-family sdist and devel wheel, upstream's
-			  * dist/<family>/) */	struct artifact *made; /* the origin of a member the view wrote into the cache (the
+			  * dist/<family>/) */
+	struct artifact *made; /* the origin of a member the view wrote into the cache (the
 				* devel wheel's _devel.tar: pymade_new), owned, or NULL */
 };
 struct pysynth_set {

@@ -1257,8 +1257,8 @@ static int devel_wheel(struct synth *s, const char *family, int own_dir)
 	if (!rc)
 		rc = pymade_write(s->v, made, id, s->err);
 	if (!rc)
-		rc = pywheel_add(&p.w, "rocm_sdk_devel/_devel.tar", S_IFREG | 0644, size, id,
-				 NULL, NULL, made);
+		rc = pywheel_add(&p.w, "rocm_sdk_devel/_devel.tar", S_IFREG | 0644, size, id, NULL,
+				 NULL, made);
 	if (!rc)
 		rc = add_pure(s, &p, "rocm_sdk_devel", "devel", family);
 	snprintf(req, sizeof(req), "rocm-sdk-core==%s", s->version);
