@@ -64,17 +64,32 @@ dead_mount() { # NAME: mount the store on $M, kill -9 its daemon
 	grep -q 'Transport endpoint is not connected' "$T/dead.err" ||
 		fail "$1: not a dead mount after kill -9: $(cat "$T/dead.err")"
 }
+# serving NAME: wait for the daemon's start line, logged once it has mounted (it_mount
+# returns at once: the dead mount is a mountpoint too), 30 s at most
+serving() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		grep -q ": serving '" "${IT_LOG[$1]}" && return 0
+		pid_alive "${IT_PID[$1]}" || break
+		sleep 0.1
+	done
+	fail "$1: not serving: $(cat "${IT_LOG[$1]}")"
+}
+i=0
 for again in "$STORE" "$T/empty"; do
-	dead_mount killed
-	it_mount remount "$again" "$M" "$T/cache"
+	i=$((i + 1))
+	dead_mount "killed$i"
+	it_mount "remount$i" "$again" "$M" "$T/cache"
+	serving "remount$i"
+	L=${IT_LOG[remount$i]}
 	[ "$(grep -c " $M " /proc/self/mountinfo)" = 1 ] ||
 		fail "remount of '$again' on a dead mount: $(grep -c " $M " /proc/self/mountinfo) mounts on '$M'"
-	[ "$(grep -c "detached it" "${IT_LOG[remount]}")" = 1 ] ||
-		fail "remount of '$again' on a dead mount: want one line saying so: $(cat "${IT_LOG[remount]}")"
-	grep -q "^rockfs: warning: mountpoint '$M': the rockfs mount on it had lost its daemon (Transport endpoint is not connected); detached it" "${IT_LOG[remount]}" ||
+	[ "$(grep -c "detached it" "$L")" = 1 ] ||
+		fail "remount of '$again' on a dead mount: want one line saying so: $(cat "$L")"
+	grep -q "^rockfs: warning: mountpoint '$M': the rockfs mount on it had lost its daemon (Transport endpoint is not connected); detached it" "$L" ||
 		fail "remount on a dead mount: the line does not say what was detached"
 	ls "$M/README" >/dev/null || fail "remount of '$again' on a dead mount does not answer"
-	it_umount remount
+	it_umount "remount$i"
 done
 
 # a store with no runs: mounts, one warning line, the README says so

@@ -2374,60 +2374,107 @@ int rk_vfs_run_manifest(struct rk_vfs *v, const char *name, struct rk_manifest *
 	return rc ? rc : vfs_run_manifest(v, dir, out, err);
 }
 
-int vfs_run_manifest(struct rk_vfs *v, struct node *dir, struct rk_manifest *out,
-		     struct rk_err *err)
+/* The copy of the manifest inside the run's base_lib_generic artifact, parsed. */
+static int base_manifest(struct rk_vfs *v, struct node *dir, struct rk_manifest *out,
+			 struct rk_err *err)
 {
-	struct rk_buf path = RK_BUF_INIT;
 	struct rk_file *f = NULL;
 	struct rk_attr a;
 	char *data = NULL;
 	size_t len = 0;
 	int rc;
 
-	if (dir->run->cat->has_manifest) {
-		const char *p = dir->run->cat->path;
-
-		if (rk_buf_addf(&path, "%s%smanifests/therock_manifest.json", p, p[0] ? "/" : ""))
-			return -ENOMEM;
-		rc = rk_store_read_small(v->store, path.buf, RK_MANIFEST_MAX, &data, &len, err);
-		rk_buf_release(&path);
-	} else if (!rk_run_find(dir->run->cat, "base_lib_generic")) {
-		return rk_err_set(err, -ENOENT, "run '%s' has no therock_manifest.json",
+	if (!rk_run_find(dir->run->cat, "base_lib_generic"))
+		return rk_err_set(err, -ENOENT, "run '%s' has no base_lib_generic",
 				  dir->run->cat->name);
-	} else {
-		rc = rk_vfs_lookup(v, dir->ino, "browse", &a, err);
-		if (!rc)
-			rc = rk_vfs_lookup(v, a.ino, "base_lib_generic", &a, err);
-		for (const char *p = BASE_MANIFEST; !rc && *p;) {
-			char comp[256];
-			size_t n = strcspn(p, "/");
+	rc = rk_vfs_lookup(v, dir->ino, "browse", &a, err);
+	if (!rc)
+		rc = rk_vfs_lookup(v, a.ino, "base_lib_generic", &a, err);
+	for (const char *p = BASE_MANIFEST; !rc && *p;) {
+		char comp[256];
+		size_t n = strcspn(p, "/");
 
-			snprintf(comp, sizeof(comp), "%.*s", (int)n, p);
-			rc = rk_vfs_lookup(v, a.ino, comp, &a, err);
-			p += n + (p[n] == '/');
-		}
-		if (rc == -ENOENT)
-			rc = rk_err_set(err, rc, "base_lib_generic has no %s", BASE_MANIFEST);
-		if (!rc && a.size > RK_MANIFEST_MAX)
-			rc = rk_err_set(err, -EFBIG, "therock_manifest.json is too large");
-		if (!rc)
-			rc = rk_vfs_open_file(v, a.ino, &f, err);
-		if (!rc && !(data = malloc(a.size + 1)))
-			rc = -ENOMEM;
-		while (!rc && len < a.size) {
-			ssize_t n = rk_file_pread(f, data + len, a.size - len, len, err);
-
-			if (n <= 0)
-				rc = n < 0 ? (int)n : -EIO;
-			else
-				len += (size_t)n;
-		}
-		rk_file_close(f);
+		snprintf(comp, sizeof(comp), "%.*s", (int)n, p);
+		rc = rk_vfs_lookup(v, a.ino, comp, &a, err);
+		p += n + (p[n] == '/');
 	}
+	if (rc == -ENOENT)
+		rc = rk_err_set(err, rc, "base_lib_generic has no %s", BASE_MANIFEST);
+	if (!rc && a.size > RK_MANIFEST_MAX)
+		rc = rk_err_set(err, -EFBIG, "therock_manifest.json is too large");
+	if (!rc)
+		rc = rk_vfs_open_file(v, a.ino, &f, err);
+	if (!rc && !(data = malloc(a.size + 1)))
+		rc = -ENOMEM;
+	while (!rc && len < a.size) {
+		ssize_t n = rk_file_pread(f, data + len, a.size - len, len, err);
+
+		if (n <= 0)
+			rc = n < 0 ? (int)n : -EIO;
+		else
+			len += (size_t)n;
+	}
+	rk_file_close(f);
 	if (!rc)
 		rc = rk_manifest_parse(data, len, out, err);
 	free(data);
 	return rc;
+}
+
+/* The run's manifests/therock_manifest.json, parsed. */
+static int store_manifest(struct rk_vfs *v, struct node *dir, struct rk_manifest *out,
+			  struct rk_err *err)
+{
+	struct rk_buf path = RK_BUF_INIT;
+	const char *p = dir->run->cat->path;
+	char *data = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (rk_buf_addf(&path, "%s%smanifests/therock_manifest.json", p, p[0] ? "/" : ""))
+		return -ENOMEM;
+	rc = rk_store_read_small(v->store, path.buf, RK_MANIFEST_MAX, &data, &len, err);
+	rk_buf_release(&path);
+	if (!rc)
+		rc = rk_manifest_parse(data, len, out, err);
+	free(data);
+	return rc;
+}
+
+/* The run's manifest: manifests/therock_manifest.json, else the copy inside
+ * base_lib_generic (TheRock puts the same file in both). A stored manifest that cannot
+ * be read or parsed is not taken for "no manifest" (packages at 0.0.0, tarballs
+ * "unversioned"): the copy is used instead, and the run's log says so once. */
+int vfs_run_manifest(struct rk_vfs *v, struct node *dir, struct rk_manifest *out,
+		     struct rk_err *err)
+{
+	struct rk_err serr = RK_ERR_INIT, berr = RK_ERR_INIT;
+	struct run *r = dir->run;
+	int rc, brc;
+
+	if (!r->cat->has_manifest) {
+		if (!rk_run_find(r->cat, "base_lib_generic"))
+			return rk_err_set(err, -ENOENT, "run '%s' has no therock_manifest.json",
+					  r->cat->name);
+		return base_manifest(v, dir, out, err);
+	}
+	if (!(rc = store_manifest(v, dir, out, &serr)))
+		return 0;
+	brc = base_manifest(v, dir, out, &berr);
+	if (!atomic_exchange(&r->manifest_warned, 1)) {
+		if (brc)
+			rk_warn("run '%s': manifests/therock_manifest.json: %s; and the copy in "
+				"base_lib_generic: %s",
+				r->cat->path, rk_err_str(&serr, rc), rk_err_str(&berr, brc));
+		else
+			rk_warn("run '%s': manifests/therock_manifest.json: %s; using the copy in "
+				"base_lib_generic (%s)",
+				r->cat->path, rk_err_str(&serr, rc), BASE_MANIFEST);
+	}
+	if (brc)
+		return rk_err_set(err, rc, "manifests/therock_manifest.json: %s",
+				  rk_err_str(&serr, rc));
+	return 0;
 }
 
 /* ---- lifetime ---- */

@@ -67,6 +67,7 @@ struct run {
 	void **vstate; /* per view (vfs_views order): its state for this run, or NULL */
 	struct run *next;
 	int gone; /* a listing again found the run missing from the store (v->refresh_lock) */
+	_Atomic int manifest_warned; /* its stored manifest's failure was logged */
 };
 
 struct artifact {
