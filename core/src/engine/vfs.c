@@ -1904,8 +1904,8 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 		rc = rk_store_object_open(v->store, n->data, &f->obj, err);
 		if (!rc)
 			f->fd = rk_object_fd(f->obj);
-		else if (rc == -ETIMEDOUT || rc == -EBADMSG) { /* EBADMSG: the server's size
-								 * is not the listed one (http.h) */
+		/* EBADMSG: the server's size is not the listed one (http.h) */
+		else if (rc == -ETIMEDOUT || rc == -EBADMSG) {
 			rk_err_log("'%s': %s", n->name, rk_err_str(err, rc));
 			rc = -EIO;
 		}

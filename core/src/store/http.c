@@ -347,14 +347,15 @@ static int redirect_next(const struct rk_http_target *t, struct hop *hp, CURL *e
 
 /* The headers of one request to where hp points: the signer's (on the target's origin
  * only), Cache-Control on a retry, then the non-empty lines of extra (NULL-ended). */
-static int request_headers(const struct rk_http_target *t, const struct hop *hp,
-			   const char *method, unsigned attempt, const char *const *extra,
-			   struct curl_slist **out, struct rk_err *err)
+static int request_headers(const struct rk_http_target *t, const struct hop *hp, const char *method,
+			   unsigned attempt, const char *const *extra, struct curl_slist **out,
+			   struct rk_err *err)
 {
 	struct curl_slist *hdrs = NULL, *n;
 	int rc;
 
-	if (t->sign && !hp->cross && (rc = t->sign(t->sign_ctx, method, hop_url(hp, t), &hdrs, err))) {
+	if (t->sign && !hp->cross &&
+	    (rc = t->sign(t->sign_ctx, method, hop_url(hp, t), &hdrs, err))) {
 		curl_slist_free_all(hdrs);
 		return rc;
 	}
@@ -605,7 +606,8 @@ int rk_http_get(struct rk_http *h, const struct rk_http_target *t, int head, uin
 			{
 				curl_off_t got = 0;
 
-				if (!curl_easy_getinfo(e, CURLINFO_SIZE_DOWNLOAD_T, &got) && got > 0)
+				if (!curl_easy_getinfo(e, CURLINFO_SIZE_DOWNLOAD_T, &got) &&
+				    got > 0)
 					atomic_fetch_add(&h->bytes, (uint64_t)got);
 			}
 			fill_meta(e, &x);
@@ -723,9 +725,11 @@ static size_t stream_cb(char *p, size_t size, size_t n, void *ctx)
 			uint64_t total;
 
 			curl_easy_getinfo(s->e, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
-			total = s->x.has_range ? s->x.range_total
-				: st == 200 && cl >= 0 && (uint64_t)cl > s->size ? (uint64_t)cl
-										  : 0;
+			total = 0;
+			if (s->x.has_range)
+				total = s->x.range_total;
+			else if (st == 200 && cl >= 0 && (uint64_t)cl > s->size)
+				total = (uint64_t)cl;
 			if (total && total != s->size) {
 				size_what(s->what, sizeof(s->what), total, s->size);
 				s->bad_size = 1;
@@ -886,7 +890,8 @@ ssize_t rk_http_stream_read(struct rk_http_stream *s, void *buf, size_t n, struc
 				continue;
 			cc = msg->data.result;
 			curl_easy_getinfo(s->e, CURLINFO_RESPONSE_CODE, &s->x.meta.status);
-			if (cc == CURLE_OK && s->redirect) {
+			if (cc == CURLE_OK && (s->redirect || is_redirect(s->x.meta.status))) {
+				/* (s->redirect is unset when the answer had no body) */
 				rc = redirect_next(&s->t, &s->hop, s->e, s->x.meta.status, err);
 				stream_stop(s, 1);
 				if (rc)
