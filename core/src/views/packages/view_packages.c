@@ -568,6 +568,8 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 		s->p[i].meta.scripts = s->p[i].scripts;
 	/* the set every package is cut from: no package places a file below another one's
 	 * symlink, none a symlink where another one has a directory */
+	vfs_tree_free(s->set); /* a plan made again (after a transient failure) */
+	s->set = NULL;
 	if (!rc && !(s->set = vfs_tree_new("", S_IFDIR | 0755, 0)))
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < s->n; i++)
