@@ -25,6 +25,7 @@ it_umount clean
 # and two blobs of one size with different contents; print one line per file moved:
 # "KIND/NAME" for a record, "blobs/XX/ID" for a blob.
 swap() {
+	# shellcheck disable=SC2086
 	python3 - "$C" $KINDS <<'EOF'
 import collections, os, sys
 cache, kinds = sys.argv[1], sys.argv[2:]

@@ -408,8 +408,8 @@ RK_TEST(blob_crc32_recorded_or_computed)
 		RK_ASSERT_EQ_INT(0, rk_blob_crc32(b, id, 5, &crc, &err));
 		RK_ASSERT_EQ_INT(0x3610a686, crc);
 		memset(v, 0, sizeof(v));
-		RK_ASSERT_EQ_INT(XATTR_LEN, getxattr(blob_file("cache", id), "user.rockfs.crc32",
-						     v, sizeof(v)));
+		RK_ASSERT_EQ_INT(XATTR_LEN, getxattr(blob_file("cache", id), "user.rockfs.crc32", v,
+						     sizeof(v)));
 		RK_ASSERT_EQ_MEM("3610a686 ", v, 9);
 		RK_ASSERT_EQ_STR(id, v + 9);
 		RK_ASSERT_EQ_INT(0, stat(blob_file("cache", id), &st));
@@ -574,7 +574,8 @@ RK_TEST(blob_old_crc_record_is_checked_and_recorded_again)
 	if (getxattr(blob_file("cache", id), "user.rockfs.crc32", v, sizeof(v)) != XATTR_LEN)
 		RK_SKIP("no user xattrs on this file system");
 	chmod(blob_file("cache", id), 0644);
-	RK_ASSERT_EQ_INT(0, setxattr(blob_file("cache", id), "user.rockfs.crc32", "3610a686", 8, 0));
+	RK_ASSERT_EQ_INT(0,
+			 setxattr(blob_file("cache", id), "user.rockfs.crc32", "3610a686", 8, 0));
 	chmod(blob_file("cache", id), 0400);
 	b = open_cache("cache", 0);
 	RK_ASSERT_EQ_INT(0, rk_blob_open(b, id, 5, &fd, NULL));
@@ -967,8 +968,7 @@ RK_TEST(record_of_the_format_before_is_absent)
 	RK_ASSERT_EQ_INT(-ENOENT, rk_cache_get_file(c, "index/v1.rkix", 4096, &data, &len, NULL));
 	RK_ASSERT(!exists("cache/index/v1.rkix"));
 	fx_write("cache/index/v1.rkix",
-		 "0123456789abcdef0123456789abcdefhelloRKR1A\\\x9f\xa0\x25\0\0\0\0\0\0\0",
-		 53);
+		 "0123456789abcdef0123456789abcdefhelloRKR1A\\\x9f\xa0\x25\0\0\0\0\0\0\0", 53);
 	RK_ASSERT_EQ_INT(-ENOENT, rk_cache_get_file(c, "index/v1.rkix", 4096, &data, &len, NULL));
 	rk_cache_close(c);
 }

@@ -100,8 +100,7 @@ int rk_blob_open(struct rk_cache *c, const char *id, uint64_t size, int *fd, str
  * (as on open) when it changed since (rewritten in place, truncated). For a descriptor
  * kept open across reads. 0; -EBADMSG when it fails (the blob is discarded, as by
  * rk_blob_open); -errno. */
-int rk_blob_recheck(struct rk_cache *c, const char *id, uint64_t size, int fd,
-		    struct rk_err *err);
+int rk_blob_recheck(struct rk_cache *c, const char *id, uint64_t size, int fd, struct rk_err *err);
 
 /* The CRC-32 of blob id (size bytes): the recorded xattr, or computed by reading the blob
  * (and then recorded). -ENOENT when the blob is missing (or of another size), -EBADMSG

@@ -590,8 +590,9 @@ static int set_crc(int fd, uint32_t crc, const char *id)
 }
 
 /* Move the finished temp file tmp, open as fd, to rel and close fd; remember it as checked
- * under id, when not NULL (its stamp is taken after the rename, which sets its ctime). A failed close
- * takes the file away again: its bytes may not have reached the disk. 0 or -errno. */
+ * under id, when not NULL (its stamp is taken after the rename, which sets its ctime). A
+ * failed close takes the file away again: its bytes may not have reached the disk. 0 or
+ * -errno. */
 static int install(struct rk_cache *c, int fd, const char *tmp, const char *rel, const char *id)
 {
 	struct stat st;
@@ -869,15 +870,16 @@ static int check_blob(struct rk_cache *c, const char *id, uint64_t size, int fd,
 		int rec = recorded_crc(fd, id, &want); /* 0: recorded, bound to id */
 
 		if (rec == -EXDEV)
-			return rk_err_set(local, -EBADMSG,
-					  "blob %.12s: its recorded CRC32 is another blob's (moved)",
-					  id);
+			return rk_err_set(
+				local, -EBADMSG,
+				"blob %.12s: its recorded CRC32 is another blob's (moved)", id);
 		if ((rc = hash_fd(fd, UINT64_MAX, rec ? hex : NULL, &got)))
 			return rk_err_set(err, rc, "blob %.12s: %s", id, strerror(-rc));
 		if (!rec ? got != want : strcmp(hex, id) != 0)
 			return rk_err_set(local, -EBADMSG, "blob %.12s: content hash mismatch (%s)",
 					  id, !rec ? "CRC32" : "SHA-256");
-		mark_verified(c, id, &st); /* the stamp from before the hash: a change since shows */
+		mark_verified(c, id,
+			      &st); /* the stamp from before the hash: a change since shows */
 		if (rec) { /* checked by its SHA-256: record the CRC32 for the next process */
 			record_crc(c, fd, got, id);
 			*changed = 1;
@@ -946,8 +948,7 @@ static int open_blob(struct rk_cache *c, const char *id, uint64_t size, int *out
 	return 0;
 }
 
-int rk_blob_recheck(struct rk_cache *c, const char *id, uint64_t size, int fd,
-		    struct rk_err *err)
+int rk_blob_recheck(struct rk_cache *c, const char *id, uint64_t size, int fd, struct rk_err *err)
 {
 	struct rk_err local = RK_ERR_INIT;
 	struct stat st;
@@ -1130,8 +1131,7 @@ static int check_record(struct rk_cache *c, const char *rel, int fd, int again, 
 		return -EPROTO;
 	if (pread(fd, t, RECORD_TRAILER, st->st_size - RECORD_TRAILER) != RECORD_TRAILER)
 		return -EIO;
-	if ((rc = parse_trailer(rel, t + RECORD_TRAILER, (uint64_t)st->st_size, len, crc,
-				&moved)))
+	if ((rc = parse_trailer(rel, t + RECORD_TRAILER, (uint64_t)st->st_size, len, crc, &moved)))
 		return rc;
 	if (!again && !moved && is_verified(c, rel, st))
 		return 0;

@@ -88,8 +88,9 @@ static int set_dup(struct rk_blob_set *set, struct rk_cache *c, const struct rk_
 		    (set->slot[lru].fd >= 0 && set->slot[i].used < set->slot[lru].used))
 			lru = i;
 	}
-	if (i < RK_BLOB_SET_SLOTS && rk_blob_recheck(c, comp->sources[src].id,
-						    comp->sources[src].size, set->slot[i].fd, NULL)) {
+	if (i < RK_BLOB_SET_SLOTS &&
+	    rk_blob_recheck(c, comp->sources[src].id, comp->sources[src].size, set->slot[i].fd,
+			    NULL)) {
 		/* its blob changed under the mount and failed its check (discarded): opened,
 		 * and so made again, below */
 		close(set->slot[i].fd);

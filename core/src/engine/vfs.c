@@ -2147,13 +2147,12 @@ ssize_t rk_file_pread(struct rk_file *f, void *buf, size_t n, uint64_t off, stru
 	if (f->blob[0] && (r = rk_blob_recheck(f->v->cache, f->blob, f->size, f->fd, err)))
 		return blob_failed(f, off, (int)r, err);
 	/* the file is f->size bytes: shorter means its blob changed under the mount */
-	if ((r = pread_full(f->fd, buf, n, off)))
-		return blob_failed(f, off, (int)rk_err_set(err, (int)r, "read: %s%s",
-							   strerror((int)-r),
-							   r == -EIO ? " (the cache file is short: "
-								       "truncated under the mount)"
-								     : ""),
-				   err);
+	if ((r = pread_full(f->fd, buf, n, off))) {
+		rk_err_set(err, (int)r, "read: %s",
+			   r == -EIO ? "the cache file is short (truncated under the mount)"
+				     : strerror((int)-r));
+		return blob_failed(f, off, (int)r, err);
+	}
 	return (ssize_t)n;
 }
 
