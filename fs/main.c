@@ -386,12 +386,17 @@ static void warn_if_empty(struct rk_vfs *v, const char *store)
 static void log_start(const struct rkfs *fs, const char *mnt, int argc, char **argv)
 {
 	struct rk_buf args = RK_BUF_INIT;
+	struct rk_cache *c = rk_vfs_cache(fs->vfs);
+	char limit[32] = "none";
 
 	for (int i = 1; i < argc; i++)
 		if (rk_buf_addf(&args, "%s%s", i > 1 ? " " : "", argv[i]))
 			break;
-	rk_log_emit(RK_LOG_INFO, "rockfs %s: serving '%s' on '%s', cache '%s' (command line: %s)",
-		    ROCKFS_VERSION, fs->store, mnt, rk_cache_dir(rk_vfs_cache(fs->vfs)),
+	if (rk_cache_limit(c))
+		rk_size_format(rk_cache_limit(c), limit, sizeof(limit));
+	rk_log_emit(RK_LOG_INFO,
+		    "rockfs %s: serving '%s' on '%s', cache '%s' (cache_size %s; command line: %s)",
+		    ROCKFS_VERSION, fs->store, mnt, rk_cache_dir(c), limit,
 		    args.buf ? args.buf : "");
 	rk_buf_release(&args);
 }

@@ -82,7 +82,7 @@ rc=0
 
 # a remount loads the healthy artifact's index from the cache
 it_umount a
-grep -q "^rockfs: info: rockfs .*: serving '$S' on '$M', cache '$T/cache' (command line: .*cache_size=1G" \
+grep -q "^rockfs: info: rockfs .*: serving '$S' on '$M', cache '$T/cache' (cache_size 1.0 GiB; command line: .*cache_size=1G" \
 	"${IT_LOG[a]}" || fail "no start line with version, store, cache and options"
 grep -q "^rockfs: info: stopped (unmounted) after [0-9]* s: 1 runs listed, [0-9]* archives decompressed, 0 loaded from the cache, errors: 1 archive, 0 transient, 0 cache" \
 	"${IT_LOG[a]}" || fail "no stop line with the totals: $(tail -2 "${IT_LOG[a]}")"

@@ -358,7 +358,7 @@ static uint64_t auto_limit(const struct rk_cache *c)
 			"above what it holds",
 			c->dir, strerror(errno), RK_CACHE_LIMIT_MIN >> 20);
 	limit = RK_MAX(c->used + free_bytes / 2, c->used + RK_CACHE_LIMIT_MIN);
-	rk_info("cache '%s': cache_size not given: %llu MiB (the %llu MiB it holds and half "
+	rk_debug("cache '%s': cache_size not given: %llu MiB (the %llu MiB it holds and half "
 		"the %llu MiB free on its file system)",
 		c->dir, (unsigned long long)(limit >> 20), (unsigned long long)(c->used >> 20),
 		(unsigned long long)(free_bytes >> 20));
