@@ -16,6 +16,7 @@ int rk_blob_cursor_open(struct rk_blob_cursor *cur, struct rk_cache *c, const st
 		return 0;
 	rk_blob_cursor_close(cur);
 	rc = rk_blob_open(c, s->id, s->size, &cur->fd, err);
+	cur->blob = !rc;
 	if ((rc == -ENOENT || rc == -EBADMSG) && s->origin)
 		rc = s->origin->reopen(s->origin, s->id, s->size, &cur->fd, err);
 	if (!rc)
@@ -88,7 +89,7 @@ static int set_dup(struct rk_blob_set *set, struct rk_cache *c, const struct rk_
 		    (set->slot[lru].fd >= 0 && set->slot[i].used < set->slot[lru].used))
 			lru = i;
 	}
-	if (i < RK_BLOB_SET_SLOTS &&
+	if (i < RK_BLOB_SET_SLOTS && set->slot[i].blob &&
 	    rk_blob_recheck(c, comp->sources[src].id, comp->sources[src].size, set->slot[i].fd,
 			    NULL)) {
 		/* its blob changed under the mount and failed its check (discarded): opened,
@@ -105,6 +106,7 @@ static int set_dup(struct rk_blob_set *set, struct rk_cache *c, const struct rk_
 		if (set->slot[i].fd >= 0)
 			close(set->slot[i].fd);
 		set->slot[i].fd = cur.fd;
+		set->slot[i].blob = cur.blob;
 		set->slot[i].src = src;
 	}
 	set->slot[i].used = ++set->tick;

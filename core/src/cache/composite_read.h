@@ -22,11 +22,12 @@
 struct rk_blob_cursor {
 	int fd; /* reads blob id, or -1 */
 	char id[RK_SHA256_HEX];
+	int blob; /* fd is the cache blob (rk_blob_open), not what the source's origin gave */
 };
 
 #define RK_BLOB_CURSOR_INIT \
 	{                   \
-		-1, ""      \
+		-1, "", 0   \
 	}
 
 /* Make cur->fd read source s's blob: kept when it already does, else opened from cache
@@ -51,6 +52,7 @@ struct rk_blob_set {
 	uint64_t tick;
 	struct {
 		int fd; /* -1: empty */
+		int blob; /* fd is the cache blob: rechecked on use (rk_blob_recheck) */
 		uint32_t src;
 		uint64_t used;
 	} slot[RK_BLOB_SET_SLOTS];

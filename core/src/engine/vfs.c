@@ -62,7 +62,7 @@ struct rk_file {
 	struct rk_frontier *fr; /* a staged file: how much of fd is written */
 	const struct artifact *artifact; /* for log lines */
 	_Atomic int failed_logged;
-	char blob[RK_SHA256_HEX]; /* a cache blob's file: its id (fd is the blob), else "" */
+	char blob[RK_SHA256_HEX]; /* fd is cache blob blob (rk_blob_open), else "" */
 };
 
 /* The mount's README: this head, each view's lines (vfs_views order), this tail. */
@@ -1889,6 +1889,8 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 				n->name);
 	} else if (src == SRC_BLOB) {
 		rc = rk_blob_open(v->cache, id, f->size, &f->fd, err);
+		if (!rc) /* the cache's blob (what a refill gives is made just now) */
+			memcpy(f->blob, id, RK_SHA256_HEX);
 		if ((rc == -ENOENT || rc == -EBADMSG) && (n->artifact || n->origin)) {
 			rk_err_clear(err);
 			rc = artifact_refill(v, n->artifact ? n->artifact : n->origin, refills, id,
@@ -1897,8 +1899,6 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 		if (rc) {
 			rk_err_log("'%s': %s", n->name, rk_err_str(err, rc));
 			rc = -EIO;
-		} else {
-			memcpy(f->blob, id, RK_SHA256_HEX);
 		}
 	} else if (src == SRC_STORE) {
 		rc = rk_store_object_open(v->store, n->data, &f->obj, err);
