@@ -14,6 +14,7 @@
 
 #include "rk/log.h"
 #include "rk/size.h"
+#include "rk/url.h"
 #include "cli_util.h"
 #include "rockpack.h"
 
@@ -214,6 +215,23 @@ static int valued(const struct rp_command *c, const char *arg)
 	return 0;
 }
 
+/* The command line, kept for the commands, while the process's own (what ps shows) has
+ * the password of a store URL hidden: `rockpack export http://u:p@host/ ...` may run
+ * for an hour (rk_url_scrub_argv, as the daemon does). NULL when out of memory. Kept
+ * for the life of the process. */
+static char **keep_args(int argc, char **argv)
+{
+	static char **kept;
+
+	if (!(kept = calloc((size_t)argc + 1, sizeof(*kept))))
+		return NULL;
+	for (int i = 0; i < argc; i++)
+		if (!(kept[i] = strdup(argv[i])))
+			return NULL;
+	rk_url_scrub_argv(argc, argv);
+	return kept;
+}
+
 int main(int argc, char **argv)
 {
 	struct rp_opts o = {0};
@@ -221,7 +239,7 @@ int main(int argc, char **argv)
 	char **rest = calloc((size_t)argc + 1, sizeof(*rest));
 	int nrest = 0, ret = 0, help = 0, version = 0, is_help_cmd = 0, dashdash = 0;
 
-	if (!rest)
+	if (!rest || !(argv = keep_args(argc, argv)))
 		return rp_fail("out of memory");
 	raise_fd_limit();
 	rk_log_set_handler(log_handler);

@@ -124,10 +124,32 @@ grep -q "^$RUN " "$T/rp.ls" || fail "rockpack ls does not list '$RUN'"
 "$ROCKPACK" --cache "$T/cache-rp2" ls "http://rkuser:$PW@127.0.0.1:$P/nosuch/" \
 	>"$T/rp.missing" 2>"$T/rp.missing.err" && fail "rockpack ls of a missing path succeeded"
 grep -q . "$T/rp.bad.err" || fail "rockpack ls with a wrong password: no message"
+# rockpack's own command line while it runs (an export may take an hour): a server that
+# takes the connection and never answers holds it there
+python3 -c '
+import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(4)
+print(s.getsockname()[1], flush=True)
+c, _ = s.accept(); open(sys.argv[1], "w").close()
+c.recv(4096)
+import time; time.sleep(120)  # the connection held open until killed
+' "$T/frozen.accepted" >"$T/frozen.port" &
+FROZEN=$!
+for _ in $(seq 100); do [ -s "$T/frozen.port" ] && break; sleep 0.1; done
+"$ROCKPACK" --cache "$T/cache-rp3" --timeout 60 ls "http://rkuser:$PW@127.0.0.1:$(cat "$T/frozen.port")/store/" \
+	>/dev/null 2>&1 &
+RP=$!
+for _ in $(seq 200); do [ -e "$T/frozen.accepted" ] && break; sleep 0.1; done
+[ -e "$T/frozen.accepted" ] || fail "rockpack never reached the frozen server"
+tr '\0' ' ' <"/proc/$RP/cmdline" >"$T/rp.cmdline" || true
+ps -ww -o args= -p "$RP" >"$T/rp.ps" || true
+kill "$RP" "$FROZEN" 2>/dev/null || true
+wait "$RP" "$FROZEN" 2>/dev/null || true
+grep -qF "rkuser:***@127.0.0.1" "$T/rp.cmdline" || fail "rockpack's ps: want 'rkuser:***@' in $(cat "$T/rp.cmdline")"
 for f in "$T/web.mounts" "$T/web.status" "$T/web.rpstatus" "$T/web.rpstatus.json" "$T/web.cmdline" \
 	"$T/web.ps" "$T/web.dup.err" "$T/web.dup.out" "${IT_LOG[web]}" "$T/web.q.err" "$T/rp.ls" \
 	"$T/rp.ls.err" "$T/rp.lsrun" "$T/rp.lsrun.err" "$T/rp.bad" "$T/rp.bad.err" "$T/rp.missing" \
-	"$T/rp.missing.err"; do
+	"$T/rp.missing.err" "$T/rp.cmdline" "$T/rp.ps"; do
 	if grep -qF -- "$PW" "$f"; then
 		fail "$(basename "$f") shows the password: $(grep -m1 -F -- "$PW" "$f" | cut -c1-200)"
 	fi
