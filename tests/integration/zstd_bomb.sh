@@ -44,7 +44,7 @@ csize=$(stat -c %s "$T/store/$RUN/bomb_lib_generic.tar.zst")
 
 it_mount local "$STORE" "$T/local" "$T/cache-local"
 it_mount b "$T/store" "$T/mnt" "$T/cache"
-grep -q "cache_size not given: [0-9]* MiB" "$T/b.log" || fail "no log line giving the default cache_size"
+grep -q "serving .*(cache_size [0-9.]* [KMGT]iB; command line" "$T/b.log" || fail "no start line giving the default cache_size"
 limit=$(sed -n 's/^cache_limit: //p' "$T/mnt/.rockfs-status")
 [ "${limit:-0}" -gt 0 ] || fail "no default cache_size: cache_limit '$limit'"
 
