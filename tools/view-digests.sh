@@ -17,8 +17,8 @@
 #    `rockpack --json ls STORE` lists: `export STORE RUN .` (the whole run), `export` of
 #    every file the mount showed in RUN/tarballs/, one by one, `wheels -o DIR` and
 #    `wheels -o DIR --index`, and the text and --json outputs of `ls STORE` and
-#    `ls STORE RUN`. A rockpack command that fails is recorded as a line
-#    "<name> ... rockpack-exit=N" (its stderr goes to ours) and the script goes on, so a
+#    `ls STORE RUN`, and `packages --type deb|rpm` (also with --multiarch). A rockpack
+#    command that fails is recorded as a line "<name> ... rockpack-exit=N" (its stderr goes to ours) and the script goes on, so a
 #    broken command shows up in the diff. (At a70c692 `export RUN .` writes the .tar.gz
 #    and .tar.zst files of tarballs/ empty, while exporting them one by one gives the
 #    mount's bytes: the digest records what the build does, right or wrong.)
@@ -235,6 +235,13 @@ for run in "${runs[@]}"; do
 	rp_step "$run/export" rp export "$store" "$run" . -o "$o/export"
 	rp_step "$run/wheels" rp wheels "$store" "$run" -o "$o/wheels"
 	rp_step "$run/wheels-index" rp wheels "$store" "$run" -o "$o/wheels-index" --index
+	# packages/: both repository kinds, also as the multi-arch set
+	for type in deb rpm; do
+		rp_step "$run/packages-$type" rp packages "$store" "$run" --type $type \
+			-o "$o/packages-$type"
+		rp_step "$run/packages-$type-multiarch" rp packages "$store" "$run" --type $type \
+			--multiarch -o "$o/packages-$type-multiarch"
+	done
 	# every file the mount showed in tarballs/, exported on its own (a file PATH)
 	mkdir -p "$o/export-file"
 	while IFS= read -r b; do
