@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/msgpack_read.h"
+#include "formats/archive/msgpack_read.h"
 #include "rk/kpack_elf.h"
 #include "util/le.h"
 
