@@ -4,18 +4,15 @@
  * code object the runtime would load. The only part of kpack that does file I/O, so it
  * lives above formats/. */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "rk/buf.h"
 #include "rk/kpack.h"
 #include "rk/kpack_lookup.h"
 #include "rk/target.h"
+#include "util/file_read.h"
 
 #define GFXARCH "@GFXARCH@"
 
@@ -183,41 +180,6 @@ static int expand(struct lookup *l, const char *p, const char *const *archs, siz
 	return 0;
 }
 
-static int read_file(const char *path, void **buf, size_t *len)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t done = 0;
-	char *p;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > SIZE_MAX / 2) {
-		close(fd);
-		return -EINVAL;
-	}
-	if (!(p = malloc(st.st_size ? (size_t)st.st_size : 1))) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (done < (size_t)st.st_size) {
-		ssize_t got = read(fd, p + done, (size_t)st.st_size - done);
-
-		if (got <= 0) {
-			int rc = got < 0 ? -errno : -EIO;
-
-			free(p);
-			close(fd);
-			return rc;
-		}
-		done += (size_t)got;
-	}
-	close(fd);
-	*buf = p;
-	*len = done;
-	return 0;
-}
-
 /* Open every candidate that is a regular file and a valid archive, once per canonical
  * path (the runtime's archive cache). */
 static int open_archives(struct lookup *l)
@@ -226,6 +188,7 @@ static int open_archives(struct lookup *l)
 		return -ENOMEM;
 	for (size_t i = 0; i < l->npaths; i++) {
 		struct loaded x = {0};
+		char *text = NULL;
 		size_t len = 0;
 		int dup = 0;
 
@@ -233,8 +196,12 @@ static int open_archives(struct lookup *l)
 			continue;
 		for (size_t j = 0; j < l->na && !dup; j++)
 			dup = !strcmp(l->a[j].path, x.path);
-		if (dup || read_file(x.path, &x.buf, &len) ||
-		    rk_kpack_open(x.buf, len, &x.k, NULL)) {
+		if (dup || rk_file_read(x.path, SIZE_MAX / 2, &text, &len)) {
+			free(x.path);
+			continue;
+		}
+		x.buf = text;
+		if (rk_kpack_open(x.buf, len, &x.k, NULL)) {
 			free(x.path);
 			free(x.buf);
 			continue;
