@@ -26,6 +26,7 @@
 #include "rk/kpack.h"
 #include "rk/kpack_binary.h"
 #include "rk/kpack_elf.h"
+#include "rk/kpack_lookup.h"
 #include "rk/target.h"
 #include "cli_util.h"
 #include "rockpack.h"

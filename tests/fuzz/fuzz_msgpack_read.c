@@ -1,4 +1,4 @@
-/* fuzz_msgpack_read.c: the bounded msgpack reader (core/src/formats/msgpack_read.h) on
+/* fuzz_msgpack_read.c: the bounded msgpack reader (core/src/formats/archive/msgpack_read.h) on
  * untrusted bytes. Its answers must agree with each other and with msgpack-c's:
  *  - a depth limit only adds -ELOOP: it never accepts what the unlimited walk rejects,
  *    and where both accept they end at the same byte;
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/msgpack_read.h"
+#include "formats/archive/msgpack_read.h"
 
 #define MSGPACK_C_DEPTH 32u /* MSGPACK_EMBED_STACK_SIZE */
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/deb_layout.h"
-#include "formats/pkg_meta.h"
-#include "formats/pkg_rules.h"
+#include "formats/packages/deb_layout.h"
+#include "formats/packages/pkg_meta.h"
+#include "formats/packages/pkg_rules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,9 +8,9 @@
 
 #include <openssl/evp.h>
 
-#include "formats/apt_index.h"
-#include "formats/deb_layout.h"
-#include "formats/tar_layout.h"
+#include "formats/packages/apt_index.h"
+#include "formats/packages/deb_layout.h"
+#include "formats/archive/tar_layout.h"
 #include "rk_fixture.h"
 #include "rk_test.h"
 

@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "formats/deb_layout.h"
-#include "formats/tar_layout.h"
+#include "formats/packages/deb_layout.h"
+#include "formats/archive/tar_layout.h"
 #include "rk_fixture.h"
 #include "rk_test.h"
 

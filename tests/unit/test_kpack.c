@@ -9,6 +9,7 @@
 #include <zstd.h>
 
 #include "rk/kpack.h"
+#include "rk/kpack_lookup.h"
 #include "rk_fixture.h"
 #include "rk_test.h"
 

@@ -1,9 +1,9 @@
-/* test_msgpack_read.c: the bounded msgpack reader (core/src/formats/msgpack_read.h). */
+/* test_msgpack_read.c: the bounded msgpack reader (core/src/formats/archive/msgpack_read.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/msgpack_read.h"
+#include "formats/archive/msgpack_read.h"
 #include "rk_test.h"
 
 #define ANY RK_MP_ANY_DEPTH

@@ -1,4 +1,4 @@
-/* test_pkg_rules.c: TheRock's package.json and packaging rules (formats/pkg_rules.h).
+/* test_pkg_rules.c: TheRock's package.json and packaging rules (formats/packages/pkg_rules.h).
  *
  * The facts come from build_tools/packaging/linux/: tests/build_package_test.py (names of
  * every kind, "amdrocm-core-dev" in a gfx metapackage's DEB Depends, "amdrocm-core-devel"
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/pkg_rules.h"
+#include "formats/packages/pkg_rules.h"
 #include "rk_test.h"
 
 static char *dq(const char *s)

@@ -13,8 +13,8 @@
 #include "rk/hash.h"
 #include "rk_fixture.h"
 #include "rk_test.h"
-#include "formats/rpm_layout.h"
-#include "formats/rpm_repodata.h"
+#include "formats/packages/rpm_layout.h"
+#include "formats/packages/rpm_repodata.h"
 
 #define PREFIX "/opt/rocm/core-7.13"
 #define T0 1767225600

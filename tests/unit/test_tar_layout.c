@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "formats/tar_layout.h"
+#include "formats/archive/tar_layout.h"
 #include "rk_fixture.h"
 #include "rk_test.h"
 

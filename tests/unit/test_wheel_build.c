@@ -20,7 +20,7 @@
 #include "rk/wheel.h"
 #include "cache/composite_read.h"
 #include "engine/vfs_int.h"
-#include "formats/tar_layout.h"
+#include "formats/archive/tar_layout.h"
 #include "views/python/pysrc.h"
 #include "views/python/view_python.h"
 #include "rk_fixture.h"

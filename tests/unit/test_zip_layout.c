@@ -16,7 +16,7 @@
 #include "rk/wheel.h"
 #include "rk_fixture.h"
 #include "rk_test.h"
-#include "formats/zip_layout.h"
+#include "formats/archive/zip_layout.h"
 
 #define GIB (1ull << 30)
 #define META "Metadata-Version: 2.1\nName: pkg\nVersion: 1.0\n\n"

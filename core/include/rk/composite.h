@@ -1,9 +1,9 @@
 /* rk/composite.h: a composite file: a list of pieces (literal bytes, zeros, ranges of
  * numbered sources), never written anywhere until someone reads it.
  *
- * Every synthesized file the mount serves is one: a tarball (formats/tar_layout.h: GNU tar
+ * Every synthesized file the mount serves is one: a tarball (formats/archive/tar_layout.h: GNU tar
  * headers, member contents as whole cache blobs, zero padding), a wheel
- * (formats/zip_layout.h), a rewritten host binary (the original with a few patched
+ * (formats/archive/zip_layout.h), a rewritten host binary (the original with a few patched
  * ranges, pages cut out and a tail appended, rk/kpack_elf.h) and a .kpack archive (scheme
  * "none": a header, ranges of fat binaries and a TOC, rk/kpack.h). A composite knows its
  * exact size before any byte is read, and any offset can be read directly.

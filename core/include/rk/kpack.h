@@ -1,5 +1,5 @@
-/* rk/kpack.h: .kpack archives, the .rocm_kpack_ref marker and the runtime's lookup
- * (kpack-format.md sections 1, 3.1 and 6).
+/* rk/kpack.h: .kpack archives and the .rocm_kpack_ref marker (kpack-format.md sections 1
+ * and 3.1); the runtime's lookup over real files is rk/kpack_lookup.h (section 6).
  *
  * Writing: rk_kpack_build lays an archive out as a composite (rk/composite.h). With scheme
  * "none" the code objects are ranges of their sources, so nothing is copied; with
@@ -77,17 +77,5 @@ void rk_kpack_marker_release(struct rk_kpack_marker *m);
 /* The search pattern the splitter embeds for a binary at relpath (relative to its prefix
  * root): "../" per directory, then ".kpack/<group>_@GFXARCH@.kpack". */
 int rk_kpack_search_pattern(const char *relpath, const char *group, char **out);
-
-/* What the runtime's kpack_load_code_object does (section 6, newer "try every
- * candidate" semantics), over real files: resolve the marker's search paths against
- * binary_path's directory, expand @GFXARCH@ for each device arch in archs[0..n) and its
- * compatible targets, and return the code object for "<kernel_name>#<co_index>".
- * Archives are read with normal file I/O on every call (no cache). -ENOENT with a message
- * when no archive or no arch matched (or the last error of the matching candidates, e.g.
- * -ENOENT for a missing key, -EBADMSG for a damaged entry); -ENOTSUP when
- * ROCM_KPACK_DISABLE is set. */
-int rk_kpack_load(const struct rk_kpack_marker *m, const char *binary_path, unsigned co_index,
-		  const char *const *archs, size_t narchs, void **data, size_t *size,
-		  struct rk_err *err);
 
 #endif

@@ -1,6 +1,6 @@
 /* tar_compress.h: a synthesized tar archive compressed as independent pieces.
  *
- * The .tar (a composite file, formats/tar_layout.h) is cut into pieces at member headers
+ * The .tar (a composite file, formats/archive/tar_layout.h) is cut into pieces at member headers
  * (about 1 MiB each, cut points chosen from the member's own header so that two archives
  * sharing a run of files cut it the same way; file data over 4 MiB in 4 MiB pieces). Each
  * piece is one gzip member or one zstd frame, so the concatenation is a valid .tar.gz / .tar.zst

@@ -1,5 +1,5 @@
 /* catalog.c: parse one run directory listing into artifacts and targets (rk/catalog.h).
- * Uses the public store API (rk/store.h) and artifact names (formats/artifact_name.c);
+ * Uses the public store API (rk/store.h) and artifact names (formats/therock/artifact_name.c);
  * nothing in store/ calls it. */
 #include <errno.h>
 #include <stdio.h>

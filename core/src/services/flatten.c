@@ -33,7 +33,7 @@
 #include "rk/gpu.h"
 #include "rk/log.h"
 #include "rk/manifest.h"
-#include "formats/tar_layout.h"
+#include "formats/archive/tar_layout.h"
 #include "engine/vfs_int.h"
 #include "services/confine.h"
 #include "services/flatten.h"

@@ -1,7 +1,7 @@
 /* tree_tar.c: a tree as GNU tar lays it out, a service of the views (tarballs/, and any
  * view that serves a tree as a tar archive): members sorted by name depth first (GNU
  * tar's --sort=name), rooted at "./", hardlinks as links to their first path, every
- * mtime the newest mtime in the tree (formats/tar_layout.h has the bytes), as a composite
+ * mtime the newest mtime in the tree (formats/archive/tar_layout.h has the bytes), as a composite
  * file. Reads the
  * tree only: a private tree, or a served one that no longer changes. */
 #include <errno.h>
@@ -11,7 +11,7 @@
 
 #include "rk/buf.h"
 #include "engine/vfs_int.h"
-#include "formats/tar_layout.h"
+#include "formats/archive/tar_layout.h"
 #include "services/tree_tar.h"
 
 struct seen_link {

@@ -4,7 +4,7 @@
 #define RK_SERVICES_TREE_TAR_H
 
 #include "engine/vfs_int.h"
-#include "formats/tar_layout.h"
+#include "formats/archive/tar_layout.h"
 
 /* root's tree as GNU tar lays it out (members sorted by name, rooted at "./", hardlinks
  * to their first path, every mtime the newest, which *newest receives when not NULL).

@@ -1,6 +1,6 @@
 /* store_remote.c: listings, caching, streaming and coalesced reads for the remote
  * stores (store_remote.h), under store_s3.c and store_http.c. Uses http.c, store_list.c,
- * the cache and run names (formats/artifact_name.c); never store.c, a backend or the
+ * the cache and run names (formats/therock/artifact_name.c); never store.c, a backend or the
  * catalog. */
 #include <dirent.h>
 #include <errno.h>

@@ -21,7 +21,7 @@
 #include "rk/log.h"
 #include "rk/manifest.h"
 #include "cache/tar_compress.h"
-#include "formats/tar_layout.h"
+#include "formats/archive/tar_layout.h"
 #include "engine/vfs_int.h"
 #include "services/flatten.h"
 #include "services/tree_tar.h"

@@ -10,7 +10,7 @@
  *                                  --simple-md-filenames)
  *
  * Which packages: the definitions (TheRock's package.json schema: the built-in
- * packaging/packages.json, or -o packages=FILE) and the rules of formats/pkg_rules.h over
+ * packaging/packages.json, or -o packages=FILE) and the rules of formats/packages/pkg_rules.h over
  * the run's artifacts: a kpack-split run gives the multi-arch set, a legacy run the
  * single-arch set of each of its families. Listing deb/ or x86_64/ ingests the run's
  * artifacts (the rules read their manifests) and lays out every package; no package byte
@@ -35,12 +35,12 @@
 #include "rk/log.h"
 #include "rk/manifest.h"
 #include "engine/vfs_int.h"
-#include "formats/apt_index.h"
-#include "formats/deb_layout.h"
-#include "formats/pkg_meta.h"
-#include "formats/pkg_rules.h"
-#include "formats/rpm_layout.h"
-#include "formats/rpm_repodata.h"
+#include "formats/packages/apt_index.h"
+#include "formats/packages/deb_layout.h"
+#include "formats/packages/pkg_meta.h"
+#include "formats/packages/pkg_rules.h"
+#include "formats/packages/rpm_layout.h"
+#include "formats/packages/rpm_repodata.h"
 #include "services/flatten.h"
 #include "services/kpack_split.h"
 #include "services/pkg_content.h"

@@ -37,9 +37,9 @@
 #include "rk/manifest.h"
 #include "cache/composite_read.h"
 #include "views/python/pysrc.h"
-#include "formats/tar_layout.h"
+#include "formats/archive/tar_layout.h"
 #include "views/python/view_python.h"
-#include "formats/zip_layout.h"
+#include "formats/archive/zip_layout.h"
 #include "services/flatten.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

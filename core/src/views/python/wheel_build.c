@@ -1,7 +1,7 @@
 /* wheel_build.c: a wheel from its members (the python view's builder, used by
  * view_python_synth.c and view_python_split.c): PEP 427 dist-info (METADATA, WHEEL,
  * top_level.txt, RECORD last, as bdist_wheel writes them), members sorted, laid out as a
- * zip of stored entries over cache blobs (formats/zip_layout.h). RECORD's hashes are the
+ * zip of stored entries over cache blobs (formats/archive/zip_layout.h). RECORD's hashes are the
  * blobs' content ids; the CRC-32 of a blob is its recorded xattr, that of a composite file
  * (a rewritten binary, a .kpack) is computed once and kept as pyhash/sums-<digest>.
  *
@@ -24,7 +24,7 @@
 #include "cache/composite_read.h"
 #include "cache/tar_compress.h"
 #include "views/python/view_python.h"
-#include "formats/zip_layout.h"
+#include "formats/archive/zip_layout.h"
 
 int pywheel_blob_open(struct rk_vfs *v, const char *id, uint64_t size, struct artifact *origin,
 		      int *fd, struct rk_err *err)

@@ -1,24 +1,22 @@
-/* kpack.c: .kpack archives (writer as a composite, reader), the .rocm_kpack_ref
- * marker and an emulation of the runtime's lookup (kpack-format.md sections 1, 3.1, 6).
+/* kpack.c: .kpack archives (writer as a composite, reader) and the .rocm_kpack_ref
+ * marker (kpack-format.md sections 1, 3.1); the runtime's lookup over real files is
+ * services/kpack_lookup.c.
  *
  * The reader is stricter than the runtime where a stricter check only rejects files no
  * writer produces: nothing may follow the TOC, the compression scheme must be known, blob
  * ranges and the zstd region must lie between the header and the TOC, the zstd region
  * must end with its last frame, and a (key, arch) pair must not appear twice. The TOC and
- * the marker are read with formats/msgpack_read.h (bounded, then msgpack-c's tree). */
+ * the marker are read with formats/archive/msgpack_read.h (bounded, then msgpack-c's tree). */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <msgpack.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zstd.h>
 
 #include "rk/buf.h"
-#include "formats/msgpack_read.h"
+#include "formats/archive/msgpack_read.h"
 #include "rk/kpack.h"
 #include "util/le.h"
 
@@ -233,7 +231,7 @@ static int pack_toc(struct mp_out *o, const char *group, const char *const *arch
 
 /* Compress kernel e (read through the callback) and append "u32 size, frame". */
 static int add_frame(struct rk_composite *s, const struct rk_kpack_kernel *e, ZSTD_CCtx *cctx,
-		     rk_source_read_fn read, void *ctx, uint64_t *region, struct rk_err *err)
+		     rk_source_read_fn read_fn, void *ctx, uint64_t *region, struct rk_err *err)
 {
 	void *in = NULL, *out = NULL;
 	size_t bound, z;
@@ -251,8 +249,8 @@ static int add_frame(struct rk_composite *s, const struct rk_kpack_kernel *e, ZS
 		goto out;
 	}
 	while (done < e->size) {
-		ssize_t got = read(ctx, e->src, (char *)in + done, (size_t)(e->size - done),
-				   e->off + done);
+		ssize_t got = read_fn(ctx, e->src, (char *)in + done, (size_t)(e->size - done),
+				      e->off + done);
 
 		if (got <= 0) {
 			rc = rk_err_set(err, got < 0 ? (int)got : -EIO,
@@ -286,7 +284,7 @@ out:
 }
 
 static int build_zstd(struct rk_composite *s, const struct rk_kpack_kernel *k, size_t n,
-		      rk_source_read_fn read, void *ctx, uint64_t *region, struct rk_err *err)
+		      rk_source_read_fn read_fn, void *ctx, uint64_t *region, struct rk_err *err)
 {
 	ZSTD_CCtx *cctx;
 	unsigned char count[4];
@@ -295,7 +293,7 @@ static int build_zstd(struct rk_composite *s, const struct rk_kpack_kernel *k, s
 	if (n > ZSTD_MAX_KERNELS)
 		return rk_err_set(err, -EFBIG, "%zu kernels: the runtime reads at most %u", n,
 				  ZSTD_MAX_KERNELS);
-	if (!read)
+	if (!read_fn)
 		return rk_err_set(err, -EINVAL, "zstd scheme without a read callback");
 	if (!(cctx = ZSTD_createCCtx()))
 		return rk_err_set(err, -ENOMEM, "out of memory");
@@ -311,13 +309,13 @@ static int build_zstd(struct rk_composite *s, const struct rk_kpack_kernel *k, s
 		rc = rk_err_set(err, -ENOMEM, "out of memory");
 	*region = 4;
 	for (size_t i = 0; i < n && !rc; i++)
-		rc = add_frame(s, &k[i], cctx, read, ctx, region, err);
+		rc = add_frame(s, &k[i], cctx, read_fn, ctx, region, err);
 	ZSTD_freeCCtx(cctx);
 	return rc;
 }
 
 int rk_kpack_build(const char *group, const char *const *arches, size_t narches,
-		   const struct rk_kpack_kernel *k, size_t n, int scheme, rk_source_read_fn read,
+		   const struct rk_kpack_kernel *k, size_t n, int scheme, rk_source_read_fn read_fn,
 		   void *ctx, struct rk_composite *out, struct rk_err *err)
 {
 	struct rk_composite s = RK_COMPOSITE_INIT;
@@ -368,7 +366,7 @@ int rk_kpack_build(const char *group, const char *const *arches, size_t narches,
 	} else {
 		if ((rc = rk_composite_bytes(&s, header, sizeof(header))) != 0)
 			goto nomem;
-		if ((rc = build_zstd(&s, k, n, read, ctx, &region, err)) != 0)
+		if ((rc = build_zstd(&s, k, n, read_fn, ctx, &region, err)) != 0)
 			goto out;
 		rk_put_le64(header + 8, KPACK_BLOB_START + region);
 		if ((rc = rk_composite_write(&s, 8, header + 8, 8)) != 0)
@@ -951,337 +949,4 @@ int rk_kpack_search_pattern(const char *relpath, const char *group, char **out)
 	}
 	*out = rk_buf_detach(&b, NULL);
 	return *out ? 0 : -ENOMEM;
-}
-
-/* Runtime lookup emulation -------------------------------------------------------------- */
-
-struct loaded {
-	char *path; /* canonical */
-	void *buf;
-	struct rk_kpack *k;
-};
-
-struct lookup {
-	char **paths; /* candidate archive paths, in order */
-	size_t npaths, cap;
-	struct loaded *a;
-	size_t na;
-};
-
-static int add_path(struct lookup *l, const char *p, size_t n)
-{
-	char *s;
-
-	if (l->npaths == l->cap) {
-		size_t ncap = l->cap ? 2 * l->cap : 16;
-		char **v = realloc(l->paths, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->paths = v;
-		l->cap = ncap;
-	}
-	if (!(s = strndup(p, n)))
-		return -ENOMEM;
-	l->paths[l->npaths++] = s;
-	return 0;
-}
-
-/* Split a ':'-separated list, dropping empty items (split_path_list). */
-static int add_env_list(struct lookup *l, const char *list)
-{
-	while (*list) {
-		size_t n = strcspn(list, ":");
-		int rc = n ? add_path(l, list, n) : 0;
-
-		if (rc)
-			return rc;
-		list += n + (list[n] == ':');
-	}
-	return 0;
-}
-
-/* Append path, lexically normalized ("." dropped, ".." pops), to b (which holds an
- * absolute directory without trailing '/' or ""). */
-static int append_normalized(struct rk_buf *b, const char *path)
-{
-	while (*path) {
-		size_t n = strcspn(path, "/");
-
-		if ((n == 1 && path[0] == '.') || n == 0) {
-			/* skip */
-		} else if (n == 2 && path[0] == '.' && path[1] == '.') {
-			char *slash = strrchr(b->buf, '/');
-
-			if (slash) {
-				b->len = (size_t)(slash - b->buf);
-				b->buf[b->len] = '\0';
-			}
-		} else if (rk_buf_add(b, "/", 1) || rk_buf_add(b, path, n)) {
-			return -ENOMEM;
-		}
-		path += n + (path[n] == '/');
-	}
-	return 0;
-}
-
-/* std::filesystem::weakly_canonical: realpath of the longest existing prefix, then the
- * rest normalized lexically. Returns a malloc'd path or NULL. */
-static char *weakly_canonical(const char *path)
-{
-	size_t n = strlen(path);
-	char *head = strdup(path), *real = NULL, *r = NULL;
-	struct rk_buf b = RK_BUF_INIT;
-
-	if (!head)
-		return NULL;
-	while (n > 0) {
-		head[n] = '\0';
-		if ((real = realpath(head, NULL)) != NULL)
-			break;
-		while (n > 0 && head[n - 1] != '/') /* drop the last component */
-			n--;
-		while (n > 0 && head[n - 1] == '/')
-			n--;
-	}
-	if (real && strcmp(real, "/") && rk_buf_adds(&b, real))
-		goto out;
-	if (!real && path[0] != '/' && rk_buf_adds(&b, "."))
-		goto out;
-	if (append_normalized(&b, path + n) || (!b.len && rk_buf_adds(&b, "/")))
-		goto out;
-	r = rk_buf_detach(&b, NULL);
-out:
-	free(head);
-	free(real);
-	rk_buf_release(&b);
-	return r;
-}
-
-/* The embedded path p resolved against binary_path's directory (resolve_path). */
-static char *resolve(const char *binary_path, const char *p)
-{
-	struct rk_buf b = RK_BUF_INIT;
-	const char *slash = strrchr(binary_path, '/');
-	char *r;
-
-	if (p[0] == '/')
-		return strdup(p);
-	if (slash ? rk_buf_add(&b, binary_path, (size_t)(slash - binary_path + 1))
-		  : rk_buf_adds(&b, "./")) {
-		rk_buf_release(&b);
-		return NULL;
-	}
-	if (rk_buf_adds(&b, p)) {
-		rk_buf_release(&b);
-		return NULL;
-	}
-	r = weakly_canonical(b.buf);
-	rk_buf_release(&b);
-	return r;
-}
-
-static const char *strip_triple(const char *a)
-{
-	static const char prefix[] = "amdgcn-amd-amdhsa--";
-
-	return strncmp(a, prefix, sizeof(prefix) - 1) == 0 && a[sizeof(prefix) - 1]
-		       ? a + sizeof(prefix) - 1
-		       : a;
-}
-
-#define MAX_CANDIDATES 64
-
-/* Expand the first @GFXARCH@ of p for every (arch, compatible target). */
-static int expand(struct lookup *l, const char *p, const char *const *archs, size_t narchs)
-{
-	const char *at = strstr(p, GFXARCH);
-	char cand[MAX_CANDIDATES][RK_TARGET_MAX];
-
-	if (!at)
-		return add_path(l, p, strlen(p));
-	for (size_t i = 0; i < narchs; i++) {
-		int nc;
-
-		if (!archs[i] || (nc = rk_target_candidates(archs[i], cand, MAX_CANDIDATES)) < 0)
-			continue;
-		for (int c = 0; c < nc; c++) {
-			struct rk_buf b = RK_BUF_INIT;
-			int rc = rk_buf_add(&b, p, (size_t)(at - p)) || rk_buf_adds(&b, cand[c]) ||
-				 rk_buf_adds(&b, at + strlen(GFXARCH));
-
-			rc = rc ? -ENOMEM : add_path(l, b.buf, b.len);
-			rk_buf_release(&b);
-			if (rc)
-				return rc;
-		}
-	}
-	return 0;
-}
-
-static int read_file(const char *path, void **buf, size_t *len)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t done = 0;
-	char *p;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > SIZE_MAX / 2) {
-		close(fd);
-		return -EINVAL;
-	}
-	if (!(p = malloc(st.st_size ? (size_t)st.st_size : 1))) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (done < (size_t)st.st_size) {
-		ssize_t got = read(fd, p + done, (size_t)st.st_size - done);
-
-		if (got <= 0) {
-			int rc = got < 0 ? -errno : -EIO;
-
-			free(p);
-			close(fd);
-			return rc;
-		}
-		done += (size_t)got;
-	}
-	close(fd);
-	*buf = p;
-	*len = done;
-	return 0;
-}
-
-/* Open every candidate that is a regular file and a valid archive, once per canonical
- * path (the runtime's archive cache). */
-static int open_archives(struct lookup *l)
-{
-	if (!(l->a = calloc(l->npaths + 1, sizeof(*l->a))))
-		return -ENOMEM;
-	for (size_t i = 0; i < l->npaths; i++) {
-		struct loaded x = {0};
-		size_t len = 0;
-		int dup = 0;
-
-		if (!(x.path = realpath(l->paths[i], NULL)))
-			continue;
-		for (size_t j = 0; j < l->na && !dup; j++)
-			dup = !strcmp(l->a[j].path, x.path);
-		if (dup || read_file(x.path, &x.buf, &len) ||
-		    rk_kpack_open(x.buf, len, &x.k, NULL)) {
-			free(x.path);
-			free(x.buf);
-			continue;
-		}
-		l->a[l->na++] = x;
-	}
-	return 0;
-}
-
-static void lookup_release(struct lookup *l)
-{
-	for (size_t i = 0; i < l->npaths; i++)
-		free(l->paths[i]);
-	free(l->paths);
-	for (size_t i = 0; l->a && i < l->na; i++) {
-		rk_kpack_close(l->a[i].k);
-		free(l->a[i].buf);
-		free(l->a[i].path);
-	}
-	free(l->a);
-}
-
-static int has_arch(const struct rk_kpack *k, const char *arch)
-{
-	for (size_t i = 0; i < k->narches; i++)
-		if (!strcmp(k->arches[i], arch))
-			return 1;
-	return 0;
-}
-
-static int env_on(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v && v[0] && v[0] != '0';
-}
-
-/* As AMD's loader (rocm-kpack runtime/src/loader.cpp, since e348328): for each arch in
- * order, the first archive holding one of its candidates (most specific first) decides:
- * the code object comes from there, or the lookup fails with that archive's error
- * (another candidate or arch would not help). */
-static int search(const struct lookup *l, const char *key, const char *const *archs, size_t narchs,
-		  void **data, size_t *size, struct rk_err *err)
-{
-	char cand[MAX_CANDIDATES][RK_TARGET_MAX];
-
-	for (size_t i = 0; i < narchs; i++) {
-		int nc, rc;
-
-		if (!archs[i] || (nc = rk_target_candidates(archs[i], cand, MAX_CANDIDATES)) < 0)
-			continue;
-		for (int c = 0; c < nc; c++)
-			for (size_t j = 0; j < l->na; j++) {
-				if (!has_arch(l->a[j].k, cand[c]))
-					continue;
-				rc = rk_kpack_get(l->a[j].k, key, cand[c], data, size, err);
-				if (rc && rc != -ENOMEM)
-					rk_err_wrap(err, rc, "'%s'", l->a[j].path);
-				return rc;
-			}
-	}
-	return rk_err_set(err, -ENOENT, "'%s': no archive serves '%s'%s", key,
-			  narchs && archs[0] ? strip_triple(archs[0]) : "",
-			  narchs > 1 ? " or the other archs" : "");
-}
-
-int rk_kpack_load(const struct rk_kpack_marker *m, const char *binary_path, unsigned co_index,
-		  const char *const *archs, size_t narchs, void **data, size_t *size,
-		  struct rk_err *err)
-{
-	struct lookup l = {0};
-	const char *over = getenv("ROCM_KPACK_PATH"), *prefix = getenv("ROCM_KPACK_PATH_PREFIX");
-	char *key = NULL;
-	struct rk_buf kb = RK_BUF_INIT;
-	int rc = 0;
-
-	*data = NULL;
-	*size = 0;
-	if (env_on("ROCM_KPACK_DISABLE"))
-		return rk_err_set(err, -ENOTSUP, "kpack disabled by ROCM_KPACK_DISABLE");
-	if (!m->kernel_name || !m->npaths || !narchs)
-		return rk_err_set(err, -EINVAL, "no kernel name, search path or arch");
-	if (rk_buf_addf(&kb, "%s#%u", m->kernel_name, co_index))
-		return rk_err_set(err, -ENOMEM, "out of memory");
-	key = kb.buf;
-	if (over && over[0]) {
-		rc = add_env_list(&l, over);
-	} else {
-		if (prefix && prefix[0])
-			rc = add_env_list(&l, prefix);
-		for (size_t i = 0; i < m->npaths && !rc; i++) {
-			char *r = resolve(binary_path, m->paths[i]);
-
-			rc = r ? expand(&l, r, archs, narchs) : -ENOMEM;
-			free(r);
-		}
-	}
-	if (!rc)
-		rc = open_archives(&l);
-	if (rc) {
-		rc = rk_err_set(err, rc, "%s", strerror(-rc));
-		goto out;
-	}
-	if (!l.na) {
-		rc = rk_err_set(err, -ENOENT, "'%s': no archive found (%zu paths tried%s%s)", key,
-				l.npaths, l.npaths ? ", first " : "", l.npaths ? l.paths[0] : "");
-		goto out;
-	}
-	rc = search(&l, key, archs, narchs, data, size, err);
-out:
-	lookup_release(&l);
-	rk_buf_release(&kb);
-	return rc;
 }

@@ -57,10 +57,10 @@ struct pkg_defs {
  * list"). 0 or -errno with err set. */
 int pkg_defs_parse(const char *json, size_t len, struct pkg_defs *out, struct rk_err *err);
 void pkg_defs_release(struct pkg_defs *d);
-/* The definitions in file path (formats/pkg_defs_file.c), or the built-in ones when
+/* The definitions in file path (formats/packages/pkg_defs_file.c), or the built-in ones when
  * path is NULL. */
 int pkg_defs_load(const char *path, struct pkg_defs *d, struct rk_err *err);
-/* An OpenPGP signature of data[0..len) by the secret key named key (formats/pkg_sign.c):
+/* An OpenPGP signature of data[0..len) by the secret key named key (formats/packages/pkg_sign.c):
  * clear-signed text (InRelease) when clear, else detached and armored. *out is malloc'd
  * (*outlen bytes, NUL-terminated). 0 or -errno with err set. */
 int pkg_sign(const char *key, const void *data, size_t len, int clear, char **out,

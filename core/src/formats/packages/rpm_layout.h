@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "rk/composite.h"
-#include "formats/pkg_meta.h"
+#include "formats/packages/pkg_meta.h"
 
 /* One file of the package, sorted by path (strcmp); directories included, the prefix
  * directory first. */

@@ -1,4 +1,5 @@
-/* kpack_elf.c: see rk/kpack_elf.h.
+/* kpack_elf.c: the transform of rk/kpack_elf.h (kpack_elf_read.c reads the input,
+ * kpack_elf_verify.c verifies the result).
  *
  * The transform replays rocm-kpack's kpack_offload_binary (kpack-format.md 3.3) on a model
  * of the output file: the headers as GElf structs, the bytes appended at EOF in memory
@@ -7,11 +8,7 @@
  * as in the reference tool; the tail starts at the original size n, and after the cut
  * an offset o >= AO of the current file is o + L in the uncut one. Only at the end is
  * the model turned into a composite over the original, so the input (which may be a large
- * read-only mapping) is never copied.
- *
- * Reading goes through libelf (elf_memory on the caller's image: for an ELF64 LE file on
- * a little-endian host libelf needs no conversion and never writes to the image). Every
- * offset and size is checked against the file before use. */
+ * read-only mapping) is never copied. */
 #include <endian.h>
 #include <errno.h>
 #include <gelf.h>
@@ -19,357 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/msgpack_read.h"
+#include "formats/archive/msgpack_read.h"
+#include "formats/gpu/kpack_elf_int.h"
 #include "rk/kpack_elf.h"
 #include "util/le.h"
-
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "kpack_elf.c reads ELF64 LE headers in place and needs a little-endian host"
-#endif
-
-#define PAGE 0x1000u
-#define WRAPPER_SIZE 24u
-#define HIPF_MAGIC 0x48495046u
-#define HIPK_MAGIC 0x4B504948u
-#define R_RELATIVE 8u /* R_X86_64_RELATIVE */
-#define PHDR_SIZE 56u
-#define SHDR_SIZE 64u
-#define EHDR_SIZE 64u
-#define RELA_SIZE 24u
-#define MARKER_NAME ".rocm_kpack_ref"
-#define MARKER_MAX 65536u /* the runtime's MAX_METADATA_SIZE */
-#define MARKER_DEPTH 32u /* container levels a marker key or value may span */
-#define PHDR_SPARE 16u /* relocated tables get ceil((n+1)/16)*16 slots */
-#define ZERO_RUN 65536u /* appended zero runs at least this long are zero pieces */
-
-static uint64_t round_up(uint64_t v)
-{
-	return (v + PAGE - 1) & ~(uint64_t)(PAGE - 1);
-}
-
-static uint64_t round_down(uint64_t v)
-{
-	return v & ~(uint64_t)(PAGE - 1);
-}
-
-/* [off, off+len) inside [0, size) without overflow. */
-static int in_file(uint64_t off, uint64_t len, uint64_t size)
-{
-	return off <= size && len <= size - off;
-}
-
-/* ---------------------------------------------------------------------------------------
- * Reading: the headers of the input through libelf, checked. */
-
-struct elf_in {
-	const unsigned char *img;
-	size_t n;
-	Elf *elf;
-	GElf_Ehdr eh;
-	GElf_Phdr *ph;
-	size_t phn;
-	GElf_Shdr *sh;
-	const char **names; /* per section, never NULL once parsed */
-	size_t shn, shstrndx;
-	size_t fatbin, segment, marker; /* section indices, 0 when absent */
-};
-
-static void elf_in_release(struct elf_in *in)
-{
-	if (in->elf)
-		elf_end(in->elf);
-	free(in->ph);
-	free(in->sh);
-	free(in->names);
-	memset(in, 0, sizeof(*in));
-}
-
-static size_t find_section(const struct elf_in *in, const char *name)
-{
-	for (size_t i = 1; i < in->shn; i++)
-		if (!strcmp(in->names[i], name))
-			return i;
-	return 0;
-}
-
-/* 1 and *in filled when img is ELF64 LE with sound headers, 0 when it is not ELF64 LE,
- * -EBADMSG when its headers are broken. Release *in in every case. */
-static int elf_in_parse(const void *img, size_t n, struct elf_in *in, struct rk_err *err)
-{
-	const unsigned char *p = img;
-	size_t phn = 0, shn = 0, strndx = 0;
-
-	memset(in, 0, sizeof(*in));
-	in->img = p;
-	in->n = n;
-	if (n < EI_NIDENT || memcmp(p, ELFMAG, SELFMAG) || p[EI_CLASS] != ELFCLASS64 ||
-	    p[EI_DATA] != ELFDATA2LSB)
-		return 0;
-	if (n < EHDR_SIZE)
-		return rk_err_set(err, -EBADMSG, "truncated ELF header (%zu bytes)", n);
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return rk_err_set(err, -EINVAL, "libelf: %s", elf_errmsg(-1));
-	/* elf_memory takes a non-const pointer; with native byte order and
-	 * ELF_C_READ_MMAP semantics it only reads the image. */
-	in->elf = elf_memory((char *)(uintptr_t)img, n);
-	if (!in->elf || elf_kind(in->elf) != ELF_K_ELF)
-		return rk_err_set(err, -EBADMSG, "libelf cannot read the file: %s", elf_errmsg(-1));
-	if (!gelf_getehdr(in->elf, &in->eh))
-		return rk_err_set(err, -EBADMSG, "bad ELF header: %s", elf_errmsg(-1));
-	if (in->eh.e_ehsize != EHDR_SIZE)
-		return rk_err_set(err, -EBADMSG, "e_ehsize %u is not %u", in->eh.e_ehsize,
-				  EHDR_SIZE);
-
-	/* The counts come from the header itself: libelf silently clamps them to what
-	 * the file size allows, which would hide a truncated table. The extended forms
-	 * live in section 0. */
-	phn = in->eh.e_phnum;
-	shn = in->eh.e_shnum;
-	strndx = in->eh.e_shstrndx;
-	if (in->eh.e_shoff && (shn == 0 || phn == PN_XNUM || strndx == SHN_XINDEX)) {
-		const unsigned char *s0;
-
-		if (!in_file(in->eh.e_shoff, SHDR_SIZE, n))
-			return rk_err_set(err, -EBADMSG,
-					  "section header 0 at %#llx is beyond the end of the file",
-					  (unsigned long long)in->eh.e_shoff);
-		s0 = p + in->eh.e_shoff;
-		if (shn == 0)
-			shn = rk_le64(s0 + 32) > SIZE_MAX ? SIZE_MAX : (size_t)rk_le64(s0 + 32);
-		if (phn == PN_XNUM)
-			phn = rk_le32(s0 + 44);
-		if (strndx == SHN_XINDEX)
-			strndx = rk_le32(s0 + 40);
-	} else if (!in->eh.e_shoff) {
-		shn = 0;
-	}
-
-	/* Program headers. */
-	if (phn) {
-		if (in->eh.e_phentsize != PHDR_SIZE)
-			return rk_err_set(err, -EBADMSG, "e_phentsize %u is not %u",
-					  in->eh.e_phentsize, PHDR_SIZE);
-		if (phn > n / PHDR_SIZE || !in_file(in->eh.e_phoff, phn * PHDR_SIZE, n))
-			return rk_err_set(
-				err, -EBADMSG,
-				"program header table (%zu entries at %#llx) is beyond the "
-				"end of the file (%zu bytes)",
-				phn, (unsigned long long)in->eh.e_phoff, n);
-		in->ph = calloc(phn, sizeof(*in->ph));
-		if (!in->ph)
-			return rk_err_set(err, -ENOMEM, "out of memory");
-		for (size_t i = 0; i < phn; i++)
-			if (!gelf_getphdr(in->elf, (int)i, &in->ph[i]))
-				return rk_err_set(err, -EBADMSG, "program header %zu: %s", i,
-						  elf_errmsg(-1));
-	}
-	in->phn = phn;
-
-	/* Section headers and their names. */
-	if (shn) {
-		const GElf_Shdr *ss;
-
-		if (in->eh.e_shentsize != SHDR_SIZE)
-			return rk_err_set(err, -EBADMSG, "e_shentsize %u is not %u",
-					  in->eh.e_shentsize, SHDR_SIZE);
-		if (shn > n / SHDR_SIZE || !in_file(in->eh.e_shoff, shn * SHDR_SIZE, n))
-			return rk_err_set(
-				err, -EBADMSG,
-				"section header table (%zu entries at %#llx) is beyond the "
-				"end of the file (%zu bytes)",
-				shn, (unsigned long long)in->eh.e_shoff, n);
-		if (strndx == 0 || strndx >= shn)
-			return rk_err_set(err, -EBADMSG,
-					  "section name table index %zu is not a section", strndx);
-		in->sh = calloc(shn, sizeof(*in->sh));
-		in->names = calloc(shn, sizeof(*in->names));
-		if (!in->sh || !in->names)
-			return rk_err_set(err, -ENOMEM, "out of memory");
-		for (size_t i = 0; i < shn; i++) {
-			Elf_Scn *scn = elf_getscn(in->elf, i);
-
-			if (!scn || !gelf_getshdr(scn, &in->sh[i]))
-				return rk_err_set(err, -EBADMSG, "section header %zu: %s", i,
-						  elf_errmsg(-1));
-			if (i && in->sh[i].sh_type != SHT_NOBITS && in->sh[i].sh_type != SHT_NULL &&
-			    !in_file(in->sh[i].sh_offset, in->sh[i].sh_size, n))
-				return rk_err_set(
-					err, -EBADMSG,
-					"section %zu [%#llx, +%#llx) is beyond the end of the "
-					"file (%zu bytes)",
-					i, (unsigned long long)in->sh[i].sh_offset,
-					(unsigned long long)in->sh[i].sh_size, n);
-		}
-		ss = &in->sh[strndx];
-		if (ss->sh_type != SHT_STRTAB || !ss->sh_size)
-			return rk_err_set(err, -EBADMSG, "section %zu is not a string table",
-					  strndx);
-		for (size_t i = 0; i < shn; i++) {
-			in->names[i] = i ? elf_strptr(in->elf, strndx, in->sh[i].sh_name) : "";
-			if (!in->names[i])
-				return rk_err_set(
-					err, -EBADMSG,
-					"section %zu: name offset %u is outside '.shstrtab'", i,
-					in->sh[i].sh_name);
-		}
-	}
-	in->shn = shn;
-	in->shstrndx = strndx;
-	in->fatbin = find_section(in, ".hip_fatbin");
-	if (in->fatbin && in->sh[in->fatbin].sh_type != SHT_PROGBITS &&
-	    in->sh[in->fatbin].sh_type != SHT_NOBITS)
-		return rk_err_set(err, -EBADMSG, "'.hip_fatbin' has section type %u",
-				  in->sh[in->fatbin].sh_type);
-	in->segment = find_section(in, ".hipFatBinSegment");
-	in->marker = find_section(in, MARKER_NAME);
-	return 1;
-}
-
-int rk_kpack_elf_inspect(const void *img, size_t n, struct rk_fat_elf *out, struct rk_err *err)
-{
-	struct elf_in in;
-	int rc = elf_in_parse(img, n, &in, err);
-
-	if (rc <= 0 || !in.fatbin) {
-		elf_in_release(&in);
-		return rc < 0 ? rc : 0;
-	}
-	memset(out, 0, sizeof(*out));
-	out->fatbin_nobits = in.sh[in.fatbin].sh_type == SHT_NOBITS;
-	out->fatbin_off = in.sh[in.fatbin].sh_offset;
-	out->fatbin_size = out->fatbin_nobits ? 0 : in.sh[in.fatbin].sh_size;
-	out->fatbin_addr = in.sh[in.fatbin].sh_addr;
-	if (in.segment)
-		out->nwrappers = in.sh[in.segment].sh_size / WRAPPER_SIZE;
-	if (in.marker) {
-		out->has_marker = 1;
-		out->marker_off = in.sh[in.marker].sh_offset;
-		out->marker_size =
-			in.sh[in.marker].sh_type == SHT_NOBITS ? 0 : in.sh[in.marker].sh_size;
-	}
-	elf_in_release(&in);
-	return 1;
-}
-
-/* ---------------------------------------------------------------------------------------
- * The structural checks of rocm-kpack's ElfVerifier (verify.py; its errors, not its
- * warnings), plus bounds: shared by the transform (on its model) and the verifier. */
-
-struct load_ref {
-	uint64_t off, filesz;
-	size_t idx;
-};
-
-static int cmp_load(const void *a, const void *b)
-{
-	const struct load_ref *x = a, *y = b;
-
-	if (x->off != y->off)
-		return x->off < y->off ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
-static int check_layout(const GElf_Ehdr *eh, const GElf_Phdr *ph, size_t phn, const GElf_Shdr *sh,
-			size_t shn, size_t shstrndx, uint64_t size, struct rk_err *err)
-{
-	struct load_ref *v = calloc(phn ? phn : 1, sizeof(*v));
-	size_t nl = 0;
-	int rc = 0;
-
-	if (!v)
-		return rk_err_set(err, -ENOMEM, "out of memory");
-	for (size_t i = 0; i < phn && !rc; i++) {
-		const GElf_Phdr *p = &ph[i];
-
-		if (p->p_type == PT_PHDR && p->p_offset != eh->e_phoff)
-			rc = rk_err_set(err, -EBADMSG, "PT_PHDR offset %#llx is not e_phoff %#llx",
-					(unsigned long long)p->p_offset,
-					(unsigned long long)eh->e_phoff);
-		if (p->p_type != PT_LOAD || rc)
-			continue;
-		if (p->p_offset % PAGE != p->p_vaddr % PAGE)
-			rc = rk_err_set(err, -EBADMSG,
-					"PT_LOAD %zu: offset %#llx and address %#llx differ modulo "
-					"the page size",
-					i, (unsigned long long)p->p_offset,
-					(unsigned long long)p->p_vaddr);
-		else if (!in_file(p->p_offset, p->p_filesz, size) || p->p_filesz > p->p_memsz)
-			rc = rk_err_set(
-				err, -EBADMSG,
-				"PT_LOAD %zu [%#llx, +%#llx) is beyond the end of the file or "
-				"larger than its memory size",
-				i, (unsigned long long)p->p_offset,
-				(unsigned long long)p->p_filesz);
-		v[nl].off = p->p_offset;
-		v[nl].filesz = p->p_filesz;
-		v[nl++].idx = i;
-	}
-	/* Sorted by offset: overlapping file ranges, or a shared offset with an empty one
-	 * (the "NOBITS collision"). */
-	if (!rc && nl > 1) {
-		uint64_t end = 0;
-		size_t end_idx = 0;
-
-		qsort(v, nl, sizeof(*v), cmp_load);
-		for (size_t i = 0; i < nl && !rc; i++) {
-			if (i && v[i].off == v[i - 1].off && (!v[i].filesz || !v[i - 1].filesz))
-				rc = rk_err_set(err, -EBADMSG,
-						"PT_LOAD %zu and %zu share file offset %#llx",
-						v[i - 1].idx, v[i].idx,
-						(unsigned long long)v[i].off);
-			else if (v[i].filesz && i && v[i].off < end)
-				rc = rk_err_set(err, -EBADMSG,
-						"PT_LOAD %zu and %zu have overlapping file ranges",
-						end_idx, v[i].idx);
-			if (v[i].filesz && v[i].off + v[i].filesz > end) {
-				end = v[i].off + v[i].filesz;
-				end_idx = v[i].idx;
-			}
-		}
-	}
-	free(v);
-	if (rc)
-		return rc;
-	if (shn && shstrndx < shn) {
-		for (size_t i = 0; i < shn; i++)
-			if (sh[i].sh_name >= sh[shstrndx].sh_size)
-				return rk_err_set(
-					err, -EBADMSG,
-					"section %zu: name offset %u exceeds '.shstrtab' size", i,
-					sh[i].sh_name);
-	}
-	for (size_t i = 1; i < shn; i++)
-		if (sh[i].sh_type != SHT_NOBITS && sh[i].sh_type != SHT_NULL &&
-		    !in_file(sh[i].sh_offset, sh[i].sh_size, size))
-			return rk_err_set(err, -EBADMSG,
-					  "section %zu is beyond the end of the file", i);
-	if (shn && phn) {
-		uint64_t s0 = eh->e_shoff, s1 = s0 + (uint64_t)shn * SHDR_SIZE;
-		uint64_t p0 = eh->e_phoff, p1 = p0 + (uint64_t)phn * PHDR_SIZE;
-
-		if (s0 < p1 && p0 < s1)
-			return rk_err_set(err, -EBADMSG,
-					  "section header table overlaps the program header table");
-	}
-	return 0;
-}
-
-/* The PT_LOAD holding [vaddr, vaddr+len) in its file bytes; its file offset in *off. */
-static const GElf_Phdr *load_at(const GElf_Phdr *ph, size_t phn, uint64_t vaddr, uint64_t len,
-				uint64_t *off)
-{
-	for (size_t i = 0; i < phn; i++) {
-		const GElf_Phdr *p = &ph[i];
-
-		if (p->p_type != PT_LOAD || vaddr < p->p_vaddr || vaddr - p->p_vaddr >= p->p_memsz)
-			continue;
-		if (vaddr - p->p_vaddr > p->p_filesz || len > p->p_filesz - (vaddr - p->p_vaddr))
-			return NULL; /* not backed by the file */
-		*off = p->p_offset + (vaddr - p->p_vaddr);
-		return p;
-	}
-	return NULL;
-}
 
 /* ---------------------------------------------------------------------------------------
  * The model of the output. */
@@ -740,7 +390,7 @@ static int redirect(struct tx *t, uint64_t mvaddr)
 				  (unsigned long long)seg->sh_size, WRAPPER_SIZE);
 	if (!nw)
 		goto relocs;
-	if (!load_at(t->ph, t->phn, seg->sh_addr, seg->sh_size, &segoff) ||
+	if (!kelf_load_at(t->ph, t->phn, seg->sh_addr, seg->sh_size, &segoff) ||
 	    !in_file(segoff, seg->sh_size, t->n))
 		return rk_err_set(
 			t->err, -EBADMSG,
@@ -1060,7 +710,7 @@ int rk_kpack_elf_transform(const void *img, size_t n, const void *m, size_t mlen
 	struct elf_in in;
 	struct tx t = {0};
 	uint64_t mvaddr = 0;
-	int rc = elf_in_parse(img, n, &in, err);
+	int rc = kelf_in_parse(img, n, &in, err);
 
 	memset(out, 0, sizeof(*out));
 	if (rc <= 0) {
@@ -1134,112 +784,14 @@ int rk_kpack_elf_transform(const void *img, size_t n, const void *m, size_t mlen
 	    (rc = zero_page(&t)) || (rc = normalize_phdr(&t)))
 		goto out;
 	/* Step 8: ElfVerifier on the result. */
-	if ((rc = check_layout(&t.eh, t.ph, t.phn, t.sh, t.shn, in.shstrndx, cur_size(&t), err))) {
+	if ((rc = kelf_check_layout(&t.eh, t.ph, t.phn, t.sh, t.shn, in.shstrndx, cur_size(&t),
+				    err))) {
 		rk_err_wrap(err, rc, "the split binary would be invalid");
 		goto out;
 	}
 	rc = emit(&t, out);
 out:
 	tx_release(&t);
-	elf_in_release(&in);
-	return rc;
-}
-
-/* ---------------------------------------------------------------------------------------
- * Verification. */
-
-/* The marker is one msgpack map with a non-empty "kpack_search_paths" array and a
- * "kernel_name" string (kpack-format.md 3.1). */
-static int check_marker(const unsigned char *p, size_t len, struct rk_err *err)
-{
-	struct rk_mp_cursor c = RK_MP_CURSOR(p, len);
-	struct rk_mp_head map, k, v;
-	int paths = 0, name = 0;
-
-	if (rk_mp_head(&c, &map) || map.kind != RK_MP_MAP || map.count > len)
-		goto bad;
-	for (uint64_t i = 0; i < map.count; i++) {
-		const unsigned char *key;
-
-		if (rk_mp_head(&c, &k))
-			goto bad;
-		key = p + c.off;
-		/* keys and values: at most 32 container levels below the map */
-		if (rk_mp_skip_body(&c, &k, MARKER_DEPTH) || rk_mp_head(&c, &v))
-			goto bad;
-		if (rk_mp_head_is(&k, key, "kpack_search_paths"))
-			paths = v.kind == RK_MP_ARRAY && v.count > 0;
-		else if (rk_mp_head_is(&k, key, "kernel_name"))
-			name = v.kind == RK_MP_STR;
-		if (rk_mp_skip_body(&c, &v, MARKER_DEPTH))
-			goto bad;
-	}
-	if (!paths || !name)
-		return rk_err_set(err, -EBADMSG, "'%s' lacks 'kpack_search_paths' or 'kernel_name'",
-				  MARKER_NAME);
-	return 0;
-bad:
-	return rk_err_set(err, -EBADMSG, "'%s' is not a msgpack map", MARKER_NAME);
-}
-
-static int verify_split(const struct elf_in *in, struct rk_err *err)
-{
-	const GElf_Shdr *mk = &in->sh[in->marker];
-	const GElf_Phdr *p;
-	uint64_t off = 0;
-	int rc;
-
-	if (mk->sh_type != SHT_PROGBITS || !(mk->sh_flags & SHF_ALLOC))
-		return rk_err_set(err, -EBADMSG, "'%s' is not an allocated PROGBITS section",
-				  MARKER_NAME);
-	if ((rc = check_marker(in->img + mk->sh_offset, mk->sh_size, err)))
-		return rc;
-	p = load_at(in->ph, in->phn, mk->sh_addr, mk->sh_size, &off);
-	if (!p || off != mk->sh_offset || !(p->p_flags & PF_R))
-		return rk_err_set(err, -EBADMSG, "'%s' is not mapped by a readable PT_LOAD",
-				  MARKER_NAME);
-	if (in->fatbin && in->sh[in->fatbin].sh_type != SHT_NOBITS) {
-		/* Allowed only when zero-paging had nothing to cut. */
-		uint64_t S = in->sh[in->fatbin].sh_addr, E = S + in->sh[in->fatbin].sh_size;
-		uint64_t A = round_up(S), B = round_down(E);
-
-		if (E >= S && A < B && B - A - (E % PAGE == 0 ? PAGE : 0) > 0)
-			return rk_err_set(err, -EBADMSG,
-					  "'.hip_fatbin' has whole pages but is not NOBITS");
-	}
-	if (in->segment) {
-		const GElf_Shdr *seg = &in->sh[in->segment];
-		uint64_t so = 0;
-
-		if (seg->sh_type != SHT_PROGBITS || seg->sh_size % WRAPPER_SIZE ||
-		    (seg->sh_size && !load_at(in->ph, in->phn, seg->sh_addr, seg->sh_size, &so)) ||
-		    !in_file(so, seg->sh_size, in->n))
-			return rk_err_set(err, -EBADMSG,
-					  "'.hipFatBinSegment' is not a wrapper array");
-		for (uint64_t i = 0; i < seg->sh_size / WRAPPER_SIZE; i++) {
-			const unsigned char *w = in->img + so + i * WRAPPER_SIZE;
-
-			if (rk_le32(w) != HIPK_MAGIC)
-				return rk_err_set(err, -EBADMSG, "wrapper %llu is not HIPK",
-						  (unsigned long long)i);
-		}
-	}
-	return 0;
-}
-
-int rk_kpack_elf_verify(const void *img, size_t n, struct rk_err *err)
-{
-	struct elf_in in;
-	int rc = elf_in_parse(img, n, &in, err);
-
-	if (rc == 0)
-		rc = rk_err_set(err, -EBADMSG, "not an ELF64 LE file");
-	if (rc < 0)
-		goto out;
-	rc = check_layout(&in.eh, in.ph, in.phn, in.sh, in.shn, in.shstrndx, n, err);
-	if (!rc && in.marker)
-		rc = verify_split(&in, err);
-out:
-	elf_in_release(&in);
+	kelf_in_release(&in);
 	return rc;
 }

@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 
-#include "formats/pkg_meta.h"
+#include "formats/packages/pkg_meta.h"
 #include "rk/composite.h"
 
 /* The binary control stanza (DEBIAN/control): Package, Version ("version-release", or
@@ -39,7 +39,7 @@ char *rk_deb_stanza(const struct rk_pkg_meta *m, const char *extra);
 char *rk_deb_version(const struct rk_pkg_meta *m);
 
 /* The whole .deb for meta m over data_tar (an uncompressed tar of the package's files,
- * e.g. formats/tar_layout.h; its sources are added to out's table). The control member
+ * e.g. formats/archive/tar_layout.h; its sources are added to out's table). The control member
  * holds ./, ./control and m->scripts (preinst, postinst, prerm, postrm, config; mode
  * 0755), all owned by 0/0 with mtime m->mtime. 0 or -ENOMEM/-EINVAL (bad meta, an
  * unknown or repeated script name); *out (release with rk_composite_release) is

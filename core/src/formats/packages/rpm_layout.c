@@ -12,7 +12,7 @@
 
 #include "rk/buf.h"
 #include "rk/hash.h"
-#include "formats/rpm_layout.h"
+#include "formats/packages/rpm_layout.h"
 
 /* header tag types */
 enum { T_INT16 = 3, T_INT32 = 4, T_INT64 = 5, T_STRING = 6, T_BIN = 7, T_ARRAY = 8, T_I18N = 9 };

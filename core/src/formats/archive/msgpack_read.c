@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/msgpack_read.h"
+#include "formats/archive/msgpack_read.h"
 
 /* A big-endian length of len bytes at the cursor. */
 static int head_len(struct rk_mp_cursor *c, unsigned len, uint64_t *v)

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "formats/pkg_meta.h"
+#include "formats/packages/pkg_meta.h"
 
 /* One package of a Packages file. */
 struct rk_apt_entry {

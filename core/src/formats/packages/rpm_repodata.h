@@ -1,4 +1,4 @@
-/* rpm_repodata.h: the repodata/ of a directory of RPM packages (formats/rpm_layout.h), as
+/* rpm_repodata.h: the repodata/ of a directory of RPM packages (formats/packages/rpm_layout.h), as
  * createrepo_c 0.17 writes it with --simple-md-filenames (as TheRock's
  * upload_package_repo.py runs it): primary, filelists and other .xml.gz named
  * "<type>.xml.gz", and repomd.xml with their sha256 checksums,
@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "formats/pkg_meta.h"
-#include "formats/rpm_layout.h"
+#include "formats/packages/pkg_meta.h"
+#include "formats/packages/rpm_layout.h"
 
 /* One package of the repository. */
 struct rk_rpm_pkg {

@@ -1,5 +1,5 @@
 /* pkg_rules.c: TheRock's package.json and the rules of build_tools/packaging/linux/
- * (formats/pkg_rules.h).
+ * (formats/packages/pkg_rules.h).
  *
  * The planner mirrors upstream's functions one for one, under their names, so that a
  * change upstream maps to one place here: update_package_name (pkg_name),
@@ -25,7 +25,7 @@
 #include <jansson.h>
 
 #include "rk/buf.h"
-#include "formats/pkg_rules.h"
+#include "formats/packages/pkg_rules.h"
 
 #define PKG_DEFS_MAX (16u << 20) /* upstream's file is 116 KB */
 

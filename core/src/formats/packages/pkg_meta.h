@@ -1,7 +1,7 @@
 /* pkg_meta.h: what a native package says about itself, shared by the DEB writer
- * (formats/deb_layout.h), the RPM writer (formats/rpm_layout.h) and the repository
- * indexes (formats/apt_index.h, formats/rpm_repodata.h). The rules that compute these
- * values from TheRock's package definitions live in formats/pkg_rules.h; this header is
+ * (formats/packages/deb_layout.h), the RPM writer (formats/packages/rpm_layout.h) and the repository
+ * indexes (formats/packages/apt_index.h, formats/packages/rpm_repodata.h). The rules that compute these
+ * values from TheRock's package definitions live in formats/packages/pkg_rules.h; this header is
  * only the hand-off. Strings are borrowed from the caller and never NULL unless said. */
 #ifndef RK_PKG_META_H
 #define RK_PKG_META_H

@@ -6,8 +6,8 @@
 
 #include <openssl/evp.h>
 
-#include "formats/apt_index.h"
-#include "formats/deb_layout.h"
+#include "formats/packages/apt_index.h"
+#include "formats/packages/deb_layout.h"
 #include "rk/buf.h"
 
 char *rk_apt_pool_path(const struct rk_pkg_meta *m)

@@ -11,8 +11,8 @@
 
 #include <zlib.h>
 
-#include "formats/deb_layout.h"
-#include "formats/tar_layout.h"
+#include "formats/packages/deb_layout.h"
+#include "formats/archive/tar_layout.h"
 #include "rk/buf.h"
 
 #define AR_HEADER 60

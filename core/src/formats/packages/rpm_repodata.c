@@ -12,7 +12,7 @@
 #include "rk/buf.h"
 #include "rk/compiler.h"
 #include "rk/hash.h"
-#include "formats/rpm_repodata.h"
+#include "formats/packages/rpm_repodata.h"
 
 /* A sticky-error writer: the first failure is kept, later calls do nothing. */
 struct out {

@@ -11,18 +11,16 @@
  * error), the exact grammar of numbers and dates, UTF-8. Bounded: 16 keys in a path,
  * 255 bytes per key, 64 nested arrays or inline tables. */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "rk/buf.h"
 #include "rk/topology.h"
+#include "util/file_read.h"
 
 #define KEY_MAX 256
 #define KEYS_MAX 16
@@ -582,36 +580,21 @@ int rk_topology_parse(const char *text, size_t len, const char *name, struct rk_
 
 int rk_topology_load(const char *path, struct rk_topology *t, struct rk_err *err)
 {
-	struct stat st;
 	char *text = NULL;
 	size_t got = 0;
-	int fd, rc = 0;
+	int rc;
 
 	memset(t, 0, sizeof(*t));
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return rk_err_set(err, -errno, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st))
-		rc = rk_err_set(err, -errno, "%s: %s", path, strerror(errno));
-	else if (!S_ISREG(st.st_mode))
-		rc = rk_err_set(err, -EINVAL, "%s: not a regular file", path);
-	else if ((uint64_t)st.st_size > RK_TOPOLOGY_MAX)
-		rc = rk_err_set(err, -EFBIG, "%s: larger than %u bytes", path, RK_TOPOLOGY_MAX);
-	else if (!(text = malloc((size_t)st.st_size + 1)))
-		rc = -ENOMEM;
-	while (!rc && got < (size_t)st.st_size) {
-		ssize_t n = read(fd, text + got, (size_t)st.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			rc = rk_err_set(err, n ? -errno : -EIO, "%s: %s", path,
-					n ? strerror(errno) : "shorter than its size");
-		else
-			got += (size_t)n;
-	}
-	close(fd);
-	if (!rc)
-		rc = rk_topology_parse(text, got, path, t, err);
+	rc = rk_file_read(path, RK_TOPOLOGY_MAX, &text, &got);
+	if (rc == -EINVAL)
+		return rk_err_set(err, rc, "%s: not a regular file", path);
+	if (rc == -EFBIG)
+		return rk_err_set(err, rc, "%s: larger than %u bytes", path, RK_TOPOLOGY_MAX);
+	if (rc == -EIO)
+		return rk_err_set(err, rc, "%s: shorter than its size", path);
+	if (rc)
+		return rk_err_set(err, rc, "%s: %s", path, strerror(-rc));
+	rc = rk_topology_parse(text, got, path, t, err);
 	free(text);
 	return rc;
 }

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "formats/tar_layout.h"
+#include "formats/archive/tar_layout.h"
 
 #define BLOCK 512
 #define NAME_FIELD 100

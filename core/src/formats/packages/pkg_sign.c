@@ -11,7 +11,7 @@
 #include <gpgme.h>
 
 #include "rk/pkgdefs.h"
-#include "formats/pkg_rules.h"
+#include "formats/packages/pkg_rules.h"
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 

@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "util/le.h"
-#include "formats/zip_layout.h"
+#include "formats/archive/zip_layout.h"
 
 #define DOS_MIN 315532800 /* 1980-01-01 00:00:00 UTC */
 #define DOS_MAX 4354819198LL /* 2107-12-31 23:59:58 UTC */

@@ -1,0 +1,1 @@
+/* Planted: a formats file outside the sub-folders. */
