@@ -58,4 +58,18 @@ int get_dir(struct rk_vfs *v, uint64_t ino, struct node **out, struct rk_err *er
  * file being made. No lock held; n's src was seen under the tree lock. */
 int ensure_ready(struct rk_vfs *v, struct node *n, int open, struct rk_err *err);
 
+/* store_views.c: store-level views (struct vfs_view.place VFS_VIEW_STORE) */
+/* Collect and check the store views (rk_vfs_open): -EINVAL with err for a bad name. */
+int store_views_open(struct rk_vfs *v, struct rk_err *err);
+/* Give store directory dir (the root of a store of runs, an {owner}-{repo}/: its populate
+ * function, before the runs are listed) its store views' lazy directories and state. No
+ * lock held. */
+int store_views_add(struct rk_vfs *v, struct node *dir);
+/* The store listing of store directory dir (at path) has an entry name that would be a
+ * run or org directory: if a store view has that name, log once that it is not listed. */
+void store_views_hides(struct rk_vfs *v, struct node *dir, const char *path, const char *name);
+/* Unmount: stop every store view state, then free them. */
+void store_views_stop(struct rk_vfs *v);
+void store_views_free(struct rk_vfs *v);
+
 #endif

@@ -118,7 +118,7 @@ int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	browse = served_lazy_dir(v, dir, "browse", NULL, dir->mtime);
 	rc = arts && browse ? 0 : -ENOMEM;
 	for (size_t i = 0; !rc && i < vfs_nviews; i++)
-		if (vfs_views[i]->shown(cat) &&
+		if (vfs_views[i]->place == VFS_VIEW_RUN && vfs_views[i]->shown(cat) &&
 		    !served_lazy_dir(v, dir, vfs_views[i]->name, vfs_views[i]->populate,
 				     dir->mtime))
 			rc = -ENOMEM;
@@ -212,6 +212,15 @@ static int add_listed(struct rk_vfs *v, struct node *dir, const char *path, int 
 	return rc;
 }
 
+/* Log the entries of listing l that a store view's directory in dir hides (once). */
+static void log_hidden(struct rk_vfs *v, struct node *dir, const char *path, int top,
+		       const struct rk_store_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (pop_kind(&l->v[i], top))
+			store_views_hides(v, dir, path, l->v[i].name);
+}
+
 static int pop_dirs(struct rk_vfs *v, struct node *dir, const char *path, int top,
 		    struct rk_err *err)
 {
@@ -229,10 +238,11 @@ static int pop_dirs(struct rk_vfs *v, struct node *dir, const char *path, int to
 	for (size_t i = 0; top && i < l.n; i++)
 		if (pop_kind(&l.v[i], top))
 			top = 2; /* not empty */
-	if (top && (rc = add_readme(v, dir, top == 1))) {
+	if ((top && (rc = add_readme(v, dir, top == 1))) || (rc = store_views_add(v, dir))) {
 		rk_store_list_release(&l);
 		return rc;
 	}
+	log_hidden(v, dir, path, top, &l);
 	rc = add_listed(v, dir, path, top, &l, NULL);
 	rk_store_list_release(&l);
 	dir->listed_ms = now_ms();
@@ -276,6 +286,7 @@ int refresh_listing(struct rk_vfs *v, struct node *dir)
 	rk_store_forget(v->store, path);
 	rc = rk_store_list(v->store, path, &l, &err);
 	if (!rc) {
+		log_hidden(v, dir, path, top, &l);
 		rc = add_listed(v, dir, path, top, &l, &added);
 		rk_store_list_release(&l);
 	}

@@ -89,6 +89,8 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 		goto fail;
 	if ((rc = vfs_ahead_new(v->cache, AHEAD_THREADS, &v->ahead)))
 		goto fail;
+	if ((rc = store_views_open(v, err)))
+		goto fail;
 	root = served_lazy_dir(v, NULL, "", pop_root, v->mount_time);
 	if (!root) {
 		rc = -ENOMEM;
@@ -116,10 +118,12 @@ void rk_vfs_close(struct rk_vfs *v)
 	pthread_mutex_unlock(&v->wait_lock);
 	/* background work may read what nodes own; private trees (of views' state and of
 	 * what services derived) go while the served nodes they may link to are there */
+	store_views_stop(v);
 	for (r = v->runs; r; r = r->next)
 		for (size_t i = 0; i < vfs_nviews; i++)
 			if (r->vstate[i] && vfs_views[i]->stop)
 				vfs_views[i]->stop(r->vstate[i]);
+	store_views_free(v); /* before the artifacts: a store view may read their values */
 	for (r = v->runs; r; r = r->next) {
 		for (size_t i = 0; i < r->cat->narts; i++) {
 			if (r->artifacts[i].started)
