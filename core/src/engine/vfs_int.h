@@ -175,6 +175,7 @@ struct rk_vfs {
 	pthread_mutex_t refresh_lock; /* one listing again at a time */
 	struct vfs_ahead *ahead; /* blob read-ahead (NULL: off) */
 	pthread_mutex_t ahead_lock; /* directories' opened/ahead counters */
+	struct vfs_stores *stores; /* store-level views and their state (store_views.c) */
 };
 
 /* ---- trees ----
@@ -256,19 +257,27 @@ int vfs_run_manifest(struct rk_vfs *v, struct node *dir, struct rk_manifest *out
 		     struct rk_err *err);
 
 /* ---- the view contract ----
- * A view is a directory RUN/<name>/ that the engine creates, lazily, in every run that
- * shows it; everything below it is the view's. The engine calls populate on first
- * access (no lock held), stop before the tree is freed (background work that reads
- * nodes must end), then free with the view's per-run state (*vfs_view_state), which the
- * view creates itself. Views live in view_*.c, one table each, listed in view_registry.c
- * in RUN/ order; a view never includes or calls another view. */
+ * A view is a directory that the engine creates, lazily, where the view says it lives
+ * (place): RUN/<name>/ in every run that shows it (a run view), or /<name>/ at the root
+ * of a store of runs and in each {owner}-{repo}/ (a store view, spanning the runs listed
+ * there); everything below it is the view's. The engine calls populate on first access
+ * (no lock held), stop before the tree is freed (background work that reads nodes must
+ * end), then free with the view's state, which the view creates itself: per run
+ * (*vfs_view_state) for a run view, per store directory (*vfs_store_state) for a store
+ * view. Views live in view_*.c, one table each, listed in view_registry.c in RUN/ order;
+ * a view never includes or calls another view. */
+enum vfs_place {
+	VFS_VIEW_RUN, /* RUN/<name>/ (the default) */
+	VFS_VIEW_STORE /* /<name>/ next to the runs of a store (not a run's name, nor README) */
+};
 struct vfs_view {
-	const char *name; /* the directory below RUN/ */
+	const char *name; /* the directory below RUN/ (or the store) */
 	const char *readme; /* its lines in the mount's README */
-	int (*shown)(const struct rk_run *cat); /* whether run cat has this directory */
-	vfs_pop_fn populate; /* RUN/<name>/ */
+	int (*shown)(const struct rk_run *cat); /* a run view: whether run cat has this directory */
+	vfs_pop_fn populate; /* RUN/<name>/ or /<name>/ */
 	void (*stop)(void *state); /* may be NULL */
 	void (*free)(void *state); /* called for a state that is set; NULL: no state */
+	uint8_t place; /* enum vfs_place */
 };
 /* A shown function: runs that have artifacts (most views). */
 int vfs_run_has_artifacts(const struct rk_run *cat);
@@ -276,5 +285,19 @@ extern const struct vfs_view *const vfs_views[];
 extern const size_t vfs_nviews;
 /* The slot of r holding view's per-run state (NULL until the view sets it). */
 void **vfs_view_state(struct run *r, const struct vfs_view *view);
+/* Store views (no lock held). The slot holding a store view's state for the store
+ * directory that dir (its directory or a node below it) is in (NULL until the view sets
+ * it). */
+void **vfs_store_state(struct rk_vfs *v, const struct node *dir, const struct vfs_view *view);
+/* The names of the runs of the store directory dir is in, sorted (malloc'd, each and the
+ * array), after listing the store again if its listing is older than list_ttl. */
+int vfs_store_runs(struct rk_vfs *v, const struct node *dir, char ***names, size_t *n,
+		   struct rk_err *err);
+/* Run name of the store directory dir is in, populated (run->cat, its artifacts); -ENOENT
+ * when there is no such run there. */
+int vfs_store_run(struct rk_vfs *v, const struct node *dir, const char *name, struct run **out,
+		  struct rk_err *err);
+/* Unit tests only: store views the next rk_vfs_open adds to vfs_views[]' (n 0: none). */
+void vfs_test_store_views(const struct vfs_view *const *views, size_t n);
 
 #endif
