@@ -43,8 +43,10 @@
 #include "rk/log.h"
 #include "rk/wheel.h"
 #include "cache/composite_read.h"
+#include "cache/memo.h"
 #include "services/flatten.h"
 #include "views/python/view_python.h"
+#include "util/array.h"
 
 struct pyfile {
 	char *file; /* e.g. "rocm_sdk_core-7.13.0-py3-none-linux_x86_64.whl" */
@@ -121,16 +123,9 @@ static struct pyfile *pyset_add(struct pyset *s, const char *file, int *rc)
 				 sizeof(f.dist_info));
 	if (f.kind == RK_PYFILE_NONE)
 		return NULL;
-	if (s->n == s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 16;
-		struct pyfile *v = realloc(s->v, ncap * sizeof(*v));
-
-		if (!v) {
-			*rc = -ENOMEM;
-			return NULL;
-		}
-		s->v = v;
-		s->cap = ncap;
+	if (RK_GROW(s->v, s->cap, s->n, 16)) {
+		*rc = -ENOMEM;
+		return NULL;
 	}
 	n = &s->v[s->n++]; /* the set owns it from here, even half made */
 	*n = f;
@@ -163,17 +158,6 @@ static int pyset_scan(const char *run_path, const char *sub, struct pyset *s,
 }
 
 /* ---- hashes, once per stored file version, kept in the cache ---- */
-
-int vfs_pyhash_rel(struct rk_vfs *v, const char *kind, const char *path, uint64_t size,
-		   int64_t mtime_ns, char rel[RK_MEMO_NAME])
-{
-	char sz[32], mt[32];
-	const char *parts[] = {kind, rk_store_id(v->store), path, sz, mt};
-
-	snprintf(sz, sizeof(sz), "%llu", (unsigned long long)size);
-	snprintf(mt, sizeof(mt), "%lld", (long long)mtime_ns);
-	return rk_memo_name("pyhash", kind, parts, 5, rel);
-}
 
 /* f's record: by store identity, or a synthesized wheel's composite digest. */
 static int hash_key(struct rk_vfs *v, const struct pyfile *f, char rel[128])
@@ -255,36 +239,47 @@ static int hash_composite(struct rk_vfs *v, struct pyfile *f, struct rk_err *err
 	return rc;
 }
 
+struct sha_memo {
+	struct rk_vfs *v;
+	struct pyfile *f;
+};
+
+static int sha_load(void *ctx, char *data, size_t len)
+{
+	struct pyfile *f = ((struct sha_memo *)ctx)->f;
+
+	if (len < RK_SHA256_HEX - 1)
+		return -EINVAL;
+	data[RK_SHA256_HEX - 1] = '\0';
+	if (!rk_is_sha256_hex(data))
+		return -EINVAL;
+	memcpy(f->sha, data, RK_SHA256_HEX);
+	return 0;
+}
+
+static int sha_compute(void *ctx, struct rk_buf *rec, struct rk_err *err)
+{
+	struct sha_memo *m = ctx;
+	int rc = m->f->synth ? hash_composite(m->v, m->f, err) : hash_object(m->v, m->f, err);
+
+	return rc ? rc : rk_buf_addf(rec, "%s\n", m->f->sha);
+}
+
 static int file_sha256(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
 {
-	char rel[128], *data = NULL;
-	size_t len;
-	int rc;
+	struct sha_memo sm = {v, f};
+	const struct rk_memo m = {sha_load, sha_compute, &sm, 4096};
+	char rel[128];
+	int rc, unkept;
 
 	if (f->bytes)
 		return rk_sha256_buf(f->bytes, f->size, f->sha);
 	if ((rc = hash_key(v, f, rel)))
 		return rc;
-	if (v->cache && !rk_cache_get_file(v->cache, rel, 4096, &data, &len, NULL)) {
-		int ok = len >= RK_SHA256_HEX - 1 && (data[RK_SHA256_HEX - 1] = '\0', 1) &&
-			 rk_is_sha256_hex(data);
-
-		if (ok)
-			memcpy(f->sha, data, RK_SHA256_HEX);
-		free(data);
-		if (ok)
-			return 0;
-	}
-	if ((rc = f->synth ? hash_composite(v, f, err) : hash_object(v, f, err)))
+	if ((rc = rk_memo_load_or_compute(v->cache, "pyhash", rel, &m, &unkept, err)))
 		return rc;
-	if (v->cache) {
-		char line[RK_SHA256_HEX + 1];
-
-		rk_cache_area(v->cache, "pyhash");
-		snprintf(line, sizeof(line), "%s\n", f->sha);
-		if (rk_cache_put_file(v->cache, rel, line, strlen(line), NULL))
-			rk_warn("'%s': could not keep its hash in the cache", f->path);
-	}
+	if (unkept)
+		rk_warn("'%s': could not keep its hash in the cache", f->path);
 	return 0;
 }
 
@@ -701,11 +696,6 @@ static const char *stored_family(struct rk_vfs *v, struct run *r, const struct p
 	return NULL;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Add family name to fm (a name python/ has already, or a dot name, is not one). */
 static int pyfams_add(struct pyfams *fm, const char *name)
 {
@@ -750,7 +740,7 @@ static int pyfams_of(struct rk_vfs *v, struct run *r, const struct rk_store_list
 			if (strcmp(r->cat->targets[i], "generic"))
 				rc = pyfams_add(fm, r->cat->targets[i]);
 	if (fm->n)
-		qsort(fm->name, fm->n, sizeof(*fm->name), cmp_str);
+		qsort(fm->name, fm->n, sizeof(*fm->name), rk_cmp_str);
 	return rc;
 }
 

@@ -37,10 +37,13 @@
 #include "rk/manifest.h"
 #include "cache/composite_read.h"
 #include "views/python/pysrc.h"
+#include "formats/elf_runpath.h"
 #include "formats/tar_layout.h"
+#include "formats/wheel_text.h"
 #include "views/python/view_python.h"
 #include "formats/zip_layout.h"
 #include "services/flatten.h"
+#include "util/array.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -402,25 +405,6 @@ static int excluded(const struct pkg *p, const char *rel, int is_dir)
 	return !is_dir && glob_any(core_excludes, rel);
 }
 
-/* The exec stub (exe_stub.c) running rp, relative to its own directory, in *out
- * (malloc'd, rk_exe_stub_len bytes). */
-static int exe_stub(const char *rp, char **out)
-{
-	const char *mark =
-		memmem(rk_exe_stub, rk_exe_stub_len, RK_EXE_STUB_MARK, strlen(RK_EXE_STUB_MARK));
-	size_t at = mark ? (size_t)(mark - rk_exe_stub) : 0;
-
-	if (!mark || strlen(rp) >= RK_EXE_STUB_TARGET_MAX ||
-	    rk_exe_stub_len - at < RK_EXE_STUB_TARGET_MAX)
-		return -ENAMETOOLONG;
-	if (!(*out = malloc(rk_exe_stub_len)))
-		return -ENOMEM;
-	memcpy(*out, rk_exe_stub, rk_exe_stub_len);
-	memset(*out + at, 0, RK_EXE_STUB_TARGET_MAX);
-	memcpy(*out + at, rp, strlen(rp));
-	return 0;
-}
-
 /* The console scripts of TheRock's rocm-sdk-core (setup.py, Linux), each with the program
  * its rocm_sdk_core._cli function runs: declared when the core wheel holds the program. */
 static const struct {
@@ -537,9 +521,7 @@ static int rpath_member(struct synth *s, struct pkg *p, const struct node *t, co
 	if (!rc && (img = mmap(NULL, t->size, PROT_READ, MAP_SHARED, fd, 0)) == MAP_FAILED)
 		rc = rk_err_set(s->err, -errno, "'%s': mmap: %s", rel, strerror(errno));
 	close(fd);
-	if (!rc && (!(*c = calloc(1, sizeof(**c))) ||
-		    (p->nrw == p->caprw &&
-		     !(p->rw = reallocarray(p->rw, p->caprw = p->caprw * 2 + 8, sizeof(*p->rw))))))
+	if (!rc && !(rc = RK_GROW(p->rw, p->caprw, p->nrw, 8)) && !(*c = calloc(1, sizeof(**c))))
 		rc = -ENOMEM;
 	if (!rc) {
 		rc = rk_elf_rpath_add(img, t->size, add.buf, *c, s->err);
@@ -605,7 +587,7 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 			char rp[4096], *stub = NULL;
 
 			relpath(dirpart, target, rp, sizeof(rp));
-			if (!(rc = exe_stub(rp, &stub)))
+			if (!(rc = rk_exe_stub_for(rp, &stub)))
 				rc = pywheel_add(&p->w, rel->buf, S_IFREG | 0755, rk_exe_stub_len,
 						 NULL, stub, NULL, NULL);
 			else
@@ -643,53 +625,6 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 	return rc;
 }
 
-/* ---- _dist_info.py (6.5) ---- */
-
-static int dist_info_py(const struct synth *s, const char *entry, const char *family,
-			struct rk_buf *b);
-
-int pywheel_dist_info_py(const char *version, int split, char **families, size_t n,
-			 const char *entry, const char *family, struct rk_buf *b)
-{
-	struct synth s = {.split = split, .families = families, .nfamilies = n};
-
-	snprintf(s.version, sizeof(s.version), "%s", version);
-	return dist_info_py(&s, entry, family, b);
-}
-
-/* The template followed by the lines TheRock's build appends. entry: ALL_PACKAGES key
- * of the package (NULL: the sdist); family: THIS_TARGET_FAMILY (NULL: None). */
-static int dist_info_py(const struct synth *s, const char *entry, const char *family,
-			struct rk_buf *b)
-{
-	const struct rk_pysrc *t = rk_pysrc_find("rocm_sdk/_dist_info.py");
-	const char *os = "LINUX";
-	int rc;
-
-	if (!t)
-		return -ENOENT;
-	rc = rk_buf_add(b, t->data, t->len);
-	if (!rc)
-		rc = rk_buf_addf(b, "__version__ = '%s'\nPY_PACKAGE_SUFFIX_NONCE = ''\n",
-				 s->version);
-	if (!rc && s->split)
-		rc = rk_buf_adds(b, "ALL_PACKAGES[\"libraries\"].dist_package_template = "
-				    "\"rocm-sdk-libraries\"\n");
-	if (!rc && s->nfamilies)
-		rc = rk_buf_addf(b, "DEFAULT_TARGET_FAMILY = '%s'\n", s->families[0]);
-	for (size_t i = 0; !rc && i < s->nfamilies; i++)
-		rc = rk_buf_addf(b, "AVAILABLE_TARGET_FAMILIES.append('%s')\n", s->families[i]);
-	for (size_t i = 0; !rc && i < s->nfamilies; i++)
-		rc = rk_buf_addf(b, "%s_TARGET_FAMILIES.append('%s')\n", os, s->families[i]);
-	if (!rc)
-		rc = family ? rk_buf_addf(b, "THIS_TARGET_FAMILY = '%s'\n", family)
-			    : rk_buf_adds(b, "THIS_TARGET_FAMILY = None\n");
-	if (!rc)
-		rc = entry ? rk_buf_addf(b, "THIS_PACKAGE_ENTRY = ALL_PACKAGES['%s']\n", entry)
-			   : rk_buf_adds(b, "THIS_PACKAGE_ENTRY = None\n");
-	return rc;
-}
-
 /* The pure package of a wheel: <pure>/__init__.py and <pure>/_dist_info.py. */
 static int add_pure(const struct synth *s, struct pkg *p, const char *pure, const char *entry,
 		    const char *family)
@@ -708,7 +643,8 @@ static int add_pure(const struct synth *s, struct pkg *p, const char *pure, cons
 	memcpy(d, init->data, init->len);
 	if ((rc = pywheel_add(&p->w, name, S_IFREG | 0644, init->len, NULL, d, NULL, NULL)))
 		return rc;
-	if ((rc = dist_info_py(s, entry, family, &b))) {
+	if ((rc = pywheel_dist_info_py(s->version, s->split, s->families, s->nfamilies, entry,
+					 family, &b))) {
 		rk_buf_release(&b);
 		return rc;
 	}
@@ -778,15 +714,9 @@ static int profiler_links(struct pkg *p)
 	HASH_ITER(hh, p->w.ents, e, t) {
 		if (!glob_any(globs, e->name))
 			continue;
-		if (n == cap) {
-			char **v = reallocarray(names, cap * 2 + 8, sizeof(*names));
-
-			if (!v) {
-				free(names);
-				return -ENOMEM;
-			}
-			names = v;
-			cap = cap * 2 + 8;
+		if (RK_GROW(names, cap, n, 8)) {
+			free(names);
+			return -ENOMEM;
 		}
 		names[n++] = e->name;
 	}
@@ -953,26 +883,6 @@ out:
 	return rc;
 }
 
-/* One .devel_links entry: relpath, and the target relative to the link's directory in
- * the devel tree, "../" per component of relpath (py_packaging.py). */
-int pywheel_devel_link(struct rk_buf *links, const char *rel)
-{
-	struct rk_buf t = RK_BUF_INIT;
-	int rc = 0;
-
-	for (const char *q = rel; !rc && q; q = strchr(q + 1, '/'))
-		rc = rk_buf_adds(&t, "../");
-	if (!rc)
-		rc = rk_buf_addf(&t, "_rocm_sdk_libraries/%s", rel);
-	if (!rc && !(rc = rk_buf_addf(links, "%s{\"relpath\": ", links->len ? ", " : "")) &&
-	    !(rc = rk_buf_add_json_str(links, rel)) &&
-	    !(rc = rk_buf_adds(links, ", \"target\": ")) &&
-	    !(rc = rk_buf_add_json_str(links, t.buf)))
-		rc = rk_buf_adds(links, "}");
-	rk_buf_release(&t);
-	return rc;
-}
-
 /* Device wheel for base target t: its files verbatim into the libraries platform
  * directory, plus .devel_links/<t>.json (6.3). */
 static int device_walk(struct synth *s, struct pkg *p, struct node *dir, struct rk_buf *rel,
@@ -1009,7 +919,7 @@ static int device_walk(struct synth *s, struct pkg *p, struct node *dir, struct 
 			/* target: relative to the link's directory in the devel tree,
 			 * "../" per component of relpath (py_packaging.py) */
 			if (!rc)
-				rc = pywheel_devel_link(links, rel->buf);
+				rc = rk_wheel_devel_link(links, rel->buf);
 		} /* symlinks: none in device artifacts; a wheel could not hold one */
 		rel->len = len;
 		rel->buf[len] = '\0';
@@ -1067,15 +977,8 @@ static int tlist_push(struct tlist *l, const char *path, uint32_t mode, uint64_t
 {
 	struct rk_tar_member *m;
 
-	if (l->n == l->cap) {
-		size_t ncap = l->cap ? l->cap * 2 : 256;
-		struct rk_tar_member *v = realloc(l->v, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = ncap;
-	}
+	if (RK_GROW(l->v, l->cap, l->n, 256))
+		return -ENOMEM;
 	m = &l->v[l->n];
 	memset(m, 0, sizeof(*m));
 	m->mode = mode;
@@ -1108,36 +1011,23 @@ static int cmp_member(const void *a, const void *b)
 }
 
 /* A devel tree file of its own (no runtime wheel has it): _normalize_rpath, a DT_RUNPATH
- * entry becomes DT_RPATH (the same string), as a composite over its blob in *c (kept in
- * p->rw); *c NULL when the file stays as it is. */
+ * entry becomes DT_RPATH (the same string; formats/elf_runpath.h), as a composite over its
+ * blob in *c (kept in p->rw); *c NULL when the file stays as it is. */
 static int runpath_member(struct synth *s, struct pkg *p, const struct node *t, const char *rel,
 			  struct rk_composite **c)
 {
 	const struct rk_elf_info *e;
-	unsigned char tag[8] = {15}; /* DT_RPATH, little-endian */
 	int rc;
 
 	*c = NULL;
 	if (t->src != SRC_BLOB || t->size < 64 || not_a_program(rel))
 		return 0;
-	if ((rc = elf_of(s, t, &e)))
+	if ((rc = elf_of(s, t, &e)) || (rc = RK_GROW(p->rw, p->caprw, p->nrw, 8)) ||
+	    (rc = rk_elf_runpath_to_rpath(e, t->data, t->size,
+					  t->origin ? &t->origin->blob_origin : NULL, c)))
 		return rc;
-	if (!e->runpath_tag_off || e->tag_size != 8 || e->big_endian ||
-	    e->runpath_tag_off > t->size - 8)
-		return 0;
-	if ((p->nrw == p->caprw &&
-	     !(p->rw = reallocarray(p->rw, p->caprw = p->caprw * 2 + 8, sizeof(*p->rw)))) ||
-	    !(*c = calloc(1, sizeof(**c))))
-		return -ENOMEM;
-	if ((rc = rk_composite_source(*c, 0, 0, t->size)) ||
-	    (rc = rk_composite_write(*c, e->runpath_tag_off, tag, sizeof(tag))) ||
-	    (rc = rk_composite_add_source(*c, t->data, t->size,
-					  t->origin ? &t->origin->blob_origin : NULL, NULL))) {
-		rk_composite_free(*c);
-		*c = NULL;
-		return rc;
-	}
-	p->rw[p->nrw++] = *c;
+	if (*c)
+		p->rw[p->nrw++] = *c;
 	return 0;
 }
 
@@ -1328,17 +1218,17 @@ static int sdist(struct synth *s, const char *family)
 			b.len = 0;
 			snprintf(path, sizeof(path), "%s/src/%s", base, f->path);
 			if (family) {
-				struct synth one = *s;
-
-				one.nfamilies = 0; /* the base: no family lines */
-				rc = dist_info_py(&one, NULL, family, &b);
+				/* the base: no family lines */
+				rc = pywheel_dist_info_py(s->version, s->split, NULL, 0, NULL,
+							  family, &b);
 				if (!rc)
 					rc = rk_buf_addf(&b,
 							 "DEFAULT_TARGET_FAMILY = '%s'\n"
 							 "AVAILABLE_TARGET_FAMILIES.append('%s')\n",
 							 family, family);
 			} else {
-				rc = dist_info_py(s, NULL, NULL, &b);
+				rc = pywheel_dist_info_py(s->version, s->split, s->families,
+							  s->nfamilies, NULL, NULL, &b);
 				/* simple/'s sdist: files/ has the first family's devel wheel */
 				if (!rc && !s->split && s->nfamilies > 1)
 					rc = rk_buf_addf(&b, "DEVEL_FAMILY = '%s'\n",
