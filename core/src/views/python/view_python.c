@@ -46,6 +46,7 @@
 #include "cache/memo.h"
 #include "services/flatten.h"
 #include "views/python/view_python.h"
+#include "formats/pep503.h"
 #include "util/array.h"
 
 struct pyfile {
@@ -329,137 +330,59 @@ static void read_metadata(struct rk_vfs *v, struct pyfile *f)
 
 /* ---- rendering ---- */
 
-/* Percent-encode everything but RFC 3986 unreserved characters. */
-static int add_url(struct rk_buf *b, const char *s)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	int rc = 0;
-
-	for (; !rc && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		    c == '-' || c == '_' || c == '.' || c == '~') {
-			rc = rk_buf_add(b, s, 1);
-		} else {
-			char e[3] = {'%', hex[c >> 4], hex[c & 15]};
-
-			rc = rk_buf_add(b, e, 3);
-		}
-	}
-	return rc;
-}
-
-/* The page's start up to <body>, then h1 (when given), both HTML-escaped. */
-static int add_head(struct rk_buf *b, const char *title, const char *h1)
-{
-	int rc = rk_buf_adds(b, "<!DOCTYPE html>\n<html>\n<head>\n"
-				"<meta name=\"pypi:repository-version\" content=\"1.0\">\n<title>");
-
-	if (!rc && !(rc = rk_buf_add_html(b, title)))
-		rc = rk_buf_adds(b, "</title>\n</head>\n<body>\n");
-	if (!rc && h1 && !(rc = rk_buf_adds(b, "<h1>")) && !(rc = rk_buf_add_html(b, h1)))
-		rc = rk_buf_adds(b, "</h1>\n");
-	return rc;
-}
-
-static int render_root(const struct pyset *s, struct rk_buf *b)
-{
-	int rc = add_head(b, "Simple index", NULL);
-	const char *last = NULL;
-
-	for (size_t i = 0; !rc && i < s->n; i++) {
-		if (!served(&s->v[i]) || s->v[i].family[0] ||
-		    (last && !strcmp(s->v[i].project, last)))
-			continue;
-		last = s->v[i].project;
-		if (!(rc = rk_buf_adds(b, "<a href=\"")) && !(rc = add_url(b, s->v[i].project)) &&
-		    !(rc = rk_buf_adds(b, "/\">")) && !(rc = rk_buf_add_html(b, s->v[i].project)))
-			rc = rk_buf_adds(b, "</a><br>\n");
-	}
-	return rc ? rc : rk_buf_adds(b, "</body>\n</html>\n");
-}
-
-/* The project page of s->v[lo..hi). */
-static int render_project(const struct pyset *s, size_t lo, size_t hi, struct rk_buf *b)
-{
-	char title[300];
-	int rc;
-
-	snprintf(title, sizeof(title), "Links for %s", s->v[lo].project);
-	rc = add_head(b, title, title);
-	for (size_t i = lo; !rc && i < hi; i++) {
-		const struct pyfile *f = &s->v[i];
-
-		if (!served(f) || f->family[0])
-			continue;
-		if (!(rc = rk_buf_adds(b, "<a href=\"../../files/")) && !(rc = add_url(b, f->file)))
-			rc = rk_buf_addf(b, "#sha256=%s\"", f->sha);
-		if (!rc && f->requires_python &&
-		    !(rc = rk_buf_adds(b, " data-requires-python=\"")) &&
-		    !(rc = rk_buf_add_html(b, f->requires_python)))
-			rc = rk_buf_adds(b, "\"");
-		if (!rc && f->meta)
-			rc = rk_buf_addf(b,
-					 " data-core-metadata=\"sha256=%s\""
-					 " data-dist-info-metadata=\"sha256=%s\"",
-					 f->meta_sha, f->meta_sha);
-		if (!rc && !(rc = rk_buf_adds(b, ">")) && !(rc = rk_buf_add_html(b, f->file)))
-			rc = rk_buf_adds(b, "</a><br>\n");
-	}
-	return rc ? rc : rk_buf_adds(b, "</body>\n</html>\n");
-}
-
 /* The families of a legacy run's python/<family>/ pages (sorted, distinct). */
 struct pyfams {
 	char **name;
 	size_t n;
 };
 
-/* Whether family has a served file of project in python/<family>/ (which then replaces
- * the generic ones on its page). */
-static int own_file(const struct pyset *s, const char *project, const char *family)
+/* The served files of s->v[lo..hi) as the index pages see them (*out malloc'd). */
+static int index_files(const struct pyset *s, size_t lo, size_t hi, struct rk_pyindex_file **out,
+		       size_t *n)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (served(&s->v[i]) && !strcmp(s->v[i].family, family) &&
-		    !strcmp(s->v[i].project, project))
-			return 1;
+	struct rk_pyindex_file *v = calloc(hi - lo + 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	*n = 0;
+	for (size_t i = lo; i < hi; i++) {
+		const struct pyfile *f = &s->v[i];
+
+		if (served(f))
+			v[(*n)++] = (struct rk_pyindex_file){
+				.file = f->file,
+				.project = f->project,
+				.family = f->family,
+				.sha = f->sha,
+				.requires_python = f->requires_python,
+				.meta_sha = f->meta ? f->meta_sha : NULL,
+				.split_product = f->split_product};
+	}
+	*out = v;
 	return 0;
 }
 
-/* A --find-links page as TheRock's upload step writes it (generate_local_index.py,
- * indexer.py): one link per served file, href <up>files/<file>. family < 0: every file
- * (python/index.html); else family's page: its files and those of no family (every
- * family's libraries wheel among them, as upstream's generate_multiarch_indexes links
- * all of dist/), without the kpack-split wheels of stored fat ones (upstream's
- * per-family sets have none). */
-static int render_flat(const struct pyset *s, const struct pyfams *fm, int family, struct rk_buf *b)
+enum page { PAGE_ROOT, PAGE_FLAT, PAGE_PROJECT };
+
+/* simple/index.html, a --find-links page (family NULL: python/index.html) or the project
+ * page of s->v[lo..hi), into b (formats/pep503.h). */
+static int render(const struct pyset *s, size_t lo, size_t hi, enum page page, const char *family,
+		  struct rk_buf *b)
 {
-	char title[300];
-	int rc;
+	struct rk_pyindex_file *v;
+	size_t n;
+	int rc = index_files(s, lo, hi, &v, &n);
 
-	if (family < 0)
-		snprintf(title, sizeof(title), "Package Index");
+	if (rc)
+		return rc;
+	if (page == PAGE_ROOT)
+		rc = rk_pep503_root(v, n, b);
+	else if (page == PAGE_FLAT)
+		rc = rk_pep503_flat(v, n, family, b);
 	else
-		snprintf(title, sizeof(title), "ROCm Python Packages - %s", fm->name[family]);
-	rc = add_head(b, title, title);
-	for (size_t i = 0; !rc && i < s->n; i++) {
-		const struct pyfile *f = &s->v[i];
-
-		if (!served(f) ||
-		    (f->family[0] && (family < 0 || strcmp(f->family, fm->name[family]))))
-			continue;
-		if (family >= 0 && (f->split_product ||
-				    (!f->family[0] && own_file(s, f->project, fm->name[family]))))
-			continue;
-		if (!(rc = rk_buf_adds(b, f->family[0] ? "<a href=\"./"
-					  : family < 0 ? "<a href=\"files/"
-						       : "<a href=\"../files/")) &&
-		    !(rc = add_url(b, f->file)) && !(rc = rk_buf_adds(b, "\">")) &&
-		    !(rc = rk_buf_add_html(b, f->file)))
-			rc = rk_buf_adds(b, "</a><br>\n");
-	}
-	return rc ? rc : rk_buf_adds(b, "</body>\n</html>\n");
+		rc = rk_pep503_project(s->v[lo].project, v, n, b);
+	free(v);
+	return rc;
 }
 
 static int cmp_pyfile(const void *a, const void *b)
@@ -594,12 +517,12 @@ static int build_tree(struct node *py, struct pyset *s, const struct pyfams *fm)
 		}
 		n->size = strlen(n->data);
 	}
-	if (!rc && !(rc = render_root(s, &b)))
+	if (!rc && !(rc = render(s, 0, s->n, PAGE_ROOT, NULL, &b)))
 		rc = add_bytes(simple, "index.html", &b, newest);
-	if (!rc && !(rc = render_flat(s, fm, -1, &b)))
+	if (!rc && !(rc = render(s, 0, s->n, PAGE_FLAT, NULL, &b)))
 		rc = add_bytes(py, "index.html", &b, newest);
 	for (size_t i = 0; !rc && i < fm->n; i++)
-		if (!(rc = render_flat(s, fm, (int)i, &b)))
+		if (!(rc = render(s, 0, s->n, PAGE_FLAT, fm->name[i], &b)))
 			rc = add_bytes(vfs_find(py, fm->name[i]), "index.html", &b, newest);
 	/* simple/<project>/ is rendered on first look: only then are its files hashed */
 	for (size_t lo = 0, hi; !rc && lo < s->n; lo = hi) {
@@ -936,7 +859,7 @@ static int pop_pyproject(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		if (rc)
 			return rc; /* a timeout fails the page: a later look tries again */
 	}
-	if (!(rc = render_project(s, lo, hi, &b))) {
+	if (!(rc = render(s, lo, hi, PAGE_PROJECT, NULL, &b))) {
 		struct node *root = vfs_tree_new(dir->name, dir->mode, dir->mtime);
 
 		if (!root)
