@@ -244,15 +244,8 @@ struct flatten {
 static int unlinked(struct flatten *f, struct node *n)
 {
 	n->nlink--;
-	if (f->ndead == f->capdead) {
-		size_t ncap = f->capdead ? 2 * f->capdead : 16;
-		struct node **nd = realloc(f->dead, ncap * sizeof(*nd));
-
-		if (!nd)
-			return -ENOMEM;
-		f->dead = nd;
-		f->capdead = ncap;
-	}
+	if (RK_GROW(f->dead, f->capdead, f->ndead, 16))
+		return -ENOMEM;
 	f->dead[f->ndead++] = n;
 	return 0;
 }

@@ -38,11 +38,11 @@
 #include "views/python/pysrc.h"
 #include "views/python/wheel_plan.h"
 #include "formats/elf_runpath.h"
-#include "formats/tar_layout.h"
 #include "formats/wheel_text.h"
 #include "views/python/view_python.h"
 #include "formats/zip_layout.h"
 #include "services/flatten.h"
+#include "services/tree_tar.h"
 #include "util/array.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -704,49 +704,6 @@ static int device_wheel(struct synth *s, const char *t)
 
 /* ---- devel (6.4) ---- */
 
-struct tlist {
-	struct rk_tar_member *v;
-	size_t n, cap;
-};
-
-static int tlist_push(struct tlist *l, const char *path, uint32_t mode, uint64_t size,
-		      const char *blob, const char *link, struct artifact *origin)
-{
-	struct rk_tar_member *m;
-
-	if (RK_GROW(l->v, l->cap, l->n, 256))
-		return -ENOMEM;
-	m = &l->v[l->n];
-	memset(m, 0, sizeof(*m));
-	m->mode = mode;
-	m->size = size;
-	m->origin = origin ? &origin->blob_origin : NULL;
-	if (!(m->path = strdup(path)) || (blob && !(m->blob = strdup(blob))) ||
-	    (link && !(m->link = strdup(link)))) {
-		free((char *)m->path);
-		free((char *)m->blob);
-		return -ENOMEM;
-	}
-	l->n++;
-	return 0;
-}
-
-static void tlist_release(struct tlist *l)
-{
-	for (size_t i = 0; i < l->n; i++) {
-		free((char *)l->v[i].path);
-		free((char *)l->v[i].blob);
-		free((char *)l->v[i].link);
-	}
-	free(l->v);
-}
-
-static int cmp_member(const void *a, const void *b)
-{
-	return strcmp(((const struct rk_tar_member *)a)->path,
-		      ((const struct rk_tar_member *)b)->path);
-}
-
 /* A devel tree file of its own (no runtime wheel has it): _normalize_rpath, a DT_RUNPATH
  * entry becomes DT_RPATH (the same string; formats/elf_runpath.h), as a composite over its
  * blob in *c (kept in p->rw); *c NULL when the file stays as it is. */
@@ -768,7 +725,7 @@ static int runpath_member(struct synth *s, struct pkg *p, const struct node *t, 
 	return 0;
 }
 
-static int devel_walk(struct synth *s, struct pkg *p, struct tlist *l, struct node *dir,
+static int devel_walk(struct synth *s, struct pkg *p, struct vfs_tar_list *l, struct node *dir,
 		      struct rk_buf *rel)
 {
 	size_t len = rel->len;
@@ -795,7 +752,7 @@ static int devel_walk(struct synth *s, struct pkg *p, struct tlist *l, struct no
 			HASH_FIND_STR(s->owned, key, o);
 		}
 		if (S_ISDIR(c->mode)) {
-			if (!(rc = tlist_push(l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL)))
+			if (!(rc = vfs_tar_list_push(l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL)))
 				rc = devel_walk(s, p, l, c, rel);
 		} else if (o && o->owner) {
 			/* a runtime wheel has it: a relative link into that package */
@@ -804,26 +761,26 @@ static int devel_walk(struct synth *s, struct pkg *p, struct tlist *l, struct no
 			for (int d = 0; d < depth && k + 3 < sizeof(link); d++)
 				k += (size_t)snprintf(link + k, sizeof(link) - k, "../");
 			snprintf(link + k, sizeof(link) - k, "%s/%s", o->owner, rel->buf);
-			rc = tlist_push(l, path, S_IFLNK | 0777, 0, NULL, link, NULL);
+			rc = vfs_tar_list_push(l, path, S_IFLNK | 0777, 0, NULL, link, NULL);
 		} else if (o) {
 			/* a soname alias: a link to the soname */
 			char dirpart[4096];
 
 			snprintf(dirpart, sizeof(dirpart), "%.*s", (int)len, rel->buf);
 			pyplan_relpath(dirpart, o->soname_path, link, sizeof(link));
-			rc = tlist_push(l, path, S_IFLNK | 0777, 0, NULL, link, NULL);
+			rc = vfs_tar_list_push(l, path, S_IFLNK | 0777, 0, NULL, link, NULL);
 		} else if (S_ISLNK(c->mode)) {
-			rc = tlist_push(l, path, S_IFLNK | 0777, 0, NULL, c->data, NULL);
+			rc = vfs_tar_list_push(l, path, S_IFLNK | 0777, 0, NULL, c->data, NULL);
 		} else if (c->size && c->src != SRC_BLOB) {
 			rc = rk_err_set(s->err, -EIO, "'%s': not a cache blob", rel->buf);
 		} else {
 			struct rk_composite *rw = NULL;
 
 			if (!(rc = runpath_member(s, p, c, rel->buf, &rw)) && rw)
-				rc = tlist_push(l, path, S_IFREG | 0644 | (c->mode & 0111),
+				rc = vfs_tar_list_push(l, path, S_IFREG | 0644 | (c->mode & 0111),
 						rw->size, NULL, NULL, NULL);
 			else if (!rc)
-				rc = tlist_push(l, path, S_IFREG | 0644 | (c->mode & 0111), c->size,
+				rc = vfs_tar_list_push(l, path, S_IFREG | 0644 | (c->mode & 0111), c->size,
 						c->size ? c->data : NULL, NULL, c->origin);
 			if (!rc && rw)
 				l->v[l->n - 1].content = rw;
@@ -849,7 +806,7 @@ static int devel_wheel(struct synth *s, const char *family, int own_dir)
 {
 	struct pkg p = {.w.sources = RK_BUF_INIT, .kind = PKG_DEVEL, .family = family};
 	struct rk_buf rel = RK_BUF_INIT;
-	struct tlist l = {0};
+	struct vfs_tar_list l = {0};
 	struct rk_composite tar = RK_COMPOSITE_INIT;
 	struct artifact *made = NULL;
 	size_t n0 = s->out->n;
@@ -865,16 +822,15 @@ static int devel_wheel(struct synth *s, const char *family, int own_dir)
 	}
 	newest(root, &s->mtime);
 	if (!(rc = rk_buf_addf(&rel, "%s", "")) &&
-	    !(rc = tlist_push(&l, "_rocm_sdk_devel/", S_IFDIR | 0755, 0, NULL, NULL, NULL)))
+	    !(rc = vfs_tar_list_push(&l, "_rocm_sdk_devel/", S_IFDIR | 0755, 0, NULL, NULL, NULL)))
 		rc = devel_walk(s, &p, &l, root, &rel);
 	/* an empty module, as upstream's tarball has it: its expansion (_devel.py
 	 * get_devel_root) fails without _rocm_sdk_devel/__init__.py */
 	if (!rc && !vfs_find(root, "__init__.py"))
-		rc = tlist_push(&l, "_rocm_sdk_devel/__init__.py", S_IFREG | 0644, 0, NULL, NULL,
+		rc = vfs_tar_list_push(&l, "_rocm_sdk_devel/__init__.py", S_IFREG | 0644, 0, NULL, NULL,
 				NULL);
 	if (!rc) {
-		qsort(l.v, l.n, sizeof(*l.v), cmp_member);
-		rc = rk_tar_layout_build(l.v, l.n, s->mtime, &tar);
+		rc = vfs_tar_list_layout(&l, s->mtime, &tar);
 	}
 	/* _devel.tar is written into the cache; made, its origin, writes it again once
 	 * evicted (served with the wheel) */
@@ -903,7 +859,7 @@ static int devel_wheel(struct synth *s, const char *family, int own_dir)
 		in_family_dir(s, n0, family);
 	pymade_free(made);
 	rk_composite_release(&tar);
-	tlist_release(&l);
+	vfs_tar_list_release(&l);
 	pkg_release(&p);
 	vfs_tree_free(root);
 	rk_buf_release(&rel);
@@ -912,13 +868,13 @@ static int devel_wheel(struct synth *s, const char *family, int own_dir)
 
 /* ---- the rocm selector sdist (6.5) ---- */
 
-static int sdist_add(struct synth *s, struct tlist *l, const char *path, const void *data,
+static int sdist_add(struct synth *s, struct vfs_tar_list *l, const char *path, const void *data,
 		     size_t len)
 {
 	char id[RK_SHA256_HEX];
 	int rc = len ? rk_blob_put(s->v->cache, data, len, id, s->err) : 0;
 
-	return rc ? rc : tlist_push(l, path, S_IFREG | 0644, len, len ? id : NULL, NULL, NULL);
+	return rc ? rc : vfs_tar_list_push(l, path, S_IFREG | 0644, len, len ? id : NULL, NULL, NULL);
 }
 
 /* The rocm sdist; family: a multi-family legacy run's sdist of that family, restricted to
@@ -929,7 +885,7 @@ static int sdist(struct synth *s, const char *family)
 {
 	size_t n0 = s->out->n;
 	struct rk_buf b = RK_BUF_INIT;
-	struct tlist l = {0};
+	struct vfs_tar_list l = {0};
 	struct rk_composite tar = RK_COMPOSITE_INIT;
 	char base[200], path[400], *raw = NULL, *gz = NULL;
 	size_t gzlen = 0;
@@ -937,7 +893,7 @@ static int sdist(struct synth *s, const char *family)
 
 	snprintf(base, sizeof(base), "rocm-%s", s->version);
 	snprintf(path, sizeof(path), "%s/", base);
-	rc = tlist_push(&l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL);
+	rc = vfs_tar_list_push(&l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL);
 	if (!rc && !(rc = rk_buf_addf(&b,
 				      "Metadata-Version: 2.1\nName: rocm\nVersion: %s\nSummary: "
 				      "ROCm SDK selector (synthesized by rockfs from run %s)\n",
@@ -980,16 +936,15 @@ static int sdist(struct synth *s, const char *family)
 	}
 	snprintf(path, sizeof(path), "%s/src/", base);
 	if (!rc)
-		rc = tlist_push(&l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL);
+		rc = vfs_tar_list_push(&l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL);
 	snprintf(path, sizeof(path), "%s/src/rocm_sdk/", base);
 	if (!rc)
-		rc = tlist_push(&l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL);
+		rc = vfs_tar_list_push(&l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL);
 	snprintf(path, sizeof(path), "%s/src/rocm_sdk/tests/", base);
 	if (!rc)
-		rc = tlist_push(&l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL);
+		rc = vfs_tar_list_push(&l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL);
 	if (!rc) {
-		qsort(l.v, l.n, sizeof(*l.v), cmp_member);
-		rc = rk_tar_layout_build(l.v, l.n, s->mtime, &tar);
+		rc = vfs_tar_list_layout(&l, s->mtime, &tar);
 	}
 	if (!rc && !(raw = malloc(tar.size)))
 		rc = -ENOMEM;
@@ -1021,7 +976,7 @@ static int sdist(struct synth *s, const char *family)
 	free(gz);
 	free(raw);
 	rk_composite_release(&tar);
-	tlist_release(&l);
+	vfs_tar_list_release(&l);
 	rk_buf_release(&b);
 	return rc;
 }
