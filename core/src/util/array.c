@@ -13,10 +13,12 @@ int rk_grow(void *arrp, size_t *cap, size_t n, size_t elem, size_t first)
 
 	if (n < *cap)
 		return 0;
+	if (!elem || *cap > SIZE_MAX / 2 / elem || n >= SIZE_MAX / elem)
+		return -ENOMEM; /* the new size would not fit in a size_t */
 	ncap = *cap ? *cap * 2 : (first ? first : 1);
 	if (ncap <= n)
 		ncap = n + 1;
-	if (!elem || ncap > SIZE_MAX / elem || ncap < *cap)
+	if (ncap > SIZE_MAX / elem)
 		return -ENOMEM;
 	memcpy(&a, arrp, sizeof(a));
 	if (!(na = realloc(a, ncap * elem)))
