@@ -15,6 +15,7 @@
 #include "cache/composite_read.h"
 #include "cache/tar_compress.h"
 #include "util/le.h"
+#include "util/array.h"
 
 #define PIECE_MIN (1u << 20) /* cut at a member header once a piece has this much */
 #define PIECE_SMALL (64u << 10) /* ... or at a content-chosen header past this much */
@@ -27,15 +28,8 @@ static int add_piece(struct rk_tarz *z, size_t *cap, uint64_t uoff, uint64_t ule
 {
 	if (!ulen)
 		return 0;
-	if (z->npieces == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 64;
-		struct rk_tarz_piece *v = realloc(z->pieces, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		z->pieces = v;
-		*cap = ncap;
-	}
+	if (rk_grow(&z->pieces, cap, z->npieces, sizeof(*z->pieces), 64))
+		return -ENOMEM;
 	memset(&z->pieces[z->npieces], 0, sizeof(z->pieces[0]));
 	z->pieces[z->npieces].uoff = uoff;
 	z->pieces[z->npieces].ulen = ulen;

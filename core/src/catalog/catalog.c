@@ -8,6 +8,7 @@
 
 #include "rk/buf.h"
 #include "rk/catalog.h"
+#include "util/array.h"
 
 int rk_listing_has_artifacts(const struct rk_store_list *l)
 {
@@ -22,11 +23,6 @@ int rk_listing_has_artifacts(const struct rk_store_list *l)
 static int cmp_stem(const void *a, const void *b)
 {
 	return strcmp(((const struct rk_artifact *)a)->stem, ((const struct rk_artifact *)b)->stem);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static const struct rk_store_entry *find_file(const struct rk_store_list *l, const char *name)
@@ -146,7 +142,7 @@ int rk_run_load(struct rk_store *s, const char *path, const char *name, struct r
 	if (r->narts)
 		qsort(r->arts, r->narts, sizeof(*r->arts), cmp_stem);
 	if (r->ntargets)
-		qsort(r->targets, r->ntargets, sizeof(*r->targets), cmp_str);
+		qsort(r->targets, r->ntargets, sizeof(*r->targets), rk_cmp_str);
 	if (r->has_manifest) {
 		r->has_manifest = 0;
 		if (!rk_buf_addf(&mpath, "%s%smanifests", path, path[0] ? "/" : "") &&

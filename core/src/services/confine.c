@@ -18,6 +18,7 @@
 #include "rk/path.h"
 #include "engine/vfs_int.h"
 #include "services/confine.h"
+#include "util/array.h"
 
 #define LINK_HOPS 40 /* Linux's MAXSYMLINKS */
 
@@ -33,15 +34,8 @@ struct dirs {
 
 static int dirs_push(struct dirs *d, const struct node *n)
 {
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? 2 * d->cap : 32;
-		const struct node **v = realloc(d->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		d->v = v;
-		d->cap = cap;
-	}
+	if (RK_GROW(d->v, d->cap, d->n, 32))
+		return -ENOMEM;
 	d->v[d->n++] = n;
 	return 0;
 }

@@ -38,6 +38,7 @@
 #include "services/confine.h"
 #include "services/flatten.h"
 #include "services/kpack_split.h"
+#include "util/array.h"
 
 #define MULTIARCH "multiarch"
 
@@ -83,11 +84,6 @@ static int add_name(char ***v, size_t *n, const char *name)
 	return (nv[*n] = strdup(name)) ? (int)++*n * 0 : -ENOMEM;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Every gfx target of family f (of a legacy run). */
 static int add_family_targets(char ***names, size_t *n, const char *f)
 {
@@ -125,7 +121,7 @@ int vfs_dist_names(struct rk_vfs *v, struct run *r, int release, char ***out, si
 	if (!rc && split && n)
 		rc = add_name(&names, &n, MULTIARCH);
 	if (n)
-		qsort(names, n, sizeof(*names), cmp_str);
+		qsort(names, n, sizeof(*names), rk_cmp_str);
 	if (rc) {
 		for (size_t i = 0; i < n; i++)
 			free(names[i]);
@@ -248,15 +244,8 @@ struct flatten {
 static int unlinked(struct flatten *f, struct node *n)
 {
 	n->nlink--;
-	if (f->ndead == f->capdead) {
-		size_t ncap = f->capdead ? 2 * f->capdead : 16;
-		struct node **nd = realloc(f->dead, ncap * sizeof(*nd));
-
-		if (!nd)
-			return -ENOMEM;
-		f->dead = nd;
-		f->capdead = ncap;
-	}
+	if (RK_GROW(f->dead, f->capdead, f->ndead, 16))
+		return -ENOMEM;
 	f->dead[f->ndead++] = n;
 	return 0;
 }

@@ -48,6 +48,7 @@
 #include "rk/topology.h"
 #include "engine/vfs_int.h"
 #include "services/kpack_split.h"
+#include "util/array.h"
 
 /* One output of a split: a synthesized artifact. */
 struct out {
@@ -574,11 +575,6 @@ static int add_entry(struct split *s, struct out *o, size_t i)
 	return 0;
 }
 
-static int cmp_prefix(const void *x, const void *y)
-{
-	return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
 /* Whether output o (generic: the artifact being split) has a directory prefix. */
 static int has_dir(const struct split *s, const struct out *o, const char *prefix)
 {
@@ -621,7 +617,7 @@ static int out_manifest(struct split *s, struct out *o)
 		    (archive && has_code(s, o->key, s->a->prefixes[i])))
 			p[n++] = s->a->prefixes[i];
 	if (archive)
-		qsort(p, n, sizeof(*p), cmp_prefix);
+		qsort(p, n, sizeof(*p), rk_cmp_str);
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = rk_buf_addf(&b, "%s\n", p[i]);
 	if (!rc && !(o->a.prefixes = calloc(n + 1, sizeof(char *))))

@@ -17,7 +17,9 @@
 #include "rk/elf_info.h"
 #include "rk/log.h"
 #include "cache/composite_read.h"
+#include "cache/memo.h"
 #include "engine/vfs_int.h"
+#include "formats/gpu/elf_runpath.h"
 #include "services/confine.h"
 #include "services/pkg_content.h"
 
@@ -29,25 +31,6 @@ struct fixup {
 	uint64_t installed;
 };
 
-/* Source 0 of a new composite: n's blob, whole. */
-static int blob_composite(const struct node *n, struct rk_composite **out)
-{
-	struct rk_composite *c = calloc(1, sizeof(*c));
-	uint32_t idx;
-	int rc = c ? 0 : -ENOMEM;
-
-	if (!rc && !(rc = rk_composite_add_source(c, n->data, n->size,
-						  n->origin ? &n->origin->blob_origin : NULL,
-						  &idx)))
-		rc = rk_composite_source(c, idx, 0, n->size);
-	if (rc) {
-		rk_composite_free(c);
-		return rc;
-	}
-	*out = c;
-	return 0;
-}
-
 static void become_composite(struct node *n, struct rk_composite *c)
 {
 	free(n->data);
@@ -57,24 +40,16 @@ static void become_composite(struct node *n, struct rk_composite *c)
 	n->size = c->size;
 }
 
-/* DT_RUNPATH -> DT_RPATH: one tag rewritten in place. */
+/* DT_RUNPATH -> DT_RPATH: one tag rewritten in place (formats/gpu/elf_runpath.h). */
 static int fix_runpath(struct node *n, const struct rk_elf_info *e)
 {
-	unsigned char tag[8] = {0};
 	struct rk_composite *c;
-	int rc;
+	int rc = rk_elf_runpath_to_rpath(e, n->data, n->size,
+					 n->origin ? &n->origin->blob_origin : NULL, &c);
 
-	if (e->runpath_tag_off + e->tag_size > n->size)
-		return 0; /* a damaged file: upstream's readelf would fail, nothing changes */
-	tag[e->big_endian ? e->tag_size - 1 : 0] = 15; /* DT_RPATH */
-	if ((rc = blob_composite(n, &c)))
-		return rc;
-	if ((rc = rk_composite_write(c, e->runpath_tag_off, tag, e->tag_size))) {
-		rk_composite_free(c);
-		return rc;
-	}
-	become_composite(n, c);
-	return 0;
+	if (!rc && c)
+		become_composite(n, c);
+	return rc;
 }
 
 /* rocm.cfg: the compiler's default flags, told to write DT_RPATH. */
@@ -260,44 +235,56 @@ static int hash_composite(struct rk_vfs *v, const struct rk_composite *c, uint64
 	return rc;
 }
 
+struct sums_memo {
+	struct rk_vfs *v;
+	const struct rk_composite *c;
+	uint64_t from;
+	const EVP_MD *const *md;
+	size_t nmd;
+	char (*hex)[65];
+};
+
+static int sums_load(void *ctx, char *data, size_t len)
+{
+	struct sums_memo *m = ctx;
+	size_t pos = 0;
+
+	for (size_t i = 0; i < m->nmd; i++) {
+		size_t w = (size_t)EVP_MD_get_size(m->md[i]) * 2;
+
+		if (!(pos + w < len && strspn(data + pos, "0123456789abcdef") == w))
+			return -EINVAL;
+		memcpy(m->hex[i], data + pos, w);
+		m->hex[i][w] = '\0';
+		pos += w + 1;
+	}
+	return 0;
+}
+
+static int sums_compute(void *ctx, struct rk_buf *rec, struct rk_err *err)
+{
+	struct sums_memo *m = ctx;
+	int rc = hash_composite(m->v, m->c, m->from, m->md, m->nmd, m->hex, err);
+
+	for (size_t i = 0; !rc && i < m->nmd; i++)
+		rc = rk_buf_addf(rec, "%s%s", m->hex[i], i + 1 < m->nmd ? " " : "\n");
+	return rc;
+}
+
 /* A pkghash record: "<kind><key of c, from>" -> the hex strings, space-separated. */
 static int memo(struct rk_vfs *v, const char *kind, const struct rk_composite *c, uint64_t from,
 		const EVP_MD *const *md, size_t nmd, char (*hex)[65], struct rk_err *err)
 {
-	char key[RK_SHA256_HEX], at[24], rel[RK_MEMO_NAME], *data = NULL, line[200];
+	struct sums_memo sm = {v, c, from, md, nmd, hex};
+	const struct rk_memo m = {sums_load, sums_compute, &sm, 256};
+	char key[RK_SHA256_HEX], at[24], rel[RK_MEMO_NAME];
 	const char *parts[] = {key, at};
-	size_t len = 0, pos = 0;
-	int rc, keep = v->cache && !rk_composite_key(c, key) &&
-		       snprintf(at, sizeof(at), "%llu", (unsigned long long)from) > 0 &&
-		       !rk_memo_name("pkghash", kind, parts, 2, rel);
+	int keep = v->cache && !rk_composite_key(c, key) &&
+		   snprintf(at, sizeof(at), "%llu", (unsigned long long)from) > 0 &&
+		   !rk_memo_name("pkghash", kind, parts, 2, rel);
 
-	if (keep && !rk_cache_get_file(v->cache, rel, 256, &data, &len, NULL)) {
-		int ok = 1;
-
-		for (size_t i = 0; ok && i < nmd; i++) {
-			size_t w = (size_t)EVP_MD_get_size(md[i]) * 2;
-			ok = pos + w < len && strspn(data + pos, "0123456789abcdef") == w;
-			if (ok) {
-				memcpy(hex[i], data + pos, w);
-				hex[i][w] = '\0';
-				pos += w + 1;
-			}
-		}
-		free(data);
-		if (ok)
-			return 0; /* a record that does not parse is made again */
-	}
-	if ((rc = hash_composite(v, c, from, md, nmd, hex, err)))
-		return rc;
-	if (keep && !rk_cache_area(v->cache, "pkghash")) {
-		size_t n = 0;
-
-		for (size_t i = 0; i < nmd; i++)
-			n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s", hex[i],
-					      i + 1 < nmd ? " " : "\n");
-		(void)rk_cache_put_file(v->cache, rel, line, n, NULL); /* only a memo */
-	}
-	return 0;
+	/* only a memo: one that cannot be kept is computed again next time */
+	return rk_memo_load_or_compute(keep ? v->cache : NULL, "pkghash", rel, &m, NULL, err);
 }
 
 int vfs_pkg_file_digest(struct rk_vfs *v, const struct node *n, char hex[65], struct rk_err *err)

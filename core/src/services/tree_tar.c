@@ -3,7 +3,8 @@
  * tar's --sort=name), rooted at "./", hardlinks as links to their first path, every
  * mtime the newest mtime in the tree (formats/archive/tar_layout.h has the bytes), as a composite
  * file. Reads the
- * tree only: a private tree, or a served one that no longer changes. */
+ * tree only: a private tree, or a served one that no longer changes. Also an archive of
+ * members listed one by one (the python view's _devel.tar and sdist). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "engine/vfs_int.h"
 #include "formats/archive/tar_layout.h"
 #include "services/tree_tar.h"
+#include "util/array.h"
 
 struct seen_link {
 	const struct node *node;
@@ -34,15 +36,8 @@ static int cmp_dent(const void *a, const void *b)
 
 static int push(struct collect *c, struct rk_tar_member *m)
 {
-	if (c->n == c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 256;
-		struct rk_tar_member *v = realloc(c->v, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		c->v = v;
-		c->cap = ncap;
-	}
+	if (RK_GROW(c->v, c->cap, c->n, 256))
+		return -ENOMEM;
 	c->v[c->n++] = *m;
 	return 0;
 }
@@ -148,4 +143,51 @@ int vfs_tree_tar(const struct node *root, struct rk_composite *out, int64_t *new
 	collect_release(&c);
 	rk_buf_release(&path);
 	return rc;
+}
+
+/* ---- a list of members ---- */
+
+int vfs_tar_list_push(struct vfs_tar_list *l, const char *path, uint32_t mode, uint64_t size,
+		      const char *blob, const char *link, struct artifact *origin)
+{
+	struct rk_tar_member *m;
+
+	if (RK_GROW(l->v, l->cap, l->n, 256))
+		return -ENOMEM;
+	m = &l->v[l->n];
+	memset(m, 0, sizeof(*m));
+	m->mode = mode;
+	m->size = size;
+	m->origin = origin ? &origin->blob_origin : NULL;
+	if (!(m->path = strdup(path)) || (blob && !(m->blob = strdup(blob))) ||
+	    (link && !(m->link = strdup(link)))) {
+		free((char *)m->path);
+		free((char *)m->blob);
+		return -ENOMEM;
+	}
+	l->n++;
+	return 0;
+}
+
+void vfs_tar_list_release(struct vfs_tar_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free((char *)l->v[i].path);
+		free((char *)l->v[i].blob);
+		free((char *)l->v[i].link);
+	}
+	free(l->v);
+}
+
+static int cmp_member(const void *a, const void *b)
+{
+	return strcmp(((const struct rk_tar_member *)a)->path,
+		      ((const struct rk_tar_member *)b)->path);
+}
+
+int vfs_tar_list_layout(struct vfs_tar_list *l, int64_t mtime, struct rk_composite *out)
+{
+	if (l->n)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_member);
+	return rk_tar_layout_build(l->v, l->n, mtime, out);
 }

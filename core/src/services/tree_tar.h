@@ -11,4 +11,17 @@
  * Reads the tree only. */
 int vfs_tree_tar(const struct node *root, struct rk_composite *out, int64_t *newest);
 
+/* A tar archive of members listed one by one: path as it goes into the archive (a
+ * directory's ends in '/'), mode, size, content (blob id, or a symlink's target; after a
+ * push the caller may set v[n - 1].content), origin: the artifact whose blob it is. */
+struct vfs_tar_list {
+	struct rk_tar_member *v;
+	size_t n, cap;
+};
+int vfs_tar_list_push(struct vfs_tar_list *l, const char *path, uint32_t mode, uint64_t size,
+		      const char *blob, const char *link, struct artifact *origin);
+/* l's members sorted by path, laid out as GNU tar does with every mtime mtime. */
+int vfs_tar_list_layout(struct vfs_tar_list *l, int64_t mtime, struct rk_composite *out);
+void vfs_tar_list_release(struct vfs_tar_list *l);
+
 #endif

@@ -17,6 +17,7 @@
 #include "rk/log.h"
 #include "rk/path.h"
 #include "util/htab.h"
+#include "util/array.h"
 
 #define READ_CHUNK (1u << 20)
 #define MANIFEST_NAME "artifact_manifest.txt"
@@ -264,15 +265,8 @@ static int copy_data(struct ingest *in, struct archive *a, struct rk_member *m, 
 /* Give fr to the ingest's list: every frontier fails with the archive (rk/frontier.h). */
 static int keep_frontier(struct ingest *in, struct rk_frontier *fr)
 {
-	if (in->nfronts == in->capfronts) {
-		size_t cap = in->capfronts ? 2 * in->capfronts : 64;
-		struct rk_frontier **v = realloc(in->fronts, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		in->fronts = v;
-		in->capfronts = cap;
-	}
+	if (RK_GROW(in->fronts, in->capfronts, in->nfronts, 64))
+		return -ENOMEM;
 	in->fronts[in->nfronts++] = fr;
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include "rk/url.h"
 #include "store/store_int.h"
 #include "util/htab.h"
+#include "util/array.h"
 
 /* A path below the root already logged as refused (one line each for the life of the
  * store, however often it is listed). */
@@ -202,16 +203,9 @@ static int dir_list(struct rk_store *s, const char *path, struct rk_store_list *
 			refuse_once(d, path, de->d_name, st.st_mode);
 			continue;
 		}
-		if (l.n == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			struct rk_store_entry *v = realloc(l.v, ncap * sizeof(*v));
-
-			if (!v) {
-				rc = -ENOMEM;
-				break;
-			}
-			l.v = v;
-			cap = ncap;
+		if (RK_GROW(l.v, cap, l.n, 64)) {
+			rc = -ENOMEM;
+			break;
 		}
 		l.v[l.n].name = strdup(de->d_name);
 		if (!l.v[l.n].name) {

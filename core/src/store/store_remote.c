@@ -20,6 +20,7 @@
 #include "rk/log.h"
 #include "rk/remote.h"
 #include "store/store_remote.h"
+#include "util/array.h"
 
 #define BLOCK_SIZE (1u << 20)
 #define BLOCKS_MAX 32
@@ -162,15 +163,8 @@ static int listing_parse(char *data, size_t len, struct rk_store_list *out)
 			goto bad;
 		e.is_dir = kind == 'd';
 		e.mtime = e.mtime_ns / 1000000000;
-		if (l.n == cap) {
-			size_t ncap = cap ? cap * 2 : 32;
-			struct rk_store_entry *v = realloc(l.v, ncap * sizeof(*v));
-
-			if (!v)
-				goto nomem;
-			l.v = v;
-			cap = ncap;
-		}
+		if (RK_GROW(l.v, cap, l.n, 32))
+			goto nomem;
 		if (!(e.name = strdup(q + 1)))
 			goto nomem;
 		l.v[l.n++] = e;

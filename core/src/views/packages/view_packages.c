@@ -46,6 +46,7 @@
 #include "services/pkg_content.h"
 #include "services/tree_tar.h"
 #include "views/packages/packages.h"
+#include "util/array.h"
 
 /* asprintf's result, or NULL. */
 static char *fmt(const char *f, ...) RK_PRINTF(1, 2);
@@ -147,11 +148,6 @@ static void state_free(void *ctx)
 	free(st->wheel_version);
 	free(st->release);
 	free(st);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* 0 when artifact a is usable, else its failure (its why is then set); every artifact
@@ -492,8 +488,8 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 		if (k == nfam)
 			fams[nfam++] = (char *)t;
 	}
-	qsort(archs, narchs, sizeof(*archs), cmp_str);
-	qsort(fams, nfam, sizeof(*fams), cmp_str);
+	qsort(archs, narchs, sizeof(*archs), rk_cmp_str);
+	qsort(fams, nfam, sizeof(*fams), rk_cmp_str);
 	if (!(s->version = pkg_version_from_wheel(st->wheel_version, s->type))) {
 		rc = -ENOMEM;
 		goto out;
@@ -859,17 +855,17 @@ static int collect_files(struct pkg *p, const struct node *dir, struct rk_buf *p
 		qsort(order, dir->nents, sizeof(*order), cmp_dent);
 	}
 	for (size_t i = 0; !rc && i < dir->nents; i++) {
-		const struct node *n = order[i]->node;
+		const struct node *n = order[i]->node, **fn;
 		struct rk_rpm_file *f;
 
 		if ((rc = rk_buf_addf(path, "/%s", order[i]->name)))
 			break;
 		if (!(f = realloc(p->files, (p->nfiles + 1) * sizeof(*f))) ||
-		    !(p->files = f,
-		      p->fnodes = realloc(p->fnodes, (p->nfiles + 1) * sizeof(*p->fnodes)))) {
-			rc = -ENOMEM;
+		    !(p->files = f, fn = realloc(p->fnodes, (p->nfiles + 1) * sizeof(*fn)))) {
+			rc = -ENOMEM; /* (p->fnodes kept: freed with p) */
 			break;
 		}
+		p->fnodes = fn;
 		f = &p->files[p->nfiles];
 		*f = (struct rk_rpm_file){.mode = n->mode, .size = n->size, .mtime = n->mtime};
 		if (n->mtime > p->meta.mtime)

@@ -28,4 +28,13 @@ extern const size_t rk_exe_stub_len;
 /* The embedded file at path (relative to core/python/, e.g. "sdist/setup.py"), or NULL. */
 const struct rk_pysrc *rk_pysrc_find(const char *path);
 
+/* The exec stub running rp (relative to its own directory) in *out (malloc'd,
+ * rk_exe_stub_len bytes). 0, -ENAMETOOLONG or -ENOMEM. */
+int rk_exe_stub_for(const char *rp, char **out);
+
+/* _dist_info.py as TheRock writes it (6.5) for these families (formats/archive/wheel_text.h). */
+struct rk_buf;
+int pywheel_dist_info_py(const char *version, int split, char **families, size_t n,
+			 const char *entry, const char *family, struct rk_buf *b);
+
 #endif

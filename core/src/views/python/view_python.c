@@ -43,8 +43,11 @@
 #include "rk/log.h"
 #include "rk/wheel.h"
 #include "cache/composite_read.h"
+#include "cache/memo.h"
 #include "services/flatten.h"
 #include "views/python/view_python.h"
+#include "formats/archive/pep503.h"
+#include "util/array.h"
 
 struct pyfile {
 	char *file; /* e.g. "rocm_sdk_core-7.13.0-py3-none-linux_x86_64.whl" */
@@ -121,16 +124,9 @@ static struct pyfile *pyset_add(struct pyset *s, const char *file, int *rc)
 				 sizeof(f.dist_info));
 	if (f.kind == RK_PYFILE_NONE)
 		return NULL;
-	if (s->n == s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 16;
-		struct pyfile *v = realloc(s->v, ncap * sizeof(*v));
-
-		if (!v) {
-			*rc = -ENOMEM;
-			return NULL;
-		}
-		s->v = v;
-		s->cap = ncap;
+	if (RK_GROW(s->v, s->cap, s->n, 16)) {
+		*rc = -ENOMEM;
+		return NULL;
 	}
 	n = &s->v[s->n++]; /* the set owns it from here, even half made */
 	*n = f;
@@ -163,17 +159,6 @@ static int pyset_scan(const char *run_path, const char *sub, struct pyset *s,
 }
 
 /* ---- hashes, once per stored file version, kept in the cache ---- */
-
-int vfs_pyhash_rel(struct rk_vfs *v, const char *kind, const char *path, uint64_t size,
-		   int64_t mtime_ns, char rel[RK_MEMO_NAME])
-{
-	char sz[32], mt[32];
-	const char *parts[] = {kind, rk_store_id(v->store), path, sz, mt};
-
-	snprintf(sz, sizeof(sz), "%llu", (unsigned long long)size);
-	snprintf(mt, sizeof(mt), "%lld", (long long)mtime_ns);
-	return rk_memo_name("pyhash", kind, parts, 5, rel);
-}
 
 /* f's record: by store identity, or a synthesized wheel's composite digest. */
 static int hash_key(struct rk_vfs *v, const struct pyfile *f, char rel[128])
@@ -255,36 +240,47 @@ static int hash_composite(struct rk_vfs *v, struct pyfile *f, struct rk_err *err
 	return rc;
 }
 
+struct sha_memo {
+	struct rk_vfs *v;
+	struct pyfile *f;
+};
+
+static int sha_load(void *ctx, char *data, size_t len)
+{
+	struct pyfile *f = ((struct sha_memo *)ctx)->f;
+
+	if (len < RK_SHA256_HEX - 1)
+		return -EINVAL;
+	data[RK_SHA256_HEX - 1] = '\0';
+	if (!rk_is_sha256_hex(data))
+		return -EINVAL;
+	memcpy(f->sha, data, RK_SHA256_HEX);
+	return 0;
+}
+
+static int sha_compute(void *ctx, struct rk_buf *rec, struct rk_err *err)
+{
+	struct sha_memo *m = ctx;
+	int rc = m->f->synth ? hash_composite(m->v, m->f, err) : hash_object(m->v, m->f, err);
+
+	return rc ? rc : rk_buf_addf(rec, "%s\n", m->f->sha);
+}
+
 static int file_sha256(struct rk_vfs *v, struct pyfile *f, struct rk_err *err)
 {
-	char rel[128], *data = NULL;
-	size_t len;
-	int rc;
+	struct sha_memo sm = {v, f};
+	const struct rk_memo m = {sha_load, sha_compute, &sm, 4096};
+	char rel[128];
+	int rc, unkept;
 
 	if (f->bytes)
 		return rk_sha256_buf(f->bytes, f->size, f->sha);
 	if ((rc = hash_key(v, f, rel)))
 		return rc;
-	if (v->cache && !rk_cache_get_file(v->cache, rel, 4096, &data, &len, NULL)) {
-		int ok = len >= RK_SHA256_HEX - 1 && (data[RK_SHA256_HEX - 1] = '\0', 1) &&
-			 rk_is_sha256_hex(data);
-
-		if (ok)
-			memcpy(f->sha, data, RK_SHA256_HEX);
-		free(data);
-		if (ok)
-			return 0;
-	}
-	if ((rc = f->synth ? hash_composite(v, f, err) : hash_object(v, f, err)))
+	if ((rc = rk_memo_load_or_compute(v->cache, "pyhash", rel, &m, &unkept, err)))
 		return rc;
-	if (v->cache) {
-		char line[RK_SHA256_HEX + 1];
-
-		rk_cache_area(v->cache, "pyhash");
-		snprintf(line, sizeof(line), "%s\n", f->sha);
-		if (rk_cache_put_file(v->cache, rel, line, strlen(line), NULL))
-			rk_warn("'%s': could not keep its hash in the cache", f->path);
-	}
+	if (unkept)
+		rk_warn("'%s': could not keep its hash in the cache", f->path);
 	return 0;
 }
 
@@ -334,137 +330,59 @@ static void read_metadata(struct rk_vfs *v, struct pyfile *f)
 
 /* ---- rendering ---- */
 
-/* Percent-encode everything but RFC 3986 unreserved characters. */
-static int add_url(struct rk_buf *b, const char *s)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	int rc = 0;
-
-	for (; !rc && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		    c == '-' || c == '_' || c == '.' || c == '~') {
-			rc = rk_buf_add(b, s, 1);
-		} else {
-			char e[3] = {'%', hex[c >> 4], hex[c & 15]};
-
-			rc = rk_buf_add(b, e, 3);
-		}
-	}
-	return rc;
-}
-
-/* The page's start up to <body>, then h1 (when given), both HTML-escaped. */
-static int add_head(struct rk_buf *b, const char *title, const char *h1)
-{
-	int rc = rk_buf_adds(b, "<!DOCTYPE html>\n<html>\n<head>\n"
-				"<meta name=\"pypi:repository-version\" content=\"1.0\">\n<title>");
-
-	if (!rc && !(rc = rk_buf_add_html(b, title)))
-		rc = rk_buf_adds(b, "</title>\n</head>\n<body>\n");
-	if (!rc && h1 && !(rc = rk_buf_adds(b, "<h1>")) && !(rc = rk_buf_add_html(b, h1)))
-		rc = rk_buf_adds(b, "</h1>\n");
-	return rc;
-}
-
-static int render_root(const struct pyset *s, struct rk_buf *b)
-{
-	int rc = add_head(b, "Simple index", NULL);
-	const char *last = NULL;
-
-	for (size_t i = 0; !rc && i < s->n; i++) {
-		if (!served(&s->v[i]) || s->v[i].family[0] ||
-		    (last && !strcmp(s->v[i].project, last)))
-			continue;
-		last = s->v[i].project;
-		if (!(rc = rk_buf_adds(b, "<a href=\"")) && !(rc = add_url(b, s->v[i].project)) &&
-		    !(rc = rk_buf_adds(b, "/\">")) && !(rc = rk_buf_add_html(b, s->v[i].project)))
-			rc = rk_buf_adds(b, "</a><br>\n");
-	}
-	return rc ? rc : rk_buf_adds(b, "</body>\n</html>\n");
-}
-
-/* The project page of s->v[lo..hi). */
-static int render_project(const struct pyset *s, size_t lo, size_t hi, struct rk_buf *b)
-{
-	char title[300];
-	int rc;
-
-	snprintf(title, sizeof(title), "Links for %s", s->v[lo].project);
-	rc = add_head(b, title, title);
-	for (size_t i = lo; !rc && i < hi; i++) {
-		const struct pyfile *f = &s->v[i];
-
-		if (!served(f) || f->family[0])
-			continue;
-		if (!(rc = rk_buf_adds(b, "<a href=\"../../files/")) && !(rc = add_url(b, f->file)))
-			rc = rk_buf_addf(b, "#sha256=%s\"", f->sha);
-		if (!rc && f->requires_python &&
-		    !(rc = rk_buf_adds(b, " data-requires-python=\"")) &&
-		    !(rc = rk_buf_add_html(b, f->requires_python)))
-			rc = rk_buf_adds(b, "\"");
-		if (!rc && f->meta)
-			rc = rk_buf_addf(b,
-					 " data-core-metadata=\"sha256=%s\""
-					 " data-dist-info-metadata=\"sha256=%s\"",
-					 f->meta_sha, f->meta_sha);
-		if (!rc && !(rc = rk_buf_adds(b, ">")) && !(rc = rk_buf_add_html(b, f->file)))
-			rc = rk_buf_adds(b, "</a><br>\n");
-	}
-	return rc ? rc : rk_buf_adds(b, "</body>\n</html>\n");
-}
-
 /* The families of a legacy run's python/<family>/ pages (sorted, distinct). */
 struct pyfams {
 	char **name;
 	size_t n;
 };
 
-/* Whether family has a served file of project in python/<family>/ (which then replaces
- * the generic ones on its page). */
-static int own_file(const struct pyset *s, const char *project, const char *family)
+/* The served files of s->v[lo..hi) as the index pages see them (*out malloc'd). */
+static int index_files(const struct pyset *s, size_t lo, size_t hi, struct rk_pyindex_file **out,
+		       size_t *n)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (served(&s->v[i]) && !strcmp(s->v[i].family, family) &&
-		    !strcmp(s->v[i].project, project))
-			return 1;
+	struct rk_pyindex_file *v = calloc(hi - lo + 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	*n = 0;
+	for (size_t i = lo; i < hi; i++) {
+		const struct pyfile *f = &s->v[i];
+
+		if (served(f))
+			v[(*n)++] = (struct rk_pyindex_file){
+				.file = f->file,
+				.project = f->project,
+				.family = f->family,
+				.sha = f->sha,
+				.requires_python = f->requires_python,
+				.meta_sha = f->meta ? f->meta_sha : NULL,
+				.split_product = f->split_product};
+	}
+	*out = v;
 	return 0;
 }
 
-/* A --find-links page as TheRock's upload step writes it (generate_local_index.py,
- * indexer.py): one link per served file, href <up>files/<file>. family < 0: every file
- * (python/index.html); else family's page: its files and those of no family (every
- * family's libraries wheel among them, as upstream's generate_multiarch_indexes links
- * all of dist/), without the kpack-split wheels of stored fat ones (upstream's
- * per-family sets have none). */
-static int render_flat(const struct pyset *s, const struct pyfams *fm, int family, struct rk_buf *b)
+enum page { PAGE_ROOT, PAGE_FLAT, PAGE_PROJECT };
+
+/* simple/index.html, a --find-links page (family NULL: python/index.html) or the project
+ * page of s->v[lo..hi), into b (formats/archive/pep503.h). */
+static int render(const struct pyset *s, size_t lo, size_t hi, enum page page, const char *family,
+		  struct rk_buf *b)
 {
-	char title[300];
-	int rc;
+	struct rk_pyindex_file *v;
+	size_t n;
+	int rc = index_files(s, lo, hi, &v, &n);
 
-	if (family < 0)
-		snprintf(title, sizeof(title), "Package Index");
+	if (rc)
+		return rc;
+	if (page == PAGE_ROOT)
+		rc = rk_pep503_root(v, n, b);
+	else if (page == PAGE_FLAT)
+		rc = rk_pep503_flat(v, n, family, b);
 	else
-		snprintf(title, sizeof(title), "ROCm Python Packages - %s", fm->name[family]);
-	rc = add_head(b, title, title);
-	for (size_t i = 0; !rc && i < s->n; i++) {
-		const struct pyfile *f = &s->v[i];
-
-		if (!served(f) ||
-		    (f->family[0] && (family < 0 || strcmp(f->family, fm->name[family]))))
-			continue;
-		if (family >= 0 && (f->split_product ||
-				    (!f->family[0] && own_file(s, f->project, fm->name[family]))))
-			continue;
-		if (!(rc = rk_buf_adds(b, f->family[0] ? "<a href=\"./"
-					  : family < 0 ? "<a href=\"files/"
-						       : "<a href=\"../files/")) &&
-		    !(rc = add_url(b, f->file)) && !(rc = rk_buf_adds(b, "\">")) &&
-		    !(rc = rk_buf_add_html(b, f->file)))
-			rc = rk_buf_adds(b, "</a><br>\n");
-	}
-	return rc ? rc : rk_buf_adds(b, "</body>\n</html>\n");
+		rc = rk_pep503_project(s->v[lo].project, v, n, b);
+	free(v);
+	return rc;
 }
 
 static int cmp_pyfile(const void *a, const void *b)
@@ -599,12 +517,12 @@ static int build_tree(struct node *py, struct pyset *s, const struct pyfams *fm)
 		}
 		n->size = strlen(n->data);
 	}
-	if (!rc && !(rc = render_root(s, &b)))
+	if (!rc && !(rc = render(s, 0, s->n, PAGE_ROOT, NULL, &b)))
 		rc = add_bytes(simple, "index.html", &b, newest);
-	if (!rc && !(rc = render_flat(s, fm, -1, &b)))
+	if (!rc && !(rc = render(s, 0, s->n, PAGE_FLAT, NULL, &b)))
 		rc = add_bytes(py, "index.html", &b, newest);
 	for (size_t i = 0; !rc && i < fm->n; i++)
-		if (!(rc = render_flat(s, fm, (int)i, &b)))
+		if (!(rc = render(s, 0, s->n, PAGE_FLAT, fm->name[i], &b)))
 			rc = add_bytes(vfs_find(py, fm->name[i]), "index.html", &b, newest);
 	/* simple/<project>/ is rendered on first look: only then are its files hashed */
 	for (size_t lo = 0, hi; !rc && lo < s->n; lo = hi) {
@@ -701,11 +619,6 @@ static const char *stored_family(struct rk_vfs *v, struct run *r, const struct p
 	return NULL;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Add family name to fm (a name python/ has already, or a dot name, is not one). */
 static int pyfams_add(struct pyfams *fm, const char *name)
 {
@@ -750,7 +663,7 @@ static int pyfams_of(struct rk_vfs *v, struct run *r, const struct rk_store_list
 			if (strcmp(r->cat->targets[i], "generic"))
 				rc = pyfams_add(fm, r->cat->targets[i]);
 	if (fm->n)
-		qsort(fm->name, fm->n, sizeof(*fm->name), cmp_str);
+		qsort(fm->name, fm->n, sizeof(*fm->name), rk_cmp_str);
 	return rc;
 }
 
@@ -946,7 +859,7 @@ static int pop_pyproject(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		if (rc)
 			return rc; /* a timeout fails the page: a later look tries again */
 	}
-	if (!(rc = render_project(s, lo, hi, &b))) {
+	if (!(rc = render(s, lo, hi, PAGE_PROJECT, NULL, &b))) {
 		struct node *root = vfs_tree_new(dir->name, dir->mode, dir->mtime);
 
 		if (!root)

@@ -36,7 +36,10 @@
 #include "rk/log.h"
 #include "rk/path.h"
 #include "rk/wheel.h"
+#include "views/python/pysrc.h"
 #include "views/python/view_python.h"
+#include "formats/archive/wheel_text.h"
+#include "util/array.h"
 #include "services/kpack_split.h"
 
 #define LIB_PREFIX "rocm_sdk_libraries_"
@@ -307,17 +310,12 @@ static int add_tree(struct pywheel *p, const struct node *dir, struct rk_buf *re
 			else
 				rc = -EIO;
 			if (!rc && links)
-				rc = pywheel_devel_link(links, rel->buf);
+				rc = rk_wheel_devel_link(links, rel->buf);
 		}
 		rel->len = len;
 		rel->buf[len] = '\0';
 	}
 	return rc;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static int host_wheel(struct splitwheels *sw, struct artifact *g, const struct members *m,
@@ -567,8 +565,8 @@ static int split_one(struct rk_vfs *v, struct run *r, struct pystate *ps, const 
 			goto out;
 		}
 	}
-	qsort(arches, narches, sizeof(*arches), cmp_str);
-	qsort(bases, nbases, sizeof(*bases), cmp_str);
+	qsort(arches, narches, sizeof(*arches), rk_cmp_str);
+	qsort(bases, nbases, sizeof(*bases), rk_cmp_str);
 	rc = host_wheel(&sw, outs[0], &m, arches, narches);
 	for (size_t i = 0; !rc && i < nbases; i++)
 		rc = device_wheel(&sw, bases[i], outs, nouts);

@@ -17,7 +17,6 @@
  * _devel.tar is written once into the cache (its hash goes into RECORD). */
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <libdeflate.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,132 +37,16 @@
 #include "cache/composite_read.h"
 #include "views/python/pysrc.h"
 #include "formats/archive/tar_layout.h"
+#include "views/python/wheel_plan.h"
+#include "formats/gpu/elf_runpath.h"
+#include "formats/archive/wheel_text.h"
 #include "views/python/view_python.h"
 #include "formats/archive/zip_layout.h"
 #include "services/flatten.h"
+#include "services/tree_tar.h"
+#include "util/array.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
-/* 6.2: artifact names per package */
-static const char *const core_names[] = {
-	"amd-dbgapi",	    "amd-llvm",		  "aqlprofile",	      "base",
-	"core-amdsmi",	    "core-hip",		  "core-kpack",	      "core-ocl",
-	"core-hipinfo",	    "core-runtime",	  "hipfile",	      "hipify",
-	"host-blas",	    "host-suite-sparse",  "rocdecode",	      "rocgdb",
-	"rocjpeg",	    "rocprofiler-sdk",	  "rocr-debug-agent", "sysdeps",
-	"sysdeps-amd-mesa", "sysdeps-expat",	  "sysdeps-gmp",      "sysdeps-mpfr",
-	"sysdeps-ncurses",  "sysdeps-util-linux", "wsl-rocdxg",	      "rocjitsu-hotswap",
-};
-static const char *const lib_names[] = {
-	"blas",
-	"fft",
-	"hipdnn",
-	"miopen",
-	"miopenprovider",
-	"hipblasltprovider",
-	"hipkernelprovider",
-	"rand",
-	"rccl",
-	"rpp",
-};
-static const char *const devel_extra[] = {
-	"prim",	    "rocwmma",	  "libhipcxx", "flatbuffers", "nlohmann-json",
-	"rocshmem", "hipthreads", "rocjitsu",  "mirage",
-};
-
-enum pkg_kind { PKG_CORE, PKG_LIBRARIES, PKG_DEVICE, PKG_DEVEL, PKG_PROFILER };
-
-/* build_python_packages.py PROFILER_WHEEL_INCLUDES: the files of the profiler wheel */
-static const char *const profiler_includes[] = {
-	"bin/rocprof-sys-*",
-	"include/rocprofiler-systems/**",
-	"lib/librocprof-sys*",
-	"lib/libprofiler-hub.so*",
-	"lib/python/site-packages/rocprofsys/**",
-	"lib/rocprofiler-systems/**",
-	"libexec/rocprofiler-systems/**",
-	"share/**/rocprofiler-systems/**",
-	"bin/rocprof-*",
-	"libexec/rocprofiler-compute/**",
-	"lib/rocprofiler-compute/**",
-	"share/**/rocprofiler-compute/**",
-	NULL,
-};
-/* ... and what the core wheel leaves out (its excludes, cmake directories aside) */
-static const char *const core_excludes[] = {
-	"bin/rocprof-*",
-	"include/rocprofiler-systems/**",
-	"lib/librocprof-sys*",
-	"lib/python/site-packages/rocprofsys/**",
-	"lib/rocprofiler-systems/**",
-	"libexec/rocprofiler-systems/**",
-	"share/**/rocprofiler-systems/**",
-	NULL,
-};
-
-/* Whether rel matches one of globs ("*" and "**" cross "/", as these globs are used). */
-static int glob_any(const char *const *globs, const char *rel)
-{
-	for (size_t i = 0; globs[i]; i++)
-		if (!fnmatch(globs[i], rel, 0))
-			return 1;
-	return 0;
-}
-
-static int in_list(const char *const *l, size_t n, const char *s)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(l[i], s))
-			return 1;
-	return 0;
-}
-
-static int is_generic(const struct artifact *a)
-{
-	return !strcmp(a->art->an.target, "generic");
-}
-
-/* Whether artifact a goes into package p (family: legacy libraries/devel; target:
- * device). 6.2. */
-static int wanted(const struct artifact *a, int p, int split, const char *family,
-		  const char *target)
-{
-	const char *name = a->art->an.name, *comp = a->art->an.component;
-	char base[64];
-
-	switch (p) {
-	case PKG_CORE:
-		if (!in_list(core_names, ARRAY_LEN(core_names), name))
-			return 0;
-		if (!strcmp(name, "rocjitsu-hotswap"))
-			return !strcmp(comp, "lib");
-		return !strcmp(comp, "lib") || !strcmp(comp, "run") ||
-		       (!strcmp(comp, "dev") &&
-			(!strcmp(name, "core-hip") || !strcmp(name, "core-ocl")));
-	case PKG_LIBRARIES:
-		return in_list(lib_names, ARRAY_LEN(lib_names), name) && !strcmp(comp, "lib") &&
-		       (is_generic(a) || (!split && !strcmp(a->art->an.target, family)));
-	case PKG_DEVICE:
-		return in_list(lib_names, ARRAY_LEN(lib_names) - 1, name) /* no rpp */ &&
-		       !strcmp(comp, "lib") && !is_generic(a) &&
-		       rk_gpu_base_arch(a->art->an.target, base, sizeof(base)) > 0 &&
-		       !strcmp(base, target);
-	case PKG_PROFILER: /* profiler_artifact_filter */
-		return (!strcmp(name, "rocprofiler-compute") ||
-			!strcmp(name, "rocprofiler-systems")) &&
-		       (!strcmp(comp, "lib") || !strcmp(comp, "run"));
-	default: /* PKG_DEVEL */
-		if (!in_list(core_names, ARRAY_LEN(core_names), name) &&
-		    !in_list(lib_names, ARRAY_LEN(lib_names), name) &&
-		    !(in_list(devel_extra, ARRAY_LEN(devel_extra), name) &&
-		      (split || (strcmp(name, "libhipcxx") && strcmp(name, "rocshmem") &&
-				 strcmp(name, "hipthreads")))))
-			return 0;
-		if (split && !strcmp(comp, "test"))
-			return 0;
-		return is_generic(a) || (!split && !strcmp(a->art->an.target, family));
-	}
-}
 
 /* ---- ELF facts per blob ---- */
 
@@ -204,20 +87,12 @@ struct synth {
 struct pkg {
 	struct pywheel w; /* its members; w.sources: artifact stems, for PROVENANCE */
 	const char *family; /* a legacy libraries wheel's family, else NULL */
-	int excl_cmake; /* core: cmake directories and core_excludes are left out */
-	const char *const *include; /* profiler: only these files */
+	int kind; /* enum pkg_kind */
 	const char *platform;
 	const char *const *rpath; /* the rpath_deps (in _rocm_sdk_core), NULL-terminated */
 	struct rk_composite **rw; /* members rewritten with them (owned) */
 	size_t nrw, caprw;
 };
-
-/* build_python_packages.py: the rpath_dep(core, ...) calls of each package */
-static const char *const profiler_rpath[] = {"lib", "lib/llvm/lib", "lib/rocm_sysdeps/lib", NULL};
-static const char *const core_rpath[] = {"lib/llvm/lib", "lib/rocm_sysdeps/lib", NULL};
-static const char *const lib_rpath[] = {"lib", "lib/rocm_sysdeps/lib", "lib/host-math/lib",
-					"lib/llvm/lib", NULL};
-static const char *const device_rpath[] = {"lib", "lib/rocm_sysdeps/lib", NULL};
 
 static void pkg_release(struct pkg *p)
 {
@@ -365,97 +240,6 @@ static struct node *resolve(struct node *root, const char *path, char *out, size
 	return NULL;
 }
 
-/* The relative path from directory `from` (a path below the root, "" for the root) to
- * `to`, in out[n]: "../" for each component of `from` past their common directories. */
-static void relpath(const char *from, const char *to, char *out, size_t n)
-{
-	size_t f = 0, t = 0, len = 0;
-
-	/* skip the common leading components */
-	for (;;) {
-		size_t fl = strcspn(from + f, "/"), tl = strcspn(to + t, "/");
-
-		if (!fl || fl != tl || memcmp(from + f, to + t, fl) || to[t + tl] != '/')
-			break;
-		f += fl + (from[f + fl] == '/');
-		t += tl + 1;
-	}
-	out[0] = '\0';
-	while (from[f] && len + 4 < n) {
-		len += (size_t)snprintf(out + len, n - len, "../");
-		f += strcspn(from + f, "/");
-		f += from[f] == '/';
-	}
-	snprintf(out + len, n - len, "%s", to + t);
-}
-
-static int excluded(const struct pkg *p, const char *rel, int is_dir)
-{
-	const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
-
-	if (p->include)
-		return !is_dir && !glob_any(p->include, rel);
-	if (!p->excl_cmake)
-		return 0;
-	if (is_dir && !strcmp(base, "cmake"))
-		return 1;
-	return !is_dir && glob_any(core_excludes, rel);
-}
-
-/* The exec stub (exe_stub.c) running rp, relative to its own directory, in *out
- * (malloc'd, rk_exe_stub_len bytes). */
-static int exe_stub(const char *rp, char **out)
-{
-	const char *mark =
-		memmem(rk_exe_stub, rk_exe_stub_len, RK_EXE_STUB_MARK, strlen(RK_EXE_STUB_MARK));
-	size_t at = mark ? (size_t)(mark - rk_exe_stub) : 0;
-
-	if (!mark || strlen(rp) >= RK_EXE_STUB_TARGET_MAX ||
-	    rk_exe_stub_len - at < RK_EXE_STUB_TARGET_MAX)
-		return -ENAMETOOLONG;
-	if (!(*out = malloc(rk_exe_stub_len)))
-		return -ENOMEM;
-	memcpy(*out, rk_exe_stub, rk_exe_stub_len);
-	memset(*out + at, 0, RK_EXE_STUB_TARGET_MAX);
-	memcpy(*out + at, rp, strlen(rp));
-	return 0;
-}
-
-/* The console scripts of TheRock's rocm-sdk-core (setup.py, Linux), each with the program
- * its rocm_sdk_core._cli function runs: declared when the core wheel holds the program. */
-static const struct {
-	const char *script, *fn, *path;
-} core_scripts[] = {
-	{"amdclang", "amdclang", "lib/llvm/bin/amdclang"},
-	{"amdclang++", "amdclangpp", "lib/llvm/bin/amdclang++"},
-	{"amdclang-cpp", "amdclang_cpp", "lib/llvm/bin/amdclang-cpp"},
-	{"amdclang-cl", "amdclang_cl", "lib/llvm/bin/amdclang-cl"},
-	{"amdflang", "amdflang", "lib/llvm/bin/amdflang"},
-	{"amdlld", "amdlld", "lib/llvm/bin/amdlld"},
-	{"hipcc", "hipcc", "bin/hipcc"},
-	{"hipconfig", "hipconfig", "bin/hipconfig"},
-	{"hipify-clang", "hipify_clang", "bin/hipify-clang"},
-	{"offload-arch", "offload_arch", "lib/llvm/bin/offload-arch"},
-	{"roc-obj", "roc_obj", "bin/roc-obj"},
-	{"roc-obj-extract", "roc_obj_extract", "bin/roc-obj-extract"},
-	{"roc-obj-ls", "roc_obj_ls", "bin/roc-obj-ls"},
-	{"amd-smi", "amd_smi", "bin/amd-smi"},
-	{"hipify-perl", "hipify_perl", "bin/hipify-perl"},
-	{"rocm_agent_enumerator", "rocm_agent_enumerator", "bin/rocm_agent_enumerator"},
-	{"rocminfo", "rocm_info", "bin/rocminfo"},
-	{"rocm-smi", "rocm_smi", "bin/rocm-smi"},
-	{"roccoremerge", "roccoremerge", "bin/roccoremerge"},
-	{"rocgdb", "rocgdb", "bin/rocgdb"},
-	{"rocpd", "rocpd", "bin/rocpd"},
-	{"rocpd2csv", "rocpd2csv", "bin/rocpd2csv"},
-	{"rocpd2otf2", "rocpd2otf2", "bin/rocpd2otf2"},
-	{"rocpd2pftrace", "rocpd2pftrace", "bin/rocpd2pftrace"},
-	{"rocpd2summary", "rocpd2summary", "bin/rocpd2summary"},
-	{"rocprofv3", "rocprofv3", "bin/rocprofv3"},
-	{"rocprofv3-attach", "rocprofv3_attach", "bin/rocprofv3-attach"},
-	{"rocprofv3-avail", "rocprofv3_avail", "bin/rocprofv3-avail"},
-};
-
 /* Embedded Python file src (NULL: not embedded, a build fault) as path in wheel p. */
 static int add_embedded(struct pkg *p, const char *path, const struct rk_pysrc *src)
 {
@@ -467,39 +251,6 @@ static int add_embedded(struct pkg *p, const char *path, const struct rk_pysrc *
 		return -ENOMEM;
 	memcpy(d, src->data, src->len);
 	return pywheel_add(&p->w, path, S_IFREG | 0644, src->len, NULL, d, NULL, NULL);
-}
-
-/* entry_points.txt of the core wheel p (platform directory platform) in b, and its
- * rocm_sdk_core/_cli.py; b stays empty when the wheel holds none of the programs. */
-static int core_entry_points(struct pkg *p, const char *platform, struct rk_buf *b)
-{
-	const struct rk_pysrc *cli = rk_pysrc_find("core/_cli.py");
-	int rc = 0;
-
-	for (size_t i = 0; !rc && i < ARRAY_LEN(core_scripts); i++) {
-		char name[300];
-		struct pyentry *e;
-
-		snprintf(name, sizeof(name), "%s/%s", platform, core_scripts[i].path);
-		HASH_FIND_STR(p->w.ents, name, e);
-		if (e && (e->mode & 0111))
-			rc = rk_buf_addf(b, "%s%s = rocm_sdk_core._cli:%s\n",
-					 b->len ? "" : "[console_scripts]\n",
-					 core_scripts[i].script, core_scripts[i].fn);
-	}
-	return !rc && b->len ? add_embedded(p, "rocm_sdk_core/_cli.py", cli) : rc;
-}
-
-/* Names upstream's get_file_type never takes for a program or a library. */
-static int not_a_program(const char *rel)
-{
-	static const char *const sfx[] = {".txt", ".h", ".hpp", ".hsaco", ".co", ".lib"};
-	size_t n = strlen(rel);
-
-	for (size_t i = 0; i < ARRAY_LEN(sfx); i++)
-		if (n >= strlen(sfx[i]) && !strcmp(rel + n - strlen(sfx[i]), sfx[i]))
-			return 1;
-	return 0;
 }
 
 /* The member rel (its path below the platform directory) made of blob file t: when t is an
@@ -517,7 +268,7 @@ static int rpath_member(struct synth *s, struct pkg *p, const struct node *t, co
 	int fd = -1, rc;
 
 	*c = NULL;
-	if (!p->rpath || t->src != SRC_BLOB || t->size < 64 || not_a_program(rel))
+	if (!p->rpath || t->src != SRC_BLOB || t->size < 64 || pyplan_not_a_program(rel))
 		return 0;
 	if ((rc = blob_open(s, t->data, t->size, t->origin, &fd)))
 		return rc;
@@ -537,9 +288,7 @@ static int rpath_member(struct synth *s, struct pkg *p, const struct node *t, co
 	if (!rc && (img = mmap(NULL, t->size, PROT_READ, MAP_SHARED, fd, 0)) == MAP_FAILED)
 		rc = rk_err_set(s->err, -errno, "'%s': mmap: %s", rel, strerror(errno));
 	close(fd);
-	if (!rc && (!(*c = calloc(1, sizeof(**c))) ||
-		    (p->nrw == p->caprw &&
-		     !(p->rw = reallocarray(p->rw, p->caprw = p->caprw * 2 + 8, sizeof(*p->rw))))))
+	if (!rc && !(rc = RK_GROW(p->rw, p->caprw, p->nrw, 8)) && !(*c = calloc(1, sizeof(**c))))
 		rc = -ENOMEM;
 	if (!rc) {
 		rc = rk_elf_rpath_add(img, t->size, add.buf, *c, s->err);
@@ -577,7 +326,7 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 		if ((rc = rk_buf_addf(rel, "%s%s", len ? "/" : "", name)))
 			break;
 		snprintf(dirpart, sizeof(dirpart), "%.*s", (int)len, rel->buf);
-		if (excluded(p, rel->buf, S_ISDIR(c->mode))) {
+		if (pyplan_excluded(p->kind, rel->buf, S_ISDIR(c->mode))) {
 			/* left out */
 		} else if (S_ISDIR(c->mode)) {
 			rc = runtime_walk(s, p, root, c, rel);
@@ -604,8 +353,8 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 			 * as upstream's libmagic test ("ELF ... executable,") decides */
 			char rp[4096], *stub = NULL;
 
-			relpath(dirpart, target, rp, sizeof(rp));
-			if (!(rc = exe_stub(rp, &stub)))
+			pyplan_relpath(dirpart, target, rp, sizeof(rp));
+			if (!(rc = rk_exe_stub_for(rp, &stub)))
 				rc = pywheel_add(&p->w, rel->buf, S_IFREG | 0755, rk_exe_stub_len,
 						 NULL, stub, NULL, NULL);
 			else
@@ -643,53 +392,6 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 	return rc;
 }
 
-/* ---- _dist_info.py (6.5) ---- */
-
-static int dist_info_py(const struct synth *s, const char *entry, const char *family,
-			struct rk_buf *b);
-
-int pywheel_dist_info_py(const char *version, int split, char **families, size_t n,
-			 const char *entry, const char *family, struct rk_buf *b)
-{
-	struct synth s = {.split = split, .families = families, .nfamilies = n};
-
-	snprintf(s.version, sizeof(s.version), "%s", version);
-	return dist_info_py(&s, entry, family, b);
-}
-
-/* The template followed by the lines TheRock's build appends. entry: ALL_PACKAGES key
- * of the package (NULL: the sdist); family: THIS_TARGET_FAMILY (NULL: None). */
-static int dist_info_py(const struct synth *s, const char *entry, const char *family,
-			struct rk_buf *b)
-{
-	const struct rk_pysrc *t = rk_pysrc_find("rocm_sdk/_dist_info.py");
-	const char *os = "LINUX";
-	int rc;
-
-	if (!t)
-		return -ENOENT;
-	rc = rk_buf_add(b, t->data, t->len);
-	if (!rc)
-		rc = rk_buf_addf(b, "__version__ = '%s'\nPY_PACKAGE_SUFFIX_NONCE = ''\n",
-				 s->version);
-	if (!rc && s->split)
-		rc = rk_buf_adds(b, "ALL_PACKAGES[\"libraries\"].dist_package_template = "
-				    "\"rocm-sdk-libraries\"\n");
-	if (!rc && s->nfamilies)
-		rc = rk_buf_addf(b, "DEFAULT_TARGET_FAMILY = '%s'\n", s->families[0]);
-	for (size_t i = 0; !rc && i < s->nfamilies; i++)
-		rc = rk_buf_addf(b, "AVAILABLE_TARGET_FAMILIES.append('%s')\n", s->families[i]);
-	for (size_t i = 0; !rc && i < s->nfamilies; i++)
-		rc = rk_buf_addf(b, "%s_TARGET_FAMILIES.append('%s')\n", os, s->families[i]);
-	if (!rc)
-		rc = family ? rk_buf_addf(b, "THIS_TARGET_FAMILY = '%s'\n", family)
-			    : rk_buf_adds(b, "THIS_TARGET_FAMILY = None\n");
-	if (!rc)
-		rc = entry ? rk_buf_addf(b, "THIS_PACKAGE_ENTRY = ALL_PACKAGES['%s']\n", entry)
-			   : rk_buf_adds(b, "THIS_PACKAGE_ENTRY = None\n");
-	return rc;
-}
-
 /* The pure package of a wheel: <pure>/__init__.py and <pure>/_dist_info.py. */
 static int add_pure(const struct synth *s, struct pkg *p, const char *pure, const char *entry,
 		    const char *family)
@@ -708,7 +410,8 @@ static int add_pure(const struct synth *s, struct pkg *p, const char *pure, cons
 	memcpy(d, init->data, init->len);
 	if ((rc = pywheel_add(&p->w, name, S_IFREG | 0644, init->len, NULL, d, NULL, NULL)))
 		return rc;
-	if ((rc = dist_info_py(s, entry, family, &b))) {
+	if ((rc = pywheel_dist_info_py(s->version, s->split, s->families, s->nfamilies, entry,
+					 family, &b))) {
 		rk_buf_release(&b);
 		return rc;
 	}
@@ -730,7 +433,8 @@ static int flatten_pkg(struct synth *s, struct pkg *p, int kind, const char *fam
 	if (!as)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->cat->narts; i++)
-		if (wanted(&r->artifacts[i], kind, s->split, family, target))
+		if (pyplan_wanted(r->artifacts[i].art->an.name, r->artifacts[i].art->an.component,
+				  r->artifacts[i].art->an.target, kind, s->split, family, target))
 			as[n++] = &r->artifacts[i];
 	for (size_t i = 0; i < n; i++)
 		if ((rc = rk_buf_addf(&p->w.sources, "%s%s", i ? " " : "", as[i]->art->stem))) {
@@ -776,17 +480,11 @@ static int profiler_links(struct pkg *p)
 	int rc = 0;
 
 	HASH_ITER(hh, p->w.ents, e, t) {
-		if (!glob_any(globs, e->name))
+		if (!pyplan_glob_any(globs, e->name))
 			continue;
-		if (n == cap) {
-			char **v = reallocarray(names, cap * 2 + 8, sizeof(*names));
-
-			if (!v) {
-				free(names);
-				return -ENOMEM;
-			}
-			names = v;
-			cap = cap * 2 + 8;
+		if (RK_GROW(names, cap, n, 8)) {
+			free(names);
+			return -ENOMEM;
 		}
 		names[n++] = e->name;
 	}
@@ -813,35 +511,23 @@ static int profiler_links(struct pkg *p)
 	return rc;
 }
 
-/* TheRock's rocm-profiler console scripts (setup.py), each with its program: declared
- * when the wheel holds the program. */
-static const char *const profiler_scripts[] = {
-	"rocprof-compute",	  "rocprof-sys-attach", "rocprof-sys-avail",  "rocprof-sys-causal",
-	"rocprof-sys-instrument", "rocprof-sys-run",	"rocprof-sys-sample", "rocprof-sys-python",
-};
-
-/* entry_points.txt of the profiler wheel p in b and its rocm_profiler/_cli.py (ours). */
-static int profiler_entry_points(struct pkg *p, const char *platform, struct rk_buf *b)
+/* Whether the wheel holds member as an executable (a console script's program). */
+static int has_program(void *ctx, const char *member)
 {
-	const struct rk_pysrc *cli = rk_pysrc_find("profiler/_cli.py");
-	int rc = 0;
+	struct pyentry *e;
 
-	for (size_t i = 0; !rc && i < ARRAY_LEN(profiler_scripts); i++) {
-		char name[300], fn[64];
-		struct pyentry *e;
+	HASH_FIND_STR(((struct pkg *)ctx)->w.ents, member, e);
+	return e && (e->mode & 0111);
+}
 
-		snprintf(name, sizeof(name), "%s/bin/%s", platform, profiler_scripts[i]);
-		HASH_FIND_STR(p->w.ents, name, e);
-		snprintf(fn, sizeof(fn), "%s", profiler_scripts[i]);
-		for (char *q = fn; *q; q++)
-			if (*q == '-')
-				*q = '_';
-		if (e && (e->mode & 0111))
-			rc = rk_buf_addf(b, "%s%s = rocm_profiler._cli:%s\n",
-					 b->len ? "" : "[console_scripts]\n", profiler_scripts[i],
-					 fn);
-	}
-	return !rc && b->len ? add_embedded(p, "rocm_profiler/_cli.py", cli) : rc;
+/* entry_points.txt of runtime wheel p in b, and its _cli.py (ours, embedded as src) when
+ * it declares any. */
+static int entry_points(struct pkg *p, const char *platform, const char *src, const char *cli,
+			struct rk_buf *b)
+{
+	int rc = pyplan_entry_points(p->kind, platform, has_program, p, b);
+
+	return !rc && b->len ? add_embedded(p, cli, rk_pysrc_find(src)) : rc;
 }
 
 /* A runtime wheel (core, libraries[-family], profiler): 6.3. */
@@ -849,35 +535,16 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 {
 	struct pkg p = {.w.sources = RK_BUF_INIT,
 			.family = family,
-			.excl_cmake = kind == PKG_CORE,
-			.include = kind == PKG_PROFILER ? profiler_includes : NULL,
-			.rpath = kind == PKG_CORE	? core_rpath
-				 : kind == PKG_PROFILER ? profiler_rpath
-							: lib_rpath};
+			.kind = kind,
+			.rpath = pyplan_rpath(kind)};
 	struct rk_buf rel = RK_BUF_INIT, top = RK_BUF_INIT, eps = RK_BUF_INIT;
-	char dist[160], platform[160], pure[160], req[200], summary[300], *q;
+	struct pyplan_names nm;
+	const char *dist = nm.dist, *platform = nm.platform, *pure = nm.pure;
+	char req[200], summary[300];
 	struct node *root;
 	int rc;
 
-	/* a legacy family's pure package is named after the family as it is
-	 * ("rocm_sdk_libraries_gfx110X-all"), as upstream's libraries setup.py names it */
-	if (kind == PKG_CORE) {
-		snprintf(dist, sizeof(dist), "rocm-sdk-core");
-		snprintf(pure, sizeof(pure), "rocm_sdk_core");
-	} else if (kind == PKG_PROFILER) {
-		snprintf(dist, sizeof(dist), "rocm-profiler");
-		snprintf(pure, sizeof(pure), "rocm_profiler");
-	} else if (family) {
-		snprintf(dist, sizeof(dist), "rocm-sdk-libraries-%s", family);
-		snprintf(pure, sizeof(pure), "rocm_sdk_libraries_%s", family);
-	} else {
-		snprintf(dist, sizeof(dist), "rocm-sdk-libraries");
-		snprintf(pure, sizeof(pure), "rocm_sdk_libraries");
-	}
-	snprintf(platform, sizeof(platform), "_%s", dist);
-	for (q = platform; *q; q++)
-		if (*q == '-')
-			*q = '_';
+	pyplan_names(kind, family, &nm);
 	p.platform = platform;
 	rc = flatten_pkg(s, &p, kind, family, NULL, &root);
 	if (rc) {
@@ -937,9 +604,10 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 	if (!rc)
 		rc = rk_buf_addf(&top, "%s\n%s\n", platform, pure);
 	if (!rc && kind == PKG_CORE)
-		rc = core_entry_points(&p, platform, &eps);
+		rc = entry_points(&p, platform, "core/_cli.py", "rocm_sdk_core/_cli.py", &eps);
 	if (!rc && kind == PKG_PROFILER)
-		rc = profiler_entry_points(&p, platform, &eps);
+		rc = entry_points(&p, platform, "profiler/_cli.py", "rocm_profiler/_cli.py",
+				  &eps);
 	/* upstream's rocm-profiler requires nothing */
 	if (!rc)
 		rc = finish_wheel(s, &p, dist, kind == PKG_LIBRARIES ? req : NULL, summary, top.buf,
@@ -950,26 +618,6 @@ out:
 	rk_buf_release(&rel);
 	rk_buf_release(&top);
 	rk_buf_release(&eps);
-	return rc;
-}
-
-/* One .devel_links entry: relpath, and the target relative to the link's directory in
- * the devel tree, "../" per component of relpath (py_packaging.py). */
-int pywheel_devel_link(struct rk_buf *links, const char *rel)
-{
-	struct rk_buf t = RK_BUF_INIT;
-	int rc = 0;
-
-	for (const char *q = rel; !rc && q; q = strchr(q + 1, '/'))
-		rc = rk_buf_adds(&t, "../");
-	if (!rc)
-		rc = rk_buf_addf(&t, "_rocm_sdk_libraries/%s", rel);
-	if (!rc && !(rc = rk_buf_addf(links, "%s{\"relpath\": ", links->len ? ", " : "")) &&
-	    !(rc = rk_buf_add_json_str(links, rel)) &&
-	    !(rc = rk_buf_adds(links, ", \"target\": ")) &&
-	    !(rc = rk_buf_add_json_str(links, t.buf)))
-		rc = rk_buf_adds(links, "}");
-	rk_buf_release(&t);
 	return rc;
 }
 
@@ -1009,7 +657,7 @@ static int device_walk(struct synth *s, struct pkg *p, struct node *dir, struct 
 			/* target: relative to the link's directory in the devel tree,
 			 * "../" per component of relpath (py_packaging.py) */
 			if (!rc)
-				rc = pywheel_devel_link(links, rel->buf);
+				rc = rk_wheel_devel_link(links, rel->buf);
 		} /* symlinks: none in device artifacts; a wheel could not hold one */
 		rel->len = len;
 		rel->buf[len] = '\0';
@@ -1019,7 +667,7 @@ static int device_walk(struct synth *s, struct pkg *p, struct node *dir, struct 
 
 static int device_wheel(struct synth *s, const char *t)
 {
-	struct pkg p = {.w.sources = RK_BUF_INIT, .rpath = device_rpath};
+	struct pkg p = {.w.sources = RK_BUF_INIT, .kind = PKG_DEVICE, .rpath = pyplan_rpath(PKG_DEVICE)};
 	struct rk_buf rel = RK_BUF_INIT, links = RK_BUF_INIT, json = RK_BUF_INIT;
 	char dist[160], req[200], summary[300], name[300];
 	struct node *root;
@@ -1057,91 +705,28 @@ static int device_wheel(struct synth *s, const char *t)
 
 /* ---- devel (6.4) ---- */
 
-struct tlist {
-	struct rk_tar_member *v;
-	size_t n, cap;
-};
-
-static int tlist_push(struct tlist *l, const char *path, uint32_t mode, uint64_t size,
-		      const char *blob, const char *link, struct artifact *origin)
-{
-	struct rk_tar_member *m;
-
-	if (l->n == l->cap) {
-		size_t ncap = l->cap ? l->cap * 2 : 256;
-		struct rk_tar_member *v = realloc(l->v, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = ncap;
-	}
-	m = &l->v[l->n];
-	memset(m, 0, sizeof(*m));
-	m->mode = mode;
-	m->size = size;
-	m->origin = origin ? &origin->blob_origin : NULL;
-	if (!(m->path = strdup(path)) || (blob && !(m->blob = strdup(blob))) ||
-	    (link && !(m->link = strdup(link)))) {
-		free((char *)m->path);
-		free((char *)m->blob);
-		return -ENOMEM;
-	}
-	l->n++;
-	return 0;
-}
-
-static void tlist_release(struct tlist *l)
-{
-	for (size_t i = 0; i < l->n; i++) {
-		free((char *)l->v[i].path);
-		free((char *)l->v[i].blob);
-		free((char *)l->v[i].link);
-	}
-	free(l->v);
-}
-
-static int cmp_member(const void *a, const void *b)
-{
-	return strcmp(((const struct rk_tar_member *)a)->path,
-		      ((const struct rk_tar_member *)b)->path);
-}
-
 /* A devel tree file of its own (no runtime wheel has it): _normalize_rpath, a DT_RUNPATH
- * entry becomes DT_RPATH (the same string), as a composite over its blob in *c (kept in
- * p->rw); *c NULL when the file stays as it is. */
+ * entry becomes DT_RPATH (the same string; formats/gpu/elf_runpath.h), as a composite over its
+ * blob in *c (kept in p->rw); *c NULL when the file stays as it is. */
 static int runpath_member(struct synth *s, struct pkg *p, const struct node *t, const char *rel,
 			  struct rk_composite **c)
 {
 	const struct rk_elf_info *e;
-	unsigned char tag[8] = {15}; /* DT_RPATH, little-endian */
 	int rc;
 
 	*c = NULL;
-	if (t->src != SRC_BLOB || t->size < 64 || not_a_program(rel))
+	if (t->src != SRC_BLOB || t->size < 64 || pyplan_not_a_program(rel))
 		return 0;
-	if ((rc = elf_of(s, t, &e)))
+	if ((rc = elf_of(s, t, &e)) || (rc = RK_GROW(p->rw, p->caprw, p->nrw, 8)) ||
+	    (rc = rk_elf_runpath_to_rpath(e, t->data, t->size,
+					  t->origin ? &t->origin->blob_origin : NULL, c)))
 		return rc;
-	if (!e->runpath_tag_off || e->tag_size != 8 || e->big_endian ||
-	    e->runpath_tag_off > t->size - 8)
-		return 0;
-	if ((p->nrw == p->caprw &&
-	     !(p->rw = reallocarray(p->rw, p->caprw = p->caprw * 2 + 8, sizeof(*p->rw)))) ||
-	    !(*c = calloc(1, sizeof(**c))))
-		return -ENOMEM;
-	if ((rc = rk_composite_source(*c, 0, 0, t->size)) ||
-	    (rc = rk_composite_write(*c, e->runpath_tag_off, tag, sizeof(tag))) ||
-	    (rc = rk_composite_add_source(*c, t->data, t->size,
-					  t->origin ? &t->origin->blob_origin : NULL, NULL))) {
-		rk_composite_free(*c);
-		*c = NULL;
-		return rc;
-	}
-	p->rw[p->nrw++] = *c;
+	if (*c)
+		p->rw[p->nrw++] = *c;
 	return 0;
 }
 
-static int devel_walk(struct synth *s, struct pkg *p, struct tlist *l, struct node *dir,
+static int devel_walk(struct synth *s, struct pkg *p, struct vfs_tar_list *l, struct node *dir,
 		      struct rk_buf *rel)
 {
 	size_t len = rel->len;
@@ -1168,7 +753,7 @@ static int devel_walk(struct synth *s, struct pkg *p, struct tlist *l, struct no
 			HASH_FIND_STR(s->owned, key, o);
 		}
 		if (S_ISDIR(c->mode)) {
-			if (!(rc = tlist_push(l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL)))
+			if (!(rc = vfs_tar_list_push(l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL)))
 				rc = devel_walk(s, p, l, c, rel);
 		} else if (o && o->owner) {
 			/* a runtime wheel has it: a relative link into that package */
@@ -1177,26 +762,26 @@ static int devel_walk(struct synth *s, struct pkg *p, struct tlist *l, struct no
 			for (int d = 0; d < depth && k + 3 < sizeof(link); d++)
 				k += (size_t)snprintf(link + k, sizeof(link) - k, "../");
 			snprintf(link + k, sizeof(link) - k, "%s/%s", o->owner, rel->buf);
-			rc = tlist_push(l, path, S_IFLNK | 0777, 0, NULL, link, NULL);
+			rc = vfs_tar_list_push(l, path, S_IFLNK | 0777, 0, NULL, link, NULL);
 		} else if (o) {
 			/* a soname alias: a link to the soname */
 			char dirpart[4096];
 
 			snprintf(dirpart, sizeof(dirpart), "%.*s", (int)len, rel->buf);
-			relpath(dirpart, o->soname_path, link, sizeof(link));
-			rc = tlist_push(l, path, S_IFLNK | 0777, 0, NULL, link, NULL);
+			pyplan_relpath(dirpart, o->soname_path, link, sizeof(link));
+			rc = vfs_tar_list_push(l, path, S_IFLNK | 0777, 0, NULL, link, NULL);
 		} else if (S_ISLNK(c->mode)) {
-			rc = tlist_push(l, path, S_IFLNK | 0777, 0, NULL, c->data, NULL);
+			rc = vfs_tar_list_push(l, path, S_IFLNK | 0777, 0, NULL, c->data, NULL);
 		} else if (c->size && c->src != SRC_BLOB) {
 			rc = rk_err_set(s->err, -EIO, "'%s': not a cache blob", rel->buf);
 		} else {
 			struct rk_composite *rw = NULL;
 
 			if (!(rc = runpath_member(s, p, c, rel->buf, &rw)) && rw)
-				rc = tlist_push(l, path, S_IFREG | 0644 | (c->mode & 0111),
+				rc = vfs_tar_list_push(l, path, S_IFREG | 0644 | (c->mode & 0111),
 						rw->size, NULL, NULL, NULL);
 			else if (!rc)
-				rc = tlist_push(l, path, S_IFREG | 0644 | (c->mode & 0111), c->size,
+				rc = vfs_tar_list_push(l, path, S_IFREG | 0644 | (c->mode & 0111), c->size,
 						c->size ? c->data : NULL, NULL, c->origin);
 			if (!rc && rw)
 				l->v[l->n - 1].content = rw;
@@ -1220,9 +805,9 @@ static void in_family_dir(struct synth *s, size_t n0, const char *family)
  * wheel. own_dir: served in python/<family>/ (upstream's dist/<family>/). */
 static int devel_wheel(struct synth *s, const char *family, int own_dir)
 {
-	struct pkg p = {.w.sources = RK_BUF_INIT, .family = family};
+	struct pkg p = {.w.sources = RK_BUF_INIT, .kind = PKG_DEVEL, .family = family};
 	struct rk_buf rel = RK_BUF_INIT;
-	struct tlist l = {0};
+	struct vfs_tar_list l = {0};
 	struct rk_composite tar = RK_COMPOSITE_INIT;
 	struct artifact *made = NULL;
 	size_t n0 = s->out->n;
@@ -1238,16 +823,15 @@ static int devel_wheel(struct synth *s, const char *family, int own_dir)
 	}
 	newest(root, &s->mtime);
 	if (!(rc = rk_buf_addf(&rel, "%s", "")) &&
-	    !(rc = tlist_push(&l, "_rocm_sdk_devel/", S_IFDIR | 0755, 0, NULL, NULL, NULL)))
+	    !(rc = vfs_tar_list_push(&l, "_rocm_sdk_devel/", S_IFDIR | 0755, 0, NULL, NULL, NULL)))
 		rc = devel_walk(s, &p, &l, root, &rel);
 	/* an empty module, as upstream's tarball has it: its expansion (_devel.py
 	 * get_devel_root) fails without _rocm_sdk_devel/__init__.py */
 	if (!rc && !vfs_find(root, "__init__.py"))
-		rc = tlist_push(&l, "_rocm_sdk_devel/__init__.py", S_IFREG | 0644, 0, NULL, NULL,
+		rc = vfs_tar_list_push(&l, "_rocm_sdk_devel/__init__.py", S_IFREG | 0644, 0, NULL, NULL,
 				NULL);
 	if (!rc) {
-		qsort(l.v, l.n, sizeof(*l.v), cmp_member);
-		rc = rk_tar_layout_build(l.v, l.n, s->mtime, &tar);
+		rc = vfs_tar_list_layout(&l, s->mtime, &tar);
 	}
 	/* _devel.tar is written into the cache; made, its origin, writes it again once
 	 * evicted (served with the wheel) */
@@ -1276,7 +860,7 @@ static int devel_wheel(struct synth *s, const char *family, int own_dir)
 		in_family_dir(s, n0, family);
 	pymade_free(made);
 	rk_composite_release(&tar);
-	tlist_release(&l);
+	vfs_tar_list_release(&l);
 	pkg_release(&p);
 	vfs_tree_free(root);
 	rk_buf_release(&rel);
@@ -1285,13 +869,13 @@ static int devel_wheel(struct synth *s, const char *family, int own_dir)
 
 /* ---- the rocm selector sdist (6.5) ---- */
 
-static int sdist_add(struct synth *s, struct tlist *l, const char *path, const void *data,
+static int sdist_add(struct synth *s, struct vfs_tar_list *l, const char *path, const void *data,
 		     size_t len)
 {
 	char id[RK_SHA256_HEX];
 	int rc = len ? rk_blob_put(s->v->cache, data, len, id, s->err) : 0;
 
-	return rc ? rc : tlist_push(l, path, S_IFREG | 0644, len, len ? id : NULL, NULL, NULL);
+	return rc ? rc : vfs_tar_list_push(l, path, S_IFREG | 0644, len, len ? id : NULL, NULL, NULL);
 }
 
 /* The rocm sdist; family: a multi-family legacy run's sdist of that family, restricted to
@@ -1302,7 +886,7 @@ static int sdist(struct synth *s, const char *family)
 {
 	size_t n0 = s->out->n;
 	struct rk_buf b = RK_BUF_INIT;
-	struct tlist l = {0};
+	struct vfs_tar_list l = {0};
 	struct rk_composite tar = RK_COMPOSITE_INIT;
 	char base[200], path[400], *raw = NULL, *gz = NULL;
 	size_t gzlen = 0;
@@ -1310,7 +894,7 @@ static int sdist(struct synth *s, const char *family)
 
 	snprintf(base, sizeof(base), "rocm-%s", s->version);
 	snprintf(path, sizeof(path), "%s/", base);
-	rc = tlist_push(&l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL);
+	rc = vfs_tar_list_push(&l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL);
 	if (!rc && !(rc = rk_buf_addf(&b,
 				      "Metadata-Version: 2.1\nName: rocm\nVersion: %s\nSummary: "
 				      "ROCm SDK selector (synthesized by rockfs from run %s)\n",
@@ -1328,17 +912,17 @@ static int sdist(struct synth *s, const char *family)
 			b.len = 0;
 			snprintf(path, sizeof(path), "%s/src/%s", base, f->path);
 			if (family) {
-				struct synth one = *s;
-
-				one.nfamilies = 0; /* the base: no family lines */
-				rc = dist_info_py(&one, NULL, family, &b);
+				/* the base: no family lines */
+				rc = pywheel_dist_info_py(s->version, s->split, NULL, 0, NULL,
+							  family, &b);
 				if (!rc)
 					rc = rk_buf_addf(&b,
 							 "DEFAULT_TARGET_FAMILY = '%s'\n"
 							 "AVAILABLE_TARGET_FAMILIES.append('%s')\n",
 							 family, family);
 			} else {
-				rc = dist_info_py(s, NULL, NULL, &b);
+				rc = pywheel_dist_info_py(s->version, s->split, s->families,
+							  s->nfamilies, NULL, NULL, &b);
 				/* simple/'s sdist: files/ has the first family's devel wheel */
 				if (!rc && !s->split && s->nfamilies > 1)
 					rc = rk_buf_addf(&b, "DEVEL_FAMILY = '%s'\n",
@@ -1353,16 +937,15 @@ static int sdist(struct synth *s, const char *family)
 	}
 	snprintf(path, sizeof(path), "%s/src/", base);
 	if (!rc)
-		rc = tlist_push(&l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL);
+		rc = vfs_tar_list_push(&l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL);
 	snprintf(path, sizeof(path), "%s/src/rocm_sdk/", base);
 	if (!rc)
-		rc = tlist_push(&l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL);
+		rc = vfs_tar_list_push(&l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL);
 	snprintf(path, sizeof(path), "%s/src/rocm_sdk/tests/", base);
 	if (!rc)
-		rc = tlist_push(&l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL);
+		rc = vfs_tar_list_push(&l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL);
 	if (!rc) {
-		qsort(l.v, l.n, sizeof(*l.v), cmp_member);
-		rc = rk_tar_layout_build(l.v, l.n, s->mtime, &tar);
+		rc = vfs_tar_list_layout(&l, s->mtime, &tar);
 	}
 	if (!rc && !(raw = malloc(tar.size)))
 		rc = -ENOMEM;
@@ -1394,24 +977,12 @@ static int sdist(struct synth *s, const char *family)
 	free(gz);
 	free(raw);
 	rk_composite_release(&tar);
-	tlist_release(&l);
+	vfs_tar_list_release(&l);
 	rk_buf_release(&b);
 	return rc;
 }
 
 /* ---- the run ---- */
-
-/* Only what can sit in a Python string literal and a file name unquoted. */
-static int plain_word(const char *w)
-{
-	if (!*w)
-		return 0;
-	for (; *w; w++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+-_:!",
-			    *w))
-			return 0;
-	return 1;
-}
 
 /* Whether a failure of one package leaves the others worth serving. */
 static int recoverable(int rc)
@@ -1433,7 +1004,7 @@ int vfs_python_synth(struct rk_vfs *v, struct run *r, struct pysynth_set *out, s
 		return 0; /* wheels of Windows runs are not ELF trees */
 	if (vfs_run_manifest(v, r->dir, &m, NULL))
 		return 0;
-	if (!m.rocm_package_version || !plain_word(m.rocm_package_version) ||
+	if (!m.rocm_package_version || !pyplan_plain_word(m.rocm_package_version) ||
 	    strlen(m.rocm_package_version) >= sizeof(s.version)) {
 		rk_warn("python: run '%s': no usable rocm_package_version in its manifest; no "
 			"packages synthesized",
@@ -1452,7 +1023,7 @@ int vfs_python_synth(struct rk_vfs *v, struct run *r, struct pysynth_set *out, s
 		const char *t = r->cat->targets[i];
 		char base[64];
 
-		if (!strcmp(t, "generic") || !plain_word(t))
+		if (!strcmp(t, "generic") || !pyplan_plain_word(t))
 			continue;
 		s.families[s.nfamilies++] = (char *)t;
 		if (s.split && rk_gpu_base_arch(t, base, sizeof(base)) > 0 &&

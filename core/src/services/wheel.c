@@ -1,12 +1,11 @@
-/* wheel_build.c: a wheel from its members (the python view's builder, used by
- * view_python_synth.c and view_python_split.c): PEP 427 dist-info (METADATA, WHEEL,
+/* wheel.c: a wheel from its members (services/wheel.h; the python view's synthesized
+ * wheels and its kpack split of stored fat wheels): PEP 427 dist-info (METADATA, WHEEL,
  * top_level.txt, RECORD last, as bdist_wheel writes them), members sorted, laid out as a
  * zip of stored entries over cache blobs (formats/archive/zip_layout.h). RECORD's hashes are the
  * blobs' content ids; the CRC-32 of a blob is its recorded xattr, that of a composite file
  * (a rewritten binary, a .kpack) is computed once and kept as pyhash/sums-<digest>.
- *
- * It lives in the python view's folder because only that view builds wheels; a second
- * view that needs wheels would move it to services/. */
+ * It also writes the blobs the view makes from composites (pymade) and names python/'s
+ * pyhash/ records. */
 #include <errno.h>
 #include <libdeflate.h>
 #include <pthread.h>
@@ -23,8 +22,10 @@
 #include "rk/log.h"
 #include "cache/composite_read.h"
 #include "cache/tar_compress.h"
-#include "views/python/view_python.h"
+#include "cache/memo.h"
+#include "services/wheel.h"
 #include "formats/archive/zip_layout.h"
+#include "util/array.h"
 
 int pywheel_blob_open(struct rk_vfs *v, const char *id, uint64_t size, struct artifact *origin,
 		      int *fd, struct rk_err *err)
@@ -97,44 +98,50 @@ int pywheel_add_str(struct pywheel *p, const char *name, const char *s)
 /* The CRC-32 and SHA-256 of a file that is a composite (a rewritten binary, a .kpack
  * archive): read through once, then remembered as pyhash/sums-<composite digest>
  * ("<crc hex> <sha256 hex>"). */
-static int composite_sums(struct rk_vfs *v, const struct rk_composite *l, uint32_t *crc,
-			  char hex[RK_SHA256_HEX], struct rk_err *err)
+struct sums {
+	struct rk_vfs *v;
+	const struct rk_composite *l;
+	uint32_t *crc;
+	char *hex;
+};
+
+static int sums_load(void *ctx, char *data, size_t len)
 {
-	char key[RK_SHA256_HEX], rel[128], *data = NULL, *buf;
-	struct rk_sha256 h;
+	struct sums *s = ctx;
 	unsigned c;
-	size_t len;
+
+	(void)len;
+	if (sscanf(data, "%8x %64s", &c, s->hex) != 2 || !rk_is_sha256_hex(s->hex))
+		return -EINVAL;
+	*s->crc = c;
+	return 0;
+}
+
+static int sums_compute(void *ctx, struct rk_buf *rec, struct rk_err *err)
+{
+	struct sums *s = ctx;
+	const struct rk_composite *l = s->l;
+	struct rk_sha256 h;
+	char *buf;
 	int rc;
 
-	if ((rc = pywheel_composite_digest(l, key)))
-		return rc;
-	snprintf(rel, sizeof(rel), "pyhash/sums-%s", key);
-	if (v->cache && !rk_cache_get_file(v->cache, rel, 256, &data, &len, NULL)) {
-		int ok = sscanf(data, "%8x %64s", &c, hex) == 2 && rk_is_sha256_hex(hex);
-
-		free(data);
-		if (ok) {
-			*crc = c;
-			return 0;
-		}
-	}
 	if (!(buf = malloc(1 << 20)))
 		return -ENOMEM;
 	if ((rc = rk_sha256_init(&h))) {
 		free(buf);
 		return rc;
 	}
-	*crc = 0;
+	*s->crc = 0;
 	for (uint64_t off = 0; !rc && off < l->size;) {
 		size_t n = (size_t)RK_MIN((uint64_t)(1 << 20), l->size - off);
-		ssize_t r = rk_composite_pread_blobs(v->cache, l, buf, n, off, NULL);
+		ssize_t r = rk_composite_pread_blobs(s->v->cache, l, buf, n, off, NULL);
 
 		if (r <= 0) {
 			rc = rk_err_set(err, -EIO, "reading a synthesized member at %llu",
 					(unsigned long long)off);
 		} else {
 			rk_sha256_update(&h, buf, (size_t)r);
-			*crc = (uint32_t)libdeflate_crc32(*crc, buf, (size_t)r);
+			*s->crc = (uint32_t)libdeflate_crc32(*s->crc, buf, (size_t)r);
 			off += (uint64_t)r;
 		}
 	}
@@ -143,15 +150,22 @@ static int composite_sums(struct rk_vfs *v, const struct rk_composite *l, uint32
 		rk_sha256_release(&h);
 		return rc;
 	}
-	rk_sha256_final(&h, hex);
-	if (v->cache) {
-		char line[100];
+	rk_sha256_final(&h, s->hex);
+	return rk_buf_addf(rec, "%08x %s\n", (unsigned)*s->crc, s->hex);
+}
 
-		rk_cache_area(v->cache, "pyhash");
-		snprintf(line, sizeof(line), "%08x %s\n", (unsigned)*crc, hex);
-		rk_cache_put_file(v->cache, rel, line, strlen(line), NULL); /* best effort */
-	}
-	return 0;
+static int composite_sums(struct rk_vfs *v, const struct rk_composite *l, uint32_t *crc,
+			  char hex[RK_SHA256_HEX], struct rk_err *err)
+{
+	struct sums s = {v, l, crc, hex};
+	const struct rk_memo m = {sums_load, sums_compute, &s, 256};
+	char key[RK_SHA256_HEX], rel[128];
+	int rc;
+
+	if ((rc = pywheel_composite_digest(l, key)))
+		return rc;
+	snprintf(rel, sizeof(rel), "pyhash/sums-%s", key);
+	return rk_memo_load_or_compute(v->cache, "pyhash", rel, &m, NULL, err); /* best effort */
 }
 
 /* ---- deflated members ---- */
@@ -546,50 +560,49 @@ out:
 
 struct pysynth *pysynth_push(struct pysynth_set *s)
 {
-	if (s->n == s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 8;
-		struct pysynth *v = realloc(s->v, ncap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		s->v = v;
-		s->cap = ncap;
-	}
+	if (RK_GROW(s->v, s->cap, s->n, 8))
+		return NULL;
 	memset(&s->v[s->n], 0, sizeof(s->v[0]));
 	return &s->v[s->n++];
 }
 
 /* Write composite l into a cache blob once (remembered under pyhash/), id in id. */
-static int materialize(struct rk_vfs *v, const struct rk_composite *l, char id[RK_SHA256_HEX],
-		       struct rk_err *err)
+struct blobmemo {
+	struct rk_vfs *v;
+	const struct rk_composite *l;
+	char *id;
+};
+
+static int blob_load(void *ctx, char *data, size_t len)
 {
+	struct blobmemo *m = ctx;
+
+	if (len < RK_SHA256_HEX - 1)
+		return -EINVAL;
+	data[RK_SHA256_HEX - 1] = '\0';
+	if (!rk_is_sha256_hex(data) || !rk_blob_exists(m->v->cache, data, m->l->size))
+		return -ENOENT;
+	memcpy(m->id, data, RK_SHA256_HEX);
+	return 0;
+}
+
+static int blob_compute(void *ctx, struct rk_buf *rec, struct rk_err *err)
+{
+	struct blobmemo *m = ctx;
+	const struct rk_composite *l = m->l;
 	struct rk_blob_writer *w;
-	char key[RK_SHA256_HEX], rel[128], *data = NULL, *buf;
-	size_t len;
+	char *buf;
 	int rc;
 
-	if ((rc = pywheel_composite_digest(l, key)))
-		return rc;
-	snprintf(rel, sizeof(rel), "pyhash/blob-%s", key);
-	if (!rk_cache_get_file(v->cache, rel, 128, &data, &len, NULL)) {
-		int ok = len >= RK_SHA256_HEX - 1 && (data[RK_SHA256_HEX - 1] = '\0', 1) &&
-			 rk_is_sha256_hex(data) && rk_blob_exists(v->cache, data, l->size);
-
-		if (ok)
-			memcpy(id, data, RK_SHA256_HEX);
-		free(data);
-		if (ok)
-			return 0;
-	}
 	if (!(buf = malloc(1 << 20)))
 		return -ENOMEM;
-	if ((rc = rk_blob_create(v->cache, 1, &w, err))) {
+	if ((rc = rk_blob_create(m->v->cache, 1, &w, err))) {
 		free(buf);
 		return rc;
 	}
 	for (uint64_t off = 0; !rc && off < l->size;) {
 		size_t n = (size_t)RK_MIN((uint64_t)(1 << 20), l->size - off);
-		ssize_t r = rk_composite_pread_blobs(v->cache, l, buf, n, off, NULL);
+		ssize_t r = rk_composite_pread_blobs(m->v->cache, l, buf, n, off, NULL);
 
 		if (r <= 0)
 			rc = rk_err_set(err, -EIO, "reading the devel tarball at %llu",
@@ -602,16 +615,26 @@ static int materialize(struct rk_vfs *v, const struct rk_composite *l, char id[R
 		rk_blob_abort(w);
 		return rc;
 	}
-	if ((rc = rk_blob_commit(w, id, err)))
+	if ((rc = rk_blob_commit(w, m->id, err)))
 		return rc;
-	rk_cache_area(v->cache, "pyhash");
-	{
-		char line[RK_SHA256_HEX + 1];
+	return rk_buf_addf(rec, "%s\n", m->id);
+}
 
-		snprintf(line, sizeof(line), "%s\n", id);
-		if (rk_cache_put_file(v->cache, rel, line, strlen(line), NULL))
-			rk_warn("python: could not remember the devel tarball in the cache");
-	}
+static int materialize(struct rk_vfs *v, const struct rk_composite *l, char id[RK_SHA256_HEX],
+		       struct rk_err *err)
+{
+	struct blobmemo bm = {v, l, id};
+	const struct rk_memo m = {blob_load, blob_compute, &bm, 128};
+	char key[RK_SHA256_HEX], rel[128];
+	int rc, unkept;
+
+	if ((rc = pywheel_composite_digest(l, key)))
+		return rc;
+	snprintf(rel, sizeof(rel), "pyhash/blob-%s", key);
+	if ((rc = rk_memo_load_or_compute(v->cache, "pyhash", rel, &m, &unkept, err)))
+		return rc;
+	if (unkept)
+		rk_warn("python: could not remember the devel tarball in the cache");
 	return 0;
 }
 
@@ -736,4 +759,15 @@ void pywheel_free(struct pywheel *w)
 		pywheel_release(w);
 		free(w);
 	}
+}
+
+int vfs_pyhash_rel(struct rk_vfs *v, const char *kind, const char *path, uint64_t size,
+		   int64_t mtime_ns, char rel[RK_MEMO_NAME])
+{
+	char sz[32], mt[32];
+	const char *parts[] = {kind, rk_store_id(v->store), path, sz, mt};
+
+	snprintf(sz, sizeof(sz), "%llu", (unsigned long long)size);
+	snprintf(mt, sizeof(mt), "%lld", (long long)mtime_ns);
+	return rk_memo_name("pyhash", kind, parts, 5, rel);
 }
