@@ -15,6 +15,8 @@
 #include "rk/vfs.h"
 #include "util/htab.h"
 
+#include "engine/node.h"
+
 struct rk_tarz;
 
 /* SRC_STAGED: a file whose bytes are written to the cache but not yet hashed and
@@ -49,10 +51,6 @@ struct vfs_later {
 	int logged; /* the code last logged (lock); a view may preset the code of a failure
 		     * that is logged elsewhere */
 };
-
-/* Fill directory dir (a lazy directory, on first access; no lock held). 0 or -errno with
- * err set. */
-typedef int (*vfs_pop_fn)(struct rk_vfs *v, struct node *dir, struct rk_err *err);
 
 struct dent {
 	char *name;
