@@ -12,7 +12,11 @@ table below). Also checked:
   views:     never include another view's private headers, never touch the engine's
              locks (v->tree, wait_lock, wait_cond) or pthread_rwlock_*;
   services:  the same locks rule; no view header;
-  engine:    names no view (no view_* symbol, no views/ or services/ header).
+  engine:    names no view (no view_* symbol, no views/ or services/ header);
+  sealed:    node fields are invisible outside engine/: struct node (and the engine's
+             other private types) is defined only in engine/engine.h, which no file
+             outside engine/ includes, nor a header of engine/ that others include;
+             no file outside engine/ names a source kind (SRC_*).
 Usage: check_layers.py CORE_SRC_DIR CORE_INCLUDE_DIR [rule...]; exits 1 listing every
 violation as "file:line: what".
 """
@@ -42,6 +46,9 @@ PUBLIC = {
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 ENGINE_LOCKS = re.compile(r"pthread_rwlock_\w+|->tree\b|\bwait_lock\b|\bwait_cond\b")
 VIEW_NAME = re.compile(r"\bvfs_view_(?!state\b)\w+|\bview_\w+\.h\b")
+ENGINE_PRIVATE = "engine/engine.h"
+NODE_BODY = re.compile(r"\b(struct\s+(node|dent|rk_file)|enum\s+src_kind)\s*\{")
+SRC_KIND = re.compile(r"\bSRC_[A-Z]+\b")
 
 
 def layer_of(path):
@@ -56,7 +63,7 @@ def strip_comments(text):
 
 def main():
     src, inc = sys.argv[1], sys.argv[2]
-    rules = set(sys.argv[3:]) or {"includes", "locks", "engine", "public"}
+    rules = set(sys.argv[3:]) or {"includes", "locks", "engine", "public", "sealed"}
     bad = []
     for root, _, names in os.walk(src):
         for name in sorted(names):
@@ -73,6 +80,10 @@ def main():
             code = strip_comments(raw)
             for no, line in enumerate(raw.splitlines(), 1):
                 m = INCLUDE.match(line)
+                if m and "sealed" in rules and m.group(1) == ENGINE_PRIVATE and (
+                        mine != "engine" or rel.endswith(".h")):
+                    what = "a header of engine/ others include" if mine == "engine" else mine
+                    bad.append(f"{rel}:{no}: {what} can see node fields (includes {ENGINE_PRIVATE})")
                 if not m or "includes" not in rules:
                     continue
                 hdr = m.group(1)
@@ -97,6 +108,12 @@ def main():
                     bad.append(f"{rel}:{no}: {mine} touch the engine's locks: {line.strip()}")
                 if "engine" in rules and mine == "engine" and VIEW_NAME.search(line):
                     bad.append(f"{rel}:{no}: the engine names a view: {line.strip()}")
+                if ("sealed" in rules and (mine != "engine" or rel.endswith(".h")) and
+                        rel != ENGINE_PRIVATE and NODE_BODY.search(line)):
+                    bad.append(f"{rel}:{no}: the engine's private types defined outside "
+                               f"{ENGINE_PRIVATE}: {line.strip()}")
+                if "sealed" in rules and mine != "engine" and SRC_KIND.search(line):
+                    bad.append(f"{rel}:{no}: {mine} names a source kind: {line.strip()}")
     # public headers follow the rule too (a header's includes reach every file using it)
     if "includes" in rules:
         for name in sorted(os.listdir(os.path.join(inc, "rk"))):

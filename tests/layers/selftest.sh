@@ -7,7 +7,10 @@ echo "$out"
 for want in "a view includes another view's views/python/view_python.h" \
 	"views touch the engine's locks" "engine includes services/flatten.h" \
 	"the engine names a view" "formats includes engine/vfs_int.h" \
-	"include/rk/unknown.h:1: public header without a layer"; do
+	"include/rk/unknown.h:1: public header without a layer" \
+	"services can see node fields (includes engine/engine.h)" \
+	"the engine's private types defined outside engine/engine.h" \
+	"services names a source kind"; do
 	grep -qF "$want" <<<"$out" || { echo "selftest: missed: $want"; exit 1; }
 done
 echo "selftest: every planted violation found"

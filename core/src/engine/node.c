@@ -8,8 +8,8 @@
 
 #include "rk/composite.h"
 #include "rk/log.h"
-#include "cache/tar_compress.h"
 #include "engine/vfs_int.h"
+#include "engine/engine.h"
 
 /* Private n may be changed: 1; else the bug is logged. */
 static int private_node(const struct node *n, const char *what)
@@ -25,12 +25,12 @@ static void file_clear(struct node *n)
 {
 	free(n->data);
 	n->data = NULL;
-	if (n->src == SRC_TARZ)
-		rk_tarz_free(n->tarz); /* its composite is the .tar node's */
-	else
-		rk_composite_free(n->composite);
-	n->tarz = NULL;
+	rk_composite_free(n->composite);
 	n->composite = NULL;
+	if (n->fops && n->fops->free)
+		n->fops->free(n->fops_ctx);
+	n->fops = NULL;
+	n->fops_ctx = NULL;
 	n->src = SRC_NONE;
 }
 
@@ -224,18 +224,21 @@ struct node *vfs_symlink(struct node *dir, const char *name, int64_t mtime, cons
 	return n;
 }
 
-struct node *vfs_tarz_file(struct node *dir, const char *name, int64_t mtime,
-			   const struct rk_composite *tar, struct rk_tarz *z)
+struct node *vfs_ops_file(struct node *dir, const char *name, uint32_t mode, int64_t mtime,
+			  uint64_t size, const struct vfs_file_ops *ops, void *ctx)
 {
-	struct node *n = vfs_node_add(dir, name, S_IFREG | 0444, mtime);
+	struct node *n = vfs_node_add(dir, name, mode, mtime);
 
 	if (!n) {
-		rk_tarz_free(z);
+		if (ops->free)
+			ops->free(ctx);
 		return NULL;
 	}
-	n->src = SRC_TARZ;
-	n->composite = (struct rk_composite *)tar; /* borrowed (free_node knows) */
-	n->tarz = z;
+	n->src = SRC_OPS;
+	n->fops = ops;
+	n->fops_ctx = ctx;
+	n->size_known = size != UINT64_MAX;
+	n->size = n->size_known ? size : 0;
 	return n;
 }
 

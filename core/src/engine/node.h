@@ -16,13 +16,14 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct node;
 struct rk_vfs;
 struct rk_err;
 struct rk_composite;
 struct rk_origin;
-struct rk_tarz;
+struct rk_extent;
 struct artifact;
 
 /* Fill directory dir (a lazy directory, on first access; no lock held). 0 or -errno with
@@ -51,11 +52,34 @@ struct node *vfs_store_file(struct node *dir, const char *name, uint32_t mode, i
 			    const char *path, uint64_t size);
 /* A symlink to target (mode S_IFLNK | 0777, its size the target's length). */
 struct node *vfs_symlink(struct node *dir, const char *name, int64_t mtime, const char *target);
-/* A compressed tarball: z (owned from here on, also on failure) over the .tar tar (the
- * composite of another node of the same tree, borrowed); its size is known once z's
- * pieces are computed (on first stat or open). */
-struct node *vfs_tarz_file(struct node *dir, const char *name, int64_t mtime,
-			   const struct rk_composite *tar, struct rk_tarz *z);
+
+/* ---- an ops-backed file: a source kind a service supplies ----
+ * The engine calls ready while the file's size is not known (on a stat or an open; no
+ * lock held; several threads may call it for one file at once: the provider serializes
+ * its work), then open once per open file, and pread, extents and close on the handle
+ * open gave. ctx is the provider's, freed with free (may be NULL) when the node is. */
+struct vfs_file_ops {
+	/* Make the file readable and tell its size. where: the file's path in the mount, for
+	 * log lines. 0, or -errno (the provider logged it: -EIO). NULL: the size given to
+	 * vfs_ops_file is known. */
+	int (*ready)(struct rk_vfs *v, void *ctx, const char *where, uint64_t *size,
+		     struct rk_err *err);
+	/* A handle for one open file in *fh. 0 or -errno. */
+	int (*open)(struct rk_vfs *v, void *ctx, void **fh, struct rk_err *err);
+	/* n > 0 bytes at off, inside the size: n, or -EIO (logged by the provider). */
+	ssize_t (*pread)(void *fh, char *buf, size_t n, uint64_t off, struct rk_err *err);
+	/* The same bytes as at most max extents (rk_file_extents): how many, -E2BIG (read
+	 * them with a copy) or -EIO. NULL: always a copy. */
+	ssize_t (*extents)(void *fh, uint64_t off, size_t n, struct rk_extent *ext, size_t max);
+	void (*close)(void *fh);
+	void (*free)(void *ctx);
+};
+
+/* A file of a kind ops supplies over ctx (owned from here on, also on failure); size is
+ * its size, or UINT64_MAX when only ready tells (then the file is pending until the
+ * first stat or open). */
+struct node *vfs_ops_file(struct node *dir, const char *name, uint32_t mode, int64_t mtime,
+			  uint64_t size, const struct vfs_file_ops *ops, void *ctx);
 
 /* ---- setters: the content of a private file made with vfs_node_new or vfs_node_add ----
  * Each replaces what the file had. 0, -ENOMEM, or -EINVAL (a served node). */

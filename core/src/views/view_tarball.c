@@ -24,6 +24,7 @@
 #include "formats/tar_layout.h"
 #include "engine/vfs_int.h"
 #include "services/flatten.h"
+#include "services/tarz_file.h"
 #include "services/tree_tar.h"
 
 /* Build the archive nodes file, file.gz and file.zst in private directory dir from the
