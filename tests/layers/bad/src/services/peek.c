@@ -3,4 +3,7 @@
 struct node {
 	int src;
 };
-static int f(const struct node *n) { return n->src == SRC_BLOB; }
+static int f(const struct node *n)
+{
+	return n->src == SRC_BLOB;
+}
