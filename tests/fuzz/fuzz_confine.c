@@ -32,19 +32,17 @@ static void add(struct node *root, char type, char *path)
 		return;
 	if (!(dir = vfs_mkdirs(root, path, &base, 0)) || !*base || vfs_dent_find(dir, base))
 		return;
-	if (!(n = vfs_node_add(dir, base, mode, 0)))
-		return;
-	if (type == 'l' && (n->data = strdup(target)))
-		n->size = strlen(target);
+	n = type == 'l' ? vfs_symlink(dir, base, 0, target) : vfs_node_add(dir, base, mode, 0);
+	(void)n;
 }
 
 /* Every entry below dir (path rel) obeys the rule in the finished tree. */
 static void check(const struct node *root, const struct node *set, const struct node *dir,
 		  char *rel, size_t len)
 {
-	for (size_t i = 0; i < dir->nents; i++) {
-		const struct node *n = dir->order[i]->node;
-		const char *name = dir->order[i]->name;
+	for (size_t i = 0; i < vfs_dir_count(dir); i++) {
+		const struct node *n = vfs_dir_node(dir, i);
+		const char *name = vfs_dir_name(dir, i);
 		size_t nl = strlen(name), l = len + (len ? 1 : 0) + nl;
 
 		if (l > 8192)
@@ -54,9 +52,10 @@ static void check(const struct node *root, const struct node *set, const struct 
 		memcpy(rel + len + (len ? 1 : 0), name, nl + 1);
 		if (rk_path_unwritable(rel))
 			abort();
-		if (S_ISLNK(n->mode) && vfs_link_leaves(set ? set : root, rel, n->data))
+		if (S_ISLNK(vfs_node_mode(n)) &&
+		    vfs_link_leaves(set ? set : root, rel, vfs_node_target(n)))
 			abort();
-		if (S_ISDIR(n->mode))
+		if (S_ISDIR(vfs_node_mode(n)))
 			check(root, set, n, rel, l);
 		rel[len] = '\0';
 	}

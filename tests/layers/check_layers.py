@@ -21,6 +21,10 @@ table below). Also checked:
   engine:    names no view (no view_* symbol, no views/ or services/ header);
   io:        formats/ does no I/O: none of its files calls a libc file or directory
              function (IO_CALLS); formats is bytes in, facts out.
+  sealed:    node fields are invisible outside engine/: struct node (and the engine's
+             other private types) is defined only in engine/engine.h, which no file
+             outside engine/ includes, nor a header of engine/ that others include;
+             no file outside engine/ names a source kind (SRC_*).
 Usage: check_layers.py CORE_SRC_DIR CORE_INCLUDE_DIR [rule...]; exits 1 listing every
 violation as "file:line: what".
 """
@@ -54,6 +58,9 @@ PUBLIC = {
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 ENGINE_LOCKS = re.compile(r"pthread_rwlock_\w+|->tree\b|\bwait_lock\b|\bwait_cond\b")
 VIEW_NAME = re.compile(r"\bvfs_view_(?!state\b)\w+|\bview_\w+\.h\b")
+ENGINE_PRIVATE = "engine/engine.h"
+NODE_BODY = re.compile(r"\b(struct\s+(node|dent|rk_file)|enum\s+src_kind)\s*\{")
+SRC_KIND = re.compile(r"\bSRC_[A-Z]+\b")
 
 
 # formats/ does no I/O: a call to any of these (libc file and directory access) is a
@@ -102,7 +109,7 @@ def strip_comments(text):
 
 def main():
     src, inc = sys.argv[1], sys.argv[2]
-    rules = set(sys.argv[3:]) or {"includes", "locks", "engine", "public", "io"}
+    rules = set(sys.argv[3:]) or {"includes", "locks", "engine", "public", "io", "sealed"}
     bad = []
     for root, _, names in os.walk(src):
         for name in sorted(names):
@@ -122,6 +129,10 @@ def main():
             code = strip_comments(raw)
             for no, line in enumerate(raw.splitlines(), 1):
                 m = INCLUDE.match(line)
+                if m and "sealed" in rules and m.group(1) == ENGINE_PRIVATE and (
+                        mine != "engine" or rel.endswith(".h")):
+                    what = "a header of engine/ others include" if mine == "engine" else mine
+                    bad.append(f"{rel}:{no}: {what} can see node fields (includes {ENGINE_PRIVATE})")
                 if not m or "includes" not in rules:
                     continue
                 hdr = m.group(1)
@@ -154,6 +165,12 @@ def main():
                         and IO_CALLS.search(line)):
                     call = IO_CALLS.search(line).group(1)
                     bad.append(f"{rel}:{no}: formats does I/O ({call}): {line.strip()}")
+                if ("sealed" in rules and (mine != "engine" or rel.endswith(".h")) and
+                        rel != ENGINE_PRIVATE and NODE_BODY.search(line)):
+                    bad.append(f"{rel}:{no}: the engine's private types defined outside "
+                               f"{ENGINE_PRIVATE}: {line.strip()}")
+                if "sealed" in rules and mine != "engine" and SRC_KIND.search(line):
+                    bad.append(f"{rel}:{no}: {mine} names a source kind: {line.strip()}")
     # public headers follow the rule too (a header's includes reach every file using it)
     if "includes" in rules:
         for name in sorted(os.listdir(os.path.join(inc, "rk"))):

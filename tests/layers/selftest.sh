@@ -13,7 +13,10 @@ for want in "a view includes another view's views/python/view_python.h" \
 	"formats/gpu includes engine/vfs_int.h" \
 	"formats/archive includes formats/packages/pkg_rules.h (formats/packages, after formats/archive" \
 	"formats/archive/tar_io.c:8: formats does I/O (open)" \
-	"formats/loose.c:1: not in a formats sub-folder"; do
+	"formats/loose.c:1: not in a formats sub-folder" \
+	"services can see node fields (includes engine/engine.h)" \
+	"the engine's private types defined outside engine/engine.h" \
+	"services names a source kind"; do
 	grep -qF "$want" <<<"$out" || { echo "selftest: missed: $want"; exit 1; }
 done
 

@@ -174,27 +174,29 @@ static struct node *find(struct node *root, const char *path)
 	struct node *n = vfs_find(root, path);
 
 	if (!n)
-		rk_test_fail(__FILE__, __LINE__, "'%s' is not in tree '%s'", path, root->name);
+		rk_test_fail(__FILE__, __LINE__, "'%s' is not in tree '%s'", path,
+			     vfs_node_name(root));
 	return n;
 }
 
 /* A file node's bytes (a cache blob or bytes in memory), malloc'd and NUL-terminated. */
 static char *content(struct rk_vfs *v, const struct node *n)
 {
-	char *buf = malloc(n->size + 1);
+	char *buf = malloc(vfs_node_size(n) + 1);
 	int fd = -1;
 
 	RK_ASSERT(buf != NULL);
-	RK_ASSERT(S_ISREG(n->mode));
-	if (n->src == SRC_BYTES) {
-		memcpy(buf, n->data, n->size);
+	RK_ASSERT(S_ISREG(vfs_node_mode(n)));
+	if (vfs_node_bytes(n)) {
+		memcpy(buf, vfs_node_bytes(n), vfs_node_size(n));
 	} else {
-		RK_ASSERT_EQ_INT(SRC_BLOB, n->src);
-		RK_ASSERT_EQ_INT(0, rk_blob_open(v->cache, n->data, n->size, &fd, NULL));
-		RK_ASSERT_EQ_INT((long long)n->size, pread(fd, buf, n->size, 0));
+		RK_ASSERT(vfs_node_blob(n) != NULL);
+		RK_ASSERT_EQ_INT(
+			0, rk_blob_open(v->cache, vfs_node_blob(n), vfs_node_size(n), &fd, NULL));
+		RK_ASSERT_EQ_INT((long long)vfs_node_size(n), pread(fd, buf, vfs_node_size(n), 0));
 		close(fd);
 	}
-	buf[n->size] = '\0';
+	buf[vfs_node_size(n)] = '\0';
 	return buf;
 }
 
@@ -263,8 +265,9 @@ RK_TEST(order_generic_first_then_name)
 	 * before "zz", the generic artifacts come first, and the last writer wins */
 	root = flatten(v, r, "gfx94X-dcgpu", 0, NULL, NULL);
 	expect_content(v, root, "share/order.txt", "amd\n");
-	RK_ASSERT_EQ_STR("amd_lib_gfx94X-dcgpu", find(root, "share/order.txt")->origin->art->stem);
-	RK_ASSERT_EQ_STR("aa_lib_generic", find(root, "bin/tool")->origin->art->stem);
+	RK_ASSERT_EQ_STR("amd_lib_gfx94X-dcgpu",
+			 vfs_node_origin(find(root, "share/order.txt"))->art->stem);
+	RK_ASSERT_EQ_STR("aa_lib_generic", vfs_node_origin(find(root, "bin/tool"))->art->stem);
 	vfs_tree_free(root);
 	/* the other family's tree: its own artifact wins over both generic ones */
 	root = flatten(v, r, "gfx110X-all", 0, NULL, NULL);
@@ -295,7 +298,7 @@ RK_TEST(flatten_artifacts_sorts)
 	RK_ASSERT(as[1] == get_art(r, "zz_lib_generic"));
 	RK_ASSERT(as[2] == get_art(r, "amd_lib_gfx94X-dcgpu"));
 	expect_content(v, root, "share/order.txt", "amd\n");
-	RK_ASSERT(S_ISDIR(find(root, "conf")->mode));
+	RK_ASSERT(S_ISDIR(vfs_node_mode(find(root, "conf"))));
 	vfs_tree_free(root);
 
 	/* only the two generic ones, given in reverse: zz wins */
@@ -329,11 +332,11 @@ RK_TEST(conflict_lines)
 	/* the same content twice (share/same.txt) is no conflict; the directory stays, with
 	 * its file, and the later directory replaced the file */
 	d = find(root, "share/d");
-	RK_ASSERT(S_ISDIR(d->mode));
+	RK_ASSERT(S_ISDIR(vfs_node_mode(d)));
 	expect_content(v, root, "share/d/inside.txt", "in d\n");
 	d = find(root, "conf");
-	RK_ASSERT(S_ISDIR(d->mode));
-	RK_ASSERT_EQ_INT(1, d->nents);
+	RK_ASSERT(S_ISDIR(vfs_node_mode(d)));
+	RK_ASSERT_EQ_INT(1, vfs_dir_count(d));
 	expect_content(v, root, "conf/inner.txt", "inner\n");
 	free(conflicts);
 	vfs_tree_free(root);
@@ -359,20 +362,20 @@ RK_TEST(modes)
 	v = open_vfs();
 	root = flatten(v, get_run(v, "100-linux"), "gfx94X-dcgpu", 0, NULL, NULL);
 	/* files: the member's mode as tar -x keeps it under umask 022 */
-	RK_ASSERT_EQ_INT(S_IFREG | 0750, find(root, "bin/tool")->mode);
-	RK_ASSERT_EQ_INT(S_IFREG | 0600, find(root, "lib/libz.so.1")->mode); /* kept */
-	RK_ASSERT_EQ_INT(S_IFREG | 0755, find(root, "lib/libblas.so")->mode);
-	RK_ASSERT_EQ_INT(S_IFREG | 0644, find(root, "share/same.txt")->mode);
+	RK_ASSERT_EQ_INT(S_IFREG | 0750, vfs_node_mode(find(root, "bin/tool")));
+	RK_ASSERT_EQ_INT(S_IFREG | 0600, vfs_node_mode(find(root, "lib/libz.so.1"))); /* kept */
+	RK_ASSERT_EQ_INT(S_IFREG | 0755, vfs_node_mode(find(root, "lib/libblas.so")));
+	RK_ASSERT_EQ_INT(S_IFREG | 0644, vfs_node_mode(find(root, "share/same.txt")));
 	/* directories 0755, whatever the member said */
-	RK_ASSERT_EQ_INT(S_IFDIR | 0755, find(root, "private")->mode);
-	RK_ASSERT_EQ_INT(S_IFDIR | 0755, find(root, "lib")->mode);
+	RK_ASSERT_EQ_INT(S_IFDIR | 0755, vfs_node_mode(find(root, "private")));
+	RK_ASSERT_EQ_INT(S_IFDIR | 0755, vfs_node_mode(find(root, "lib")));
 	/* symlinks verbatim */
 	n = find(root, "lib/libz.so");
-	RK_ASSERT_EQ_INT(S_IFLNK | 0777, n->mode);
-	RK_ASSERT_EQ_STR("libz.so.1", n->data);
-	RK_ASSERT_EQ_INT(9, n->size);
+	RK_ASSERT_EQ_INT(S_IFLNK | 0777, vfs_node_mode(n));
+	RK_ASSERT_EQ_STR("libz.so.1", vfs_node_target(n));
+	RK_ASSERT_EQ_INT(9, vfs_node_size(n));
 	/* mtimes are the members' */
-	RK_ASSERT_EQ_INT(FX_MTIME, find(root, "bin/tool")->mtime);
+	RK_ASSERT_EQ_INT(FX_MTIME, vfs_node_mtime(find(root, "bin/tool")));
 	vfs_tree_free(root);
 	fx_vfs_close(v);
 }
@@ -388,8 +391,8 @@ RK_TEST(hardlinks_one_node)
 	a = find(root, "lib/libz.so.1");
 	b = find(root, "lib/libz-copy.so.1");
 	RK_ASSERT(a == b);
-	RK_ASSERT_EQ_INT(2, a->nlink);
-	RK_ASSERT_EQ_INT(1, find(root, "share/same.txt")->nlink);
+	RK_ASSERT_EQ_INT(2, vfs_node_nlink(a));
+	RK_ASSERT_EQ_INT(1, vfs_node_nlink(find(root, "share/same.txt")));
 	RK_ASSERT(find(root, "lib/libz.so") != a);
 	expect_content(v, root, "lib/libz-copy.so.1", "libz\n");
 	vfs_tree_free(root);
@@ -505,7 +508,7 @@ RK_TEST(split_run_selection)
 	expect_content(v, root, "lib/libblas-1100.so", "1100\n");
 	expect_content(v, root, "lib/libblas-942.so", "942\n");
 	expect_content(v, root, "bin/hipcc", "hipcc\n");
-	RK_ASSERT_EQ_INT(2, find(root, "lib")->nents);
+	RK_ASSERT_EQ_INT(2, vfs_dir_count(find(root, "lib")));
 	vfs_tree_free(root);
 	fx_vfs_close(v);
 }
@@ -532,8 +535,9 @@ RK_TEST(legacy_target_tree_uses_split_outputs)
 	RK_ASSERT(vfs_find(root, "artifact_manifest.txt") == NULL);
 	/* aa, amd, blas, blas_test, fftw3, zz (all generic now): zz is the last writer */
 	expect_content(v, root, "share/order.txt", "zz\n");
-	RK_ASSERT_EQ_STR("amd_lib_generic", find(root, "conf/inner.txt")->origin->art->stem);
-	RK_ASSERT(find(root, "conf/inner.txt")->origin->source ==
+	RK_ASSERT_EQ_STR("amd_lib_generic",
+			 vfs_node_origin(find(root, "conf/inner.txt"))->art->stem);
+	RK_ASSERT(vfs_node_origin(find(root, "conf/inner.txt"))->source ==
 		  get_art(r, "amd_lib_gfx94X-dcgpu"));
 	RK_ASSERT(strstr(conflicts, "share/order.txt\taa_lib_generic\tamd_lib_generic\t"
 				    "different content\n") != NULL);

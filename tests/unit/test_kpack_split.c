@@ -139,31 +139,33 @@ static struct node *find(struct artifact *o, const char *path)
 /* A file node's bytes (blob, bytes or composite), malloc'd; *len its size. */
 static unsigned char *content(struct rk_vfs *v, const struct node *n, size_t *len)
 {
-	unsigned char *buf = malloc(n->size + 1);
+	unsigned char *buf = malloc(vfs_node_size(n) + 1);
 
 	RK_ASSERT(buf != NULL);
-	RK_ASSERT(S_ISREG(n->mode));
-	if (n->src == SRC_COMPOSITE) {
-		RK_ASSERT_EQ_INT(n->size, n->composite->size);
-		for (uint64_t off = 0; off < n->size;) {
-			ssize_t r = rk_composite_pread_blobs(v->cache, n->composite, buf + off,
-							     (size_t)(n->size - off), off, NULL);
+	RK_ASSERT(S_ISREG(vfs_node_mode(n)));
+	if (vfs_node_composite(n)) {
+		RK_ASSERT_EQ_INT(vfs_node_size(n), vfs_node_composite(n)->size);
+		for (uint64_t off = 0; off < vfs_node_size(n);) {
+			ssize_t r = rk_composite_pread_blobs(
+				v->cache, vfs_node_composite(n), buf + off,
+				(size_t)(vfs_node_size(n) - off), off, NULL);
 
 			RK_ASSERT(r > 0);
 			off += (uint64_t)r;
 		}
-	} else if (n->src == SRC_BYTES) {
-		memcpy(buf, n->data, n->size);
+	} else if (vfs_node_bytes(n)) {
+		memcpy(buf, vfs_node_bytes(n), vfs_node_size(n));
 	} else {
 		int fd = -1;
 
-		RK_ASSERT_EQ_INT(SRC_BLOB, n->src);
-		RK_ASSERT_EQ_INT(0, rk_blob_open(v->cache, n->data, n->size, &fd, NULL));
-		RK_ASSERT_EQ_INT((long long)n->size, pread(fd, buf, n->size, 0));
+		RK_ASSERT(vfs_node_blob(n) != NULL);
+		RK_ASSERT_EQ_INT(
+			0, rk_blob_open(v->cache, vfs_node_blob(n), vfs_node_size(n), &fd, NULL));
+		RK_ASSERT_EQ_INT((long long)vfs_node_size(n), pread(fd, buf, vfs_node_size(n), 0));
 		close(fd);
 	}
-	buf[n->size] = '\0';
-	*len = n->size;
+	buf[vfs_node_size(n)] = '\0';
+	*len = vfs_node_size(n);
 	return buf;
 }
 
@@ -291,21 +293,22 @@ RK_TEST(outputs)
 	t = content(v, find(outs[0], "p/stage/lib/libplain.so"), &len);
 	RK_ASSERT_EQ_STR("not an ELF file\n", (char *)t);
 	free(t);
-	RK_ASSERT_EQ_STR(vfs_find(a->root, "p/stage/lib/libplain.so")->data,
-			 find(outs[0], "p/stage/lib/libplain.so")->data);
-	RK_ASSERT(S_ISLNK(find(outs[0], "p/stage/lib/libfat.so.1")->mode));
-	RK_ASSERT_EQ_STR("libfat.so", find(outs[0], "p/stage/lib/libfat.so.1")->data);
-	RK_ASSERT_EQ_INT(S_IFREG | 0755, find(outs[0], "p/stage/lib/libfat.so")->mode);
+	RK_ASSERT_EQ_STR(vfs_node_blob(vfs_find(a->root, "p/stage/lib/libplain.so")),
+			 vfs_node_blob(find(outs[0], "p/stage/lib/libplain.so")));
+	RK_ASSERT(S_ISLNK(vfs_node_mode(find(outs[0], "p/stage/lib/libfat.so.1"))));
+	RK_ASSERT_EQ_STR("libfat.so", vfs_node_target(find(outs[0], "p/stage/lib/libfat.so.1")));
+	RK_ASSERT_EQ_INT(S_IFREG | 0755, vfs_node_mode(find(outs[0], "p/stage/lib/libfat.so")));
 
 	/* per arch: its .kpack archive under the prefix, its database files */
-	RK_ASSERT_EQ_INT(FX_MTIME, find(outs[1], "p/stage/.kpack/blas_lib_gfx1100.kpack")->mtime);
+	RK_ASSERT_EQ_INT(FX_MTIME,
+			 vfs_node_mtime(find(outs[1], "p/stage/.kpack/blas_lib_gfx1100.kpack")));
 	t = content(v, find(outs[1], DB1100), &len);
 	RK_ASSERT_EQ_STR("tensile 1100\n", (char *)t);
 	free(t);
 	RK_ASSERT(vfs_find(outs[1]->root, DB1102) == NULL);
 	RK_ASSERT(vfs_find(outs[2]->root, DB1100) == NULL);
 	RK_ASSERT(vfs_find(outs[2]->root, "p/stage/lib/libfat.so") == NULL);
-	RK_ASSERT_EQ_INT(1, find(outs[2], "p/stage/.kpack")->nents);
+	RK_ASSERT_EQ_INT(1, vfs_dir_count(find(outs[2], "p/stage/.kpack")));
 	t = content(v, find(outs[3], DB1102), &len);
 	RK_ASSERT_EQ_STR("tensile 1102\n", (char *)t);
 	free(t);
@@ -324,8 +327,8 @@ RK_TEST(kpack_toc)
 	v = open_vfs(0);
 	a = get_art(v, "100-linux", STEM);
 	split(v, a, NULL, 0, &outs, &n);
-	RK_ASSERT_EQ_INT(SRC_COMPOSITE,
-			 find(outs[1], "p/stage/.kpack/blas_lib_gfx1100.kpack")->src);
+	RK_ASSERT(vfs_node_composite(find(outs[1], "p/stage/.kpack/blas_lib_gfx1100.kpack")) !=
+		  NULL);
 	check_kpack(v, outs[1], "p/stage/.kpack/blas_lib_gfx1100.kpack", 0, "blas_lib",
 		    "p/stage/lib/libfat.so", RK_KPACK_NONE);
 	check_kpack(v, outs[2], "p/stage/.kpack/blas_lib_gfx1101.kpack", 1, "blas_lib",
@@ -348,13 +351,13 @@ RK_TEST(rewritten_binary)
 	a = get_art(v, "100-linux", STEM);
 	split(v, a, NULL, 0, &outs, &n);
 	b = find(outs[0], "p/stage/lib/libfat.so");
-	RK_ASSERT_EQ_INT(SRC_COMPOSITE, b->src);
-	RK_ASSERT(b->origin == a);
+	RK_ASSERT(vfs_node_composite(b) != NULL);
+	RK_ASSERT(vfs_node_origin(b) == a);
 	got = content(v, b, &len);
 	want = expected_rewrite(fat, fat_len, "lib/libfat.so", "blas_lib", "p/stage/lib/libfat.so",
 				"../.kpack/blas_lib_@GFXARCH@.kpack", &wlen);
 	RK_ASSERT_EQ_INT(wlen, len);
-	RK_ASSERT_EQ_INT(wlen, b->size);
+	RK_ASSERT_EQ_INT(wlen, vfs_node_size(b));
 	RK_ASSERT_EQ_MEM(want, got, len);
 	/* the device code is gone (NOBITS), a marker is there */
 	RK_ASSERT_EQ_INT(1, rk_kpack_elf_inspect(got, len, &fe, NULL));
@@ -381,8 +384,9 @@ RK_TEST(unsplittable_stays)
 	split(v, a, NULL, 0, &outs, &n);
 	/* its gfx1100 entry holds a gfx1101 code object: the file is passed through */
 	b = find(outs[0], "p/stage/lib/libbroken.so");
-	RK_ASSERT_EQ_INT(SRC_BLOB, b->src);
-	RK_ASSERT_EQ_STR(vfs_find(a->root, "p/stage/lib/libbroken.so")->data, b->data);
+	RK_ASSERT(vfs_node_blob(b) != NULL);
+	RK_ASSERT_EQ_STR(vfs_node_blob(vfs_find(a->root, "p/stage/lib/libbroken.so")),
+			 vfs_node_blob(b));
 	got = content(v, b, &len);
 	RK_ASSERT_EQ_INT(broken_len, len);
 	RK_ASSERT_EQ_MEM(broken, got, len);
@@ -421,7 +425,7 @@ RK_TEST(split_once)
 	{
 		char *rec;
 		size_t len;
-		const char *id = vfs_find(a->root, "p/stage/lib/libfat.so")->data;
+		const char *id = vfs_node_blob(vfs_find(a->root, "p/stage/lib/libfat.so"));
 
 		rec = fx_read(fx_path("cache/kpack/%s.1", id), &len);
 		/* two TUs, two arches: four lines, bundle order */
@@ -483,7 +487,7 @@ RK_TEST(zstd_scheme)
 	split(v, a, NULL, 0, &outs, &n);
 	/* a blob of its own, holding the same code objects */
 	k = find(outs[1], "p/stage/.kpack/blas_lib_gfx1100.kpack");
-	RK_ASSERT_EQ_INT(SRC_BLOB, k->src);
+	RK_ASSERT(vfs_node_blob(k) != NULL);
 	check_kpack(v, outs[1], "p/stage/.kpack/blas_lib_gfx1100.kpack", 0, "blas_lib",
 		    "p/stage/lib/libfat.so", RK_KPACK_ZSTD);
 	check_kpack(v, outs[2], "p/stage/.kpack/blas_lib_gfx1101.kpack", 1, "blas_lib",

@@ -47,13 +47,9 @@ static struct node *file(struct rk_vfs *v, struct node *parent, const char *name
 	char id[RK_SHA256_HEX];
 
 	RK_ASSERT(n != NULL);
-	n->size = strlen(text);
-	n->nlink = 1;
-	if (n->size) {
-		RK_ASSERT_EQ_INT(0, rk_blob_put(v->cache, text, n->size, id, NULL));
-		n->src = SRC_BLOB;
-		n->data = strdup(id);
-		RK_ASSERT(n->data != NULL);
+	if (strlen(text)) {
+		RK_ASSERT_EQ_INT(0, rk_blob_put(v->cache, text, strlen(text), id, NULL));
+		RK_ASSERT_EQ_INT(0, vfs_file_set_blob(n, id, strlen(text)));
 	}
 	return n;
 }
@@ -61,19 +57,16 @@ static struct node *file(struct rk_vfs *v, struct node *parent, const char *name
 static struct node *symlink_node(struct node *parent, const char *name, const char *target,
 				 int64_t mtime)
 {
-	struct node *n = vfs_node_add(parent, name, S_IFLNK | 0777, mtime);
+	struct node *n = vfs_symlink(parent, name, mtime, target);
 
 	RK_ASSERT(n != NULL);
-	n->data = strdup(target);
-	n->size = strlen(target);
-	RK_ASSERT(n->data != NULL);
 	return n;
 }
 
 static void hardlink(struct node *parent, const char *name, struct node *target)
 {
 	RK_ASSERT_EQ_INT(0, vfs_dent_add(parent, name, target));
-	target->nlink++;
+	vfs_node_nlink_add(target, 1);
 }
 
 static char long_name[160], long_target[200];
@@ -330,45 +323,46 @@ RK_TEST(sizes)
 static void materialize(struct rk_vfs *v, const struct node *d, const char *path)
 {
 	RK_ASSERT(mkdir(path, 0700) == 0 || errno == EEXIST);
-	for (size_t i = 0; i < d->nents; i++) {
-		const struct node *n = d->order[i]->node;
-		const char *p = fx_path("%s/%s", path, d->order[i]->name);
+	for (size_t i = 0; i < vfs_dir_count(d); i++) {
+		const struct node *n = vfs_dir_node(d, i);
+		const char *p = fx_path("%s/%s", path, vfs_dir_name(d, i));
 		char buf[4096];
 
-		if (S_ISDIR(n->mode)) {
+		if (S_ISDIR(vfs_node_mode(n))) {
 			char sub[4096];
 
 			snprintf(sub, sizeof(sub), "%s", p);
 			materialize(v, n, sub);
-		} else if (S_ISLNK(n->mode)) {
-			RK_ASSERT_EQ_INT(0, symlink(n->data, p));
+		} else if (S_ISLNK(vfs_node_mode(n))) {
+			RK_ASSERT_EQ_INT(0, symlink(vfs_node_target(n), p));
 		} else {
 			/* a second name of an inode already written: a hard link */
 			int found = 0;
 
 			for (size_t j = 0; j < i; j++)
-				if (d->order[j]->node == n) {
+				if (vfs_dir_node(d, j) == n) {
 					RK_ASSERT_EQ_INT(
-						0,
-						link(fx_path("%s/%s", path, d->order[j]->name), p));
+						0, link(fx_path("%s/%s", path, vfs_dir_name(d, j)),
+							p));
 					found = 1;
 				}
 			if (found)
 				continue;
-			if (n->size) {
+			if (vfs_node_size(n)) {
 				int fd;
 
-				RK_ASSERT(n->size <= sizeof(buf));
-				RK_ASSERT_EQ_INT(
-					0, rk_blob_open(v->cache, n->data, n->size, &fd, NULL));
-				RK_ASSERT_EQ_INT((long long)n->size, pread(fd, buf, n->size, 0));
+				RK_ASSERT(vfs_node_size(n) <= sizeof(buf));
+				RK_ASSERT_EQ_INT(0, rk_blob_open(v->cache, vfs_node_blob(n),
+								 vfs_node_size(n), &fd, NULL));
+				RK_ASSERT_EQ_INT((long long)vfs_node_size(n),
+						 pread(fd, buf, vfs_node_size(n), 0));
 				close(fd);
 			}
-			fx_write(p, buf, n->size);
-			RK_ASSERT_EQ_INT(0, chmod(p, n->mode & 07777));
+			fx_write(p, buf, vfs_node_size(n));
+			RK_ASSERT_EQ_INT(0, chmod(p, vfs_node_mode(n) & 07777));
 		}
 	}
-	RK_ASSERT_EQ_INT(0, chmod(path, d->mode & 07777));
+	RK_ASSERT_EQ_INT(0, chmod(path, vfs_node_mode(d) & 07777));
 }
 
 static int have_gnu_tar(void)

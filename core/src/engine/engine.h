@@ -3,9 +3,115 @@
 #ifndef RK_ENGINE_H
 #define RK_ENGINE_H
 
+#include <pthread.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "engine/vfs_int.h"
+
+/* ---- nodes: only the engine sees their fields (views and services: engine/node.h) ---- */
+
+/* SRC_STAGED: a file whose bytes are written to the cache but not yet hashed and
+ * named; node->fd reads them until the committer publishes the blob id. */
+/* SRC_OPS: a kind a service supplies (struct vfs_file_ops, engine/node.h: node->fops
+ * over node->fops_ctx); its size is known once its ready says (size_known). */
+/* SRC_LATER: a composite made on first open (or first stat when its size is not known
+ * yet) by the view's function (struct vfs_later); then SRC_COMPOSITE. */
+enum src_kind {
+	SRC_NONE,
+	SRC_BYTES,
+	SRC_BLOB,
+	SRC_STORE,
+	SRC_STAGED,
+	SRC_COMPOSITE,
+	SRC_LATER,
+	SRC_OPS
+};
+enum pop_state { PS_TODO, PS_RUNNING, PS_DONE };
+
+/* How a SRC_LATER file is made: make builds its composite (no lock held; one call at a
+ * time; after a failure the next open tries again). ctx is the view's, released with
+ * free (may be NULL) when the node is freed. A failure is logged once per file and
+ * cause (the same failure again, open after open, is not). */
+struct vfs_later {
+	int (*make)(struct rk_vfs *v, void *ctx, struct rk_composite **out, struct rk_err *err);
+	void (*free)(void *ctx);
+	void *ctx;
+	pthread_mutex_t lock;
+	int logged; /* the code last logged (lock); a view may preset the code of a failure
+		     * that is logged elsewhere */
+};
+
+struct dent {
+	char *name;
+	struct node *node;
+	UT_hash_handle hh;
+};
+
+struct node {
+	uint64_t ino;
+	struct node *parent;
+	char *name;
+	vfs_pop_fn pop; /* a lazy directory's populate function, else NULL; immutable */
+	uint8_t pop_state; /* enum pop_state; v->wait_lock */
+	int pop_rc;
+	uint8_t pop_transient; /* pop_rc is transient (rk_err_transient): a later access tries again
+				*/
+	char *ctx; /* org and run directories: their store path */
+	uint64_t listed_ms; /* the root, org and run directories: when the store was listed
+			     * for them (CLOCK_MONOTONIC; v->refresh_lock once populated) */
+	struct run *run; /* run directories, once populated */
+	struct artifact *artifact; /* nodes inside browse/<stem> (and that root itself) */
+	struct artifact *origin; /* dist nodes: the artifact whose file this is */
+	struct rk_composite *composite; /* SRC_COMPOSITE: the file (owned) */
+	/* SRC_OPS: the provider's table and its context (owned: fops->free) */
+	const struct vfs_file_ops *fops;
+	void *fops_ctx;
+	struct vfs_later *later; /* SRC_LATER (and after it is made): how (owned) */
+	uint8_t size_known; /* SRC_LATER, SRC_OPS: size is exact already (a stat need not
+			     * make it); v->tree */
+	_Atomic uint8_t read_logged; /* SRC_COMPOSITE: a failed read was logged (once: the
+				      * kernel and readers retry) */
+	uint8_t incomplete; /* a directory whose listing misses entries nobody could read: a
+			     * readdir ends in EIO after the entries it has */
+	char *why_incomplete; /* incomplete: what is missing and why (the artifact and its
+			       * damage), for the readdir's error; owned, or NULL */
+	/* mutable (v->tree): */
+	uint32_t mode, nlink;
+	uint64_t size;
+	int64_t mtime;
+	uint8_t src;
+	int fd; /* SRC_STAGED: owned descriptor of the unnamed cache file, else -1 */
+	struct rk_frontier *fr; /* SRC_STAGED: how much of fd is written (a reference) */
+	char *data; /* SRC_BYTES bytes, SRC_BLOB id, SRC_STORE path, symlink target */
+	struct dent *dents;
+	struct dent **order;
+	size_t nents, cap;
+	uint32_t opened, ahead; /* directories: files opened in it, entries read ahead
+				 * (v->ahead_lock) */
+	UT_hash_handle hh;
+};
+
+/* How the engine serves one source kind (file.c has a table per kind, src_ops[]); the
+ * Linux VFS's file_operations. f is the open file, n its node. */
+struct rk_file;
+struct src_ops {
+	/* What a stat (open: 0) or an open (1) of n must wait for (a size to compute, a file
+	 * to make); NULL: nothing. No lock held. */
+	int (*ready)(struct rk_vfs *v, struct node *n, int open, struct rk_err *err);
+	/* Take what f needs of n (v->tree held for reading: no I/O, no waiting). NULL:
+	 * nothing. */
+	int (*take)(struct rk_file *f, struct node *n);
+	/* The open's I/O (no lock held). NULL: none. */
+	int (*open)(struct rk_file *f, struct node *n, struct rk_err *err);
+	/* Read n bytes at off, inside the file (rk_file_pread clamps): n or -errno. */
+	ssize_t (*pread)(struct rk_file *f, char *buf, size_t n, uint64_t off, struct rk_err *err);
+	/* The same as extents (rk_file_extents): how many, -E2BIG (copy) or -EIO. */
+	ssize_t (*extents)(struct rk_file *f, uint64_t off, size_t n, struct rk_extent *ext,
+			   size_t max);
+	/* Release what take and open got (also after a failed open). NULL: nothing. */
+	void (*close)(struct rk_file *f);
+};
 
 /* blobs read at once: the disk serves several requests at a time */
 #define AHEAD_THREADS 4
@@ -54,9 +160,11 @@ void node_path(struct rk_vfs *v, const struct node *n, char *buf, size_t size);
 int get_dir(struct rk_vfs *v, uint64_t ino, struct node **out, struct rk_err *err);
 
 /* file.c */
-/* Whatever a stat (open: 1) of n must wait for: a compressed tarball's size, a SRC_LATER
- * file being made. No lock held; n's src was seen under the tree lock. */
+/* Whatever a stat (open: 1) of n must wait for: its kind's ready (a SRC_LATER file being
+ * made, an SRC_OPS file's size). No lock held. */
 int ensure_ready(struct rk_vfs *v, struct node *n, int open, struct rk_err *err);
+/* n's size is not known yet (a stat makes it: rk_attr.pending). v->tree held. */
+int node_pending(const struct node *n);
 
 /* store_views.c: store-level views (struct vfs_view.place VFS_VIEW_STORE) */
 /* Collect and check the store views (rk_vfs_open): -EINVAL with err for a bad name. */

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cache/tar_compress.h"
 #include "engine/vfs_int.h"
 #include "engine/engine.h"
 
@@ -20,8 +19,7 @@ static void fill_attr(const struct node *n, struct rk_attr *a)
 	a->mtime = n->mtime;
 	a->live = (n->pop == pop_root || n->pop == pop_org) && !n->run;
 	a->run = n->pop == pop_run && n->parent;
-	a->pending =
-		(n->src == SRC_TARZ && !n->tarz->ready) || (n->src == SRC_LATER && !n->size_known);
+	a->pending = node_pending(n);
 }
 
 /* Find ino and make sure it is a populated directory. */
@@ -56,9 +54,6 @@ int rk_vfs_refresh(struct rk_vfs *v, uint64_t ino)
 	return refresh_listing(v, dir);
 }
 
-/* A compressed tarball's size is known once its pieces are: compute them now, on both
- * cores (the first stat pays; a wrong size is never reported). n must be SRC_TARZ (its
- * src and tarz never change). No lock held. */
 int rk_vfs_lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk_attr *out,
 		  struct rk_err *err)
 {

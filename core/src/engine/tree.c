@@ -12,7 +12,6 @@
 
 #include "rk/log.h"
 
-#include "cache/tar_compress.h"
 #include "engine/vfs_int.h"
 #include "engine/engine.h"
 
@@ -339,10 +338,9 @@ void free_node(struct node *n)
 	free(n->name);
 	free(n->data);
 	free(n->why_incomplete);
-	if (n->src == SRC_TARZ)
-		rk_tarz_free(n->tarz); /* n->composite belongs to the .tar node */
-	else
-		rk_composite_free(n->composite);
+	rk_composite_free(n->composite);
+	if (n->fops && n->fops->free)
+		n->fops->free(n->fops_ctx);
 	if (n->later) {
 		if (n->later->free)
 			n->later->free(n->later->ctx);

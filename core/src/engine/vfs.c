@@ -7,9 +7,10 @@
  *
  * Locks, in the order they may be taken (all of them: docs/internals/vfs.md):
  *   a->derived_lock    one computation of what a service derives from an artifact
- *   rk_tarz lock       one computation of a compressed tarball's pieces (tar_compress.c)
- *   rk_file lock       one open file's cached descriptors (tarz: its rk_blob_cursor;
- *                      composite: its rk_blob_set's lock)
+ *   rk_tarz lock       one computation of a compressed tarball's pieces (tar_compress.c,
+ *                      taken by services/tarz_file.c's ready, an SRC_OPS file)
+ *   open-file locks    one open file's cached descriptors (composite: its rk_blob_set's
+ *                      lock; a compressed tarball: its piece's, services/tarz_file.c)
  *   a->refill          one re-ingest of an artifact at a time
  *   v->tree (rwlock)   protects: v->inodes, every served node's fields below "mutable"
  *   v->refresh_lock    protects: listed_ms of populated root/org/run directories; held

@@ -1,5 +1,7 @@
-/* vfs_int.h: the engine's contract with the services and views: nodes and private trees,
- * artifacts, runs and the view table (each service has its own header in services/).
+/* vfs_int.h: the engine's contract with the services and views: nodes (engine/node.h:
+ * opaque, made and read through functions) and private trees, artifacts, runs and the
+ * view table (each service has its own header in services/). struct node is the
+ * engine's (engine/engine.h).
  * Locking rules are at the top of vfs.c and in docs/internals/vfs.md. */
 #ifndef RK_VFS_INT_H
 #define RK_VFS_INT_H
@@ -15,50 +17,12 @@
 #include "rk/vfs.h"
 #include "util/htab.h"
 
-struct rk_tarz;
+#include "engine/node.h"
 
-/* SRC_STAGED: a file whose bytes are written to the cache but not yet hashed and
- * named; node->fd reads them until the committer publishes the blob id. */
-/* SRC_LATER: a composite made on first open (or first stat when its size is not known
- * yet) by the view's function (struct vfs_later); then SRC_COMPOSITE. */
-enum src_kind {
-	SRC_NONE,
-	SRC_BYTES,
-	SRC_BLOB,
-	SRC_STORE,
-	SRC_STAGED,
-	SRC_COMPOSITE,
-	SRC_TARZ,
-	SRC_LATER
-};
-enum pop_state { PS_TODO, PS_RUNNING, PS_DONE };
 enum artifact_state { ART_IDLE, ART_RUNNING, ART_DONE, ART_FAILED };
 
 struct node;
 struct rk_vfs;
-
-/* How a SRC_LATER file is made: make builds its composite (no lock held; one call at a
- * time; after a failure the next open tries again). ctx is the view's, released with
- * free (may be NULL) when the node is freed. A failure is logged once per file and
- * cause (the same failure again, open after open, is not). */
-struct vfs_later {
-	int (*make)(struct rk_vfs *v, void *ctx, struct rk_composite **out, struct rk_err *err);
-	void (*free)(void *ctx);
-	void *ctx;
-	pthread_mutex_t lock;
-	int logged; /* the code last logged (lock); a view may preset the code of a failure
-		     * that is logged elsewhere */
-};
-
-/* Fill directory dir (a lazy directory, on first access; no lock held). 0 or -errno with
- * err set. */
-typedef int (*vfs_pop_fn)(struct rk_vfs *v, struct node *dir, struct rk_err *err);
-
-struct dent {
-	char *name;
-	struct node *node;
-	UT_hash_handle hh;
-};
 
 struct run {
 	struct rk_run *cat;
@@ -104,48 +68,6 @@ struct artifact {
 	/* The origin of composite sources that are this artifact's blobs (or blobs derived
 	 * from them): its reopen is vfs_artifact_refill (set by vfs_artifact_init). */
 	struct rk_origin blob_origin;
-};
-
-struct node {
-	uint64_t ino;
-	struct node *parent;
-	char *name;
-	vfs_pop_fn pop; /* a lazy directory's populate function, else NULL; immutable */
-	uint8_t pop_state; /* enum pop_state; v->wait_lock */
-	int pop_rc;
-	uint8_t pop_transient; /* pop_rc is transient (rk_err_transient): a later access tries again
-				*/
-	char *ctx; /* org and run directories: their store path */
-	uint64_t listed_ms; /* the root, org and run directories: when the store was listed
-			     * for them (CLOCK_MONOTONIC; v->refresh_lock once populated) */
-	struct run *run; /* run directories, once populated */
-	struct artifact *artifact; /* nodes inside browse/<stem> (and that root itself) */
-	struct artifact *origin; /* dist nodes: the artifact whose file this is */
-	struct rk_composite *composite; /* SRC_COMPOSITE: the file (owned); SRC_TARZ: the
-					 * .tar's (borrowed) */
-	struct rk_tarz *tarz; /* SRC_TARZ: the compressed pieces (owned); size once ready */
-	struct vfs_later *later; /* SRC_LATER (and after it is made): how (owned) */
-	uint8_t size_known; /* SRC_LATER: size is exact already (a stat need not make it) */
-	_Atomic uint8_t read_logged; /* SRC_COMPOSITE: a failed read was logged (once: the
-				      * kernel and readers retry) */
-	uint8_t incomplete; /* a directory whose listing misses entries nobody could read: a
-			     * readdir ends in EIO after the entries it has */
-	char *why_incomplete; /* incomplete: what is missing and why (the artifact and its
-			       * damage), for the readdir's error; owned, or NULL */
-	/* mutable (v->tree): */
-	uint32_t mode, nlink;
-	uint64_t size;
-	int64_t mtime;
-	uint8_t src;
-	int fd; /* SRC_STAGED: owned descriptor of the unnamed cache file, else -1 */
-	struct rk_frontier *fr; /* SRC_STAGED: how much of fd is written (a reference) */
-	char *data; /* SRC_BYTES bytes, SRC_BLOB id, SRC_STORE path, symlink target */
-	struct dent *dents;
-	struct dent **order;
-	size_t nents, cap;
-	uint32_t opened, ahead; /* directories: files opened in it, entries read ahead
-				 * (v->ahead_lock) */
-	UT_hash_handle hh;
 };
 
 struct rk_vfs {

@@ -70,11 +70,13 @@ static int resolve(struct dirs *d, const char *target, const char **why)
 				d->n--;
 		} else {
 			p[c] = '\0';
-			next = top && S_ISDIR(top->mode) ? vfs_dent_find((struct node *)top, p) : NULL;
+			next = top && S_ISDIR(vfs_node_mode(top))
+				       ? vfs_dent_find((struct node *)top, p)
+				       : NULL;
 			p[c] = saved;
-			if (next && S_ISLNK(next->mode)) {
+			if (next && S_ISLNK(vfs_node_mode(next))) {
 				/* the rest of the path now starts with the link's target */
-				const char *t = next->data ? next->data : "";
+				const char *t = vfs_node_target(next) ? vfs_node_target(next) : "";
 				char *rest = p + c, *nt;
 				size_t tl = strlen(t), rl = strlen(rest);
 
@@ -97,7 +99,7 @@ static int resolve(struct dirs *d, const char *target, const char **why)
 				p = todo = nt;
 				continue;
 			}
-			rc = dirs_push(d, next && S_ISDIR(next->mode) ? next : NULL);
+			rc = dirs_push(d, next && S_ISDIR(vfs_node_mode(next)) ? next : NULL);
 		}
 		p += c;
 		while (*p == '/')
@@ -129,8 +131,9 @@ const char *vfs_link_leaves(const struct node *root, const char *rel, const char
 	/* the link's directories: rel without its last component */
 	for (p = path; (slash = strchr(p, '/')); p = slash + 1) {
 		*slash = '\0';
-		at = at && S_ISDIR(at->mode) && *p ? vfs_dent_find((struct node *)at, p) : at;
-		if (*p && dirs_push(&d, at && S_ISDIR(at->mode) ? at : NULL))
+		at = at && S_ISDIR(vfs_node_mode(at)) && *p ? vfs_dent_find((struct node *)at, p)
+							    : at;
+		if (*p && dirs_push(&d, at && S_ISDIR(vfs_node_mode(at)) ? at : NULL))
 			goto out;
 	}
 	if (resolve(&d, target, &why))
@@ -153,10 +156,11 @@ static void drop(struct confine *c, struct node *dir, const char *name, const st
 		 const char *why)
 {
 	struct rk_buf shown = RK_BUF_INIT, tgt = RK_BUF_INIT;
-	int link = S_ISLNK(n->mode) && n->data;
+	int link = S_ISLNK(vfs_node_mode(n)) && vfs_node_target(n);
 	struct node *gone;
 
-	if (rk_buf_add_shown(&shown, c->rel.buf) || (link && rk_buf_add_shown(&tgt, n->data)))
+	if (rk_buf_add_shown(&shown, c->rel.buf) ||
+	    (link && rk_buf_add_shown(&tgt, vfs_node_target(n))))
 		rk_warn("%s: an entry dropped: %s", c->what, why);
 	else if (link)
 		rk_warn("%s: '%s' -> '%s' dropped: %s", c->what, shown.buf, tgt.buf, why);
@@ -165,7 +169,7 @@ static void drop(struct confine *c, struct node *dir, const char *name, const st
 	rk_buf_release(&shown);
 	rk_buf_release(&tgt);
 	gone = vfs_dent_del(dir, name);
-	if (gone && (S_ISDIR(gone->mode) || !--gone->nlink))
+	if (gone && (S_ISDIR(vfs_node_mode(gone)) || !vfs_node_nlink_add(gone, -1)))
 		vfs_tree_free(gone);
 	c->dropped++;
 }
@@ -177,9 +181,9 @@ static int walk(struct confine *c, struct node *dir, const struct node *sdir)
 	size_t rlen = c->rel.len, i = 0;
 	int rc = 0;
 
-	while (!rc && i < dir->nents) {
-		struct node *n = dir->order[i]->node;
-		const char *name = dir->order[i]->name, *why = NULL;
+	while (!rc && i < vfs_dir_count(dir)) {
+		struct node *n = vfs_dir_node(dir, i);
+		const char *name = vfs_dir_name(dir, i), *why = NULL;
 		const struct node *sn = NULL;
 
 		if (c->rel.alloc) {
@@ -192,24 +196,25 @@ static int walk(struct confine *c, struct node *dir, const struct node *sdir)
 			why = "not a name";
 		else if (!(why = rk_path_unwritable(c->rel.buf)) && c->set) {
 			sn = sdir ? vfs_dent_find((struct node *)sdir, name) : NULL;
-			if (sn && S_ISDIR(sn->mode) && !S_ISDIR(n->mode))
+			if (sn && S_ISDIR(vfs_node_mode(sn)) && !S_ISDIR(vfs_node_mode(n)))
 				why = "a directory in another package of the set";
-			else if (sn && !S_ISDIR(sn->mode) && S_ISDIR(n->mode))
+			else if (sn && !S_ISDIR(vfs_node_mode(sn)) && S_ISDIR(vfs_node_mode(n)))
 				why = "a symlink or file in another package of the set";
 		}
-		if (!why && S_ISLNK(n->mode)) {
+		if (!why && S_ISLNK(vfs_node_mode(n))) {
 			struct dirs *from = c->set ? &c->setdirs : &c->own;
 
 			if ((rc = dirs_copy(from, &c->scratch)) ||
-			    (rc = resolve(&c->scratch, n->data ? n->data : "", &why)))
+			    (rc = resolve(&c->scratch, vfs_node_target(n) ? vfs_node_target(n) : "",
+					  &why)))
 				break;
 		}
 		if (why) {
 			drop(c, dir, name, n, why);
 			continue; /* the next entry moved to i */
 		}
-		if (S_ISDIR(n->mode)) {
-			const struct node *sub = sn && S_ISDIR(sn->mode) ? sn : NULL;
+		if (S_ISDIR(vfs_node_mode(n))) {
+			const struct node *sub = sn && S_ISDIR(vfs_node_mode(sn)) ? sn : NULL;
 
 			if ((rc = dirs_push(&c->own, n)) || (rc = dirs_push(&c->setdirs, sub)))
 				break;

@@ -243,7 +243,7 @@ struct flatten {
  * it is freed at the end of the flatten if none is left. */
 static int unlinked(struct flatten *f, struct node *n)
 {
-	n->nlink--;
+	vfs_node_nlink_add(n, -1);
 	if (RK_GROW(f->dead, f->capdead, f->ndead, 16))
 		return -ENOMEM;
 	f->dead[f->ndead++] = n;
@@ -262,7 +262,7 @@ static void bury(struct flatten *f)
 	if (f->ndead)
 		qsort(f->dead, f->ndead, sizeof(*f->dead), cmp_ptr);
 	for (size_t i = 0; i < f->ndead; i++)
-		if ((!i || f->dead[i] != f->dead[i - 1]) && !f->dead[i]->nlink)
+		if ((!i || f->dead[i] != f->dead[i - 1]) && !vfs_node_nlink(f->dead[i]))
 			vfs_tree_free(f->dead[i]);
 	free(f->dead);
 }
@@ -271,8 +271,8 @@ static int conflict(struct flatten *f, const char *path, const struct node *old,
 {
 	f->nconflicts++;
 	return rk_buf_addf(&f->conflicts, "%s\t%s\t%s\t%s\n", path,
-			   old && old->origin ? old->origin->art->stem : "-", f->a->art->stem,
-			   what);
+			   old && vfs_node_origin(old) ? vfs_node_origin(old)->art->stem : "-",
+			   f->a->art->stem, what);
 }
 
 /* The dist directory for rel (created as needed); NULL if a non-directory is in the way
@@ -282,7 +282,7 @@ static struct node *dist_dir(struct flatten *f, struct node *parent, const char 
 {
 	struct node *d = vfs_dent_find(parent, name);
 
-	if (d && S_ISDIR(d->mode))
+	if (d && S_ISDIR(vfs_node_mode(d)))
 		return d;
 	if (d) {
 		/* TheRock's mkdir fails here; a directory's contents matter more than the file */
@@ -303,11 +303,7 @@ static struct node *dist_dir(struct flatten *f, struct node *parent, const char 
 
 static int same_content(const struct node *x, const struct node *y)
 {
-	if ((x->mode & S_IFMT) != (y->mode & S_IFMT) || x->size != y->size)
-		return 0;
-	if (!x->data || !y->data)
-		return x->data == y->data;
-	return !strcmp(x->data, y->data);
+	return vfs_node_same(x, y);
 }
 
 /* Place a copy of browse node b at parent/name (path rel, for messages). */
@@ -317,31 +313,29 @@ static int place(struct flatten *f, struct node *parent, const char *name, const
 	struct node *old = vfs_dent_find(parent, name), *n = NULL;
 	struct linkmap *lm = NULL;
 
-	if (old && S_ISDIR(old->mode))
+	if (old && S_ISDIR(vfs_node_mode(old)))
 		return conflict(f, rel, old, "file dropped: a directory is there");
-	if (b->nlink > 1)
+	if (vfs_node_nlink(b) > 1)
 		HASH_FIND(hh, f->links, &b, sizeof(b), lm);
 	if (lm) {
 		n = lm->to; /* a hardlink: the same dist node again */
 	} else {
 		/* the member's mode as tar -x under umask 022 keeps it; packaging's copytree
 		 * keeps it whole (dh_fixperms then applies its rules to a DEB) */
-		uint32_t mode = S_ISLNK(b->mode) ? S_IFLNK | 0777
-						 : S_IFREG | (b->mode & (f->whole ? 0777 : 0755));
+		uint32_t mode = S_ISLNK(vfs_node_mode(b))
+					? S_IFLNK | 0777
+					: S_IFREG | (vfs_node_mode(b) & (f->whole ? 0777 : 0755));
 
-		if (!(n = vfs_node_new(parent, name, mode, b->mtime)))
+		if (!(n = vfs_node_new(parent, name, mode, vfs_node_mtime(b))))
 			return -ENOMEM;
-		n->size = b->size;
-		n->src = b->src;
-		n->origin = f->a;
+		vfs_node_set_origin(n, f->a);
 		/* a rewritten host binary or a .kpack (kpack_split.c): its own composite */
-		if ((b->data && !(n->data = strdup(b->data))) ||
-		    (b->src == SRC_COMPOSITE && rk_composite_copy(b->composite, &n->composite)) ||
-		    (b->nlink > 1 && !(lm = calloc(1, sizeof(*lm))))) {
+		if (vfs_file_copy(n, b) ||
+		    (vfs_node_nlink(b) > 1 && !(lm = calloc(1, sizeof(*lm))))) {
 			vfs_tree_free(n);
 			return -ENOMEM;
 		}
-		n->nlink = 0;
+		vfs_node_nlink_add(n, -1); /* counted as it is listed */
 		if (lm) {
 			lm->from = b;
 			lm->to = n;
@@ -363,7 +357,7 @@ static int place(struct flatten *f, struct node *parent, const char *name, const
 	} else if (vfs_dent_add(parent, name, n)) {
 		return -ENOMEM;
 	}
-	n->nlink++;
+	vfs_node_nlink_add(n, 1);
 	return 0;
 }
 
@@ -374,17 +368,17 @@ static int walk(struct flatten *f, const struct node *b, struct node *d, struct 
 	size_t mlen = mpath->len, rlen = rel->len;
 	int rc = 0;
 
-	for (size_t i = 0; !rc && i < b->nents; i++) {
-		const struct node *c = b->order[i]->node;
-		const char *name = b->order[i]->name;
+	for (size_t i = 0; !rc && i < vfs_dir_count(b); i++) {
+		const struct node *c = vfs_dir_node(b, i);
+		const char *name = vfs_dir_name(b, i);
 
 		if ((rc = rk_buf_addf(mpath, "/%s", name)) ||
 		    (rc = rk_buf_addf(rel, "%s%s", rel->len ? "/" : "", name)))
 			break;
 		if (!f->whole && vfs_owning_prefix(f->a, mpath->buf) != f->prefix_index) {
 			/* claimed by an earlier prefix of the manifest */
-		} else if (S_ISDIR(c->mode)) {
-			struct node *sub = dist_dir(f, d, name, rel->buf, c->mtime);
+		} else if (S_ISDIR(vfs_node_mode(c))) {
+			struct node *sub = dist_dir(f, d, name, rel->buf, vfs_node_mtime(c));
 
 			rc = sub ? walk(f, c, sub, mpath, rel) : -ENOMEM;
 		} else {
@@ -529,8 +523,7 @@ static int flatten_tree(struct rk_vfs *v, struct run *r, const char *x, int rele
 		return rk_err_wrap(err, rc, "'%s'", x);
 	}
 	rc = flatten_list(v, as, n, root, x, conflicts, nconflicts);
-	root->incomplete = incomplete != NULL;
-	root->why_incomplete = incomplete;
+	vfs_node_set_incomplete(root, incomplete);
 	free(as);
 	return rc;
 }
@@ -555,7 +548,7 @@ int vfs_flatten_artifacts(struct rk_vfs *v, struct artifact **as, size_t n, stru
 
 	if (!rc) {
 		qsort(as, n, sizeof(*as), cmp_flatten_order);
-		rc = flatten_list(v, as, n, root, root->name, NULL, NULL);
+		rc = flatten_list(v, as, n, root, vfs_node_name(root), NULL, NULL);
 	}
 	return rc;
 }

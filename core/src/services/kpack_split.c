@@ -100,7 +100,7 @@ struct entry {
 	uint32_t mode;
 	uint64_t size;
 	int64_t mtime;
-	uint8_t src;
+	const struct node *node; /* the member's browse node (its content) */
 	char *data; /* blob id or symlink target */
 	char db[RK_TARGET_MAX]; /* database file of this base arch, else "" */
 };
@@ -158,17 +158,23 @@ static int grow(void **v, size_t n, size_t size)
 
 /* ---- collecting the artifact's files ---- */
 
+/* A browse member's blob id or symlink target, or NULL. */
+static const char *member_data(const struct node *c)
+{
+	return vfs_node_blob(c) ? vfs_node_blob(c) : vfs_node_target(c);
+}
+
 static int collect(struct split *s, const struct node *dir, struct rk_buf *path, size_t prefix,
 		   size_t rel)
 {
 	size_t len = path->len;
 	int rc = 0;
 
-	for (size_t i = 0; !rc && i < dir->nents; i++) {
-		const struct node *c = dir->order[i]->node;
+	for (size_t i = 0; !rc && i < vfs_dir_count(dir); i++) {
+		const struct node *c = vfs_dir_node(dir, i);
 		struct entry *e;
 
-		if ((rc = rk_buf_addf(path, "/%s", dir->order[i]->name)))
+		if ((rc = rk_buf_addf(path, "/%s", vfs_dir_name(dir, i))))
 			break;
 		if (vfs_owning_prefix(s->a, path->buf) == prefix) {
 			if ((rc = grow((void **)&s->e, s->ne, sizeof(*s->e))))
@@ -176,8 +182,8 @@ static int collect(struct split *s, const struct node *dir, struct rk_buf *path,
 			e = &s->e[s->ne];
 			memset(e, 0, sizeof(*e));
 			e->path = strdup(path->buf);
-			e->data = c->data ? strdup(c->data) : NULL;
-			if (!e->path || (c->data && !e->data)) {
+			e->data = member_data(c) ? strdup(member_data(c)) : NULL;
+			if (!e->path || (member_data(c) && !e->data)) {
 				free(e->path);
 				free(e->data);
 				rc = -ENOMEM;
@@ -186,11 +192,11 @@ static int collect(struct split *s, const struct node *dir, struct rk_buf *path,
 			s->ne++;
 			e->rel = rel;
 			e->prefix = prefix;
-			e->mode = c->mode;
-			e->size = c->size;
-			e->mtime = c->mtime;
-			e->src = c->src;
-			if (S_ISDIR(c->mode))
+			e->mode = vfs_node_mode(c);
+			e->size = vfs_node_size(c);
+			e->mtime = vfs_node_mtime(c);
+			e->node = c;
+			if (S_ISDIR(vfs_node_mode(c)))
 				rc = collect(s, c, path, prefix, rel);
 		}
 		path->len = len;
@@ -468,7 +474,7 @@ static int classify(struct split *s, size_t i, struct rk_err *err)
 	if (rk_kpack_db_classify(e->path + e->rel, s->dbs, e->db))
 		return 0;
 	e->db[0] = '\0';
-	if (e->src != SRC_BLOB || e->size < 64)
+	if (!vfs_node_blob(e->node) || e->size < 64)
 		return 0;
 	rc = rk_blob_open(s->v->cache, e->data, e->size, &fd, err);
 	if (rc == -ENOENT || rc == -EBADMSG)
@@ -547,7 +553,7 @@ static struct node *out_add(struct split *s, struct out *o, const char *path, ui
 	if (!d)
 		return NULL;
 	if ((n = vfs_dent_find(d, base)))
-		return S_ISDIR(n->mode) && S_ISDIR(mode) ? n : NULL;
+		return S_ISDIR(vfs_node_mode(n)) && S_ISDIR(mode) ? n : NULL;
 	return vfs_node_add(d, base, mode, mtime);
 }
 
@@ -561,18 +567,14 @@ static int add_entry(struct split *s, struct out *o, size_t i)
 		return 0;
 	if (!(n = out_add(s, o, e->path, e->mode, e->mtime)))
 		return -ENOMEM;
-	n->size = e->size;
-	n->src = e->src;
-	n->origin = s->a;
+	vfs_node_set_origin(n, s->a);
 	if (s->rewrites[i]) {
-		n->src = SRC_COMPOSITE;
-		n->composite = s->rewrites[i];
-		n->size = n->composite->size;
+		struct rk_composite *c = s->rewrites[i];
+
 		s->rewrites[i] = NULL;
-	} else if (e->data && !(n->data = strdup(e->data))) {
-		return -ENOMEM;
+		return vfs_file_set_composite(n, c);
 	}
-	return 0;
+	return vfs_file_copy(n, e->node);
 }
 
 /* Whether output o (generic: the artifact being split) has a directory prefix. */
@@ -627,13 +629,13 @@ static int out_manifest(struct split *s, struct out *o)
 			rc = -ENOMEM;
 	free(p);
 	if (!rc && !(f = out_add(s, o, "artifact_manifest.txt", S_IFREG | 0644,
-				 o->a.root ? o->a.root->mtime : s->mtime)))
+				 o->a.root ? vfs_node_mtime(o->a.root) : s->mtime)))
 		rc = -ENOMEM;
 	if (!rc) {
-		f->src = SRC_BYTES;
-		f->size = b.len;
-		if (!(f->data = rk_buf_detach(&b, NULL)))
-			rc = -ENOMEM;
+		size_t len = b.len;
+		char *text = rk_buf_detach(&b, NULL);
+
+		rc = text ? vfs_file_set_bytes(f, text, len) : -ENOMEM;
 	}
 	rk_buf_release(&b);
 	return rc;
@@ -849,17 +851,14 @@ static int add_kpack(struct split *s, struct kpack_archive *ar)
 	if (!rc && !(f = out_add(s, o, path.buf, S_IFREG | 0644, ar->mtime)))
 		rc = -ENOMEM;
 	if (!rc) {
-		f->origin = s->a;
+		vfs_node_set_origin(f, s->a);
 		if (ar->composite) {
-			f->src = SRC_COMPOSITE;
-			f->composite = ar->composite;
-			f->size = ar->composite->size;
+			struct rk_composite *c = ar->composite;
+
 			ar->composite = NULL;
+			rc = vfs_file_set_composite(f, c);
 		} else {
-			f->src = SRC_BLOB;
-			f->size = ar->z.size;
-			if (!(f->data = strdup(ar->z.id)))
-				rc = -ENOMEM;
+			rc = vfs_file_set_blob(f, ar->z.id, ar->z.size);
 		}
 	}
 	rk_buf_release(&path);
@@ -926,7 +925,7 @@ static void split_release(struct split *s)
 static int do_split(struct rk_vfs *v, struct artifact *a, const char *group, int relkeys,
 		    struct kpack_split *ks, struct rk_err *err)
 {
-	struct split s = {.v = v, .a = a, .mtime = a->run->dir->mtime, .relkeys = relkeys};
+	struct split s = {.v = v, .a = a, .mtime = vfs_node_mtime(a->run->dir), .relkeys = relkeys};
 	struct rk_buf path = RK_BUF_INIT;
 	struct rk_kpack_db_set wheel_dbs;
 	int rc;

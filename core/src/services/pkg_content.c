@@ -33,19 +33,15 @@ struct fixup {
 
 static void become_composite(struct node *n, struct rk_composite *c)
 {
-	free(n->data);
-	n->data = NULL;
-	n->src = SRC_COMPOSITE;
-	n->composite = c;
-	n->size = c->size;
+	(void)vfs_file_set_composite(n, c); /* n is private: it cannot fail */
 }
 
 /* DT_RUNPATH -> DT_RPATH: one tag rewritten in place (formats/gpu/elf_runpath.h). */
 static int fix_runpath(struct node *n, const struct rk_elf_info *e)
 {
 	struct rk_composite *c;
-	int rc = rk_elf_runpath_to_rpath(e, n->data, n->size,
-					 n->origin ? &n->origin->blob_origin : NULL, &c);
+	int rc = rk_elf_runpath_to_rpath(e, vfs_node_blob(n), vfs_node_size(n),
+					 vfs_node_blob_origin(n), &c);
 
 	if (!rc && c)
 		become_composite(n, c);
@@ -58,16 +54,16 @@ static int fix_cfg(struct fixup *f, struct node *n, struct rk_err *err)
 	static const char from[] = "enable-new-dtags", to[] = "disable-new-dtags";
 	struct rk_composite *c;
 	char *text, *p, *out;
-	size_t len = n->size, olen = 0;
+	size_t len = vfs_node_size(n), olen = 0;
 	int rc;
 
-	if (n->size > CFG_MAX)
+	if (vfs_node_size(n) > CFG_MAX)
 		return 0;
 	if (!(text = malloc(len + 1)))
 		return -ENOMEM;
 	if (pread(f->cur.fd, text, len, 0) != (ssize_t)len) {
 		free(text);
-		return rk_err_set(err, -EIO, "'%s': short read", n->name);
+		return rk_err_set(err, -EIO, "'%s': short read", vfs_node_name(n));
 	}
 	text[len] = '\0';
 	if (!strstr(text, from)) {
@@ -104,14 +100,14 @@ static int fix_cfg(struct fixup *f, struct node *n, struct rk_err *err)
 
 static int fix_file(struct fixup *f, struct node *n, struct rk_err *err)
 {
-	struct rk_source s = {.size = n->size, .origin = n->origin ? &n->origin->blob_origin : NULL};
+	struct rk_source s = {.size = vfs_node_size(n), .origin = vfs_node_blob_origin(n)};
 	unsigned char magic[4];
 	struct rk_elf_info e;
-	int rc, cfg = !strcmp(n->name, "rocm.cfg");
+	int rc, cfg = !strcmp(vfs_node_name(n), "rocm.cfg");
 
-	if (n->src != SRC_BLOB || (n->size < 64 && !cfg))
+	if (!vfs_node_blob(n) || (vfs_node_size(n) < 64 && !cfg))
 		return 0;
-	memcpy(s.id, n->data, RK_SHA256_HEX);
+	memcpy(s.id, vfs_node_blob(n), RK_SHA256_HEX);
 	if ((rc = rk_blob_cursor_open(&f->cur, f->v->cache, &s, err)))
 		return rc;
 	if (cfg)
@@ -128,14 +124,14 @@ static int fix_tree(struct fixup *f, struct node *dir, struct rk_err *err)
 {
 	int rc = 0;
 
-	for (size_t i = 0; !rc && i < dir->nents; i++) {
-		struct node *n = dir->order[i]->node;
+	for (size_t i = 0; !rc && i < vfs_dir_count(dir); i++) {
+		struct node *n = vfs_dir_node(dir, i);
 
-		if (S_ISDIR(n->mode))
+		if (S_ISDIR(vfs_node_mode(n)))
 			rc = fix_tree(f, n, err);
-		else if (S_ISREG(n->mode)) {
+		else if (S_ISREG(vfs_node_mode(n))) {
 			rc = fix_file(f, n, err);
-			f->installed += n->size;
+			f->installed += vfs_node_size(n);
 		}
 	}
 	return rc;
@@ -291,13 +287,13 @@ int vfs_pkg_file_digest(struct rk_vfs *v, const struct node *n, char hex[65], st
 {
 	const EVP_MD *md[] = {EVP_sha256()};
 
-	if (n->src == SRC_BLOB) {
-		memcpy(hex, n->data, RK_SHA256_HEX);
+	if (vfs_node_blob(n)) {
+		memcpy(hex, vfs_node_blob(n), RK_SHA256_HEX);
 		return 0;
 	}
-	if (n->src != SRC_COMPOSITE)
-		return rk_err_set(err, -EINVAL, "'%s': no content to hash", n->name);
-	return memo(v, "f", n->composite, 0, md, 1, (char(*)[65])hex, err);
+	if (!vfs_node_composite(n))
+		return rk_err_set(err, -EINVAL, "'%s': no content to hash", vfs_node_name(n));
+	return memo(v, "f", vfs_node_composite(n), 0, md, 1, (char(*)[65])hex, err);
 }
 
 int vfs_pkg_sums(struct rk_vfs *v, const struct rk_composite *c, struct vfs_pkg_sums *out,

@@ -29,11 +29,6 @@ struct collect {
 	int64_t newest;
 };
 
-static int cmp_dent(const void *a, const void *b)
-{
-	return strcmp((*(struct dent *const *)a)->name, (*(struct dent *const *)b)->name);
-}
-
 static int push(struct collect *c, struct rk_tar_member *m)
 {
 	if (RK_GROW(c->v, c->cap, c->n, 256))
@@ -46,40 +41,36 @@ static int push(struct collect *c, struct rk_tar_member *m)
  * --sort=name does. */
 static int collect(struct collect *c, const struct node *dir, struct rk_buf *path)
 {
-	struct dent **order = NULL;
+	size_t *order = NULL;
 	size_t len = path->len;
 	int rc = 0;
 
-	if (dir->nents && !(order = malloc(dir->nents * sizeof(*order))))
+	if (vfs_dir_count(dir) && !(order = vfs_dir_sorted(dir)))
 		return -ENOMEM;
-	if (dir->nents)
-		memcpy(order, dir->order, dir->nents * sizeof(*order));
-	if (dir->nents)
-		qsort(order, dir->nents, sizeof(*order), cmp_dent);
-	for (size_t i = 0; !rc && i < dir->nents; i++) {
-		const struct node *n = order[i]->node;
+	for (size_t i = 0; !rc && i < vfs_dir_count(dir); i++) {
+		const struct node *n = vfs_dir_node(dir, order[i]);
 		struct rk_tar_member m = {0};
 		struct seen_link *sl = NULL;
 
-		if ((rc = rk_buf_adds(path, order[i]->name)) ||
-		    (S_ISDIR(n->mode) && (rc = rk_buf_adds(path, "/"))))
+		if ((rc = rk_buf_adds(path, vfs_dir_name(dir, order[i]))) ||
+		    (S_ISDIR(vfs_node_mode(n)) && (rc = rk_buf_adds(path, "/"))))
 			break;
-		if (n->mtime > c->newest)
-			c->newest = n->mtime;
-		m.mode = n->mode;
-		m.size = n->size;
-		m.origin = n->origin ? &n->origin->blob_origin : NULL;
+		if (vfs_node_mtime(n) > c->newest)
+			c->newest = vfs_node_mtime(n);
+		m.mode = vfs_node_mode(n);
+		m.size = vfs_node_size(n);
+		m.origin = vfs_node_blob_origin(n);
 		if (!(m.path = strdup(path->buf))) {
 			rc = -ENOMEM;
 			break;
 		}
-		if (S_ISLNK(n->mode)) {
-			m.link = n->data;
-		} else if (S_ISREG(n->mode)) {
-			m.blob = n->src == SRC_BLOB ? n->data : NULL;
+		if (S_ISLNK(vfs_node_mode(n))) {
+			m.link = vfs_node_target(n);
+		} else if (S_ISREG(vfs_node_mode(n))) {
+			m.blob = vfs_node_blob(n);
 			/* a file rewritten by a service (a splice over its blob) */
-			m.content = n->src == SRC_COMPOSITE ? n->composite : NULL;
-			if (n->nlink > 1) {
+			m.content = vfs_node_composite(n);
+			if (vfs_node_nlink(n) > 1) {
 				HASH_FIND(hh, c->links, &n, sizeof(n), sl);
 				if (sl) {
 					m.link = sl->path; /* the first path of this inode */
@@ -100,7 +91,7 @@ static int collect(struct collect *c, const struct node *dir, struct rk_buf *pat
 		}
 		if (!rc && (rc = push(c, &m)))
 			free((char *)m.path);
-		if (!rc && S_ISDIR(n->mode))
+		if (!rc && S_ISDIR(vfs_node_mode(n)))
 			rc = collect(c, n, path);
 		path->len = len;
 		path->buf[len] = '\0';
@@ -130,7 +121,7 @@ int vfs_tree_tar(const struct node *root, struct rk_composite *out, int64_t *new
 	int rc;
 
 	top.path = strdup("./");
-	top.mode = root->mode;
+	top.mode = vfs_node_mode(root);
 	rc = top.path ? push(&c, &top) : -ENOMEM;
 	if (!rc && !(rc = rk_buf_adds(&path, "./")))
 		rc = collect(&c, root, &path);

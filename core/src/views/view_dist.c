@@ -44,22 +44,23 @@ static int pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	struct run *r = vfs_node_run(dir);
 	void **slot = vfs_view_state(r, &vfs_view_dist);
 	struct dist_state *ds = calloc(1, sizeof(*ds));
-	struct node *root = vfs_tree_new(dir->name, dir->mode, dir->mtime);
+	struct node *root =
+		vfs_tree_new(vfs_node_name(dir), vfs_node_mode(dir), vfs_node_mtime(dir));
 	char **names = NULL;
 	size_t n = 0;
 	int rc = ds && root ? vfs_dist_names(v, r, 0, &names, &n) : -ENOMEM;
 
 	(void)err;
 	for (size_t i = 0; !rc && i < n; i++) {
-		struct node *d = vfs_lazy_dir(root, names[i], pop_dist, dir->mtime);
+		struct node *d = vfs_lazy_dir(root, names[i], pop_dist, vfs_node_mtime(dir));
 
 		if (d)
-			d->mode =
-				S_IFDIR | 0755; /* the root of an install tree, as mkdir makes it */
+			vfs_node_set_mode(d, S_IFDIR | 0755); /* the root of an install tree, as
+							       * mkdir makes it */
 		else
 			rc = -ENOMEM;
 	}
-	if (!rc && n && !vfs_lazy_dir(root, NOTES_DIR, pop_notes, dir->mtime))
+	if (!rc && n && !vfs_lazy_dir(root, NOTES_DIR, pop_notes, vfs_node_mtime(dir)))
 		rc = -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
@@ -118,10 +119,11 @@ static int pop_dist(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
 	struct run *r = vfs_node_run(dir);
 	struct dist_state *ds = *vfs_view_state(r, &vfs_view_dist);
-	struct node *root = vfs_tree_new(dir->name, dir->mode, dir->mtime);
+	struct node *root =
+		vfs_tree_new(vfs_node_name(dir), vfs_node_mode(dir), vfs_node_mtime(dir));
 	unsigned nconflicts = 0;
 	char *conflicts = NULL, *damaged = NULL;
-	int rc = root ? vfs_flatten_damaged(v, r, dir->name, root, &conflicts, &nconflicts,
+	int rc = root ? vfs_flatten_damaged(v, r, vfs_node_name(dir), root, &conflicts, &nconflicts,
 					    &damaged, err)
 		      : -ENOMEM;
 
@@ -131,13 +133,13 @@ static int pop_dist(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	}
 	/* a damaged artifact was logged once, when it failed: its files fail here, and
 	 * .rockfs/<X>.damaged says why */
-	if ((rc = keep_conflicts(ds, dir->name, conflicts, damaged)) ||
+	if ((rc = keep_conflicts(ds, vfs_node_name(dir), conflicts, damaged)) ||
 	    (rc = vfs_graft(v, dir, root)))
 		return rc;
 	if (nconflicts)
 		rk_warn("run '%s': dist '%s': %u paths written by two artifacts with different "
 			"content (the later wins); see dist/" NOTES_DIR "/%s.conflicts",
-			r->cat->name, dir->name, nconflicts, dir->name);
+			r->cat->name, vfs_node_name(dir), nconflicts, vfs_node_name(dir));
 	return 0;
 }
 
@@ -145,38 +147,35 @@ static int pop_dist(struct rk_vfs *v, struct node *dir, struct rk_err *err)
  * populated (its entries no longer change). */
 static int pop_notes(struct rk_vfs *v, struct node *notes, struct rk_err *err)
 {
-	struct node *dists = notes->parent;
+	struct node *dists = vfs_node_parent(notes);
 	struct dist_state *ds = *vfs_view_state(vfs_node_run(notes), &vfs_view_dist);
-	struct node *root = vfs_tree_new(notes->name, notes->mode, notes->mtime);
+	struct node *root =
+		vfs_tree_new(vfs_node_name(notes), vfs_node_mode(notes), vfs_node_mtime(notes));
 	int rc = root ? 0 : -ENOMEM;
 
-	for (size_t i = 0; !rc && i < dists->nents; i++) {
-		struct node *d = dists->order[i]->node;
+	for (size_t i = 0; !rc && i < vfs_dir_count(dists); i++) {
+		struct node *d = vfs_dir_node(dists, i);
 		char name[300];
 		struct node *n;
 
-		if (d->pop != pop_dist)
+		if (vfs_node_pop(d) != pop_dist)
 			continue;
 		if ((rc = vfs_populate(v, d, err)))
 			break;
 		for (int damaged = 0; !rc && damaged < 2; damaged++) {
-			char *text = get_conflicts(ds, d->name, damaged);
+			char *text = get_conflicts(ds, vfs_node_name(d), damaged);
 
 			if (text && damaged && !text[0]) {
 				free(text); /* nothing damaged: no file */
 				continue;
 			}
-			snprintf(name, sizeof(name), "%s.%s", d->name,
+			snprintf(name, sizeof(name), "%s.%s", vfs_node_name(d),
 				 damaged ? "damaged" : "conflicts");
-			n = text ? vfs_node_add(root, name, S_IFREG | 0444, notes->mtime) : NULL;
-			if (!n) {
-				free(text);
+			n = text ? vfs_bytes_adopt(root, name, S_IFREG | 0444,
+						   vfs_node_mtime(notes), text, strlen(text))
+				 : NULL;
+			if (!n)
 				rc = -ENOMEM;
-			} else {
-				n->data = text;
-				n->src = SRC_BYTES;
-				n->size = strlen(n->data);
-			}
 		}
 	}
 	if (rc) {

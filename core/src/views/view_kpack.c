@@ -66,7 +66,7 @@ static int pop_damaged(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		struct rk_err why = RK_ERR_INIT;
 		int read_all;
 
-		if (strncmp(dir->name, a->art->stem, g) || dir->name[g] != '_' ||
+		if (strncmp(vfs_node_name(dir), a->art->stem, g) || vfs_node_name(dir)[g] != '_' ||
 		    vfs_artifact_damaged(v, a, &read_all, &why) != -EIO)
 			continue;
 		return rk_err_set(err, -EIO, "artifact '%s' is unusable: %s", a->art->file,
@@ -84,7 +84,9 @@ static int link_out(struct run *r, const uint8_t *bad, struct node *root, struct
 	if (vfs_dent_find(root, o->art->stem))
 		return 0; /* an earlier family has it */
 	if (shadowed_by(r, bad, a, o))
-		return vfs_lazy_dir(root, o->art->stem, pop_damaged, root->mtime) ? 0 : -ENOMEM;
+		return vfs_lazy_dir(root, o->art->stem, pop_damaged, vfs_node_mtime(root))
+			       ? 0
+			       : -ENOMEM;
 	return vfs_dent_add(root, o->art->stem, o->root);
 }
 
@@ -96,6 +98,7 @@ static int damaged_out(struct rk_vfs *v, struct node *root, struct rk_buf *note,
 {
 	char name[3 * RK_ARTIFACT_FIELD + 3];
 	struct rk_err why = RK_ERR_INIT;
+	char *incomplete;
 	int read_all;
 	const char *cause =
 		vfs_artifact_damaged(v, a, &read_all, &why) == -EIO ? why.msg : rk_err_str(e, rc);
@@ -106,34 +109,31 @@ static int damaged_out(struct rk_vfs *v, struct node *root, struct rk_buf *note,
 			"are unknown: the listing of kpack/ ends in EIO\n",
 			a->art->file, cause))
 		return -ENOMEM;
-	if (!root->why_incomplete &&
-	    asprintf(&root->why_incomplete, "artifact '%s' cannot be split: %s", a->art->file,
-		     cause) < 0) {
-		root->why_incomplete = NULL;
+	if (asprintf(&incomplete, "artifact '%s' cannot be split: %s", a->art->file, cause) < 0)
 		return -ENOMEM;
-	}
-	root->incomplete = 1;
+	vfs_node_set_incomplete(root, incomplete); /* the first artifact's why is kept */
 	if (vfs_dent_find(root, name))
 		return 0; /* an earlier family gave it */
-	return vfs_lazy_dir(root, name, pop_damaged, root->mtime) ? 0 : -ENOMEM;
+	return vfs_lazy_dir(root, name, pop_damaged, vfs_node_mtime(root)) ? 0 : -ENOMEM;
 }
 
 static int pop_kpack(struct rk_vfs *v, struct node *kd, struct rk_err *err)
 {
 	struct run *r = vfs_node_run(kd);
-	struct node *root = vfs_tree_new(kd->name, kd->mode, kd->mtime);
+	struct node *root = vfs_tree_new(vfs_node_name(kd), vfs_node_mode(kd), vfs_node_mtime(kd));
 	int rc = root ? 0 : -ENOMEM, g;
 
 	if (!rc && vfs_run_is_split(v, r)) {
 		/* the stored split artifacts */
 		for (size_t i = 0; !rc && i < r->cat->narts; i++) {
-			struct node *n =
-				vfs_node_add(root, r->cat->arts[i].stem, S_IFLNK | 0777, kd->mtime);
+			char *target;
 
-			if (!n || asprintf(&n->data, "../browse/%s", r->cat->arts[i].stem) < 0)
+			if (asprintf(&target, "../browse/%s", r->cat->arts[i].stem) < 0)
+				target = NULL;
+			if (!target ||
+			    !vfs_symlink(root, r->cat->arts[i].stem, vfs_node_mtime(kd), target))
 				rc = -ENOMEM;
-			else
-				n->size = strlen(n->data);
+			free(target);
 		}
 		g = vfs_graft(v, kd, root);
 		return rc ? rc : g;
@@ -192,13 +192,12 @@ static int pop_kpack(struct rk_vfs *v, struct node *kd, struct rk_err *err)
 			rc = link_out(r, bad, root, a, outs[j]);
 	}
 	if (!rc && note.len) {
-		if (!(f = vfs_node_add(root, NOTE, S_IFREG | 0444, kd->mtime)) ||
-		    !(f->data = rk_buf_detach(&note, NULL)))
+		size_t len = note.len;
+		char *text = rk_buf_detach(&note, NULL);
+
+		if (!text || !(f = vfs_bytes_adopt(root, NOTE, S_IFREG | 0444, vfs_node_mtime(kd),
+						   text, len)))
 			rc = -ENOMEM;
-		else {
-			f->src = SRC_BYTES;
-			f->size = strlen(f->data);
-		}
 	}
 	rk_buf_release(&note);
 	free(bad);

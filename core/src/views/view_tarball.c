@@ -24,6 +24,7 @@
 #include "formats/archive/tar_layout.h"
 #include "engine/vfs_int.h"
 #include "services/flatten.h"
+#include "services/tarz_file.h"
 #include "services/tree_tar.h"
 
 /* Build the archive nodes file, file.gz and file.zst in private directory dir from the
@@ -53,16 +54,9 @@ static int make_tarball(struct rk_vfs *v, struct node *dir, struct run *r, const
 		free(l);
 		return rk_err_set(err, rc, "tarball '%s': %s", file, strerror(-rc));
 	}
-	n = vfs_node_add(dir, file, S_IFREG | 0444, newest);
-	if (n) {
-		n->src = SRC_COMPOSITE;
-		n->composite = l;
-		n->size = l->size;
-	}
-	if (!n) {
-		rk_composite_free(l);
+	n = vfs_composite_file(dir, file, S_IFREG | 0444, newest, l);
+	if (!n)
 		return -ENOMEM;
-	}
 	/* .tar.gz (TheRock's format, gzip -6) and .tar.zst (zstd -3, seekable): planned
 	 * now, compressed on first stat or read */
 	for (int codec = RK_CODEC_GZIP; !rc && codec <= RK_CODEC_ZSTD; codec++) {
@@ -74,16 +68,9 @@ static int make_tarball(struct rk_vfs *v, struct node *dir, struct run *r, const
 			 codec == RK_CODEC_GZIP ? "gz" : "zst");
 		if ((rc = rk_tarz_plan(l, codec, codec == RK_CODEC_GZIP ? 6 : 3, &z)))
 			break;
-		zn = vfs_node_add(dir, zname, S_IFREG | 0444, newest);
-		if (zn) {
-			zn->src = SRC_TARZ;
-			zn->composite = l;
-			zn->tarz = z;
-		}
-		if (!zn) {
-			rk_tarz_free(z);
+		zn = vfs_tarz_file(dir, zname, newest, l, z);
+		if (!zn)
 			rc = -ENOMEM;
-		}
 	}
 	return rc;
 }
@@ -124,11 +111,12 @@ static int add_broken(struct node *dir, struct run *r, const char *x, int tests,
 		b->tests = tests;
 		memcpy(b->x, x, strlen(x) + 1);
 		snprintf(name, sizeof(name), "%s%s", file, k == 0 ? "" : k == 1 ? ".gz" : ".zst");
-		n = vfs_later_file(dir, name, dir->mtime, UINT64_MAX, make_broken, free, b);
+		n = vfs_later_file(dir, name, vfs_node_mtime(dir), UINT64_MAX, make_broken, free,
+				   b);
 		if (!n)
 			rc = -ENOMEM;
 		else
-			n->later->logged = -EIO; /* the artifact's failure is logged already */
+			vfs_later_logged(n, -EIO); /* the artifact's failure is logged already */
 	}
 	return rc;
 }
@@ -149,7 +137,7 @@ static int pop_tarballs(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		rk_manifest_release(&m);
 	if (!version)
 		return -ENOMEM;
-	out = vfs_tree_new(dir->name, dir->mode, dir->mtime);
+	out = vfs_tree_new(vfs_node_name(dir), vfs_node_mode(dir), vfs_node_mtime(dir));
 	rc = out ? vfs_dist_names(v, r, 1, &names, &n) : -ENOMEM;
 	for (size_t i = 0; !rc && i < n; i++)
 		for (int tests = 0; !rc && tests <= 1; tests++) {

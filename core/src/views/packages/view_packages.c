@@ -610,15 +610,10 @@ static int add_bytes(struct node *dir, const char *path, int64_t mtime, void *da
 	const char *base;
 	struct node *d = vfs_mkdirs(dir, path, &base, mtime), *n;
 
-	n = d ? vfs_node_add(d, base, S_IFREG | 0444, mtime) : NULL;
-	if (!n) {
+	n = d ? vfs_bytes_adopt(d, base, S_IFREG | 0444, mtime, data, len) : NULL;
+	if (!d)
 		free(data);
-		return -ENOMEM;
-	}
-	n->src = SRC_BYTES;
-	n->data = data;
-	n->size = len;
-	return 0;
+	return n ? 0 : -ENOMEM;
 }
 
 /* The files of p as a private tree; its installed size in p->meta. */
@@ -642,18 +637,18 @@ static const char *const dh_mode_0644[] = {"*.so.*", "*.so",   "*.la",	 "*.a",	 
  * prefix (/opt/rocm/...). An RPM keeps the artifacts' modes, as rpmbuild does. */
 static void dh_fixperms(struct node *dir)
 {
-	for (size_t i = 0; i < dir->nents; i++) {
-		struct node *n = dir->order[i]->node;
-		uint32_t m = n->mode, x;
+	for (size_t i = 0; i < vfs_dir_count(dir); i++) {
+		struct node *n = vfs_dir_node(dir, i);
+		uint32_t m = vfs_node_mode(n), x;
 
 		if (S_ISLNK(m))
 			continue;
 		x = (S_ISDIR(m) || (m & 0111)) ? 0011 : 0;
 		m = (m & (S_IFMT | 01700)) | 0600 | 0044 | x;
 		for (size_t k = 0; S_ISREG(m) && dh_mode_0644[k]; k++)
-			if (!fnmatch(dh_mode_0644[k], dir->order[i]->name, 0))
+			if (!fnmatch(dh_mode_0644[k], vfs_dir_name(dir, i), 0))
 				m = (m & S_IFMT) | 0644;
-		n->mode = m;
+		vfs_node_set_mode(n, m);
 		if (S_ISDIR(m))
 			dh_fixperms(n);
 	}
@@ -662,7 +657,7 @@ static void dh_fixperms(struct node *dir)
 static int make_deb(struct pkg *p, struct node *pool, struct rk_err *err)
 {
 	struct rk_composite tar = RK_COMPOSITE_INIT, *deb = calloc(1, sizeof(*deb));
-	struct node *root = NULL, *n;
+	struct node *root = NULL;
 	int rc = deb ? pkg_tree(p, &root, err) : -ENOMEM;
 
 	if (!rc)
@@ -676,15 +671,12 @@ static int make_deb(struct pkg *p, struct node *pool, struct rk_err *err)
 	if (!rc && (rc = rk_deb_build(&p->meta, &tar, deb)))
 		rk_err_set(err, rc, "the .deb: %s", strerror(-rc));
 	rk_composite_release(&tar);
-	if (!rc && !(n = vfs_node_add(pool, p->file, S_IFREG | 0444, p->meta.mtime)))
-		rc = -ENOMEM;
 	if (rc) {
 		rk_composite_free(deb);
 		return rc;
 	}
-	n->src = SRC_COMPOSITE;
-	n->composite = deb;
-	n->size = deb->size;
+	if (!vfs_composite_file(pool, p->file, S_IFREG | 0444, p->meta.mtime, deb))
+		return -ENOMEM;
 	p->deb = deb;
 	return 0;
 }
@@ -738,7 +730,8 @@ static int pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	struct rk_apt_entry *e = calloc(s->n + 1, sizeof(*e));
 	struct vfs_pkg_sums *sums = calloc(s->n + 1, sizeof(*sums));
 	char **names = calloc(s->n + 1, sizeof(*names));
-	struct node *out = vfs_tree_new(dir->name, dir->mode, dir->mtime);
+	struct node *out =
+		vfs_tree_new(vfs_node_name(dir), vfs_node_mode(dir), vfs_node_mtime(dir));
 	char *packages = NULL, *release = NULL;
 	void *gz = NULL;
 	size_t n = 0, plen = 0, gzlen = 0, rlen = 0;
@@ -777,19 +770,20 @@ static int pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		rc = rk_apt_release(&ri, files, 2, &release, &rlen);
 	}
 	if (!rc) {
-		rc = add_bytes(out, "stable/main/binary-amd64/Packages", dir->mtime, packages,
-			       plen);
+		rc = add_bytes(out, "stable/main/binary-amd64/Packages", vfs_node_mtime(dir),
+			       packages, plen);
 		packages = NULL;
 	}
 	if (!rc) {
-		rc = add_bytes(out, "stable/main/binary-amd64/Packages.gz", dir->mtime, gz, gzlen);
+		rc = add_bytes(out, "stable/main/binary-amd64/Packages.gz", vfs_node_mtime(dir), gz,
+			       gzlen);
 		gz = NULL;
 	}
 	if (!rc && v->sign_key)
 		rc = sign_index(v, out, "stable/InRelease", "stable/Release.gpg", release, rlen,
-				dir->mtime, err);
+				vfs_node_mtime(dir), err);
 	if (!rc) {
-		rc = add_bytes(out, "stable/Release", dir->mtime, release, rlen);
+		rc = add_bytes(out, "stable/Release", vfs_node_mtime(dir), release, rlen);
 		release = NULL;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -809,11 +803,13 @@ static int pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 static int pop_deb(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
 	struct state *st = *vfs_view_state(vfs_node_run(dir), &vfs_view_packages);
-	struct node *out = vfs_tree_new(dir->name, dir->mode, dir->mtime), *pool;
+	struct node *out = vfs_tree_new(vfs_node_name(dir), vfs_node_mode(dir),
+					vfs_node_mtime(dir)),
+		    *pool;
 	const char *base;
 	int rc = out ? plan(st, &st->deb, err) : -ENOMEM;
 
-	pool = rc ? NULL : vfs_mkdirs(out, "pool/main/-", &base, dir->mtime);
+	pool = rc ? NULL : vfs_mkdirs(out, "pool/main/-", &base, vfs_node_mtime(dir));
 	if (!rc && !pool)
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < st->deb.n; i++) {
@@ -824,7 +820,7 @@ static int pop_deb(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		if (prc)
 			rc = left_out(p, 0, prc, &local, err);
 	}
-	if (!rc && !vfs_lazy_dir(out, "dists", pop_dists, dir->mtime))
+	if (!rc && !vfs_lazy_dir(out, "dists", pop_dists, vfs_node_mtime(dir)))
 		rc = -ENOMEM;
 	if (rc) {
 		vfs_tree_free(out);
@@ -837,28 +833,19 @@ static int pop_deb(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 
 /* The files of p's package (the prefix directory and everything below it, sorted by
  * path, as rpmbuild's %files <prefix> owns them). */
-static int cmp_dent(const void *a, const void *b)
-{
-	return strcmp((*(struct dent *const *)a)->name, (*(struct dent *const *)b)->name);
-}
-
 static int collect_files(struct pkg *p, const struct node *dir, struct rk_buf *path)
 {
 	size_t len = path->len;
-	struct dent **order = NULL;
+	size_t *order = NULL;
 	int rc = 0;
 
-	if (dir->nents && !(order = malloc(dir->nents * sizeof(*order))))
+	if (vfs_dir_count(dir) && !(order = vfs_dir_sorted(dir)))
 		return -ENOMEM;
-	if (dir->nents) {
-		memcpy(order, dir->order, dir->nents * sizeof(*order));
-		qsort(order, dir->nents, sizeof(*order), cmp_dent);
-	}
-	for (size_t i = 0; !rc && i < dir->nents; i++) {
-		const struct node *n = order[i]->node, **fn;
+	for (size_t i = 0; !rc && i < vfs_dir_count(dir); i++) {
+		const struct node *n = vfs_dir_node(dir, order[i]), **fn;
 		struct rk_rpm_file *f;
 
-		if ((rc = rk_buf_addf(path, "/%s", order[i]->name)))
+		if ((rc = rk_buf_addf(path, "/%s", vfs_dir_name(dir, order[i]))))
 			break;
 		if (!(f = realloc(p->files, (p->nfiles + 1) * sizeof(*f))) ||
 		    !(p->files = f, fn = realloc(p->fnodes, (p->nfiles + 1) * sizeof(*fn)))) {
@@ -867,25 +854,28 @@ static int collect_files(struct pkg *p, const struct node *dir, struct rk_buf *p
 		}
 		p->fnodes = fn;
 		f = &p->files[p->nfiles];
-		*f = (struct rk_rpm_file){.mode = n->mode, .size = n->size, .mtime = n->mtime};
-		if (n->mtime > p->meta.mtime)
-			p->meta.mtime = n->mtime;
+		*f = (struct rk_rpm_file){.mode = vfs_node_mode(n),
+					  .size = vfs_node_size(n),
+					  .mtime = vfs_node_mtime(n)};
+		if (vfs_node_mtime(n) > p->meta.mtime)
+			p->meta.mtime = vfs_node_mtime(n);
 		if (!(f->path = strdup(path->buf))) {
 			rc = -ENOMEM;
 			break;
 		}
-		if (S_ISLNK(n->mode))
-			f->link = n->data;
-		else if (S_ISREG(n->mode) && n->src == SRC_BLOB) {
-			f->blob = n->data;
-			f->origin = n->origin ? &n->origin->blob_origin : NULL;
-		} else if (S_ISREG(n->mode)) {
-			f->content = n->composite;
+		if (S_ISLNK(vfs_node_mode(n)))
+			f->link = vfs_node_target(n);
+		else if (S_ISREG(vfs_node_mode(n)) && vfs_node_blob(n)) {
+			f->blob = vfs_node_blob(n);
+			f->origin = vfs_node_blob_origin(n);
+		} else if (S_ISREG(vfs_node_mode(n))) {
+			f->content = vfs_node_composite(n);
 		}
-		if (!S_ISDIR(n->mode))
-			f->size = S_ISLNK(n->mode) ? strlen(n->data) : n->size;
+		if (!S_ISDIR(vfs_node_mode(n)))
+			f->size = S_ISLNK(vfs_node_mode(n)) ? strlen(vfs_node_target(n))
+							    : vfs_node_size(n);
 		p->fnodes[p->nfiles++] = n;
-		if (S_ISDIR(n->mode))
+		if (S_ISDIR(vfs_node_mode(n)))
 			rc = collect_files(p, n, path);
 		path->len = len;
 		path->buf[len] = '\0';
@@ -1000,8 +990,9 @@ static int lay_out_rpm(struct pkg *p, struct node *dir, struct rk_err *err)
 	if (!rc && !(rc = rk_buf_adds(&path, p->meta.prefix)) &&
 	    (p->files = calloc(1, sizeof(*p->files))) &&
 	    (p->fnodes = calloc(1, sizeof(*p->fnodes)))) {
-		p->files[0] = (struct rk_rpm_file){
-			.path = strdup(p->meta.prefix), .mode = pdir->mode, .mtime = pdir->mtime};
+		p->files[0] = (struct rk_rpm_file){.path = strdup(p->meta.prefix),
+						   .mode = vfs_node_mode(pdir),
+						   .mtime = vfs_node_mtime(pdir)};
 		p->fnodes[0] = pdir;
 		p->nfiles = 1;
 		rc = p->files[0].path ? collect_files(p, pdir, &path) : -ENOMEM;
@@ -1033,7 +1024,8 @@ static int pop_repodata(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	struct pkgs *s = &st->rpm;
 	struct rk_rpm_pkg *e = calloc(s->n + 1, sizeof(*e));
 	struct vfs_pkg_sums *sums = calloc(s->n + 1, sizeof(*sums));
-	struct node *out = vfs_tree_new(dir->name, dir->mode, dir->mtime);
+	struct node *out =
+		vfs_tree_new(vfs_node_name(dir), vfs_node_mode(dir), vfs_node_mtime(dir));
 	struct rk_rpm_repodata rd;
 	size_t n = 0;
 	int rc = e && sums && out ? 0 : -ENOMEM;
@@ -1068,9 +1060,9 @@ static int pop_repodata(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 
 			if (i == RK_REPODATA_REPOMD && v->sign_key)
 				rc = sign_index(v, out, NULL, "repomd.xml.asc", f->data, f->len,
-						dir->mtime, err);
+						vfs_node_mtime(dir), err);
 			if (!rc)
-				rc = add_bytes(out, name, dir->mtime, f->data, f->len);
+				rc = add_bytes(out, name, vfs_node_mtime(dir), f->data, f->len);
 			f->data = NULL;
 		}
 		rk_rpm_repodata_release(&rd);
@@ -1086,7 +1078,8 @@ static int pop_repodata(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 static int pop_rpm_arch(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
 	struct state *st = *vfs_view_state(vfs_node_run(dir), &vfs_view_packages);
-	struct node *out = vfs_tree_new(dir->name, dir->mode, dir->mtime);
+	struct node *out =
+		vfs_tree_new(vfs_node_name(dir), vfs_node_mode(dir), vfs_node_mtime(dir));
 	int rc = out ? plan(st, &st->rpm, err) : -ENOMEM;
 
 	for (size_t i = 0; !rc && i < st->rpm.n; i++) {
@@ -1097,7 +1090,7 @@ static int pop_rpm_arch(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		if (prc)
 			rc = left_out(p, 0, prc, &local, err);
 	}
-	if (!rc && !vfs_lazy_dir(out, "repodata", pop_repodata, dir->mtime))
+	if (!rc && !vfs_lazy_dir(out, "repodata", pop_repodata, vfs_node_mtime(dir)))
 		rc = -ENOMEM;
 	if (rc) {
 		vfs_tree_free(out);
@@ -1108,10 +1101,11 @@ static int pop_rpm_arch(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 
 static int pop_rpm(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
-	struct node *out = vfs_tree_new(dir->name, dir->mode, dir->mtime);
+	struct node *out =
+		vfs_tree_new(vfs_node_name(dir), vfs_node_mode(dir), vfs_node_mtime(dir));
 
 	(void)err;
-	if (!out || !vfs_lazy_dir(out, "x86_64", pop_rpm_arch, dir->mtime)) {
+	if (!out || !vfs_lazy_dir(out, "x86_64", pop_rpm_arch, vfs_node_mtime(dir))) {
 		vfs_tree_free(out);
 		return -ENOMEM;
 	}
@@ -1137,7 +1131,8 @@ static int pop_packages(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
 	struct run *r = vfs_node_run(dir);
 	struct state *st = calloc(1, sizeof(*st));
-	struct node *out = vfs_tree_new(dir->name, dir->mode, dir->mtime);
+	struct node *out =
+		vfs_tree_new(vfs_node_name(dir), vfs_node_mode(dir), vfs_node_mtime(dir));
 	struct rk_manifest m;
 	char *readme = NULL;
 	int rc = st && out ? 0 : -ENOMEM, have_m;
@@ -1167,10 +1162,10 @@ static int pop_packages(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		rc = -ENOMEM;
 		goto fail;
 	}
-	if ((rc = add_bytes(out, "README", dir->mtime, readme, strlen(readme))))
+	if ((rc = add_bytes(out, "README", vfs_node_mtime(dir), readme, strlen(readme))))
 		goto fail;
-	if (!vfs_lazy_dir(out, "deb", pop_deb, dir->mtime) ||
-	    !vfs_lazy_dir(out, "rpm", pop_rpm, dir->mtime)) {
+	if (!vfs_lazy_dir(out, "deb", pop_deb, vfs_node_mtime(dir)) ||
+	    !vfs_lazy_dir(out, "rpm", pop_rpm, vfs_node_mtime(dir))) {
 		rc = -ENOMEM;
 		goto fail;
 	}

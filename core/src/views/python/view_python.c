@@ -401,18 +401,19 @@ static int cmp_pyfile(const void *a, const void *b)
 static int add_bytes(struct node *dir, const char *name, struct rk_buf *b, int64_t mtime)
 {
 	struct node *n = vfs_node_add(dir, name, S_IFREG | 0444, mtime);
+	char *data;
 
 	if (!n)
 		return -ENOMEM;
-	n->src = SRC_BYTES;
-	n->size = b->len;
 	if (b->alloc) {
-		n->data = b->buf;
+		size_t len = b->len;
+
+		data = b->buf;
 		*b = (struct rk_buf)RK_BUF_INIT;
-	} else if (!(n->data = strdup(""))) {
-		return -ENOMEM;
+		return vfs_file_set_bytes(n, data, len);
 	}
-	return 0;
+	data = strdup("");
+	return data ? vfs_file_set_bytes(n, data, 0) : -ENOMEM;
 }
 
 static int pop_pyproject(struct rk_vfs *v, struct node *dir, struct rk_err *err);
@@ -451,7 +452,7 @@ static int build_tree(struct node *py, struct pyset *s, const struct pyfams *fm)
 		if (s->v[i].mtime > newest)
 			newest = s->v[i].mtime;
 	if (!newest)
-		newest = py->mtime;
+		newest = vfs_node_mtime(py);
 	simple = vfs_node_add(py, "simple", S_IFDIR | 0555, newest);
 	files = vfs_node_add(py, "files", S_IFDIR | 0555, newest);
 	links = vfs_node_add(py, "find-links", S_IFDIR | 0555, newest);
@@ -463,6 +464,7 @@ static int build_tree(struct node *py, struct pyset *s, const struct pyfams *fm)
 	for (size_t i = 0; !rc && i < s->n; i++) {
 		struct pyfile *f = &s->v[i];
 		struct node *n, *d = f->family[0] ? vfs_find(py, f->family) : files;
+		char *target;
 
 		if (!served(f) || !d)
 			continue;
@@ -473,25 +475,25 @@ static int build_tree(struct node *py, struct pyset *s, const struct pyfams *fm)
 		} else if (!(n = vfs_node_add(d, f->file, S_IFREG | 0444, f->mtime))) {
 			rc = -ENOMEM;
 			break;
-		} else {
-			n->size = f->size;
 		}
 		if (!n) {
 			/* a deflated wheel: made on first stat or open (add_deflated) */
 		} else if (f->syn && f->syn->zip) {
-			n->src = SRC_COMPOSITE; /* a wheel: a zip as a composite file */
-			n->composite = f->syn->zip;
-			f->zip = n->composite;
+			/* a wheel: a zip as a composite file */
+			struct rk_composite *zip = f->syn->zip;
+
+			f->zip = zip;
 			f->syn->zip = NULL;
+			if ((rc = vfs_file_set_composite(n, zip)))
+				break;
 		} else if (f->syn) {
-			n->src = SRC_BYTES;
-			n->data = f->syn->bytes;
-			f->bytes = n->data;
+			char *bytes = f->syn->bytes;
+
+			f->bytes = bytes;
 			f->syn->bytes = NULL;
-		} else if ((n->data = strdup(f->path))) {
-			n->src = SRC_STORE;
-		} else {
-			rc = -ENOMEM;
+			if ((rc = vfs_file_set_bytes(n, bytes, f->size)))
+				break;
+		} else if ((rc = vfs_file_set_store(n, f->path, f->size))) {
 			break;
 		}
 		if (f->family[0])
@@ -505,17 +507,17 @@ static int build_tree(struct node *py, struct pyset *s, const struct pyfams *fm)
 				rc = -ENOMEM;
 				break;
 			}
-			m->src = SRC_BYTES;
-			m->data = f->meta;
-			m->size = f->meta_len;
+			(void)vfs_file_set_bytes(m, f->meta, f->meta_len); /* m is private */
 			f->meta_owned = 1; /* still read for rendering */
 		}
-		if (!(n = vfs_node_add(links, f->file, S_IFLNK | 0777, f->mtime)) ||
-		    asprintf(&n->data, "../files/%s", f->file) < 0) {
+		if (asprintf(&target, "../files/%s", f->file) < 0)
+			target = NULL;
+		n = target ? vfs_symlink(links, f->file, f->mtime, target) : NULL;
+		free(target);
+		if (!n) {
 			rc = -ENOMEM;
 			break;
 		}
-		n->size = strlen(n->data);
 	}
 	if (!rc && !(rc = render(s, 0, s->n, PAGE_ROOT, NULL, &b)))
 		rc = add_bytes(simple, "index.html", &b, newest);
@@ -744,7 +746,7 @@ static int pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		free(st);
 	}
 	if (!rc)
-		rc = pyset_synth(&s, &syn, dir->mtime);
+		rc = pyset_synth(&s, &syn, vfs_node_mtime(dir));
 	if (!rc && s.n)
 		qsort(s.v, s.n, sizeof(*s.v), cmp_pyfile);
 	/* a name a legacy run stores in several family groups (python/<family>/, upstream's
@@ -802,7 +804,8 @@ static int pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		syn.v[i].made = NULL;
 	}
 	if (!rc) {
-		struct node *root = vfs_tree_new(dir->name, dir->mode, dir->mtime);
+		struct node *root =
+			vfs_tree_new(vfs_node_name(dir), vfs_node_mode(dir), vfs_node_mtime(dir));
 
 		if (!root)
 			rc = -ENOMEM;
@@ -837,9 +840,9 @@ static int pop_pyproject(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	size_t lo = 0, hi;
 	int rc = 0;
 
-	while (lo < s->n && strcmp(s->v[lo].project, dir->name))
+	while (lo < s->n && strcmp(s->v[lo].project, vfs_node_name(dir)))
 		lo++;
-	for (hi = lo; hi < s->n && !strcmp(s->v[hi].project, dir->name); hi++) {
+	for (hi = lo; hi < s->n && !strcmp(s->v[hi].project, vfs_node_name(dir)); hi++) {
 		struct pyfile *f = &s->v[hi];
 
 		pthread_mutex_lock(&f->lock);
@@ -860,11 +863,12 @@ static int pop_pyproject(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 			return rc; /* a timeout fails the page: a later look tries again */
 	}
 	if (!(rc = render(s, lo, hi, PAGE_PROJECT, NULL, &b))) {
-		struct node *root = vfs_tree_new(dir->name, dir->mode, dir->mtime);
+		struct node *root =
+			vfs_tree_new(vfs_node_name(dir), vfs_node_mode(dir), vfs_node_mtime(dir));
 
 		if (!root)
 			rc = -ENOMEM;
-		else if ((rc = add_bytes(root, "index.html", &b, dir->mtime)))
+		else if ((rc = add_bytes(root, "index.html", &b, vfs_node_mtime(dir))))
 			vfs_tree_free(root);
 		else
 			rc = vfs_graft(v, dir, root);

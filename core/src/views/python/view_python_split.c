@@ -248,16 +248,13 @@ static int build_tree(struct pywheel_artifact *w, const struct members *m, int64
 			rc = -ENOMEM;
 			break;
 		}
-		n->size = x->size;
-		n->origin = &w->a;
+		vfs_node_set_origin(n, &w->a);
 		if (x->size) {
-			n->src = SRC_BLOB;
-			if (!(n->data = strdup(x->blob)))
-				rc = -ENOMEM;
+			rc = vfs_file_set_blob(n, x->blob, x->size);
 		} else {
-			n->src = SRC_BYTES;
-			if (!(n->data = strdup("")))
-				rc = -ENOMEM;
+			char *empty = strdup("");
+
+			rc = empty ? vfs_file_set_bytes(n, empty, 0) : -ENOMEM;
 		}
 		any = 1;
 	}
@@ -287,25 +284,25 @@ static int add_tree(struct pywheel *p, const struct node *dir, struct rk_buf *re
 	size_t len = rel->len;
 	int rc = 0;
 
-	for (size_t i = 0; !rc && i < dir->nents; i++) {
-		const struct node *c = dir->order[i]->node;
+	for (size_t i = 0; !rc && i < vfs_dir_count(dir); i++) {
+		const struct node *c = vfs_dir_node(dir, i);
 		char name[4200];
 
-		if ((rc = rk_buf_addf(rel, "%s%s", len ? "/" : "", dir->order[i]->name)))
+		if ((rc = rk_buf_addf(rel, "%s%s", len ? "/" : "", vfs_dir_name(dir, i))))
 			break;
 		snprintf(name, sizeof(name), PLATFORM "/%s", rel->buf);
-		if (S_ISDIR(c->mode)) {
+		if (S_ISDIR(vfs_node_mode(c))) {
 			rc = add_tree(p, c, rel, links, origin);
-		} else if (S_ISREG(c->mode)) {
-			uint32_t mode = S_IFREG | ((c->mode & 0111) ? 0755 : 0644);
+		} else if (S_ISREG(vfs_node_mode(c))) {
+			uint32_t mode = S_IFREG | ((vfs_node_mode(c) & 0111) ? 0755 : 0644);
 
-			if (c->src == SRC_COMPOSITE)
-				rc = pywheel_add(p, name, mode, c->size, NULL, NULL, c->composite,
-						 origin);
-			else if (c->src == SRC_BLOB)
-				rc = pywheel_add(p, name, mode, c->size, c->data, NULL, NULL,
-						 origin);
-			else if (!c->size)
+			if (vfs_node_composite(c))
+				rc = pywheel_add(p, name, mode, vfs_node_size(c), NULL, NULL,
+						 vfs_node_composite(c), origin);
+			else if (vfs_node_blob(c))
+				rc = pywheel_add(p, name, mode, vfs_node_size(c), vfs_node_blob(c),
+						 NULL, NULL, origin);
+			else if (!vfs_node_size(c))
 				rc = pywheel_add(p, name, mode, 0, NULL, NULL, NULL, NULL);
 			else
 				rc = -EIO;

@@ -161,20 +161,20 @@ static int elf_of(struct synth *s, const struct node *n, const struct rk_elf_inf
 	int fd, rc;
 
 	*out = &none;
-	if (n->src != SRC_BLOB || n->size < 64)
+	if (!vfs_node_blob(n) || vfs_node_size(n) < 64)
 		return 0;
-	HASH_FIND(hh, s->elf, n->data, RK_SHA256_HEX - 1, e);
+	HASH_FIND(hh, s->elf, vfs_node_blob(n), RK_SHA256_HEX - 1, e);
 	if (e) {
 		*out = &e->i;
 		return 0;
 	}
-	if ((rc = blob_open(s, n->data, n->size, n->origin, &fd)))
+	if ((rc = blob_open(s, vfs_node_blob(n), vfs_node_size(n), vfs_node_origin(n), &fd)))
 		return rc;
 	if (!(e = calloc(1, sizeof(*e)))) {
 		close(fd);
 		return -ENOMEM;
 	}
-	memcpy(e->blob, n->data, RK_SHA256_HEX);
+	memcpy(e->blob, vfs_node_blob(n), RK_SHA256_HEX);
 	rk_elf_info_fd(fd, &e->i);
 	close(fd);
 	HASH_ADD(hh, s->elf, blob, RK_SHA256_HEX - 1, e);
@@ -202,11 +202,11 @@ static struct node *resolve(struct node *root, const char *path, char *out, size
 
 		if (!(x = vfs_find(root, cur)))
 			return NULL;
-		if (!S_ISLNK(x->mode)) {
+		if (!S_ISLNK(vfs_node_mode(x))) {
 			snprintf(out, n, "%s", cur);
 			return x;
 		}
-		t = x->data;
+		t = vfs_node_target(x);
 		if (!t || t[0] == '/')
 			return NULL;
 		slash = strrchr(cur, '/');
@@ -268,9 +268,9 @@ static int rpath_member(struct synth *s, struct pkg *p, const struct node *t, co
 	int fd = -1, rc;
 
 	*c = NULL;
-	if (!p->rpath || t->src != SRC_BLOB || t->size < 64 || pyplan_not_a_program(rel))
+	if (!p->rpath || !vfs_node_blob(t) || vfs_node_size(t) < 64 || pyplan_not_a_program(rel))
 		return 0;
-	if ((rc = blob_open(s, t->data, t->size, t->origin, &fd)))
+	if ((rc = blob_open(s, vfs_node_blob(t), vfs_node_size(t), vfs_node_origin(t), &fd)))
 		return rc;
 	if (pread(fd, head, sizeof(head), 0) != (ssize_t)sizeof(head) ||
 	    memcmp(head, "\177ELF", 4) || (head[16] != 2 && head[16] != 3) || head[17]) {
@@ -285,21 +285,21 @@ static int rpath_member(struct synth *s, struct pkg *p, const struct node *t, co
 		if (!rc)
 			rc = rk_buf_addf(&add, "/_rocm_sdk_core/%s", p->rpath[i]);
 	}
-	if (!rc && (img = mmap(NULL, t->size, PROT_READ, MAP_SHARED, fd, 0)) == MAP_FAILED)
+	if (!rc && (img = mmap(NULL, vfs_node_size(t), PROT_READ, MAP_SHARED, fd, 0)) == MAP_FAILED)
 		rc = rk_err_set(s->err, -errno, "'%s': mmap: %s", rel, strerror(errno));
 	close(fd);
 	if (!rc && !(rc = RK_GROW(p->rw, p->caprw, p->nrw, 8)) && !(*c = calloc(1, sizeof(**c))))
 		rc = -ENOMEM;
 	if (!rc) {
-		rc = rk_elf_rpath_add(img, t->size, add.buf, *c, s->err);
+		rc = rk_elf_rpath_add(img, vfs_node_size(t), add.buf, *c, s->err);
 		if (rc < 0 && rc != -ENOMEM)
 			rk_err_wrap(s->err, rc, "'%s'", rel);
 	}
 	if (img != MAP_FAILED)
-		munmap(img, t->size);
+		munmap(img, vfs_node_size(t));
 	if (!rc)
-		rc = rk_composite_add_source(*c, t->data, t->size,
-					     t->origin ? &t->origin->blob_origin : NULL, NULL);
+		rc = rk_composite_add_source(*c, vfs_node_blob(t), vfs_node_size(t),
+					     vfs_node_blob_origin(t), NULL);
 	if (!rc) {
 		p->rw[p->nrw++] = *c;
 	} else {
@@ -317,26 +317,26 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 	size_t len = rel->len;
 	int rc = 0;
 
-	for (size_t i = 0; !rc && i < dir->nents; i++) {
-		struct node *c = dir->order[i]->node, *t = c;
-		const char *name = dir->order[i]->name;
+	for (size_t i = 0; !rc && i < vfs_dir_count(dir); i++) {
+		struct node *c = vfs_dir_node(dir, i), *t = c;
+		const char *name = vfs_dir_name(dir, i);
 		char out[4096], target[4096], dirpart[4096];
 		const struct rk_elf_info *e;
 
 		if ((rc = rk_buf_addf(rel, "%s%s", len ? "/" : "", name)))
 			break;
 		snprintf(dirpart, sizeof(dirpart), "%.*s", (int)len, rel->buf);
-		if (pyplan_excluded(p->kind, rel->buf, S_ISDIR(c->mode))) {
+		if (pyplan_excluded(p->kind, rel->buf, S_ISDIR(vfs_node_mode(c)))) {
 			/* left out */
-		} else if (S_ISDIR(c->mode)) {
+		} else if (S_ISDIR(vfs_node_mode(c))) {
 			rc = runtime_walk(s, p, root, c, rel);
-		} else if (S_ISLNK(c->mode) &&
+		} else if (S_ISLNK(vfs_node_mode(c)) &&
 			   (!(t = resolve(root, rel->buf, target, sizeof(target))) ||
-			    !S_ISREG(t->mode))) {
+			    !S_ISREG(vfs_node_mode(t)))) {
 			/* dangling, looping or to a directory: dropped */
 		} else if ((rc = elf_of(s, t, &e))) {
 			/* unreadable: the package fails (never different bytes) */
-		} else if (e->shared && S_ISLNK(c->mode)) {
+		} else if (e->shared && S_ISLNK(vfs_node_mode(c))) {
 			/* a name of a shared library: an alias of the soname name */
 			const char *slash = strrchr(target, '/');
 
@@ -347,7 +347,7 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 					      : target);
 			if (strcmp(out, rel->buf))
 				rc = owned_add(s, p->family, rel->buf, NULL, out);
-		} else if (S_ISLNK(c->mode) && e->executable) {
+		} else if (S_ISLNK(vfs_node_mode(c)) && e->executable) {
 			/* a symlink to an ELF executable: a stub that execs it, argv kept
 			 * (TheRock compiles one: exe_stub_gen.py); to a script, a copy below,
 			 * as upstream's libmagic test ("ELF ... executable,") decides */
@@ -363,7 +363,7 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 			/* a file (or a symlink to one: its target's bytes); a shared library
 			 * goes under its soname */
 			if (e->shared && e->soname[0] && strcmp(e->soname, name) &&
-			    !S_ISLNK(c->mode)) {
+			    !S_ISLNK(vfs_node_mode(c))) {
 				snprintf(out, sizeof(out), "%s%s%s", dirpart, len ? "/" : "",
 					 e->soname);
 				rc = owned_add(s, p->family, rel->buf, NULL, out);
@@ -372,19 +372,23 @@ static int runtime_walk(struct synth *s, struct pkg *p, struct node *root, struc
 			}
 			struct rk_composite *rw = NULL;
 
-			if (!rc && t->size && t->src != SRC_BLOB)
+			if (!rc && vfs_node_size(t) && !vfs_node_blob(t))
 				rc = rk_err_set(s->err, -EIO, "'%s': not a cache blob", rel->buf);
 			if (!rc)
 				rc = rpath_member(s, p, t, out, &rw);
 			if (!rc && rw)
 				rc = pywheel_add(&p->w, out,
-						 S_IFREG | ((t->mode & 0111) ? 0755 : 0644),
-						 rw->size, NULL, NULL, rw, t->origin);
+						 S_IFREG |
+							 ((vfs_node_mode(t) & 0111) ? 0755 : 0644),
+						 rw->size, NULL, NULL, rw, vfs_node_origin(t));
 			else if (!rc)
 				rc = pywheel_add(&p->w, out,
-						 S_IFREG | ((t->mode & 0111) ? 0755 : 0644),
-						 t->size, t->size ? t->data : NULL,
-						 t->size ? NULL : strdup(""), NULL, t->origin);
+						 S_IFREG |
+							 ((vfs_node_mode(t) & 0111) ? 0755 : 0644),
+						 vfs_node_size(t),
+						 vfs_node_size(t) ? vfs_node_blob(t) : NULL,
+						 vfs_node_size(t) ? NULL : strdup(""), NULL,
+						 vfs_node_origin(t));
 		}
 		rel->len = len;
 		rel->buf[len] = '\0';
@@ -456,12 +460,12 @@ static int flatten_pkg(struct synth *s, struct pkg *p, int kind, const char *fam
 /* Newest mtime below dir. */
 static void newest(const struct node *dir, int64_t *t)
 {
-	for (size_t i = 0; i < dir->nents; i++) {
-		const struct node *c = dir->order[i]->node;
+	for (size_t i = 0; i < vfs_dir_count(dir); i++) {
+		const struct node *c = vfs_dir_node(dir, i);
 
-		if (c->mtime > *t)
-			*t = c->mtime;
-		if (S_ISDIR(c->mode))
+		if (vfs_node_mtime(c) > *t)
+			*t = vfs_node_mtime(c);
+		if (S_ISDIR(vfs_node_mode(c)))
 			newest(c, t);
 	}
 }
@@ -629,31 +633,35 @@ static int device_walk(struct synth *s, struct pkg *p, struct node *dir, struct 
 	size_t len = rel->len;
 	int rc = 0;
 
-	for (size_t i = 0; !rc && i < dir->nents; i++) {
-		struct node *c = dir->order[i]->node;
+	for (size_t i = 0; !rc && i < vfs_dir_count(dir); i++) {
+		struct node *c = vfs_dir_node(dir, i);
 		char name[4096];
 
-		if ((rc = rk_buf_addf(rel, "%s%s", len ? "/" : "", dir->order[i]->name)))
+		if ((rc = rk_buf_addf(rel, "%s%s", len ? "/" : "", vfs_dir_name(dir, i))))
 			break;
 		snprintf(name, sizeof(name), "_rocm_sdk_libraries/%s", rel->buf);
-		if (S_ISDIR(c->mode)) {
+		if (S_ISDIR(vfs_node_mode(c))) {
 			rc = device_walk(s, p, c, rel, links);
-		} else if (S_ISREG(c->mode)) {
+		} else if (S_ISREG(vfs_node_mode(c))) {
 			struct rk_composite *rw = NULL;
 
-			if (c->size && c->src != SRC_BLOB)
+			if (vfs_node_size(c) && !vfs_node_blob(c))
 				rc = -EIO;
 			if (!rc)
 				rc = rpath_member(s, p, c, rel->buf, &rw);
 			if (!rc && rw)
 				rc = pywheel_add(&p->w, name,
-						 S_IFREG | ((c->mode & 0111) ? 0755 : 0644),
-						 rw->size, NULL, NULL, rw, c->origin);
+						 S_IFREG |
+							 ((vfs_node_mode(c) & 0111) ? 0755 : 0644),
+						 rw->size, NULL, NULL, rw, vfs_node_origin(c));
 			else if (!rc)
 				rc = pywheel_add(&p->w, name,
-						 S_IFREG | ((c->mode & 0111) ? 0755 : 0644),
-						 c->size, c->size ? c->data : NULL,
-						 c->size ? NULL : strdup(""), NULL, c->origin);
+						 S_IFREG |
+							 ((vfs_node_mode(c) & 0111) ? 0755 : 0644),
+						 vfs_node_size(c),
+						 vfs_node_size(c) ? vfs_node_blob(c) : NULL,
+						 vfs_node_size(c) ? NULL : strdup(""), NULL,
+						 vfs_node_origin(c));
 			/* target: relative to the link's directory in the devel tree,
 			 * "../" per component of relpath (py_packaging.py) */
 			if (!rc)
@@ -715,11 +723,11 @@ static int runpath_member(struct synth *s, struct pkg *p, const struct node *t, 
 	int rc;
 
 	*c = NULL;
-	if (t->src != SRC_BLOB || t->size < 64 || pyplan_not_a_program(rel))
+	if (!vfs_node_blob(t) || vfs_node_size(t) < 64 || pyplan_not_a_program(rel))
 		return 0;
 	if ((rc = elf_of(s, t, &e)) || (rc = RK_GROW(p->rw, p->caprw, p->nrw, 8)) ||
-	    (rc = rk_elf_runpath_to_rpath(e, t->data, t->size,
-					  t->origin ? &t->origin->blob_origin : NULL, c)))
+	    (rc = rk_elf_runpath_to_rpath(e, vfs_node_blob(t), vfs_node_size(t),
+					  vfs_node_blob_origin(t), c)))
 		return rc;
 	if (*c)
 		p->rw[p->nrw++] = *c;
@@ -732,18 +740,18 @@ static int devel_walk(struct synth *s, struct pkg *p, struct vfs_tar_list *l, st
 	size_t len = rel->len;
 	int rc = 0;
 
-	for (size_t i = 0; !rc && i < dir->nents; i++) {
-		struct node *c = dir->order[i]->node;
+	for (size_t i = 0; !rc && i < vfs_dir_count(dir); i++) {
+		struct node *c = vfs_dir_node(dir, i);
 		char path[4096], link[4096];
 		struct owned *o;
 		int depth = 1;
 
-		if ((rc = rk_buf_addf(rel, "%s%s", len ? "/" : "", dir->order[i]->name)))
+		if ((rc = rk_buf_addf(rel, "%s%s", len ? "/" : "", vfs_dir_name(dir, i))))
 			break;
 		for (const char *q = rel->buf; *q; q++)
 			depth += *q == '/';
 		snprintf(path, sizeof(path), "_rocm_sdk_devel/%s%s", rel->buf,
-			 S_ISDIR(c->mode) ? "/" : "");
+			 S_ISDIR(vfs_node_mode(c)) ? "/" : "");
 		/* the core wheel's first, then this family's libraries wheel's */
 		HASH_FIND_STR(s->owned, rel->buf, o);
 		if (!o && p->family) {
@@ -752,7 +760,7 @@ static int devel_walk(struct synth *s, struct pkg *p, struct vfs_tar_list *l, st
 			snprintf(key, sizeof(key), "%s\t%s", p->family, rel->buf);
 			HASH_FIND_STR(s->owned, key, o);
 		}
-		if (S_ISDIR(c->mode)) {
+		if (S_ISDIR(vfs_node_mode(c))) {
 			if (!(rc = vfs_tar_list_push(l, path, S_IFDIR | 0755, 0, NULL, NULL, NULL)))
 				rc = devel_walk(s, p, l, c, rel);
 		} else if (o && o->owner) {
@@ -770,19 +778,20 @@ static int devel_walk(struct synth *s, struct pkg *p, struct vfs_tar_list *l, st
 			snprintf(dirpart, sizeof(dirpart), "%.*s", (int)len, rel->buf);
 			pyplan_relpath(dirpart, o->soname_path, link, sizeof(link));
 			rc = vfs_tar_list_push(l, path, S_IFLNK | 0777, 0, NULL, link, NULL);
-		} else if (S_ISLNK(c->mode)) {
-			rc = vfs_tar_list_push(l, path, S_IFLNK | 0777, 0, NULL, c->data, NULL);
-		} else if (c->size && c->src != SRC_BLOB) {
+		} else if (S_ISLNK(vfs_node_mode(c))) {
+			rc = vfs_tar_list_push(l, path, S_IFLNK | 0777, 0, NULL, vfs_node_target(c), NULL);
+		} else if (vfs_node_size(c) && !vfs_node_blob(c)) {
 			rc = rk_err_set(s->err, -EIO, "'%s': not a cache blob", rel->buf);
 		} else {
 			struct rk_composite *rw = NULL;
 
 			if (!(rc = runpath_member(s, p, c, rel->buf, &rw)) && rw)
-				rc = vfs_tar_list_push(l, path, S_IFREG | 0644 | (c->mode & 0111),
+				rc = vfs_tar_list_push(l, path, S_IFREG | 0644 | (vfs_node_mode(c) & 0111),
 						rw->size, NULL, NULL, NULL);
 			else if (!rc)
-				rc = vfs_tar_list_push(l, path, S_IFREG | 0644 | (c->mode & 0111), c->size,
-						c->size ? c->data : NULL, NULL, c->origin);
+				rc = vfs_tar_list_push(l, path, S_IFREG | 0644 | (vfs_node_mode(c) & 0111), vfs_node_size(c),
+						vfs_node_size(c) ? vfs_node_blob(c) : NULL, NULL,
+						vfs_node_origin(c));
 			if (!rc && rw)
 				l->v[l->n - 1].content = rw;
 		}
