@@ -60,17 +60,14 @@ const struct kpack_cfg *kpack_cfg(const struct rk_vfs *v)
 
 int kpack_check_databases(const char *value, const char *label, struct rk_err *err)
 {
-	const char *p = value;
-
 	if (!strcmp(value, "none"))
 		return 0;
-	for (const char *e; *p; p = *e ? e + 1 : e) {
+	for (const char *p = value, *e;; p = e + 1) {
 		char w[64];
 		size_t n;
 
 		e = strchr(p, ':');
-		e = e ? e : p + strlen(p);
-		n = (size_t)(e - p);
+		n = e ? (size_t)(e - p) : strlen(p);
 		snprintf(w, sizeof(w), "%.*s", (int)n, p);
 		if (n >= sizeof(w) || rk_kpack_db_handler(w) < 0) {
 			char known[200] = "";
@@ -83,8 +80,9 @@ int kpack_check_databases(const char *value, const char *label, struct rk_err *e
 					  "of: %s)",
 					  label, w, known);
 		}
+		if (!e)
+			return 0;
 	}
-	return 0;
 }
 
 void kpack_config_free(void *cfg)
@@ -120,14 +118,14 @@ int kpack_config(const char *const *vals, const char *const *labels, void **cfg,
 	} else if (dbs) {
 		/* checked (kpack_check_databases): every word a handler, or "none" */
 		c->topo.every = 1;
-		for (const char *p = strcmp(dbs, "none") ? dbs : ""; *p;) {
-			const char *e = strchr(p, ':');
+		for (const char *p = dbs, *e; strcmp(dbs, "none"); p = e + 1) {
 			char w[64];
 
-			e = e ? e : p + strlen(p);
-			snprintf(w, sizeof(w), "%.*s", (int)(e - p), p);
+			e = strchr(p, ':');
+			snprintf(w, sizeof(w), "%.*s", (int)(e ? (size_t)(e - p) : strlen(p)), p);
 			rk_kpack_db_set_add(&c->topo.all, rk_kpack_db_handler(w));
-			p = *e ? e + 1 : e;
+			if (!e)
+				break;
 		}
 		c->topology = &c->topo;
 	}
