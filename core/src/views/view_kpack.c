@@ -234,9 +234,7 @@ static const struct rk_vfs_opt_decl opts[KPACK_NOPTS] = {
 		       "compressor, `pack_tree.py --compression none`); `zstd` compresses each one "
 		       "(rocm-kpack's `zstd-per-kernel`, level 3), once, on first access: byte for "
 		       "byte what "
-		       "rocm-kpack's `split_artifacts` writes (docs/kpack.md, \"Compression\"). "
-		       "`rockpack split` "
-		       "takes it as `--compression` (default `zstd` there).",
+		       "rocm-kpack's `split_artifacts` writes (docs/kpack.md, \"Compression\").",
 		.command = "split",
 		.flag = "--compression",
 		.flag_def = "zstd",
@@ -275,7 +273,7 @@ static const struct rk_vfs_opt_decl opts[KPACK_NOPTS] = {
 		       "rocm-kpack database handlers, in this order (`rocblas:miopen`), or none "
 		       "(`none`), "
 		       "instead of the lists of a topology: what rocm-kpack's `split_artifacts "
-		       "--split-databases` does (`rockpack split --split-databases NAME...`).",
+		       "--split-databases` does.",
 		.command = "split",
 		.check = kpack_check_databases,
 	},

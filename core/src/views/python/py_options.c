@@ -26,8 +26,7 @@ const struct rk_vfs_opt_decl py_opts[PY_NOPTS] = {
 		       "wheels share is compressed once and a remount compresses nothing; the "
 		       "first `stat` of a deflated wheel waits for its members (its size is then "
 		       "exact). Stored wheels from the store are served unchanged either way. "
-		       "docs/python-sdk.md, \"Wheel compression\". `rockpack wheels` takes "
-		       "`--compress` for `deflate`.",
+		       "docs/python-sdk.md, \"Wheel compression\".",
 		.command = "wheels",
 		.flag = "--compress",
 		.flag_value = "deflate",
