@@ -148,8 +148,9 @@ int rp_view_flag(struct rp_opts *o, int argc, char **argv, int *i)
 
 		/* the words up to the next option */
 		while (*i + 1 < argc && !rp_is_option(argv[*i + 1]))
-			n += (size_t)snprintf(p->list + n, n < sizeof(p->list) ? sizeof(p->list) - n : 0,
-					      "%s%s", n ? ":" : "", argv[++*i]);
+			n += (size_t)snprintf(p->list + n,
+					      n < sizeof(p->list) ? sizeof(p->list) - n : 0, "%s%s",
+					      n ? ":" : "", argv[++*i]);
 		if (!n)
 			return rp_usage(o, "%s: option '%s' needs at least one name", o->command,
 					flag);
@@ -203,10 +204,10 @@ int rp_open(const struct rp_opts *o, const char *store, struct rk_vfs **out)
 		const struct rp_view_opt *p = &o->view[k];
 
 		view_label(o, p->d, labels[n], sizeof(labels[n]));
-		vopts[n] = (struct rk_vfs_opt){
-			.name = p->d->name,
-			.value = p->d->type == RK_VFS_OPT_LIST ? p->list : p->value,
-			.label = labels[n]};
+		vopts[n] = (struct rk_vfs_opt){.name = p->d->name,
+					       .value = p->d->type == RK_VFS_OPT_LIST ? p->list
+										      : p->value,
+					       .label = labels[n]};
 	}
 	/* rockpack's own defaults of the command's options (split: --compression zstd) */
 	for (size_t k = 0; (d = rk_vfs_opt_at(k, NULL)) && n < MAX; k++) {
@@ -219,8 +220,8 @@ int rp_open(const struct rp_opts *o, const char *store, struct rk_vfs **out)
 		if (j < o->nview)
 			continue;
 		view_label(o, d, labels[n], sizeof(labels[n]));
-		vopts[n] = (struct rk_vfs_opt){.name = d->name, .value = d->flag_def,
-					       .label = labels[n]};
+		vopts[n] = (struct rk_vfs_opt){
+			.name = d->name, .value = d->flag_def, .label = labels[n]};
 		n++;
 	}
 	vo.view_opts = vopts;

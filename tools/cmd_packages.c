@@ -26,9 +26,9 @@ static int cmd_packages(const struct rp_opts *o, int argc, char **argv)
 	int rc, ret = 1, nargs = 0;
 
 	for (int i = 0; i < argc; i++) {
-		const char **val = !strcmp(argv[i], "-o")	    ? &out
-				   : !strcmp(argv[i], "--type")	    ? &type
-								    : NULL;
+		const char **val = !strcmp(argv[i], "-o")	? &out
+				   : !strcmp(argv[i], "--type") ? &type
+								: NULL;
 		int taken;
 
 		if (val) {
@@ -36,7 +36,8 @@ static int cmd_packages(const struct rp_opts *o, int argc, char **argv)
 				return 2;
 		} else if ((taken = rp_view_flag(&po, argc, argv, &i))) {
 			if (taken == 2)
-				return 2; /* --packages, --sign-key, --multiarch (views/packages/) */
+				return 2; /* --packages, --sign-key, --multiarch (views/packages/)
+					   */
 		} else if (rp_is_option(argv[i])) {
 			return rp_usage(o, "packages: unknown option '%s'", argv[i]);
 		} else if (nargs < 2) {

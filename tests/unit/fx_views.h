@@ -41,8 +41,7 @@ static inline struct rk_vfs *fx_demo_open(const char *cache, const struct rk_vfs
 	return fx_vfs_open(&o);
 }
 
-static inline int fx_add_name(void *ctx, const char *name, const struct rk_attr *a,
-			      uint64_t next)
+static inline int fx_add_name(void *ctx, const char *name, const struct rk_attr *a, uint64_t next)
 {
 	(void)next;
 	return rk_buf_addf(ctx, "%s%s%s", ((struct rk_buf *)ctx)->len ? " " : "", name,
@@ -105,8 +104,7 @@ static inline char *fx_cat(struct rk_vfs *v, const char *path, size_t *len)
 }
 
 /* rk_vfs_open of the demo store with opts: its failure's code and message (in msg). */
-static inline int fx_demo_refused(const struct rk_vfs_opt *opts, size_t n, char *msg,
-				  size_t cap)
+static inline int fx_demo_refused(const struct rk_vfs_opt *opts, size_t n, char *msg, size_t cap)
 {
 	struct rk_vfs_opts o = {.store = fx_demo(),
 				.cache_dir = "cache",

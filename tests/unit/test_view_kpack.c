@@ -15,7 +15,8 @@
 #define KP "/" FX_LEGACY "/kpack/"
 #define GFX1100 KP "blas_lib_gfx1100/"
 #define KPACK_FILE GFX1100 "math-libs/BLAS/hipBLASLt/stage/.kpack/blas_lib_gfx1100.kpack"
-#define ROCBLAS_DB "math-libs/BLAS/rocBLAS/stage/lib/rocblas/library/TensileLibrary_lazy_gfx1100.dat"
+#define ROCBLAS_DB \
+	"math-libs/BLAS/rocBLAS/stage/lib/rocblas/library/TensileLibrary_lazy_gfx1100.dat"
 #define HIPBLASLT_DB "math-libs/BLAS/hipBLASLt/stage/lib/hipblaslt/library/extop_gfx1100.co"
 /* the size of blas_lib_gfx1100.kpack without compression (mkdemo.py's code objects) */
 #define KPACK_NONE_SIZE 15567
@@ -174,29 +175,49 @@ RK_TEST(options_refused)
 		int rc;
 		const char *msg; /* the start of the message */
 	} cases[] = {
-		{{{"kpack_compression", "lz4", NULL}}, 1, -EINVAL,
+		{{{"kpack_compression", "lz4", NULL}},
+		 1,
+		 -EINVAL,
 		 "kpack_compression 'lz4': want none or zstd"},
-		{{{"kpack_compression", "lz4", "split: --compression"}}, 1, -EINVAL,
+		{{{"kpack_compression", "lz4", "split: --compression"}},
+		 1,
+		 -EINVAL,
 		 "split: --compression 'lz4': want none or zstd"},
-		{{{"kpack_compression", NULL, NULL}}, 1, -EINVAL, "kpack_compression: needs a value"},
-		{{{"topology", "no-such.toml", NULL}}, 1, -ENOENT,
+		{{{"kpack_compression", NULL, NULL}},
+		 1,
+		 -EINVAL,
+		 "kpack_compression: needs a value"},
+		{{{"topology", "no-such.toml", NULL}},
+		 1,
+		 -ENOENT,
 		 "topology: no-such.toml: No such file or directory"},
-		{{{"topology", "no-such.toml", "split: --topology"}}, 1, -ENOENT,
+		{{{"topology", "no-such.toml", "split: --topology"}},
+		 1,
+		 -ENOENT,
 		 "split: --topology: no-such.toml: No such file or directory"},
-		{{{"split_databases", "rocblas:rocsolver", NULL}}, 1, -EINVAL,
+		{{{"split_databases", "rocblas:rocsolver", NULL}},
+		 1,
+		 -EINVAL,
 		 "split_databases: unknown database handler 'rocsolver' (want none or some of: "},
-		{{{"split_databases", "none:rocblas", NULL}}, 1, -EINVAL,
+		{{{"split_databases", "none:rocblas", NULL}},
+		 1,
+		 -EINVAL,
 		 "split_databases: unknown database handler 'none'"},
-		{{{"topology", "t.toml", NULL}, {"split_databases", "rocblas", NULL}}, 2, -EINVAL,
+		{{{"topology", "t.toml", NULL}, {"split_databases", "rocblas", NULL}},
+		 2,
+		 -EINVAL,
 		 "topology and split_databases exclude each other"},
 		{{{"frobnicate", NULL, NULL}}, 1, -EINVAL, "frobnicate: no view takes this option"},
-		{{{"packages_multiarch", "1", NULL}}, 1, -EINVAL, "packages_multiarch: takes no value"},
+		{{{"packages_multiarch", "1", NULL}},
+		 1,
+		 -EINVAL,
+		 "packages_multiarch: takes no value"},
 	};
 
 	fx_writes("t.toml", "[artifacts.blas]\nsplit_databases = [\"rocblas\"]\n");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		RK_ASSERT_EQ_INT(cases[i].rc, fx_demo_refused(cases[i].o, cases[i].n, msg,
-							      sizeof(msg)));
+		RK_ASSERT_EQ_INT(cases[i].rc,
+				 fx_demo_refused(cases[i].o, cases[i].n, msg, sizeof(msg)));
 		if (strncmp(msg, cases[i].msg, strlen(cases[i].msg)))
 			rk_test_fail(__FILE__, __LINE__, "case %zu: '%s', want '%s...'", i, msg,
 				     cases[i].msg);

@@ -11,7 +11,8 @@
 #include "rk_fixture.h"
 #include "rk_test.h"
 
-#define BEGIN "<!-- view options: made from the views' tables (tests/unit/test_view_options.c) -->\n"
+#define BEGIN \
+	"<!-- view options: made from the views' tables (tests/unit/test_view_options.c) -->\n"
 #define END "<!-- end of the view options -->\n"
 #define WIDTH 88
 
@@ -29,16 +30,21 @@ static int wrap(struct rk_buf *b, const char *man, const struct rk_vfs_opt_decl 
 	for (char *c = flag; *c; c++)
 		*c = *c == '_' ? '-' : *c;
 	if (!rc && d->command)
-		rc = rk_buf_addf(&t, " `rockpack %s`: `%s%s%s`%s%s%s.", d->command,
-				 d->flag ? d->flag : flag,
-				 d->flag_value || d->type == RK_VFS_OPT_FLAG ? "" : " ",
-				 d->flag_value ? ""
-				 : d->type == RK_VFS_OPT_LIST
-					 ? "NAME..."
-					 : (d->type == RK_VFS_OPT_FLAG ? "" : d->arg),
-				 d->flag_value ? " (" : d->flag_def ? " (default `" : "",
-				 d->flag_value ? d->flag_value : d->flag_def ? d->flag_def : "",
-				 d->flag_value ? ")" : d->flag_def ? "`)" : "");
+		rc = rk_buf_addf(
+			&t, " `rockpack %s`: `%s%s%s`%s%s%s.", d->command, d->flag ? d->flag : flag,
+			d->flag_value || d->type == RK_VFS_OPT_FLAG ? "" : " ",
+			d->flag_value		     ? ""
+			: d->type == RK_VFS_OPT_LIST ? "NAME..."
+						     : (d->type == RK_VFS_OPT_FLAG ? "" : d->arg),
+			d->flag_value ? " ("
+			: d->flag_def ? " (default `"
+				      : "",
+			d->flag_value ? d->flag_value
+			: d->flag_def ? d->flag_def
+				      : "",
+			d->flag_value ? ")"
+			: d->flag_def ? "`)"
+				      : "");
 	RK_ASSERT_EQ_INT(0, rc);
 	text = t.buf;
 	rc = rk_buf_adds(b, ":");

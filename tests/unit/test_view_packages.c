@@ -30,8 +30,8 @@ static const char *builtin_defs(void)
 	static char path[4096];
 	const char *slash = strrchr(__FILE__, '/');
 
-	snprintf(path, sizeof(path), "%.*s/../../packaging/packages.json",
-		 (int)(slash - __FILE__), __FILE__);
+	snprintf(path, sizeof(path), "%.*s/../../packaging/packages.json", (int)(slash - __FILE__),
+		 __FILE__);
 	return path;
 }
 

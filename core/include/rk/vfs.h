@@ -48,9 +48,9 @@ struct rk_vfs_opts {
 	unsigned list_ttl_s; /* list the store's runs again when an access finds their
 			      * listing older than this (new runs appear); 0: never */
 	const struct rk_vfs_opt *view_opts; /* the views' options (below), nview_opts of them:
-					      * rk_vfs_open checks them first and fails (err
-					      * naming the option by its label) on an unknown
-					      * name, a bad value or a file that does not load */
+					     * rk_vfs_open checks them first and fails (err
+					     * naming the option by its label) on an unknown
+					     * name, a bad value or a file that does not load */
 	size_t nview_opts;
 };
 

@@ -98,8 +98,7 @@ void kpack_config_free(void *cfg)
 	free(c);
 }
 
-int kpack_config(const char *const *vals, const char *const *labels, void **cfg,
-		 struct rk_err *err)
+int kpack_config(const char *const *vals, const char *const *labels, void **cfg, struct rk_err *err)
 {
 	struct kpack_cfg *c = calloc(1, sizeof(*c));
 	const char *dbs = vals[KPACK_OPT_DATABASES];

@@ -217,6 +217,7 @@ static const char readme[] =
 
 /* Its options (rk/vfs.h), which the split reads for every view built on it
  * (services/kpack_split.h: struct kpack_cfg). */
+/* clang-format off */
 static const struct rk_vfs_opt_decl opts[KPACK_NOPTS] = {
 	[KPACK_OPT_COMPRESSION] = {
 		.name = "kpack_compression",
@@ -278,6 +279,7 @@ static const struct rk_vfs_opt_decl opts[KPACK_NOPTS] = {
 		.check = kpack_check_databases,
 	},
 };
+/* clang-format on */
 
 const struct vfs_view vfs_view_kpack = {
 	.name = "kpack",

@@ -123,7 +123,7 @@ int vfs_opts_apply(struct rk_vfs *v, const struct rk_vfs_opts *o, struct rk_err 
 			for (size_t i = 0; i < w->nopts; i++) {
 				long at = given(o, w->opts[i].name);
 
-				vals[i] = at < 0				  ? w->opts[i].def
+				vals[i] = at < 0		   ? w->opts[i].def
 					  : o->view_opts[at].value ? o->view_opts[at].value
 								   : "";
 				labels[i] = at < 0 ? w->opts[i].name : label_of(&o->view_opts[at]);

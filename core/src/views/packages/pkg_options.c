@@ -11,6 +11,7 @@
 
 enum { OPT_DEFS, OPT_MULTIARCH, OPT_SIGN_KEY, NOPTS };
 
+/* clang-format off */
 static const struct rk_vfs_opt_decl opts[NOPTS] = {
 	[OPT_DEFS] = {
 		.name = "packages",
@@ -52,6 +53,7 @@ static const struct rk_vfs_opt_decl opts[NOPTS] = {
 		.command = "packages",
 	},
 };
+/* clang-format on */
 
 const struct pkg_cfg *pkg_cfg(const struct rk_vfs *v)
 {

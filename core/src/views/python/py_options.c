@@ -8,6 +8,7 @@
 #include "engine/vfs_int.h"
 #include "views/python/view_python.h"
 
+/* clang-format off */
 const struct rk_vfs_opt_decl py_opts[PY_NOPTS] = {
 	{
 		.name = "wheel_compression",
@@ -32,9 +33,9 @@ const struct rk_vfs_opt_decl py_opts[PY_NOPTS] = {
 		.flag_value = "deflate",
 	},
 };
+/* clang-format on */
 
-int py_config(const char *const *vals, const char *const *labels, void **cfg,
-	      struct rk_err *err)
+int py_config(const char *const *vals, const char *const *labels, void **cfg, struct rk_err *err)
 {
 	int *deflate = malloc(sizeof(*deflate));
 

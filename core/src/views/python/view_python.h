@@ -139,7 +139,6 @@ int vfs_pyhash_rel(struct rk_vfs *v, const char *kind, const char *path, uint64_
 /* The view's options and config (py_options.c): one int, wheel_compression=deflate. */
 enum { PY_NOPTS = 1 };
 extern const struct rk_vfs_opt_decl py_opts[PY_NOPTS];
-int py_config(const char *const *vals, const char *const *labels, void **cfg,
-	      struct rk_err *err);
+int py_config(const char *const *vals, const char *const *labels, void **cfg, struct rk_err *err);
 
 #endif
