@@ -35,9 +35,9 @@ static int cmd_packages(const struct rp_opts *o, int argc, char **argv)
 			if (!(*val = rp_value(o, argc, argv, &i)))
 				return 2;
 		} else if ((taken = rp_view_flag(&po, argc, argv, &i))) {
+			/* --packages, --sign-key, --multiarch (views/packages/) */
 			if (taken == 2)
-				return 2; /* --packages, --sign-key, --multiarch (views/packages/)
-					   */
+				return 2;
 		} else if (rp_is_option(argv[i])) {
 			return rp_usage(o, "packages: unknown option '%s'", argv[i]);
 		} else if (nargs < 2) {

@@ -211,8 +211,8 @@ static int pop_kpack(struct rk_vfs *v, struct node *kd, struct rk_err *err)
 
 /* Its lines in the mount's README. */
 static const char readme[] =
-	"  <run>/kpack/           the run's artifacts split per GPU arch (rocm-kpack's "
-	"                         split_artifacts): <name>_<comp>_generic with host code, "
+	"  <run>/kpack/           the run's artifacts split per GPU arch (rocm-kpack's\n"
+	"                         split_artifacts): <name>_<comp>_generic with host code,\n"
 	"                         <name>_<comp>_<arch> with .kpack archives and databases\n";
 
 /* Its options (rk/vfs.h), which the split reads for every view built on it
