@@ -21,10 +21,8 @@
 #include "rk/buf.h"
 #include "rk/cache.h"
 #include "rk/log.h"
-#include "rk/pkgdefs.h"
 #include "rk/size.h"
 #include "rk/store.h"
-#include "rk/topology.h"
 #include "rk/url.h"
 #include "rkfs.h"
 
@@ -35,14 +33,12 @@ struct options {
 	char *cache_size;
 	char *cache_group;
 	char *jobs;
-	char *kpack_compression;
-	char *wheel_compression;
-	char *topology;
-	char *packages;
-	char *sign_key;
 	char *endpoint, *region, *addressing;
 	char *timeout, *retries, *list_ttl, *run_final_age;
-	int offline, refresh, no_sign, packages_multiarch;
+	int offline, refresh, no_sign;
+	struct rk_vfs_opt view[64]; /* the views' options (-o NAME[=VALUE], rk/vfs.h), malloc'd
+				     * name=value text */
+	size_t nview;
 	int allow_other; /* seen, and passed on to libfuse */
 	int help, version;
 };
@@ -58,12 +54,6 @@ static const struct fuse_opt option_spec[] = {
 	OPT("cache_size=%s", cache_size),
 	OPT("cache_group=%s", cache_group),
 	OPT("jobs=%s", jobs),
-	OPT("kpack_compression=%s", kpack_compression),
-	OPT("wheel_compression=%s", wheel_compression),
-	OPT("topology=%s", topology),
-	OPT("packages=%s", packages),
-	OPT("sign_key=%s", sign_key),
-	OPT("packages_multiarch", packages_multiarch),
 	OPT("endpoint=%s", endpoint),
 	OPT("region=%s", region),
 	OPT("addressing=%s", addressing),
@@ -82,6 +72,27 @@ static const struct fuse_opt option_spec[] = {
 	FUSE_OPT_END,
 };
 
+/* -o NAME[=VALUE] that a view declares (rk_vfs_opt_find): kept for rk_vfs_open. 1 when
+ * taken; 0 for any other (or too many). */
+static int view_opt(struct options *o, const char *arg)
+{
+	struct rk_vfs_opt *vo = &o->view[o->nview];
+	char *name, *eq;
+
+	if (o->nview >= sizeof(o->view) / sizeof(o->view[0]) || !(name = strdup(arg)))
+		return 0;
+	if ((eq = strchr(name, '=')))
+		*eq = '\0';
+	if (!rk_vfs_opt_find(name)) {
+		free(name);
+		return 0;
+	}
+	vo->name = name; /* one allocation: name, then the value */
+	vo->value = eq ? eq + 1 : NULL;
+	o->nview++;
+	return 1;
+}
+
 static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
 {
 	struct options *o = data;
@@ -99,7 +110,9 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 		o->mnt = strdup(arg); /* checked before libfuse resolves it */
 		return 1;
 	}
-	return 1;
+	if (key == FUSE_OPT_KEY_OPT && view_opt(o, arg))
+		return 0; /* a view's: rk_vfs_open checks it */
+	return 1; /* libfuse's, or unknown: libfuse refuses it */
 }
 
 /* A numeric option: a whole number in [lo, hi] (unset: *out stays), else one line and -1. */
@@ -292,8 +305,36 @@ static int check_mountpoint(const char *mnt, const char *source)
 	return 0;
 }
 
+/* One view option in usage(): "-o NAME[=ARG]", then its help wrapped in a column. */
+static void usage_opt(const struct rk_vfs_opt_decl *d)
+{
+	enum { COL = 27, WIDTH = 86 };
+	int n = printf("    -o %s%s%s", d->name, d->arg ? "=" : "", d->arg ? d->arg : "");
+	const char *p = d->help;
+
+	if (n > COL - 2) {
+		printf("\n");
+		n = 0;
+	}
+	while (*p) {
+		size_t w = strcspn(p, " ");
+
+		if (n > COL && n + 1 + (int)w > WIDTH) {
+			printf("\n");
+			n = 0;
+		}
+		n += n < COL ? printf("%*s%.*s", COL - n, "", (int)w, p)
+			     : printf(" %.*s", (int)w, p);
+		p += w;
+		p += *p == ' ';
+	}
+	printf("\n");
+}
+
 static void usage(const char *prog)
 {
+	const struct rk_vfs_opt_decl *d;
+
 	printf("usage: %s [options] STORE MOUNTPOINT\n"
 	       "\n"
 	       "Mount a TheRock artifact store (a directory of CI runs, or one run) read-only.\n"
@@ -328,29 +369,17 @@ static void usage(const char *prog)
 	       "                           being uploaded: its listing is asked again on the\n"
 	       "                           next mount (default 86400; 0: final when first\n"
 	       "                           listed)\n"
-	       "    -o kpack_compression=none|zstd\n"
-	       "                           scheme of the .kpack archives in kpack/ and\n"
-	       "                           dist/<target> (default none: no copy, no CPU)\n"
-	       "    -o wheel_compression=stored|deflate\n"
-	       "                           python/: members of the synthesized wheels stored\n"
-	       "                           (default) or deflated as pip's own wheels are\n"
-	       "    -o topology=FILE       kpack/: which database files each artifact's split\n"
-	       "                           moves per arch, from TheRock's BUILD_TOPOLOGY.toml\n"
-	       "                           (split_databases) instead of the built-in table\n"
-	       "    -o packages=FILE       packages/: TheRock's package.json (or any file of its\n"
-	       "                           schema) instead of the built-in definitions\n"
-	       "    -o packages_multiarch  packages/: a legacy (fat) run as the multi-arch set\n"
-	       "                           (host + per-arch device packages) from its kpack split\n"
-	       "    -o sign_key=KEY        packages/: sign the apt and dnf indexes (InRelease,\n"
-	       "                           Release.gpg, repomd.xml.asc) with this GnuPG key\n"
 	       "    -o max_threads=N       FUSE worker threads (rockfs raises libfuse's default\n"
 	       "                           of 10 to 64: lookups may wait for an archive)\n"
 	       "    -f                     stay in the foreground, log to stderr\n"
 	       "    -d                     debug: foreground, FUSE and rockfs debug output\n"
 	       "    -s                     single-threaded\n"
 	       "\n"
-	       "FUSE options:\n",
+	       "view options (each view's own: docs/views.md):\n",
 	       prog);
+	for (size_t i = 0; (d = rk_vfs_opt_at(i, NULL)); i++)
+		usage_opt(d);
+	printf("\nFUSE options:\n");
 	fuse_cmdline_help();
 	fuse_lowlevel_help();
 }
@@ -436,14 +465,13 @@ int main(int argc, char *argv[])
 	struct options o = {0};
 	struct fuse_cmdline_opts cmd = {0};
 	struct rk_vfs_opts vo = {0};
-	struct rk_topology topo = RK_TOPOLOGY_INIT;
 	struct rk_err err = RK_ERR_INIT;
 	struct fuse_session *se = NULL;
 	struct fuse_loop_config *lc = NULL;
 	struct rkfs fs = {.lock = PTHREAD_MUTEX_INITIALIZER,
 			  .files.lock = PTHREAD_MUTEX_INITIALIZER,
 			  .status_lock = PTHREAD_MUTEX_INITIALIZER};
-	char fsname[4200], source[4100], shown[4096], *packages_abs = NULL, *store_abs = NULL;
+	char fsname[4200], source[4100], shown[4096], *store_abs = NULL;
 	unsigned timeout_s = 0, final_age_s = 0;
 	int rc, ret = 1;
 
@@ -490,54 +518,8 @@ int main(int argc, char *argv[])
 			cmd.max_threads);
 		goto out;
 	}
-	if (o.kpack_compression && strcmp(o.kpack_compression, "none") &&
-	    !(vo.kpack_zstd = !strcmp(o.kpack_compression, "zstd"))) {
-		fprintf(stderr, "rockfs: kpack_compression '%s': want none or zstd\n",
-			o.kpack_compression);
-		goto out;
-	}
-	if (o.wheel_compression && strcmp(o.wheel_compression, "stored") &&
-	    !(vo.wheel_deflate = !strcmp(o.wheel_compression, "deflate"))) {
-		fprintf(stderr, "rockfs: wheel_compression '%s': want stored or deflate\n",
-			o.wheel_compression);
-		goto out;
-	}
-	if (o.topology) {
-		struct rk_err terr = RK_ERR_INIT;
-		int trc = rk_topology_load(o.topology, &topo, &terr);
-
-		if (trc) {
-			fprintf(stderr, "rockfs: topology: %s\n", rk_err_str(&terr, trc));
-			goto out;
-		}
-		vo.kpack_topology = &topo;
-	}
-	if (o.packages) {
-		struct rk_err perr = RK_ERR_INIT;
-		int prc = rk_pkg_defs_check(o.packages, &perr);
-
-		if (prc) {
-			fprintf(stderr, "rockfs: %s\n", rk_err_str(&perr, prc));
-			goto out;
-		}
-		/* the daemon leaves the working directory */
-		if (!(packages_abs = realpath(o.packages, NULL))) {
-			fprintf(stderr, "rockfs: packages=%s: %s\n", o.packages, strerror(errno));
-			goto out;
-		}
-		vo.package_defs = packages_abs;
-	}
-	if (o.sign_key) {
-		struct rk_err serr = RK_ERR_INIT;
-		int src = rk_pkg_sign_check(o.sign_key, &serr);
-
-		if (src) {
-			fprintf(stderr, "rockfs: sign_key: %s\n", rk_err_str(&serr, src));
-			goto out;
-		}
-		vo.sign_key = o.sign_key;
-	}
-	vo.packages_multiarch = o.packages_multiarch;
+	vo.view_opts = o.view;
+	vo.nview_opts = o.nview;
 	vo.remote.endpoint = o.endpoint;
 	vo.remote.region = o.region;
 	vo.remote.offline = o.offline;
@@ -632,7 +614,6 @@ out:
 	pthread_mutex_destroy(&fs.status_lock);
 	pthread_mutex_destroy(&fs.files.lock);
 	rk_vfs_close(fs.vfs);
-	rk_topology_release(&topo);
 	free(cmd.mountpoint);
 	free(o.store);
 	free(o.mnt);
@@ -644,12 +625,8 @@ out:
 	free(o.list_ttl);
 	free(o.run_final_age);
 	free(o.retries);
-	free(o.kpack_compression);
-	free(o.wheel_compression);
-	free(o.topology);
-	free(o.packages);
-	free(o.sign_key);
-	free(packages_abs);
+	for (size_t i = 0; i < o.nview; i++)
+		free((char *)o.view[i].name);
 	free(store_abs);
 	free(o.endpoint);
 	free(o.region);

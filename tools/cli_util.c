@@ -100,25 +100,133 @@ void rp_unmap(struct rp_map *m)
 	munmap(m->p, m->n);
 }
 
+void rp_view_flag_name(const struct rk_vfs_opt_decl *d, char *buf, size_t n)
+{
+	if (d->flag) {
+		snprintf(buf, n, "%s", d->flag);
+		return;
+	}
+	snprintf(buf, n, "--%s", d->name);
+	for (char *p = buf; *p; p++)
+		if (*p == '_')
+			*p = '-';
+}
+
+/* "<command>: <flag>": how rockpack names an option in messages. */
+static void view_label(const struct rp_opts *o, const struct rk_vfs_opt_decl *d, char *buf,
+		       size_t n)
+{
+	char flag[64];
+
+	rp_view_flag_name(d, flag, sizeof(flag));
+	snprintf(buf, n, "%s: %s", o->command ? o->command : "rockpack", flag);
+}
+
+int rp_view_flag(struct rp_opts *o, int argc, char **argv, int *i)
+{
+	const struct rk_vfs_opt_decl *d;
+	struct rp_view_opt *p;
+	struct rk_err err = RK_ERR_INIT;
+	char flag[64], label[96], other[64];
+	int rc;
+
+	for (size_t k = 0; (d = rk_vfs_opt_at(k, NULL)); k++) {
+		if (!d->command || !o->command || strcmp(d->command, o->command))
+			continue;
+		rp_view_flag_name(d, flag, sizeof(flag));
+		if (!strcmp(argv[*i], flag))
+			break;
+	}
+	if (!d)
+		return 0;
+	if (o->nview >= sizeof(o->view) / sizeof(o->view[0]))
+		return rp_usage(o, "%s: too many options", o->command);
+	p = &o->view[o->nview];
+	*p = (struct rp_view_opt){.d = d, .value = d->flag_value};
+	if (d->type == RK_VFS_OPT_LIST) {
+		size_t n = 0;
+
+		/* the words up to the next option */
+		while (*i + 1 < argc && !rp_is_option(argv[*i + 1]))
+			n += (size_t)snprintf(p->list + n,
+					      n < sizeof(p->list) ? sizeof(p->list) - n : 0, "%s%s",
+					      n ? ":" : "", argv[++*i]);
+		if (!n)
+			return rp_usage(o, "%s: option '%s' needs at least one name", o->command,
+					flag);
+		if (n >= sizeof(p->list))
+			return rp_usage(o, "%s: option '%s': too many names", o->command, flag);
+	} else if (d->type != RK_VFS_OPT_FLAG && !d->flag_value &&
+		   !(p->value = rp_value(o, argc, argv, i))) {
+		return 2;
+	}
+	view_label(o, d, label, sizeof(label));
+	if ((rc = rk_vfs_opt_check(d, d->type == RK_VFS_OPT_LIST ? p->list : p->value, label,
+				   &err)))
+		return rp_usage(o, "%s", rk_err_str(&err, rc));
+	for (size_t k = 0; k < o->nview; k++) {
+		const struct rk_vfs_opt_decl *e = o->view[k].d;
+
+		if (d->excludes && !strcmp(d->excludes, e->name)) {
+			rp_view_flag_name(e, other, sizeof(other));
+			return rp_usage(o, "%s: %s and %s exclude each other", o->command, flag,
+					other);
+		}
+		if (e->excludes && !strcmp(e->excludes, d->name)) {
+			rp_view_flag_name(e, other, sizeof(other));
+			return rp_usage(o, "%s: %s and %s exclude each other", o->command, other,
+					flag);
+		}
+	}
+	o->nview++;
+	return 1;
+}
+
 int rp_open(const struct rp_opts *o, const char *store, struct rk_vfs **out)
 {
+	enum { MAX = sizeof(o->view) / sizeof(o->view[0]) + 8 };
+	struct rk_vfs_opt vopts[MAX];
+	char labels[MAX][96];
+	const struct rk_vfs_opt_decl *d;
 	struct rk_vfs_opts vo = {
 		.store = store,
 		.cache_dir = o->cache_dir,
 		.cache_group = o->cache_group,
 		.cache_limit = o->cache_limit,
 		.ingest_jobs = o->jobs,
-		.kpack_zstd = o->kpack_zstd,
-		.kpack_topology = o->kpack_topology,
-		.package_defs = o->package_defs,
-		.sign_key = o->sign_key,
-		.packages_multiarch = o->packages_multiarch,
-		.wheel_deflate = o->wheel_deflate,
 		.remote = o->remote,
 	};
 	struct rk_err err = RK_ERR_INIT;
-	int rc = rk_vfs_open(&vo, out, &err);
+	size_t n = 0;
+	int rc;
 
+	for (size_t k = 0; k < o->nview; k++, n++) {
+		const struct rp_view_opt *p = &o->view[k];
+
+		view_label(o, p->d, labels[n], sizeof(labels[n]));
+		vopts[n] = (struct rk_vfs_opt){.name = p->d->name,
+					       .value = p->d->type == RK_VFS_OPT_LIST ? p->list
+										      : p->value,
+					       .label = labels[n]};
+	}
+	/* rockpack's own defaults of the command's options (split: --compression zstd) */
+	for (size_t k = 0; (d = rk_vfs_opt_at(k, NULL)) && n < MAX; k++) {
+		size_t j = 0;
+
+		if (!d->flag_def || !d->command || !o->command || strcmp(d->command, o->command))
+			continue;
+		while (j < o->nview && o->view[j].d != d)
+			j++;
+		if (j < o->nview)
+			continue;
+		view_label(o, d, labels[n], sizeof(labels[n]));
+		vopts[n] = (struct rk_vfs_opt){
+			.name = d->name, .value = d->flag_def, .label = labels[n]};
+		n++;
+	}
+	vo.view_opts = vopts;
+	vo.nview_opts = n;
+	rc = rk_vfs_open(&vo, out, &err);
 	return rc ? rp_fail("%s", rk_err_str(&err, rc)) : 0;
 }
 

@@ -17,12 +17,12 @@ struct rp_opts {
 	unsigned jobs; /* --jobs */
 	int json; /* --json */
 	int quiet; /* -q */
-	int kpack_zstd; /* split: .kpack archives compressed per kernel */
-	const struct rk_topology *kpack_topology; /* split: --topology, --split-databases */
-	const char *package_defs; /* packages: --packages FILE (rk/pkgdefs.h) */
-	const char *sign_key; /* packages: --sign-key KEY */
-	int packages_multiarch; /* packages: --multiarch */
-	int wheel_deflate; /* wheels: --compress */
+	struct rp_view_opt {
+		const struct rk_vfs_opt_decl *d;
+		const char *value; /* NULL: a flag, or list */
+		char list[512]; /* a list's words, ':'-separated */
+	} view[8]; /* the command's flags of the views' options (rp_view_flag) */
+	size_t nview;
 	struct rk_store_opts remote; /* --endpoint, --region, --offline, ... */
 };
 
@@ -60,7 +60,14 @@ void rp_unmap(struct rp_map *m);
 int rp_mkdir_parents(const char *path);
 /* Remove the n directories above path that rp_mkdir_parents created, if empty. */
 void rp_rmdir_parents(const char *path, int n);
-/* Open the views of store, or print why not and return non-zero. */
+/* When argv[*i] is the flag of a view's option for o->command (rk/vfs.h: the option's
+ * command and flag), take it and its value (advancing *i) into o->view, checked as
+ * rk_vfs_opt_check does: 1, or 2 after a usage error; 0 when it is no such flag. */
+int rp_view_flag(struct rp_opts *o, int argc, char **argv, int *i);
+/* The rockpack spelling of d's flag ("--sign-key") into buf. */
+void rp_view_flag_name(const struct rk_vfs_opt_decl *d, char *buf, size_t n);
+/* Open the views of store with o's view options (and the defaults rockpack gives those of
+ * o->command: flag_def), or print why not and return non-zero. */
 int rp_open(const struct rp_opts *o, const char *store, struct rk_vfs **out);
 
 #endif

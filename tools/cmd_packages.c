@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "rk/buf.h"
-#include "rk/pkgdefs.h"
 #include "cli_export.h"
 #include "rockpack.h"
 
@@ -27,17 +26,18 @@ static int cmd_packages(const struct rp_opts *o, int argc, char **argv)
 	int rc, ret = 1, nargs = 0;
 
 	for (int i = 0; i < argc; i++) {
-		const char **val = !strcmp(argv[i], "-o")	    ? &out
-				   : !strcmp(argv[i], "--type")	    ? &type
-				   : !strcmp(argv[i], "--packages") ? &po.package_defs
-				   : !strcmp(argv[i], "--sign-key") ? &po.sign_key
-								    : NULL;
+		const char **val = !strcmp(argv[i], "-o")	? &out
+				   : !strcmp(argv[i], "--type") ? &type
+								: NULL;
+		int taken;
 
 		if (val) {
 			if (!(*val = rp_value(o, argc, argv, &i)))
 				return 2;
-		} else if (!strcmp(argv[i], "--multiarch")) {
-			po.packages_multiarch = 1;
+		} else if ((taken = rp_view_flag(&po, argc, argv, &i))) {
+			/* --packages, --sign-key, --multiarch (views/packages/) */
+			if (taken == 2)
+				return 2;
 		} else if (rp_is_option(argv[i])) {
 			return rp_usage(o, "packages: unknown option '%s'", argv[i]);
 		} else if (nargs < 2) {
@@ -50,10 +50,6 @@ static int cmd_packages(const struct rp_opts *o, int argc, char **argv)
 		return rp_usage(o, "%s", usage);
 	if (strcmp(type, "deb") && strcmp(type, "rpm"))
 		return rp_usage(o, "packages: --type '%s': want deb or rpm", type);
-	if (po.package_defs && (rc = rk_pkg_defs_check(po.package_defs, &err)))
-		return rp_fail("%s", rk_err_str(&err, rc));
-	if (po.sign_key && (rc = rk_pkg_sign_check(po.sign_key, &err)))
-		return rp_fail("--sign-key: %s", rk_err_str(&err, rc));
 	if (rp_open(&po, args[0], &v))
 		return 1;
 	rp_progress_init(&p, o, "files");

@@ -22,9 +22,7 @@
 
 #include "rk/buf.h"
 #include "rk/gpu.h"
-#include "rk/kpack_db.h"
 #include "rk/kpack_view.h"
-#include "rk/topology.h"
 #include "cli_export.h"
 #include "rockpack.h"
 
@@ -125,40 +123,6 @@ static int select_artifacts(struct rk_vfs *v, const struct rk_run *r, char **arg
 	return rc;
 }
 
-/* --split-databases NAME... at argv[*i]: the words up to the next option, each a handler
- * name (or the one word "none"), into t->all for every artifact. 0, or 2 after a usage
- * error. */
-static int split_databases(const struct rp_opts *o, int argc, char **argv, int *i,
-			   struct rk_topology *t)
-{
-	int n = 0;
-
-	t->every = 1;
-	t->all.n = 0;
-	for (; *i + 1 < argc && !rp_is_option(argv[*i + 1]); n++) {
-		const char *w = argv[++*i];
-		int h = rk_kpack_db_handler(w);
-
-		if (!strcmp(w, "none") && !n && (*i + 1 >= argc || rp_is_option(argv[*i + 1])))
-			return 0;
-		if (h < 0) {
-			char known[200] = "";
-
-			for (int j = 0; j < RK_KPACK_DB_NHANDLERS; j++)
-				snprintf(known + strlen(known), sizeof(known) - strlen(known),
-					 "%s%s", j ? ", " : "", rk_kpack_db_name(j));
-			return rp_usage(o,
-					"split: --split-databases: unknown database handler "
-					"'%s' (want none or some of: %s)",
-					w, known);
-		}
-		rk_kpack_db_set_add(&t->all, h);
-	}
-	if (!n)
-		return rp_usage(o, "split: option '--split-databases' needs at least one name");
-	return 0;
-}
-
 static int cmd_split(const struct rp_opts *o, int argc, char **argv)
 {
 	struct rk_err err = RK_ERR_INIT;
@@ -167,8 +131,7 @@ static int cmd_split(const struct rp_opts *o, int argc, char **argv)
 	const struct rk_run *r;
 	struct rk_attr a;
 	struct rk_vfs *v;
-	const char *out = NULL, *targets = NULL, *comp = "zstd", *topology = NULL;
-	struct rk_topology topo = RK_TOPOLOGY_INIT;
+	const char *out = NULL, *targets = NULL;
 	struct rp_opts so = *o;
 	struct rp_progress p;
 	char **args = calloc((size_t)argc + 1, sizeof(*args));
@@ -177,16 +140,15 @@ static int cmd_split(const struct rp_opts *o, int argc, char **argv)
 	if (!args)
 		return rp_fail("out of memory");
 	for (int i = 0; i < argc; i++) {
-		const char **val = !strcmp(argv[i], "-o")	       ? &out
-				   : !strcmp(argv[i], "--targets")     ? &targets
-				   : !strcmp(argv[i], "--compression") ? &comp
-				   : !strcmp(argv[i], "--topology")    ? &topology
-								       : NULL;
+		const char **val = !strcmp(argv[i], "-o")	   ? &out
+				   : !strcmp(argv[i], "--targets") ? &targets
+								   : NULL;
+		int taken = val ? 0 : rp_view_flag(&so, argc, argv, &i);
 
-		if (!strcmp(argv[i], "--split-databases")) {
-			if (split_databases(o, argc, argv, &i, &topo))
-				ret = 2;
-		} else if (val && !(*val = rp_value(o, argc, argv, &i)))
+		/* --compression, --topology, --split-databases: the kpack view's options */
+		if (taken)
+			ret = taken == 2 ? 2 : ret;
+		else if (val && !(*val = rp_value(o, argc, argv, &i)))
 			ret = 2;
 		else if (!val && rp_is_option(argv[i]))
 			ret = rp_usage(o, "split: unknown option '%s'", argv[i]);
@@ -199,28 +161,12 @@ static int cmd_split(const struct rp_opts *o, int argc, char **argv)
 		ret = rp_usage(o, "usage: rockpack split STORE RUN [ARTIFACT...] -o DIR "
 				  "[--targets T,...] [--compression zstd|none] "
 				  "[--topology FILE | --split-databases NAME...]");
-	else if (ret != 2 && strcmp(comp, "zstd") && strcmp(comp, "none"))
-		ret = rp_usage(o, "split: --compression '%s': want zstd or none", comp);
-	else if (ret != 2 && topology && topo.every)
-		ret = rp_usage(o, "split: --topology and --split-databases exclude each other");
 	if (ret == 2) {
 		free(args);
 		return 2;
 	}
-	if (topology) {
-		struct rk_err terr = RK_ERR_INIT;
-
-		if ((rc = rk_topology_load(topology, &topo, &terr))) {
-			free(args);
-			return rp_fail("split: --topology: %s", rk_err_str(&terr, rc));
-		}
-	}
-	if (topology || topo.every)
-		so.kpack_topology = &topo;
-	so.kpack_zstd = !strcmp(comp, "zstd");
 	if (rp_open(&so, args[0], &v)) {
 		free(args);
-		rk_topology_release(&topo);
 		return 1;
 	}
 	rp_progress_init(&p, o, "files");
@@ -267,7 +213,6 @@ done:
 	rk_buf_release(&path);
 	rk_buf_release(&dest);
 	rk_vfs_close(v);
-	rk_topology_release(&topo);
 	return ret;
 }
 

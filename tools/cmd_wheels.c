@@ -39,7 +39,7 @@ static int cmd_wheels(const struct rp_opts *given, int argc, char **argv)
 	struct rp_progress p;
 	struct rk_vfs *v;
 	const char *out = NULL, *args[2];
-	int rc, ret = 1, index = 0, nargs = 0;
+	int rc, ret = 1, index = 0, nargs = 0, taken;
 
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "-o")) {
@@ -47,8 +47,9 @@ static int cmd_wheels(const struct rp_opts *given, int argc, char **argv)
 				return 2;
 		} else if (!strcmp(argv[i], "--index")) {
 			index = 1;
-		} else if (!strcmp(argv[i], "--compress")) {
-			opts.wheel_deflate = 1;
+		} else if ((taken = rp_view_flag(o, argc, argv, &i))) {
+			if (taken == 2)
+				return 2; /* --compress (views/python/) */
 		} else if (rp_is_option(argv[i])) {
 			return rp_usage(o, "wheels: unknown option '%s'", argv[i]);
 		} else if (nargs < 2) {

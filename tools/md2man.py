@@ -5,7 +5,8 @@
 
 Knows only what our pages use: `# name(N)` (the title), `## SECTION`, paragraphs,
 definition lists (a `` `term` `` line, then `: text` with indented continuation lines),
-`* ` bullets, fenced code blocks and inline `code` (bold). Anything else is text.
+`* ` bullets, fenced code blocks and inline `code` (bold); a line `<!-- ... -->` is a
+comment. Anything else is text.
 Python's standard library only, so the install depends on nothing new."""
 import re
 import sys
@@ -48,6 +49,8 @@ def convert(lines, version):
         if in_code:
             out.append("\\&" + raw.replace("\\", "\\e"))
             continue
+        if raw.startswith("<!--") and raw.rstrip().endswith("-->"):
+            continue  # a comment (the markers of a generated section)
         m = re.match(r"^# (\S+)\((\d)\)\s*$", raw)
         if m:
             out.append('.TH %s %s "" "rockfs %s"' % (m.group(1).upper(), m.group(2), version))

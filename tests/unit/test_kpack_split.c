@@ -99,8 +99,12 @@ static void release_store(void)
 
 static struct rk_vfs *open_vfs(int zstd)
 {
-	struct rk_vfs_opts o = {
-		.store = "store", .cache_dir = "cache", .ingest_jobs = 1, .kpack_zstd = zstd};
+	static const struct rk_vfs_opt z = {.name = "kpack_compression", .value = "zstd"};
+	struct rk_vfs_opts o = {.store = "store",
+				.cache_dir = "cache",
+				.ingest_jobs = 1,
+				.view_opts = &z,
+				.nview_opts = zstd ? 1 : 0};
 
 	return fx_vfs_open(&o);
 }

@@ -1,4 +1,4 @@
-/* test_wheel_build.c: the python view's wheel builder (views/python/wheel_build.c:
+/* test_wheel_build.c: the python view's wheel builder (services/wheel.c:
  * pywheel_new/add/finish, and pywheel_dist_info_py) with a vfs on an empty store for its
  * cache. The wheel (a composite file) is read back through rk_composite_pread_blobs and
  * checked with

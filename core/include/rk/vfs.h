@@ -36,7 +36,6 @@
 
 struct rk_vfs;
 struct rk_file;
-struct rk_topology;
 
 struct rk_vfs_opts {
 	const char *store; /* a local directory, s3://bucket[/prefix] or http(s):// URL */
@@ -46,21 +45,62 @@ struct rk_vfs_opts {
 	uint64_t cache_limit; /* bytes; 0: what fits the disk (RK_CACHE_LIMIT_AUTO) */
 	unsigned ingest_jobs; /* concurrent archive ingests; 0: online CPUs (at least 8 for
 			       * a remote store: its ingests also wait on the network) */
-	int kpack_zstd; /* split .kpack archives: "zstd-per-kernel" instead of "none" */
-	const struct rk_topology *kpack_topology; /* the database handlers each artifact's
-						   * split runs (rk/topology.h; the caller's,
-						   * kept until rk_vfs_close); NULL: built-in */
-	const char *package_defs; /* packages/: a package.json instead of the built-in
-				   * definitions (rk/pkgdefs.h checks one); NULL: built-in */
-	int packages_multiarch; /* packages/: a legacy run as the multi-arch set (from its
-				 * kpack split) instead of single-arch per family */
-	const char *sign_key; /* packages/: sign the repository indexes with this GnuPG key
-			       * (rk_pkg_sign_check); NULL: unsigned */
 	unsigned list_ttl_s; /* list the store's runs again when an access finds their
 			      * listing older than this (new runs appear); 0: never */
-	int wheel_deflate; /* python/: synthesized wheels' members deflated (zlib level 6)
-			    * instead of stored */
+	const struct rk_vfs_opt *view_opts; /* the views' options (below), nview_opts of them:
+					     * rk_vfs_open checks them first and fails (err
+					     * naming the option by its label) on an unknown
+					     * name, a bad value or a file that does not load */
+	size_t nview_opts;
 };
+
+/* ---- the views' options ----
+ * Each view declares the options it takes in its table (views/); the daemon takes them
+ * as -o NAME[=VALUE], rockpack as the flag of the command that has one, and both hand
+ * them to rk_vfs_open as name=value pairs. rockfs --help and docs/man/rockfs.8.md (its
+ * generated section, checked by ctest) list them from the tables. */
+enum rk_vfs_opt_type {
+	RK_VFS_OPT_FLAG, /* -o NAME, no value */
+	RK_VFS_OPT_STRING, /* -o NAME=VALUE (one of arg's '|'-separated words with choices) */
+	RK_VFS_OPT_FILE, /* -o NAME=FILE */
+	RK_VFS_OPT_SIZE, /* -o NAME=SIZE (rk/size.h) */
+	RK_VFS_OPT_LIST /* -o NAME=A:B:...; rockpack: the words after the flag, up to the next
+			 * option */
+};
+
+struct rk_vfs_opt_decl {
+	const char *name;
+	enum rk_vfs_opt_type type;
+	const char *arg; /* the value in help ("FILE", "none|zstd"); NULL for a flag */
+	int choices; /* STRING: arg lists every value it takes */
+	const char *def; /* the value when not given (NULL: unset) */
+	const char *help; /* rockfs --help: what it does, one sentence */
+	const char *man; /* docs/man/rockfs.8.md: the paragraph (markdown) */
+	const char *command; /* the rockpack command with a matching flag (NULL: none) */
+	const char *flag; /* its spelling there (NULL: --NAME, '_' as '-') */
+	const char *flag_value; /* the flag takes no value and gives this one */
+	const char *flag_def; /* rockpack's default when not def */
+	const char *excludes; /* the name of an option it cannot be given with */
+	/* checks a value beyond its type, reading no file (NULL: none); label names the
+	 * option in the message. 0 or -EINVAL with err. */
+	int (*check)(const char *value, const char *label, struct rk_err *err);
+};
+
+/* One option for rk_vfs_open: value NULL for a flag; label: how the caller spells it in
+ * messages ("topology", "split: --topology"; NULL: name). */
+struct rk_vfs_opt {
+	const char *name, *value, *label;
+};
+
+/* The views' options in RUN/ order of the views, i from 0 (NULL past the last); *view
+ * (when given) is the declaring view's directory name. */
+const struct rk_vfs_opt_decl *rk_vfs_opt_at(size_t i, const char **view);
+const struct rk_vfs_opt_decl *rk_vfs_opt_find(const char *name);
+/* Check value (NULL: none) for d as its type and d->check want, reading no file: 0, or
+ * -EINVAL with err "<label>...". rk_vfs_open does it too; a caller may do it first to
+ * refuse a usage error early. */
+int rk_vfs_opt_check(const struct rk_vfs_opt_decl *d, const char *value, const char *label,
+		     struct rk_err *err);
 
 struct rk_attr {
 	uint64_t ino;

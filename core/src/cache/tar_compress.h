@@ -14,7 +14,7 @@
  * rk_tarz_compute does that, using several threads. After compute, a struct rk_tarz is immutable
  * and may be read from many threads.
  *
- * The same pieces serve the members of a deflated wheel (python view, wheel_build.c):
+ * The same pieces serve the members of a deflated wheel (python view, services/wheel.c):
  * rk_tarz_plan_members cuts a file of members laid end to end at each member's end (and
  * every 4 MiB within it), and each piece is raw deflate (RK_CODEC_DEFLATE): a member's
  * last piece ends the deflate stream, the others end in a sync flush (byte-aligned,

@@ -56,15 +56,8 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 	pthread_mutex_init(&v->ahead_lock, NULL);
 	pthread_cond_init(&v->wait_cond, NULL);
 	v->list_ttl_ms = (uint64_t)o->list_ttl_s * 1000;
-	v->kpack_zstd = o->kpack_zstd;
-	v->kpack_topology = o->kpack_topology;
-	v->packages_multiarch = o->packages_multiarch;
-	v->wheel_deflate = o->wheel_deflate;
-	if ((o->package_defs && !(v->package_defs = strdup(o->package_defs))) ||
-	    (o->sign_key && !(v->sign_key = strdup(o->sign_key)))) {
-		rc = -ENOMEM;
+	if ((rc = vfs_opts_apply(v, o, err)))
 		goto fail;
-	}
 	jobs = o->ingest_jobs ? o->ingest_jobs : (unsigned)(ncpu > 0 ? ncpu : 1);
 	/* a remote archive's ingest also waits on the network: run more of them at once */
 	if (!o->ingest_jobs && rk_store_is_remote(o->store) && jobs < 8)
@@ -155,11 +148,7 @@ void rk_vfs_close(struct rk_vfs *v)
 	pthread_mutex_destroy(&v->refresh_lock);
 	pthread_mutex_destroy(&v->ahead_lock);
 	pthread_rwlock_destroy(&v->tree);
-	free(v->package_defs);
-	free(v->sign_key);
-	for (size_t i = 0; i < v->nkpack_only; i++)
-		free(v->kpack_only[i]);
-	free(v->kpack_only);
+	vfs_opts_release(v);
 	free(v);
 }
 

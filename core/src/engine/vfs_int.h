@@ -82,14 +82,8 @@ struct rk_vfs {
 	sem_t jobs; /* ingest slots; jobs_ok once made */
 	int jobs_ok;
 	_Atomic int cancel;
-	int kpack_zstd; /* rk_vfs_opts.kpack_zstd */
-	const struct rk_topology *kpack_topology; /* rk_vfs_opts.kpack_topology (not owned) */
-	char *package_defs; /* rk_vfs_opts.package_defs (owned) */
-	char *sign_key; /* rk_vfs_opts.sign_key (owned) */
-	int packages_multiarch; /* rk_vfs_opts.packages_multiarch */
-	int wheel_deflate; /* rk_vfs_opts.wheel_deflate */
-	char **kpack_only; /* rk/kpack_view.h: the artifacts kpack/ splits (NULL: all) */
-	size_t nkpack_only;
+	void **vconf; /* per view (vfs_views order): its config from rk_vfs_opts.view_opts
+		       * (struct vfs_view.config), or NULL */
 	_Atomic uint64_t n_nodes, n_ingests, n_index_loads, n_failures, n_transient, n_runs;
 	_Atomic uint64_t n_running, n_waiting; /* ingests holding a jobs slot, waiting for one */
 	int64_t mount_time;
@@ -200,11 +194,27 @@ struct vfs_view {
 	void (*stop)(void *state); /* may be NULL */
 	void (*free)(void *state); /* called for a state that is set; NULL: no state */
 	uint8_t place; /* enum vfs_place */
+	/* Its options (rk/vfs.h), nopts of them, and its per-mount config made from them at
+	 * rk_vfs_open: vals[i] is opts[i]'s value (given, else its default; NULL: unset;
+	 * "" for a flag given), labels[i] how the caller spells it in messages. config NULL:
+	 * no config (the view has no options). The view (and the services it declares
+	 * options for) read the config with vfs_config. */
+	const struct rk_vfs_opt_decl *opts;
+	size_t nopts;
+	int (*config)(const char *const *vals, const char *const *labels, void **cfg,
+		      struct rk_err *err);
+	void (*config_free)(void *cfg);
 };
 /* A shown function: runs that have artifacts (most views). */
 int vfs_run_has_artifacts(const struct rk_run *cat);
 extern const struct vfs_view *const vfs_views[];
 extern const size_t vfs_nviews;
+/* rk_vfs_open: check o->view_opts and make every view's config (v->vconf); 0, or a
+ * negative errno with err naming the option. vfs_opts_release frees them (rk_vfs_close). */
+int vfs_opts_apply(struct rk_vfs *v, const struct rk_vfs_opts *o, struct rk_err *err);
+void vfs_opts_release(struct rk_vfs *v);
+/* The config of the view named view (its directory name), or NULL. */
+void *vfs_config(const struct rk_vfs *v, const char *view);
 /* The slot of r holding view's per-run state (NULL until the view sets it). */
 void **vfs_view_state(struct run *r, const struct vfs_view *view);
 /* Store views (no lock held). The slot holding a store view's state for the store

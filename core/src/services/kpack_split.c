@@ -803,7 +803,7 @@ static int prepare_archives(struct split *s, struct rk_err *err)
 			if (k->mtime > ar->mtime)
 				ar->mtime = k->mtime;
 		}
-		if (!s->v->kpack_zstd) {
+		if (!kpack_cfg(s->v)->zstd) {
 			const char *arches[1] = {ar->arch};
 			struct rk_composite sp = RK_COMPOSITE_INIT;
 
@@ -934,11 +934,11 @@ static int do_split(struct rk_vfs *v, struct artifact *a, const char *group, int
 	 * them to split_artifacts --split-databases); a wheel with those of any artifact */
 	if (group) {
 		snprintf(s.group, sizeof(s.group), "%s", group);
-		rk_topology_wheel_dbs(v->kpack_topology, &wheel_dbs);
+		rk_topology_wheel_dbs(kpack_cfg(v)->topology, &wheel_dbs);
 		s.dbs = &wheel_dbs;
 	} else {
 		snprintf(s.group, sizeof(s.group), "%s_%s", a->art->an.name, a->art->an.component);
-		s.dbs = rk_topology_dbs(v->kpack_topology, a->art->an.name);
+		s.dbs = rk_topology_dbs(kpack_cfg(v)->topology, a->art->an.name);
 	}
 	if ((rc = vfs_artifacts_wait(v, &a, 1, err)))
 		return rc;
@@ -1096,35 +1096,4 @@ static int restore(struct rk_vfs *v, struct artifact *a, const char *want, uint6
 	rk_fatbin_release(&fb);
 	munmap(img, p.host_size);
 	return rc ? rc : rk_blob_open(v->cache, want, size, fd, err);
-}
-
-/* The selection of rk/kpack_view.h (v->kpack_only): set before RUN/kpack/ is read,
- * read-only after; freed by rk_vfs_close. */
-int rk_kpack_view_select(struct rk_vfs *v, const char *const *stems, size_t n)
-{
-	char **nv = n ? calloc(n, sizeof(*nv)) : NULL;
-
-	if (n && !nv)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		if (!(nv[i] = strdup(stems[i]))) {
-			while (i--)
-				free(nv[i]);
-			free(nv);
-			return -ENOMEM;
-		}
-	for (size_t i = 0; i < v->nkpack_only; i++)
-		free(v->kpack_only[i]);
-	free(v->kpack_only);
-	v->kpack_only = nv;
-	v->nkpack_only = n;
-	return 0;
-}
-
-int vfs_kpack_selected(const struct rk_vfs *v, const char *stem)
-{
-	for (size_t i = 0; i < v->nkpack_only; i++)
-		if (!strcmp(v->kpack_only[i], stem))
-			return 1;
-	return !v->nkpack_only;
 }

@@ -399,6 +399,7 @@ int pywheel_finish(struct rk_vfs *v, struct pywheel *p, const struct pywheel_inf
 	struct pyentry **order = NULL, *e, *t;
 	struct rk_zip_member *zm = NULL;
 	struct rk_composite *l = NULL;
+	const int *deflate = vfs_config(v, "python"); /* wheel_compression=deflate */
 	char stem[300], name[600];
 	size_t n = 0;
 	int rc;
@@ -515,7 +516,7 @@ int pywheel_finish(struct rk_vfs *v, struct pywheel *p, const struct pywheel_inf
 
 		snprintf(file, sizeof(file), "%s-%s.whl", stem, in->tag);
 		/* (before name, RECORD's, is reused) */
-		if (v->wheel_deflate && (rc = wheelz_plan(v, file, zm, n + 1, in->mtime, &wz))) {
+		if (deflate && *deflate && (rc = wheelz_plan(v, file, zm, n + 1, in->mtime, &wz))) {
 			rk_composite_free(l);
 			goto out;
 		}

@@ -214,9 +214,79 @@ static const char readme[] =
 	"                         split_artifacts): <name>_<comp>_generic with host code,\n"
 	"                         <name>_<comp>_<arch> with .kpack archives and databases\n";
 
+/* Its options (rk/vfs.h), which the split reads for every view built on it
+ * (services/kpack_split.h: struct kpack_cfg). */
+/* clang-format off */
+static const struct rk_vfs_opt_decl opts[KPACK_NOPTS] = {
+	[KPACK_OPT_COMPRESSION] = {
+		.name = "kpack_compression",
+		.type = RK_VFS_OPT_STRING,
+		.arg = "none|zstd",
+		.choices = 1,
+		.def = "none",
+		.help = "scheme of the .kpack archives in kpack/ and dist/<target> (default "
+			"none: no copy, no CPU)",
+		.man = "scheme of the `.kpack` archives in `kpack/` and per-target `dist/` trees: "
+		       "`none` "
+		       "(default) serves code objects straight from the cached fat binaries, byte "
+		       "for byte "
+		       "the archive rocm-kpack writes uncompressed (`PackedKernelArchive` without a "
+		       "compressor, `pack_tree.py --compression none`); `zstd` compresses each one "
+		       "(rocm-kpack's `zstd-per-kernel`, level 3), once, on first access: byte for "
+		       "byte what "
+		       "rocm-kpack's `split_artifacts` writes (docs/kpack.md, \"Compression\").",
+		.command = "split",
+		.flag = "--compression",
+		.flag_def = "zstd",
+	},
+	[KPACK_OPT_TOPOLOGY] = {
+		.name = "topology",
+		.type = RK_VFS_OPT_FILE,
+		.arg = "FILE",
+		.help = "kpack/: which database files each artifact's split moves per arch, from "
+			"TheRock's BUILD_TOPOLOGY.toml (split_databases) instead of the built-in "
+			"table",
+		.man = "which database files the split of `kpack/` (and of the views built on it: "
+		       "`dist/<target>`, `tarballs/`, `packages/`) moves to each arch's artifact: "
+		       "the "
+		       "`split_databases` lists of TheRock's `BUILD_TOPOLOGY.toml` FILE instead of "
+		       "the "
+		       "built-in copy of that table (docs/kpack.md). An artifact without a list "
+		       "keeps its "
+		       "database files in `<name>_<component>_generic`, as TheRock's split does. "
+		       "Read at mount "
+		       "time: a file that is not TOML, has no `[artifacts]` table or names a "
+		       "database handler "
+		       "rocm-kpack does not have is refused with one line (file and line), and "
+		       "rockfs exits 1.",
+		.command = "split",
+		.excludes = "split_databases",
+	},
+	[KPACK_OPT_DATABASES] = {
+		.name = "split_databases",
+		.type = RK_VFS_OPT_LIST,
+		.arg = "NAME:...",
+		.help = "kpack/: every artifact's split moves the database files of these "
+			"handlers (none: no database files), instead of a topology",
+		.man = "every artifact's split (as `-o topology=FILE`) moves the database files of "
+		       "these "
+		       "rocm-kpack database handlers, in this order (`rocblas:miopen`), or none "
+		       "(`none`), "
+		       "instead of the lists of a topology: what rocm-kpack's `split_artifacts "
+		       "--split-databases` does.",
+		.command = "split",
+		.check = kpack_check_databases,
+	},
+};
+/* clang-format on */
+
 const struct vfs_view vfs_view_kpack = {
 	.name = "kpack",
 	.readme = readme,
 	.shown = vfs_run_has_artifacts,
 	.populate = pop_kpack,
+	.opts = opts,
+	.nopts = KPACK_NOPTS,
+	.config = kpack_config,
+	.config_free = kpack_config_free,
 };

@@ -136,7 +136,7 @@ static void pkgs_release(struct pkgs *s)
 	vfs_tree_free(s->set);
 }
 
-static void state_free(void *ctx)
+void pkg_state_free(void *ctx)
 {
 	struct state *st = ctx;
 
@@ -280,7 +280,7 @@ static int artifacts_for(struct state *st, int *kpack, struct artifact ***out, s
 	struct run *r = st->r;
 	struct artifact **as = NULL;
 	size_t na = 0, first;
-	int rc = 0, split = !*kpack && v->packages_multiarch;
+	int rc = 0, split = !*kpack && pkg_cfg(v)->multiarch;
 
 	for (size_t i = 0; !rc && i < r->cat->narts; i++)
 		rc = push(&as, &na, &r->artifacts[i]);
@@ -695,7 +695,7 @@ static int sign_index(struct rk_vfs *v, struct node *dir, const char *clear, con
 
 		if (!name)
 			continue;
-		if ((rc = pkg_sign(v->sign_key, text, len, c, &sig, &n, err))) {
+		if ((rc = pkg_sign(pkg_cfg(v)->sign_key, text, len, c, &sig, &n, err))) {
 			rk_err_log("packages: %s", rk_err_str(err, rc));
 			return -EIO;
 		}
@@ -779,7 +779,7 @@ static int pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 			       gzlen);
 		gz = NULL;
 	}
-	if (!rc && v->sign_key)
+	if (!rc && pkg_cfg(v)->sign_key)
 		rc = sign_index(v, out, "stable/InRelease", "stable/Release.gpg", release, rlen,
 				vfs_node_mtime(dir), err);
 	if (!rc) {
@@ -1058,7 +1058,7 @@ static int pop_repodata(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 			const char *name =
 				strchr(f->name, '/') ? strchr(f->name, '/') + 1 : f->name;
 
-			if (i == RK_REPODATA_REPOMD && v->sign_key)
+			if (i == RK_REPODATA_REPOMD && pkg_cfg(v)->sign_key)
 				rc = sign_index(v, out, NULL, "repomd.xml.asc", f->data, f->len,
 						vfs_node_mtime(dir), err);
 			if (!rc)
@@ -1127,7 +1127,7 @@ static const char readme_text[] =
 	"Listing deb/pool/ or rpm/x86_64/ decompresses the run's artifacts into the cache;\n"
 	"reading an index (dists/, repodata/) hashes every package once.\n";
 
-static int pop_packages(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+int pkg_populate(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
 	struct run *r = vfs_node_run(dir);
 	struct state *st = calloc(1, sizeof(*st));
@@ -1143,7 +1143,7 @@ static int pop_packages(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	st->r = r;
 	st->deb = (struct pkgs){.st = st, .type = PKG_DEB};
 	st->rpm = (struct pkgs){.st = st, .type = PKG_RPM};
-	if ((rc = pkg_defs_load(v->package_defs, &st->defs, err))) {
+	if ((rc = pkg_defs_load(pkg_cfg(v)->defs, &st->defs, err))) {
 		rk_err_log("packages: %s", rk_err_str(err, rc));
 		rc = -EIO;
 		goto fail;
@@ -1173,18 +1173,6 @@ static int pop_packages(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	return vfs_graft(v, dir, out);
 fail:
 	vfs_tree_free(out);
-	state_free(st);
+	pkg_state_free(st);
 	return rc;
 }
-
-static const char readme[] =
-	"  <run>/packages/        TheRock's DEB and RPM packages as an apt (deb/) and a dnf\n"
-	"                         (rpm/x86_64/) repository, made on read\n";
-
-const struct vfs_view vfs_view_packages = {
-	.name = "packages",
-	.readme = readme,
-	.shown = vfs_run_has_artifacts,
-	.populate = pop_packages,
-	.free = state_free,
-};

@@ -947,4 +947,8 @@ const struct vfs_view vfs_view_python = {
 	.populate = pop_python,
 	.stop = python_stop,
 	.free = python_free,
+	.opts = py_opts,
+	.nopts = PY_NOPTS,
+	.config = py_config,
+	.config_free = free,
 };

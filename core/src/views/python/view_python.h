@@ -40,4 +40,9 @@ struct pystored {
 int vfs_python_split(struct rk_vfs *v, struct run *r, struct pystate *ps, const struct pystored *st,
 		     size_t n, struct pysynth_set *out, struct rk_err *err);
 
+/* The view's options and config (py_options.c): one int, wheel_compression=deflate. */
+enum { PY_NOPTS = 1 };
+extern const struct rk_vfs_opt_decl py_opts[PY_NOPTS];
+int py_config(const char *const *vals, const char *const *labels, void **cfg, struct rk_err *err);
+
 #endif

@@ -12,7 +12,7 @@
  *   rocm-V.tar.gz                                  the selector sdist (our rocm_sdk package)
  *
  * A wheel is a zip of stored entries laid out over the cache blobs of the flattened
- * artifacts (wheel_build.c, zip_layout.h): its size is known at once and any range is
+ * artifacts (services/wheel.c, zip_layout.h): its size is known at once and any range is
  * read directly. RECORD hashes are the blobs' own content ids. Only the devel wheel's
  * _devel.tar is written once into the cache (its hash goes into RECORD). */
 #include <errno.h>

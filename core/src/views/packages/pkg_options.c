@@ -1,0 +1,124 @@
+/* pkg_options.c: the options of RUN/packages/ (rk/vfs.h: declared here, checked at the
+ * door by rk_vfs_open: a package.json that does not parse, a key that cannot sign) and
+ * the view's table. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rk/pkgdefs.h"
+#include "engine/vfs_int.h"
+#include "views/packages/packages.h"
+
+enum { OPT_DEFS, OPT_MULTIARCH, OPT_SIGN_KEY, NOPTS };
+
+/* clang-format off */
+static const struct rk_vfs_opt_decl opts[NOPTS] = {
+	[OPT_DEFS] = {
+		.name = "packages",
+		.type = RK_VFS_OPT_FILE,
+		.arg = "FILE",
+		.help = "packages/: TheRock's package.json (or any file of its schema) instead "
+			"of the built-in definitions",
+		.man = "the native package definitions of `RUN/packages/`: TheRock's own "
+		       "`build_tools/packaging/linux/package.json` (or any file of its schema) "
+		       "instead of the built-in ones. Checked at mount time: a malformed entry is "
+		       "refused with one line naming it, and rockfs exits 1.",
+		.command = "packages",
+	},
+	[OPT_MULTIARCH] = {
+		.name = "packages_multiarch",
+		.type = RK_VFS_OPT_FLAG,
+		.help = "packages/: a legacy (fat) run as the multi-arch set (host + per-arch "
+			"device packages) from its kpack split",
+		.man = "serve a legacy (fat) run's `RUN/packages/` as the multi-arch set (host "
+		       "packages, per-architecture device packages, versioned metas) built from "
+		       "the kpack split rockfs computes for `kpack/`, instead of TheRock's "
+		       "single-arch set per family. Upstream cannot do this: its multi-arch set "
+		       "needs a kpack-split build.",
+		.command = "packages",
+		.flag = "--multiarch",
+	},
+	[OPT_SIGN_KEY] = {
+		.name = "sign_key",
+		.type = RK_VFS_OPT_STRING,
+		.arg = "KEY",
+		.help = "packages/: sign the apt and dnf indexes (InRelease, Release.gpg, "
+			"repomd.xml.asc) with this GnuPG key",
+		.man = "sign the indexes of `RUN/packages/` with the GnuPG key KEY (a fingerprint, "
+		       "key id or user id of the daemon user's keyring, usable without a "
+		       "passphrase prompt): `deb/dists/stable/InRelease` and `Release.gpg`, "
+		       "`rpm/x86_64/repodata/repomd.xml.asc`. Checked at mount time with a test "
+		       "signature. Without it the repositories are unsigned (`[trusted=yes]`, "
+		       "`--nogpgcheck`).",
+		.command = "packages",
+	},
+};
+/* clang-format on */
+
+const struct pkg_cfg *pkg_cfg(const struct rk_vfs *v)
+{
+	static const struct pkg_cfg none = {0};
+	const struct pkg_cfg *c = vfs_config(v, "packages");
+
+	return c ? c : &none;
+}
+
+static void config_free(void *cfg)
+{
+	struct pkg_cfg *c = cfg;
+
+	if (!c)
+		return;
+	free(c->defs);
+	free(c->sign_key);
+	free(c);
+}
+
+static int config(const char *const *vals, const char *const *labels, void **cfg,
+		  struct rk_err *err)
+{
+	struct pkg_cfg *c = calloc(1, sizeof(*c));
+	int rc = c ? 0 : -ENOMEM;
+
+	if (!rc && vals[OPT_DEFS]) {
+		/* the message names the file and the entry */
+		if (!(rc = rk_pkg_defs_check(vals[OPT_DEFS], err)) &&
+		    !(c->defs = realpath(vals[OPT_DEFS], NULL))) /* the daemon leaves the cwd */
+			rc = rk_err_set(err, -errno, "%s=%s: %s", labels[OPT_DEFS], vals[OPT_DEFS],
+					strerror(errno));
+	}
+	if (!rc && vals[OPT_SIGN_KEY]) {
+		struct rk_err serr = RK_ERR_INIT;
+
+		if ((rc = rk_pkg_sign_check(vals[OPT_SIGN_KEY], &serr)))
+			rc = rk_err_set(err, rc, "%s: %s", labels[OPT_SIGN_KEY],
+					rk_err_str(&serr, rc));
+		else if (!(c->sign_key = strdup(vals[OPT_SIGN_KEY])))
+			rc = -ENOMEM;
+	}
+	if (c)
+		c->multiarch = vals[OPT_MULTIARCH] != NULL;
+	if (rc) {
+		config_free(c);
+		return rc;
+	}
+	*cfg = c;
+	return 0;
+}
+
+/* Its lines in the mount's README. */
+static const char readme[] =
+	"  <run>/packages/        TheRock's DEB and RPM packages as an apt (deb/) and a dnf\n"
+	"                         (rpm/x86_64/) repository, made on read\n";
+
+const struct vfs_view vfs_view_packages = {
+	.name = "packages",
+	.readme = readme,
+	.shown = vfs_run_has_artifacts,
+	.populate = pkg_populate,
+	.free = pkg_state_free,
+	.opts = opts,
+	.nopts = NOPTS,
+	.config = config,
+	.config_free = config_free,
+};
