@@ -72,6 +72,9 @@ struct node {
 			     * make it); v->tree */
 	_Atomic uint8_t read_logged; /* SRC_COMPOSITE: a failed read was logged (once: the
 				      * kernel and readers retry) */
+	uint8_t lists_runs; /* the root and {owner}-{repo}/ directories: they list the store's
+			     * runs (and its store views), until one turns out to be a run
+			     * itself (run set); immutable */
 	uint8_t incomplete; /* a directory whose listing misses entries nobody could read: a
 			     * readdir ends in EIO after the entries it has */
 	char *why_incomplete; /* incomplete: what is missing and why (the artifact and its
@@ -173,6 +176,8 @@ int store_views_open(struct rk_vfs *v, struct rk_err *err);
  * function, before the runs are listed) its store views' lazy directories and state. No
  * lock held. */
 int store_views_add(struct rk_vfs *v, struct node *dir);
+/* The store directory n is in (n itself when it is one), or NULL. */
+struct node *store_dir(const struct node *n);
 /* The store listing of store directory dir (at path) has an entry name that would be a
  * run or org directory: if a store view has that name, log once that it is not listed. */
 void store_views_hides(struct rk_vfs *v, struct node *dir, const char *path, const char *name);

@@ -17,7 +17,7 @@ static void fill_attr(const struct node *n, struct rk_attr *a)
 	a->nlink = S_ISDIR(n->mode) ? 1 : n->nlink; /* 1: "unknown", so find never prunes */
 	a->size = n->size;
 	a->mtime = n->mtime;
-	a->live = (n->pop == pop_root || n->pop == pop_org) && !n->run;
+	a->live = n->lists_runs && !n->run;
 	a->run = n->pop == pop_run && n->parent;
 	a->pending = node_pending(n);
 }
@@ -49,7 +49,7 @@ int rk_vfs_refresh(struct rk_vfs *v, uint64_t ino)
 	pthread_rwlock_rdlock(&v->tree);
 	dir = find_ino(v, ino);
 	pthread_rwlock_unlock(&v->tree);
-	if (!dir || !S_ISDIR(dir->mode) || !(dir->pop == pop_root || dir->pop == pop_org))
+	if (!dir || !S_ISDIR(dir->mode) || !dir->lists_runs)
 		return 0;
 	return refresh_listing(v, dir);
 }

@@ -201,10 +201,13 @@ static int add_listed(struct rk_vfs *v, struct node *dir, const char *path, int 
 		if (!kind || vfs_dent_find(dir, name))
 			continue;
 		n = served_lazy_dir(v, dir, name, kind, l->v[i].mtime);
-		if (!n || !(n->ctx = join_path(path, name)))
+		if (!n || !(n->ctx = join_path(path, name))) {
 			rc = -ENOMEM;
-		else if (added)
-			(*added)++;
+		} else {
+			n->lists_runs = kind == pop_org;
+			if (added)
+				(*added)++;
+		}
 	}
 	if (added && *added)
 		dir->mtime = dir->mtime < now ? now : dir->mtime + 1;
@@ -271,7 +274,7 @@ int refresh_listing(struct rk_vfs *v, struct node *dir)
 	int rc, top = !dir->parent;
 	const char *path = top ? "" : dir->ctx;
 
-	if (!v->list_ttl_ms || !(dir->pop == pop_root || dir->pop == pop_org))
+	if (!v->list_ttl_ms || !dir->lists_runs)
 		return 0;
 	pthread_mutex_lock(&v->wait_lock);
 	rc = dir->pop_state == PS_DONE && !dir->pop_rc;

@@ -15,6 +15,7 @@
 
 #include "engine/vfs_int.h"
 #include "engine/engine.h"
+#include "util/array.h"
 
 /* ---- runs ---- */
 
@@ -106,11 +107,6 @@ static void name_add(struct name_list *l, const char *a, const char *b)
 	l->n++;
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int rk_vfs_list_runs(struct rk_vfs *v, char ***names, size_t *count, struct rk_err *err)
 {
 	struct name_list l = {0};
@@ -145,7 +141,7 @@ int rk_vfs_list_runs(struct rk_vfs *v, char ***names, size_t *count, struct rk_e
 		return l.rc;
 	}
 	if (l.n)
-		qsort(l.v, l.n, sizeof(*l.v), cmp_name);
+		qsort(l.v, l.n, sizeof(*l.v), rk_cmp_str);
 	*names = l.v;
 	*count = l.n;
 	return 0;
@@ -315,5 +311,57 @@ int vfs_run_manifest(struct rk_vfs *v, struct node *dir, struct rk_manifest *out
 	if (brc)
 		return rk_err_set(err, rc, "manifests/therock_manifest.json: %s",
 				  rk_err_str(&serr, rc));
+	return 0;
+}
+
+/* ---- the runs a store view sees (vfs_int.h) ---- */
+
+int vfs_store_runs(struct rk_vfs *v, const struct node *dir, char ***names, size_t *count,
+		   struct rk_err *err)
+{
+	struct node *sd = store_dir(dir);
+	char **out;
+	size_t n = 0;
+	int rc = 0;
+
+	if (!sd)
+		return rk_err_set(err, -EINVAL, "not in a store directory");
+	refresh_listing(v, sd);
+	pthread_rwlock_rdlock(&v->tree);
+	out = calloc(sd->nents + 1, sizeof(*out));
+	for (size_t i = 0; out && !rc && i < sd->nents; i++)
+		if (sd->order[i]->node->pop == pop_run && !(out[n++] = strdup(sd->order[i]->name)))
+			rc = -ENOMEM;
+	pthread_rwlock_unlock(&v->tree);
+	if (!out || rc) {
+		for (size_t i = 0; out && i < n; i++)
+			free(out[i]);
+		free(out);
+		return -ENOMEM;
+	}
+	qsort(out, n, sizeof(*out), rk_cmp_str);
+	*names = out;
+	*count = n;
+	return 0;
+}
+
+int vfs_store_run(struct rk_vfs *v, const struct node *dir, const char *name, struct run **out,
+		  struct rk_err *err)
+{
+	struct node *sd = store_dir(dir), *n = NULL;
+	int rc;
+
+	if (sd) {
+		pthread_rwlock_rdlock(&v->tree);
+		n = vfs_dent_find(sd, name);
+		if (n && n->pop != pop_run)
+			n = NULL;
+		pthread_rwlock_unlock(&v->tree);
+	}
+	if (!n)
+		return rk_err_set(err, -ENOENT, "run '%s': no such run here", name);
+	if ((rc = vfs_populate(v, n, err)))
+		return rc;
+	*out = n->run;
 	return 0;
 }

@@ -107,10 +107,9 @@ int store_views_add(struct rk_vfs *v, struct node *dir)
 	return rc;
 }
 
-/* The store directory n is in (n itself when it is one), or NULL. */
-static struct node *store_dir(const struct node *n)
+struct node *store_dir(const struct node *n)
 {
-	while (n && !((n->pop == pop_root || n->pop == pop_org) && !n->run))
+	while (n && !(n->lists_runs && !n->run))
 		n = n->parent;
 	return (struct node *)n;
 }
@@ -151,61 +150,6 @@ void **vfs_store_state(struct rk_vfs *v, const struct node *dir, const struct vf
 	struct vfs_store *s = store_of(v, store_dir(dir), view, NULL, &i);
 
 	return s ? &s->vstate[i] : NULL; /* NULL: not a store view's node, a programming error */
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-int vfs_store_runs(struct rk_vfs *v, const struct node *dir, char ***names, size_t *count,
-		   struct rk_err *err)
-{
-	struct node *sd = store_dir(dir);
-	char **out;
-	size_t n = 0;
-	int rc = 0;
-
-	if (!sd)
-		return rk_err_set(err, -EINVAL, "not in a store directory");
-	refresh_listing(v, sd);
-	pthread_rwlock_rdlock(&v->tree);
-	out = calloc(sd->nents + 1, sizeof(*out));
-	for (size_t i = 0; out && !rc && i < sd->nents; i++)
-		if (sd->order[i]->node->pop == pop_run && !(out[n++] = strdup(sd->order[i]->name)))
-			rc = -ENOMEM;
-	pthread_rwlock_unlock(&v->tree);
-	if (!out || rc) {
-		for (size_t i = 0; out && i < n; i++)
-			free(out[i]);
-		free(out);
-		return -ENOMEM;
-	}
-	qsort(out, n, sizeof(*out), cmp_name);
-	*names = out;
-	*count = n;
-	return 0;
-}
-
-int vfs_store_run(struct rk_vfs *v, const struct node *dir, const char *name, struct run **out,
-		  struct rk_err *err)
-{
-	struct node *sd = store_dir(dir), *n = NULL;
-	int rc;
-
-	if (sd) {
-		pthread_rwlock_rdlock(&v->tree);
-		n = vfs_dent_find(sd, name);
-		if (n && n->pop != pop_run)
-			n = NULL;
-		pthread_rwlock_unlock(&v->tree);
-	}
-	if (!n)
-		return rk_err_set(err, -ENOENT, "run '%s': no such run here", name);
-	if ((rc = vfs_populate(v, n, err)))
-		return rc;
-	*out = n->run;
-	return 0;
 }
 
 void store_views_stop(struct rk_vfs *v)

@@ -90,6 +90,7 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 		rc = -ENOMEM;
 		goto fail;
 	}
+	root->lists_runs = 1;
 	*out = v;
 	return 0;
 fail:

@@ -18,10 +18,15 @@ struct rk_vfs;
 /* The mount's (a zeroed one when there is none: defaults). */
 const struct pkg_cfg *pkg_cfg(const struct rk_vfs *v);
 
-/* The view's populate and free (view_packages.c; its table is in pkg_options.c). */
-struct node;
+/* What view_packages.c's table takes from pkg_options.c: the options, their config, the
+ * README lines. */
 struct rk_err;
-int pkg_populate(struct rk_vfs *v, struct node *dir, struct rk_err *err);
-void pkg_state_free(void *ctx);
+#include "rk/vfs.h"
+enum { PKG_NOPTS = 3 };
+extern const struct rk_vfs_opt_decl pkg_opts[];
+int pkg_config(const char *const *vals, const char *const *labels, void **cfg,
+	       struct rk_err *err);
+void pkg_config_free(void *cfg);
+extern const char pkg_readme[];
 
 #endif

@@ -1,6 +1,6 @@
 /* pkg_options.c: the options of RUN/packages/ (rk/vfs.h: declared here, checked at the
  * door by rk_vfs_open: a package.json that does not parse, a key that cannot sign) and
- * the view's table. */
+ * its README lines; view_packages.c's table points at them. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,9 +10,10 @@
 #include "views/packages/packages.h"
 
 enum { OPT_DEFS, OPT_MULTIARCH, OPT_SIGN_KEY, NOPTS };
+_Static_assert((int)NOPTS == (int)PKG_NOPTS, "packages.h counts the options");
 
 /* clang-format off */
-static const struct rk_vfs_opt_decl opts[NOPTS] = {
+const struct rk_vfs_opt_decl pkg_opts[NOPTS] = {
 	[OPT_DEFS] = {
 		.name = "packages",
 		.type = RK_VFS_OPT_FILE,
@@ -63,7 +64,7 @@ const struct pkg_cfg *pkg_cfg(const struct rk_vfs *v)
 	return c ? c : &none;
 }
 
-static void config_free(void *cfg)
+void pkg_config_free(void *cfg)
 {
 	struct pkg_cfg *c = cfg;
 
@@ -74,8 +75,8 @@ static void config_free(void *cfg)
 	free(c);
 }
 
-static int config(const char *const *vals, const char *const *labels, void **cfg,
-		  struct rk_err *err)
+int pkg_config(const char *const *vals, const char *const *labels, void **cfg,
+	       struct rk_err *err)
 {
 	struct pkg_cfg *c = calloc(1, sizeof(*c));
 	int rc = c ? 0 : -ENOMEM;
@@ -99,7 +100,7 @@ static int config(const char *const *vals, const char *const *labels, void **cfg
 	if (c)
 		c->multiarch = vals[OPT_MULTIARCH] != NULL;
 	if (rc) {
-		config_free(c);
+		pkg_config_free(c);
 		return rc;
 	}
 	*cfg = c;
@@ -107,18 +108,6 @@ static int config(const char *const *vals, const char *const *labels, void **cfg
 }
 
 /* Its lines in the mount's README. */
-static const char readme[] =
+const char pkg_readme[] =
 	"  <run>/packages/        TheRock's DEB and RPM packages as an apt (deb/) and a dnf\n"
 	"                         (rpm/x86_64/) repository, made on read\n";
-
-const struct vfs_view vfs_view_packages = {
-	.name = "packages",
-	.readme = readme,
-	.shown = vfs_run_has_artifacts,
-	.populate = pkg_populate,
-	.free = pkg_state_free,
-	.opts = opts,
-	.nopts = NOPTS,
-	.config = config,
-	.config_free = config_free,
-};

@@ -136,7 +136,7 @@ static void pkgs_release(struct pkgs *s)
 	vfs_tree_free(s->set);
 }
 
-void pkg_state_free(void *ctx)
+static void pkg_state_free(void *ctx)
 {
 	struct state *st = ctx;
 
@@ -1127,7 +1127,7 @@ static const char readme_text[] =
 	"Listing deb/pool/ or rpm/x86_64/ decompresses the run's artifacts into the cache;\n"
 	"reading an index (dists/, repodata/) hashes every package once.\n";
 
-int pkg_populate(struct rk_vfs *v, struct node *dir, struct rk_err *err)
+static int pkg_populate(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
 	struct run *r = vfs_node_run(dir);
 	struct state *st = calloc(1, sizeof(*st));
@@ -1176,3 +1176,15 @@ fail:
 	pkg_state_free(st);
 	return rc;
 }
+
+const struct vfs_view vfs_view_packages = {
+	.name = "packages",
+	.readme = pkg_readme,
+	.shown = vfs_run_has_artifacts,
+	.populate = pkg_populate,
+	.free = pkg_state_free,
+	.opts = pkg_opts,
+	.nopts = PKG_NOPTS,
+	.config = pkg_config,
+	.config_free = pkg_config_free,
+};
