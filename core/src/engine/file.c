@@ -21,6 +21,7 @@
 #include "engine/readahead.h"
 #include "engine/vfs_int.h"
 #include "engine/engine.h"
+#include "util/file_read.h"
 
 struct rk_file {
 	struct rk_vfs *v;
@@ -42,21 +43,6 @@ struct rk_file {
 	char id[RK_SHA256_HEX]; /* blob: the node's blob id */
 	char blob[RK_SHA256_HEX]; /* fd is cache blob blob (rk_blob_open), else "" */
 };
-
-/* Exactly n bytes from fd at off (a cache blob: short means damaged). 0 or -errno. */
-static int pread_full(int fd, char *buf, size_t n, uint64_t off)
-{
-	for (size_t got = 0; got < n;) {
-		ssize_t r = pread(fd, buf + got, n - got, (off_t)(off + got));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -EIO;
-		got += (size_t)r;
-	}
-	return 0;
-}
 
 /* ---- SRC_NONE: a member the cache could not hold, or nothing to read ---- */
 
@@ -154,7 +140,7 @@ static ssize_t fd_pread(struct rk_file *f, char *buf, size_t n, uint64_t off, st
 	if (f->blob[0] && (r = rk_blob_recheck(f->v->cache, f->blob, f->size, f->fd, err)))
 		return blob_failed(f, off, (int)r, err);
 	/* the file is f->size bytes: shorter means its blob changed under the mount */
-	if ((r = pread_full(f->fd, buf, n, off))) {
+	if ((r = rk_pread_full(f->fd, buf, n, off))) {
 		rk_err_set(err, (int)r, "read: %s",
 			   r == -EIO ? "the cache file is short (truncated under the mount)"
 				     : strerror((int)-r));

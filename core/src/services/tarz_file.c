@@ -15,6 +15,7 @@
 #include "cache/composite_read.h"
 #include "cache/tar_compress.h"
 #include "services/tarz_file.h"
+#include "util/file_read.h"
 
 struct tarz_file {
 	struct rk_tarz *z; /* owned */
@@ -65,21 +66,6 @@ static int tarz_open(struct rk_vfs *v, void *ctx, void **fh, struct rk_err *err)
 	return 0;
 }
 
-/* Exactly n bytes from fd at off (a cache blob: short means damaged). 0 or -errno. */
-static int pread_full(int fd, char *buf, size_t n, uint64_t off)
-{
-	for (size_t got = 0; got < n;) {
-		ssize_t r = pread(fd, buf + got, n - got, (off_t)(off + got));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -EIO;
-		got += (size_t)r;
-	}
-	return 0;
-}
-
 /* Make o->cur read compressed piece i. Caller holds o->lock. */
 static int piece_fd_locked(struct tarz_open *o, size_t i, struct rk_err *err)
 {
@@ -118,7 +104,7 @@ static ssize_t tarz_pread(void *fh, char *buf, size_t n, uint64_t off, struct rk
 		pthread_mutex_lock(&o->lock);
 		rc = piece_fd_locked(o, i, err);
 		if (!rc)
-			rc = pread_full(o->cur.fd, buf + done, chunk, within);
+			rc = rk_pread_full(o->cur.fd, buf + done, chunk, within);
 		pthread_mutex_unlock(&o->lock);
 		done += chunk;
 	}

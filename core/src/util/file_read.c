@@ -45,3 +45,17 @@ int rk_file_read(const char *path, size_t max, char **out, size_t *len)
 	*len = got;
 	return 0;
 }
+
+int rk_pread_full(int fd, void *buf, size_t n, uint64_t off)
+{
+	for (size_t got = 0; got < n;) {
+		ssize_t r = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		got += (size_t)r;
+	}
+	return 0;
+}
