@@ -5,9 +5,9 @@
 # debhelper, dpkg-dev, rpm (rpmbuild), patchelf and python3-jinja2, over a copy of the
 # demo's kpack-split run's browse/ (the layout its fetch step extracts; it converts
 # DT_RUNPATH in place, so not the read-only mount), with --enable-kpack and the run id as
-# --version-suffix, as TheRock's CI calls it, once for DEB and once for RPM (both at
-# once, each on its own copy). The mount, given the same package.json (-o packages=FILE),
-# must serve the same packages (pkg_upstream_cmp.py): the same names; for a DEB the same control fields, data files
+# --version-suffix, as TheRock's CI calls it, once for DEB and once for RPM. The mount,
+# given the same package.json (-o packages=FILE), must serve the same packages
+# (pkg_upstream_cmp.py): the same names; for a DEB the same control fields, data files
 # (paths, modes after dh_fixperms, link targets, bytes) and maintainer scripts present;
 # for an RPM the same tags, dependencies, file list (modes, owners, digests) and bytes;
 # but for the differences docs/packages.md lists.
@@ -25,27 +25,13 @@ DEFS=$UP/packaging/linux/package.json
 
 M=$T/mnt
 it_mount fs "$STORE" "$M" "$T/cache" -o "packages=$DEFS"
-# one copy per build: build_package.py rewrites the files in place
-for type in deb rpm; do
-	cp -a "$M/$SPLIT/browse" "$T/artifacts-$type" && chmod -R u+w "$T/artifacts-$type" ||
-		die "copy browse/"
-done
+cp -a "$M/$SPLIT/browse" "$T/artifacts" && chmod -R u+w "$T/artifacts" || die "copy browse/"
 run_id=${SPLIT%%-*}
-# both builds at once (each is mostly single-threaded dpkg-buildpackage or rpmbuild runs);
-# no __pycache__: build_package.py deletes its own at start and end, which two runs would race
-up_build() {
-	(cd "$UP/packaging/linux" &&
-		PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$UP:$HERE/py312_compat "$PY" build_package.py \
-			--artifacts-dir "$T/artifacts-$1" \
-			--dest-dir "$T/up-$1" --pkg-type "$1" --rocm-version 7.13.0 \
-			--version-suffix "$run_id" --enable-kpack) >"$T/up-$1.log" 2>&1
-}
-(up_build deb || exit 1) & deb_pid=$!
-(up_build rpm || exit 1) & rpm_pid=$!
 for type in deb rpm; do
-	pid=$deb_pid
-	[ $type = rpm ] && pid=$rpm_pid
-	wait $pid ||
+	(cd "$UP/packaging/linux" &&
+		PYTHONPATH=$UP:$HERE/py312_compat "$PY" build_package.py --artifacts-dir "$T/artifacts" \
+			--dest-dir "$T/up-$type" --pkg-type $type --rocm-version 7.13.0 \
+			--version-suffix "$run_id" --enable-kpack) >"$T/up-$type.log" 2>&1 ||
 		{ fail "upstream's build_package.py --pkg-type $type"; tail -n 20 "$T/up-$type.log" >&2; continue; }
 	ours=$M/$SPLIT/packages/deb/pool
 	[ $type = rpm ] && ours=$M/$SPLIT/packages/rpm
