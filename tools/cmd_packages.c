@@ -14,8 +14,9 @@
 #include "cli_export.h"
 #include "rockpack.h"
 
-/* The lines of section `head` of the README at path (each "  what: why", or "  what"),
- * joined by "; " into *list (malloc'd; NULL when none); their number. -1: no README. */
+/* The lines of section `head` of the README at path (each "  what: why", or "  what"):
+ * the first four whats joined by ", " into *list (malloc'd; NULL when none); their
+ * number. -1: no README. */
 static int section(const char *path, const char *head, char **list)
 {
 	FILE *f = fopen(path, "r");
@@ -34,7 +35,8 @@ static int section(const char *path, const char *head, char **list)
 		}
 		if (!in || !strcmp(line, "  none"))
 			continue;
-		if (rk_buf_addf(&b, "%s%s", n ? "; " : "", line + 2)) {
+		line[2 + strcspn(line + 2, ":")] = '\0';
+		if (n < 4 && rk_buf_addf(&b, "%s%s", n ? ", " : "", line + 2)) {
 			n = -1;
 			break;
 		}
@@ -49,23 +51,24 @@ static int section(const char *path, const char *head, char **list)
 
 /* Say on stderr what the repository written to out left out (out/README); with strict, 1
  * (and one line) when a package was left out. */
-static int report(const char *out, int strict)
+static int report(const char *out, int rpm, int strict)
 {
 	struct rk_buf path = RK_BUF_INIT;
 	char *pk = NULL, *art = NULL;
 	int npk = -1, nart = -1, ret = 0;
 
-	if (!rk_buf_addf(&path, "%s/README", out)) {
+	if (!rk_buf_addf(&path, "%s%s/README", out, rpm ? "/x86_64" : "")) {
 		npk = section(path.buf, "Packages left out", &pk);
 		nart = section(path.buf, "Artifacts of the run", &art);
 	}
 	if (npk > 0 || nart > 0)
 		rp_clear_line();
 	if (npk > 0)
-		fprintf(stderr, "rockpack: packages: %d left out (%s): %s\n", npk, path.buf, pk);
+		fprintf(stderr, "rockpack: packages: %d left out: %s%s (why: %s)\n", npk, pk,
+			npk > 4 ? ", ..." : "", path.buf);
 	if (nart > 0)
-		fprintf(stderr, "rockpack: packages: %d artifacts no definition selects: %s\n",
-			nart, art);
+		fprintf(stderr, "rockpack: packages: %d artifacts no definition selects: %s%s\n",
+			nart, art, nart > 4 ? ", ..." : "");
 	if (strict && npk != 0)
 		ret = npk < 0 ? rp_fail("packages: --strict: cannot read %s", path.buf)
 			      : rp_fail("packages: --strict: %d packages left out", npk);
@@ -131,7 +134,7 @@ static int cmd_packages(const struct rp_opts *o, int argc, char **argv)
 	}
 	ret = rp_export(v, &p, path.buf, type, out);
 	if (!ret)
-		ret = report(out, strict);
+		ret = report(out, !strcmp(type, "rpm"), strict);
 done:
 	ret = rp_progress_end(&p, ret, out, NULL, NULL);
 	rk_buf_release(&path);
