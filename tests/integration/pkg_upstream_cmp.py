@@ -21,7 +21,10 @@ differences" and "Compared with upstream's build") is allowed, and only that:
   - an RPM has none of rpmbuild's automatic dependencies (rpmlib(...), sonames,
     interpreters) and no build host or build time;
   - the maintainer scripts are ours ("same effect"): a package has one where upstream's
-    has one, the text may differ.
+    has one, the text may differ;
+  - a package upstream builds although it depends on one upstream left out (its
+    definition selected no file), transitively, is not served: our repository never names
+    a package it does not hold (docs/packages.md, "Left out").
 Prints one line per difference; exits 1 if there is any.
 """
 import glob
@@ -77,9 +80,46 @@ def packages(top, suffix):
                                                       recursive=True)}
 
 
+def relations(path):
+    """The package's name and its Depends / Requires, each a list of alternatives."""
+    if kind == "deb":
+        name = run("dpkg-deb", "-f", path, "Package").decode().strip()
+        deps = run("dpkg-deb", "-f", path, "Depends").decode().strip()
+        items = [i for i in deps.split(",") if i.strip()]
+        return name, [[a.strip().split(" ")[0].split("(")[0] for a in i.split("|")]
+                      for i in items]
+    name = run("rpm", "-qp", "--qf", "%{NAME}", path).decode().strip()
+    reqs = run("rpm", "-qp", "--qf", "[%{REQUIRENAME}\\n]", path).decode().split("\n")
+    return name, [[r] for r in reqs if r and not AUTO_DEP.match(r)]
+
+
+def uninstallable(up):
+    """Upstream's packages that need an amdrocm package upstream did not build, to the
+    fixed point (file names)."""
+    rel = {n: relations(p) for n, p in up.items()}
+    served = {name for name, _ in rel.values()}
+    gone = set()
+    for _ in range(len(rel) + 1):
+        changed = False
+        for n, (name, items) in rel.items():
+            if n in gone:
+                continue
+            if any(all(a.startswith("amdrocm") and a not in served for a in i) for i in items):
+                gone.add(n)
+                served.discard(name)
+                changed = True
+        if not changed:
+            break
+    return gone
+
+
 def compare_sets(up, mine):
+    gone = uninstallable(up)
     for n in sorted(set(up) - set(mine)):
-        problem(n, "upstream builds it, we do not serve it")
+        if n not in gone:
+            problem(n, "upstream builds it, we do not serve it")
+    for n in sorted(gone & set(mine)):
+        problem(n, "upstream builds it needing a package it did not build; we serve it")
     for n in sorted(set(mine) - set(up)):
         problem(n, "we serve it, upstream does not build it")
     return sorted(set(up) & set(mine))
