@@ -49,29 +49,32 @@ static int section(const char *path, const char *head, char **list)
 	return n;
 }
 
-/* Say on stderr what the repository written to out left out (out/README); with strict, 1
- * (and one line) when a package was left out. */
-static int report(const char *out, int rpm, int strict)
+/* What the repository written to out left out (out/README, rpm: out/x86_64/README), for
+ * the summary line (*extra, *json: malloc'd, NULL when nothing); with strict, 1 (and one
+ * line) when a package was left out. */
+static int report(const char *out, int rpm, int strict, char **extra, char **json)
 {
 	struct rk_buf path = RK_BUF_INIT;
 	char *pk = NULL, *art = NULL;
 	int npk = -1, nart = -1, ret = 0;
 
+	*extra = *json = NULL;
 	if (!rk_buf_addf(&path, "%s%s/README", out, rpm ? "/x86_64" : "")) {
 		npk = section(path.buf, "Packages left out", &pk);
 		nart = section(path.buf, "Artifacts of the run", &art);
 	}
-	if (npk > 0 || nart > 0)
-		rp_clear_line();
-	if (npk > 0)
-		fprintf(stderr, "rockpack: packages: %d left out: %s%s (why: %s)\n", npk, pk,
-			npk > 4 ? ", ..." : "", path.buf);
-	if (nart > 0)
-		fprintf(stderr, "rockpack: packages: %d artifacts no definition selects: %s%s\n",
-			nart, art, nart > 4 ? ", ..." : "");
-	if (strict && npk != 0)
+	if (strict && npk != 0) {
 		ret = npk < 0 ? rp_fail("packages: --strict: cannot read %s", path.buf)
-			      : rp_fail("packages: --strict: %d packages left out", npk);
+			      : rp_fail("packages: --strict: %d packages left out (%s%s; why: %s)",
+					npk, pk, npk > 4 ? ", ..." : "", path.buf);
+	} else if (npk > 0 || nart > 0) {
+		if (asprintf(extra, "%d packages left out, %d artifacts no definition selects (%s)",
+			     npk > 0 ? npk : 0, nart > 0 ? nart : 0, path.buf) < 0)
+			*extra = NULL;
+	}
+	if (!ret && asprintf(json, ", \"left_out\": %d, \"unselected_artifacts\": %d",
+			     npk > 0 ? npk : 0, nart > 0 ? nart : 0) < 0)
+		*json = NULL;
 	free(pk);
 	free(art);
 	rk_buf_release(&path);
@@ -90,6 +93,7 @@ static int cmd_packages(const struct rp_opts *o, int argc, char **argv)
 	const struct rk_run *r;
 	const char *out = NULL, *type = NULL, *args[2];
 	struct rk_vfs *v;
+	char *extra = NULL, *json = NULL;
 	int rc, ret = 1, nargs = 0, strict = 0;
 
 	for (int i = 0; i < argc; i++) {
@@ -134,9 +138,11 @@ static int cmd_packages(const struct rp_opts *o, int argc, char **argv)
 	}
 	ret = rp_export(v, &p, path.buf, type, out);
 	if (!ret)
-		ret = report(out, !strcmp(type, "rpm"), strict);
+		ret = report(out, !strcmp(type, "rpm"), strict, &extra, &json);
 done:
-	ret = rp_progress_end(&p, ret, out, NULL, NULL);
+	ret = rp_progress_end(&p, ret, out, extra, json);
+	free(extra);
+	free(json);
 	rk_buf_release(&path);
 	rk_vfs_close(v);
 	return ret;
@@ -154,7 +160,7 @@ const struct rp_command rp_cmd_packages = {
 	"repodata/ (a dnf repository). Byte for byte what the mount serves.\n"
 	"DIR/README lists the packages left out (a definition that selects no file of the\n"
 	"run, and every package needing one left out) and the artifacts no definition\n"
-	"selects; both are summed up on stderr.\n"
+	"selects; the summary line counts both.\n"
 	"Progress on a terminal; --json prints a summary object at the end.\n"
 	"\n"
 	"  --type deb|rpm    the repository kind\n"

@@ -10,7 +10,7 @@
 #  - the legacy run leaves out amdrocm-sparse7.13-gfx94x (its definition selects no file
 #    of the demo's artifacts) and so amdrocm-core7.13-gfx94x and amdrocm-core-gfx94x:
 #    deb/README and rpm/x86_64/README say so, `rockpack packages --strict` exits 1 with one
-#    line of its own;
+#    line naming them, and without --strict its summary line counts them;
 #  - definitions that select base_lib and base_run only: listing deb/ decompresses exactly
 #    those two archives (the daemon's stop line), and README lists the others as selected
 #    by no definition.
@@ -117,9 +117,14 @@ for type in deb rpm; do
 	[ "$rc" = 1 ] || fail "rockpack packages --strict ($type) of the legacy run: exit $rc, want 1"
 	[ "$(grep -c -- '--strict' "$T/rp-$type.log")" = 1 ] ||
 		fail "rockpack packages --strict ($type): want one line saying so: $(cat "$T/rp-$type.log")"
-	grep -q 'packages: [0-9]* left out: amdrocm-sparse7.13-gfx110x' "$T/rp-$type.log" ||
-		fail "rockpack packages ($type): no summary of what was left out: $(cat "$T/rp-$type.log")"
+	grep -q 'packages: --strict: [0-9]* packages left out (amdrocm-sparse7.13-gfx110x, ' "$T/rp-$type.log" ||
+		fail "rockpack packages --strict ($type): does not name what was left out: $(cat "$T/rp-$type.log")"
 done
+"$ROCKPACK" --cache "$T/cache-rp" packages "$STORE" $LEGACY --type deb -o "$T/rp-plain" 2>"$T/rp-plain.log" ||
+	fail "rockpack packages without --strict: exit $?"
+grep -q '^packages: .*, 14 packages left out, 0 artifacts no definition selects' "$T/rp-plain.log" ||
+	fail "rockpack packages: the summary does not count what was left out: $(cat "$T/rp-plain.log")"
+cmp -s "$T/rp-plain/README" "$M/$LEGACY/packages/deb/README" || fail "rockpack packages: README differs from the mount's"
 it_umount fs
 
 # definitions that select two artifacts: only those are decompressed

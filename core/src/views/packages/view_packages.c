@@ -331,7 +331,7 @@ static int leave_out(struct pkgs *s, const struct pkg_plan *p, struct artifact *
 	for (size_t i = 0; !rc && i < p->n; i++) {
 		if (!needs[i])
 			continue;
-		rk_warn("packages: %s left out: it depends on %s, left out", names[i], needs[i]);
+		rk_info("packages: %s left out: it depends on %s, left out", names[i], needs[i]);
 		if (!(why = fmt("needs %s, left out", needs[i])))
 			rc = -ENOMEM;
 		else
