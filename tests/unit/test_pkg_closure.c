@@ -63,7 +63,8 @@ RK_TEST(alternatives)
 {
 	struct graph g = {
 		.names = {"p", "q", "r", "s"},
-		.depends = {"gone-a | gone-b", "gone-a|libstdc++6", "amdrocm-x (= 1) | gone-b", "q"},
+		.depends = {"gone-a | gone-b", "gone-a|libstdc++6", "amdrocm-x (= 1) | gone-b",
+			    "q"},
 		.n = 4,
 		.absent = {"gone-a", "gone-b", "amdrocm-x"},
 		.nabsent = 3,

@@ -47,9 +47,8 @@ static int missing(const char *w, size_t len, const char *const *names, size_t n
 
 /* The first relation of depends none of whose alternatives is served, as its first
  * alternative's name (in *w, *len); 0 when every relation has one. */
-static int unmet(const char *depends, const char *const *names, size_t n,
-		 const unsigned char *gone, const char *const *absent, size_t nabsent,
-		 const char **first, size_t *flen)
+static int unmet(const char *depends, const char *const *names, size_t n, const unsigned char *gone,
+		 const char *const *absent, size_t nabsent, const char **first, size_t *flen)
 {
 	const char *pos = depends ? depends : "", *w;
 	size_t len;

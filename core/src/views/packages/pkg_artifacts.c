@@ -29,8 +29,7 @@ int pkg_selects(const struct pkg_defs *d, const struct rk_artifact *a)
 				continue;
 			for (size_t j = 0; j < it->nsubdirs; j++)
 				for (size_t c = 0; c < it->subdirs[j].ncomponents; c++)
-					if (!strcmp(it->subdirs[j].components[c],
-						    a->an.component))
+					if (!strcmp(it->subdirs[j].components[c], a->an.component))
 						return 1;
 		}
 	return 0;
@@ -121,7 +120,6 @@ int pkg_artifacts(struct rk_vfs *v, struct run *r, const struct pkg_defs *d, int
 	return 0;
 }
 
-
 /* packages.h */
 int pkg_guess_lines(const struct pkg_defs *d, const struct rk_artifact *a, struct pkg_list *out)
 {
@@ -147,4 +145,3 @@ int pkg_guess_lines(const struct pkg_defs *d, const struct rk_artifact *a, struc
 		}
 	return 0;
 }
-

@@ -14,13 +14,14 @@
  * the run's artifacts: a kpack-split run gives the multi-arch set, a legacy run the
  * single-arch set of each of its families. Listing deb/ or x86_64/ ingests the artifacts
  * the definitions select (the rules read their manifests; pkg_artifacts.c) and lays out
- * every package; no package byte is read. A .deb is ar(debian-binary, control, data.tar) with data.tar a composite over
- * the cache blobs; an .rpm's header lists each file's SHA-256 (a blob id, or for a file
- * whose RUNPATH became RPATH a hash computed once), so it is made on first open, its size
- * known before. The indexes (dists/, repodata/) hash every package when listed, once:
- * the hashes are remembered in the cache. A package whose artifact is damaged, or whose
- * definition selects no file, is left out with one log line, and so are the packages that
- * depend on it (formats/packages/pkg_closure.h); the rest installs. README says which. */
+ * every package; no package byte is read. A .deb is ar(debian-binary, control, data.tar)
+ * with data.tar a composite over the cache blobs; an .rpm's header lists each file's
+ * SHA-256 (a blob id, or for a file whose RUNPATH became RPATH a hash computed once), so
+ * it is made on first open, its size known before. The indexes (dists/, repodata/) hash
+ * every package when listed, once: the hashes are remembered in the cache. A package
+ * whose artifact is damaged, or whose definition selects no file, is left out with one
+ * log line, and so are the packages that depend on it (formats/packages/pkg_closure.h);
+ * the rest installs. README says which. */
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -445,10 +446,12 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 				.name = a->an.name,
 				.component = a->an.component,
 				.target = a->an.target,
-				.lines = bad[i] ? (const char *const *)guess[i].v
+				.lines = bad[i]	     ? (const char *const *)guess[i].v
 					 : unread[i] ? NULL
 						     : (const char *const *)all[i]->prefixes,
-				.nlines = bad[i] ? guess[i].n : unread[i] ? 0 : all[i]->nprefixes,
+				.nlines = bad[i]      ? guess[i].n
+					  : unread[i] ? 0
+						      : all[i]->nprefixes,
 			};
 		}
 		run.ndirs = nd;
