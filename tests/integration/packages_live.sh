@@ -4,6 +4,7 @@
 # Debian revision and RPM release of its packages). The test runs in a private mount
 # namespace; the throwaway system is an overlay of the host's / (upper on a tmpfs) in
 # which apt-get, dpkg and the maintainer scripts run chrooted, as on a real machine:
+#  - every DEB owns <prefix>/share/doc/<name>/changelog.Debian.gz; no member is dated 1970;
 #  - apt: install the top meta package (amdrocm-core) from the older run: every package
 #    installed, the maintainer scripts' alternatives (/opt/rocm/core, /opt/rocm/bin...)
 #    made; point apt at the newer run and dist-upgrade: every package at the new version,
@@ -98,9 +99,18 @@ check_links() {
 	in_root update-alternatives --query core >/dev/null 2>&1 || fail "$what: no 'core' alternative"
 }
 
+top=amdrocm-core
+# every DEB owns a file of its own (its changelog), no member dated 1970
+for deb in "$M/$OLD/packages/deb/pool/main/"*.deb; do
+	pkg=$(dpkg-deb --field "$deb" Package)
+	dpkg-deb --contents "$deb" >"$T/contents"
+	grep -q " \./opt/rocm/core-7\.13/share/doc/$pkg/changelog\.Debian\.gz\$" "$T/contents" ||
+		fail "$pkg: no share/doc/$pkg/changelog.Debian.gz"
+	grep -q ' 1970-01-01 ' "$T/contents" && fail "$pkg: members dated 1970"
+done
+
 use_run $OLD
 apt update.old update || fail "apt-get update ($OLD)"
-top=amdrocm-core
 grep -q "^Package: $top\$" "$M/$OLD/packages/deb/dists/stable/main/binary-amd64/Packages" ||
 	fail "$OLD: no $top in the repository"
 apt install.old install -y $top || fail "apt-get install $top ($OLD)"
