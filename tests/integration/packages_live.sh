@@ -202,4 +202,6 @@ if command -v dnf >/dev/null && command -v rpm >/dev/null && command -v rpmbuild
 else
 	it_say "note: no dnf, rpm or rpmbuild: the dnf part is skipped"
 fi
+# the roots' binds of the mount first: else the daemon outlives its unmount
+umount -R -l "$NS" || fail "cannot unmount the throwaway roots"
 it_finish
