@@ -8,7 +8,8 @@
 #  - for every .deb (dpkg-deb --fsys-tarfile | tar -x) and .rpm (rpm2cpio | cpio -idm), the
 #    files below /opt/rocm/core-M.m equal the oracle's: the same paths, symlink targets and
 #    bytes (the oracle applies runpath_to_rpath.py's DT_RUNPATH -> DT_RPATH tag change to
-#    ELF files before hashing), and nothing lies outside the prefix;
+#    ELF files before hashing), and nothing lies outside the prefix; a DEB's own
+#    share/doc/<name>/changelog.Debian.gz is not an artifact's file and is left aside;
 #  - the package names served equal the variants upstream builds: non-empty ones, meta and
 #    non-versioned ones, and (RPM, kpack) the empty ones; none of the variants upstream
 #    skips (DEB, kpack) or never reaches (single-arch, nothing to copy: sys.exit), but
@@ -123,6 +124,8 @@ EOF
 				mkdir -p "$G/$name"
 				dpkg-deb --fsys-tarfile "$pool/$f" | tar -x -C "$G/$name" ||
 					fail "$run/$f: dpkg-deb --fsys-tarfile | tar -x"
+				# its own file, TheRock's changelog (packages_deb checks it), no artifact's
+				rm -f "$G/$name/$prefix/share/doc/$name/changelog.Debian.gz"
 			else
 				name=${f%-*-*} # {name}-{version}-{release}.x86_64.rpm
 				mkdir -p "$G/$name"

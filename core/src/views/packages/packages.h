@@ -2,11 +2,22 @@
 #ifndef RK_VIEWS_PACKAGES_H
 #define RK_VIEWS_PACKAGES_H
 
+#include <stdint.h>
+
 /* The text of maintainer script which ("postinst", "prerm") of TheRock package
  * (definition name: amdrocm-core, amdrocm-core-devel) for install prefix and ROCm
  * version, DEB or RPM; NULL when upstream has none (or ENOMEM). malloc'd. */
 char *pkg_script(const char *package, const char *which, const char *prefix, const char *version,
 		 int rpm);
+
+/* The changelog every DEB owns (formats/packages/pkg_doc.h: <prefix>/share/doc/<name>/
+ * changelog.Debian.gz), dated when, added to the package's private tree root (its
+ * directories made 0755 as needed); its bytes added to m->installed_size. 0 or -ENOMEM.
+ * pkg_tree_newest: the newest mtime in the tree below dir (dir's own included). */
+struct node;
+struct rk_pkg_meta;
+int pkg_add_changelog(struct node *root, struct rk_pkg_meta *m, int64_t when);
+int64_t pkg_tree_newest(const struct node *dir);
 
 /* The mount's options of RUN/packages/ (declared and made in pkg_options.c). */
 struct pkg_cfg {

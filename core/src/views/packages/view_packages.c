@@ -557,7 +557,8 @@ static void dh_fixperms(struct node *dir)
 	}
 }
 
-static int make_deb(struct pkg *p, struct node *pool, struct rk_err *err)
+/* when: the run's time, the changelog's (every DEB owns one: pkg_docs.c) */
+static int make_deb(struct pkg *p, struct node *pool, int64_t when, struct rk_err *err)
 {
 	struct rk_composite tar = RK_COMPOSITE_INIT, *deb = calloc(1, sizeof(*deb));
 	struct node *root = NULL;
@@ -565,6 +566,8 @@ static int make_deb(struct pkg *p, struct node *pool, struct rk_err *err)
 
 	if (!rc)
 		dh_fixperms(root);
+	if (!rc && (rc = pkg_add_changelog(root, &p->meta, when)))
+		rk_err_set(err, rc, "changelog: %s", strerror(-rc));
 
 	/* the package's time is its newest file's (the tarballs' rule): the same bytes from
 	 * every store and mount */
@@ -727,10 +730,13 @@ static int pop_deb(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	pool = rc ? NULL : vfs_mkdirs(out, "pool/main/-", &base, vfs_node_mtime(dir));
 	if (!rc && !pool)
 		rc = -ENOMEM;
+	/* the run's time: its newest packaged file (the same from every store and mount) */
+	int64_t when = rc ? 0 : pkg_tree_newest(st->deb.set);
+
 	for (size_t i = 0; !rc && i < st->deb.n; i++) {
 		struct pkg *p = &st->deb.p[i];
 		struct rk_err local = RK_ERR_INIT;
-		int prc = make_deb(p, pool, &local);
+		int prc = make_deb(p, pool, when, &local);
 
 		if (prc)
 			rc = left_out(p, 0, prc, &local, err);
