@@ -1065,7 +1065,7 @@ int pkg_plan_make(const struct pkg_defs *d, const struct pkg_run *run, struct pk
 	char mm[32];
 	int rc = -ENOMEM;
 
-	if (!run->rocm_version || strlen(run->rocm_version) > 20 ||
+	if (!run->rocm_version || strlen(run->rocm_version) > 64 ||
 	    major_minor(run->rocm_version, mm, sizeof(mm)))
 		return rk_err_set(err, -EINVAL, "version '%s' does not have major.minor versions",
 				  run->rocm_version ? run->rocm_version : "");
