@@ -29,9 +29,9 @@ cp -a "$M/$SPLIT/browse" "$T/artifacts" && chmod -R u+w "$T/artifacts" || die "c
 run_id=${SPLIT%%-*}
 # the version TheRock's CI passes is compute_rocm_package_version.py's for the type; the
 # demo's is a dev build, whose day is the run's (docs/packages.md, "Versions"): ours
-f=$(find "$M/$SPLIT/packages/deb/pool" -name '*.deb' | head -n 1)
+f=$(find "$M/$SPLIT/packages/deb/pool" -name '*.deb' -print -quit)
 ver_deb=$(dpkg-deb --field "$f" Version) || die "dpkg-deb --field $f"
-f=$(find "$M/$SPLIT/packages/rpm" -name '*.rpm' | head -n 1)
+f=$(find "$M/$SPLIT/packages/rpm" -name '*.rpm' -print -quit)
 ver_rpm=$(rpm -qp --qf '%{VERSION}' "$f" 2>/dev/null) || die "rpm -qp $f"
 for type in deb rpm; do
 	ver=${ver_rpm}

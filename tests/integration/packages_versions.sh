@@ -49,7 +49,7 @@ while read -r id wheel day deb rpm; do
 		"$P/deb/dists/stable/main/binary-amd64/Packages") ||
 		fail "$id: no Packages"
 	[ "$got" = "$deb-$id" ] || fail "$wheel: DEB version '$got', want '$deb-$id'"
-	f=$(find "$P/rpm/x86_64" -name "$n-[0-9]*.rpm" | head -n 1)
+	f=$(find "$P/rpm/x86_64" -name "$n-[0-9]*.rpm" -print -quit)
 	[ -n "$f" ] || { fail "$id: no $n RPM"; continue; }
 	got_rpm=$(rpm -qp --qf '%{VERSION}-%{RELEASE}' "$f" 2>/dev/null)
 	[ "$got_rpm" = "$rpm-$id" ] || fail "$wheel: RPM version '$got_rpm', want '$rpm-$id'"
