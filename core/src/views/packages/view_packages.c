@@ -37,6 +37,7 @@
 #include "engine/vfs_int.h"
 #include "formats/packages/apt_index.h"
 #include "formats/packages/deb_layout.h"
+#include "formats/packages/pkg_families.h"
 #include "formats/packages/pkg_meta.h"
 #include "formats/packages/pkg_rules.h"
 #include "formats/packages/pkg_version.h"
@@ -534,7 +535,8 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 			};
 		}
 		run.ndirs = nd;
-		if ((rc = pkg_plan_make(&st->defs, &run, &s->plans[f], err)))
+		if ((rc = pkg_plan_make(&st->defs, &run, &s->plans[f], err)) ||
+		    (rc = pkg_family_conflicts(&s->plans[f], &run, (const char *const *)fams, nfam)))
 			break;
 		unsigned char *gone = rc ? NULL : calloc(s->plans[f].n + 1, 1);
 
