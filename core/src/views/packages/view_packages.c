@@ -40,8 +40,10 @@
 #include "formats/packages/apt_index.h"
 #include "formats/packages/pkg_closure.h"
 #include "formats/packages/deb_layout.h"
+#include "formats/packages/pkg_families.h"
 #include "formats/packages/pkg_meta.h"
 #include "formats/packages/pkg_rules.h"
+#include "formats/packages/pkg_version.h"
 #include "formats/packages/rpm_layout.h"
 #include "formats/packages/rpm_repodata.h"
 #include "services/flatten.h"
@@ -110,6 +112,7 @@ struct state {
 	struct run *r;
 	struct pkg_defs defs;
 	char *wheel_version; /* rocm_package_version */
+	char date[9], commit[41]; /* a dev build's day (its earliest artifact), the_rock_commit */
 	char *release; /* the CI run id */
 	struct pkgs deb, rpm;
 };
@@ -410,7 +413,7 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 	}
 	qsort(archs, narchs, sizeof(*archs), rk_cmp_str);
 	qsort(fams, nfam, sizeof(*fams), rk_cmp_str);
-	if (!(s->version = pkg_version_from_wheel(st->wheel_version, s->type))) {
+	if (!(s->version = pkg_version_from_wheel(st->wheel_version, st->date, st->commit, s->type))) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -455,7 +458,8 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 			};
 		}
 		run.ndirs = nd;
-		if ((rc = pkg_plan_make(&st->defs, &run, &s->plans[f], err)))
+		if ((rc = pkg_plan_make(&st->defs, &run, &s->plans[f], err)) ||
+		    (rc = pkg_family_conflicts(&s->plans[f], &run, (const char *const *)fams, nfam)))
 			break;
 		if (!rc)
 			rc = leave_out(s, &s->plans[f], all, na, bad, dirs, r->cat->name);
@@ -1082,6 +1086,11 @@ static int pkg_populate(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	st->wheel_version = strdup(have_m && m.rocm_package_version ? m.rocm_package_version
 				   : have_m && m.rocm_version	    ? m.rocm_version
 								    : "0.0.0");
+	snprintf(st->commit, sizeof(st->commit), "%s", have_m && m.the_rock_commit ? m.the_rock_commit : "");
+	int64_t t = r->cat->narts ? INT64_MAX : 0;
+	for (size_t i = 0; i < r->cat->narts; i++)
+		t = r->cat->arts[i].mtime_ns < t ? r->cat->arts[i].mtime_ns : t;
+	pkg_version_day(t, st->date);
 	st->release = have_m && m.github_run_id ? strdup(m.github_run_id)
 						: strndup(r->cat->name, strcspn(r->cat->name, "-"));
 	if (have_m)
