@@ -88,7 +88,14 @@ installed() {
 	in_root dpkg-query -W -f '${db:Status-Abbrev} ${Package} ${Version}\n' 'amdrocm*' 2>/dev/null |
 		awk '$1 != "un" {print}' | sort || true
 }
-ver_of() { echo "7.13.0-${1%%-*}"; }
+# a run's version-revision (every package of a run has its one): the top meta's, as the
+# repository says it
+ver_of() {
+	awk -v p="$top" '$1 == "Package:" {f = $2 == p} f && $1 == "Version:" {print $2; exit}' \
+		"$M/$1/packages/deb/dists/stable/main/binary-amd64/Packages"
+}
+rpm_ver_of() { rpm -qp --qf '%{VERSION}-%{RELEASE}' "$M/$1/packages/rpm/x86_64/$top-"[0-9]*.rpm; }
+top=amdrocm-core
 # the alternatives amdrocm-core's postinst makes, each pointing into the prefix
 check_links() {
 	local what=$1 l
@@ -99,7 +106,6 @@ check_links() {
 	in_root update-alternatives --query core >/dev/null 2>&1 || fail "$what: no 'core' alternative"
 }
 
-top=amdrocm-core
 # every DEB owns a file of its own (its changelog), no member dated 1970
 for deb in "$M/$OLD/packages/deb/pool/main/"*.deb; do
 	pkg=$(dpkg-deb --field "$deb" Package)
@@ -178,11 +184,11 @@ if command -v dnf >/dev/null && command -v rpm >/dev/null && command -v rpmbuild
 	dnf_ install $(repo 1 $OLD) --repo=rock1 install $top || fail "dnf install $top ($OLD)"
 	rpms >"$T/r.install"
 	grep -q "^$top " "$T/r.install" || fail "dnf: $top is not installed"
-	grep -v " $(ver_of $OLD)\$" "$T/r.install" && fail "dnf install: a package is not at $(ver_of $OLD)"
+	grep -v " $(rpm_ver_of $OLD)\$" "$T/r.install" && fail "dnf install: a package is not at $(rpm_ver_of $OLD)"
 	check_links "dnf install"
 	dnf_ upgrade $(repo 2 $NEW) --repo=rock2 upgrade || fail "dnf upgrade to $NEW"
 	rpms >"$T/r.upgrade"
-	grep -v " $(ver_of $NEW)\$" "$T/r.upgrade" && fail "dnf upgrade: a package is not at $(ver_of $NEW)"
+	grep -v " $(rpm_ver_of $NEW)\$" "$T/r.upgrade" && fail "dnf upgrade: a package is not at $(rpm_ver_of $NEW)"
 	diff <(awk '{print $1}' "$T/r.install") <(awk '{print $1}' "$T/r.upgrade") >&2 ||
 		fail "dnf upgrade: not the same packages as before it"
 	check_links "dnf upgrade"
