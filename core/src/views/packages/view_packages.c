@@ -413,7 +413,8 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 	}
 	qsort(archs, narchs, sizeof(*archs), rk_cmp_str);
 	qsort(fams, nfam, sizeof(*fams), rk_cmp_str);
-	if (!(s->version = pkg_version_from_wheel(st->wheel_version, st->date, st->commit, s->type))) {
+	if (!(s->version =
+		      pkg_version_from_wheel(st->wheel_version, st->date, st->commit, s->type))) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -459,7 +460,8 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 		}
 		run.ndirs = nd;
 		if ((rc = pkg_plan_make(&st->defs, &run, &s->plans[f], err)) ||
-		    (rc = pkg_family_conflicts(&s->plans[f], &run, (const char *const *)fams, nfam)))
+		    (rc = pkg_family_conflicts(&s->plans[f], &run, (const char *const *)fams,
+					       nfam)))
 			break;
 		if (!rc)
 			rc = leave_out(s, &s->plans[f], all, na, bad, dirs, r->cat->name);
@@ -527,8 +529,7 @@ static int add_bytes(struct node *dir, const char *path, int64_t mtime, void *da
 static int pkg_tree(struct pkg *p, struct node **root, struct rk_err *err)
 {
 	return vfs_pkg_tree(p->set->st->v, p->stages, p->nstages, p->meta.prefix, p->set->set,
-			    p->file, root,
-			    &p->meta.installed_size, err);
+			    p->file, root, &p->meta.installed_size, err);
 }
 
 /* File names debhelper's dh_fixperms makes 0644 wherever they are (libraries, web and
@@ -1068,6 +1069,7 @@ static int pkg_populate(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		vfs_tree_new(vfs_node_name(dir), vfs_node_mode(dir), vfs_node_mtime(dir));
 	struct rk_manifest m;
 	char *readme = NULL;
+	int64_t first;
 	int rc = st && out ? 0 : -ENOMEM, have_m;
 
 	if (rc)
@@ -1082,15 +1084,18 @@ static int pkg_populate(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		goto fail;
 	}
 	have_m = !vfs_run_manifest(v, r->dir, &m, NULL);
-	/* the CI run id: the manifest's, else the run directory's number */
 	st->wheel_version = strdup(have_m && m.rocm_package_version ? m.rocm_package_version
 				   : have_m && m.rocm_version	    ? m.rocm_version
 								    : "0.0.0");
-	snprintf(st->commit, sizeof(st->commit), "%s", have_m && m.the_rock_commit ? m.the_rock_commit : "");
-	int64_t t = r->cat->narts ? INT64_MAX : 0;
+	snprintf(st->commit, sizeof(st->commit), "%s",
+		 have_m && m.the_rock_commit ? m.the_rock_commit : "");
+	/* the day of a dev build: its earliest artifact's (docs/packages.md, "Versions") */
+	first = r->cat->narts ? INT64_MAX : 0;
 	for (size_t i = 0; i < r->cat->narts; i++)
-		t = r->cat->arts[i].mtime_ns < t ? r->cat->arts[i].mtime_ns : t;
-	pkg_version_day(t, st->date);
+		if (r->cat->arts[i].mtime_ns < first)
+			first = r->cat->arts[i].mtime_ns;
+	pkg_version_day(first, st->date);
+	/* the CI run id: the manifest's, else the run directory's number */
 	st->release = have_m && m.github_run_id ? strdup(m.github_run_id)
 						: strndup(r->cat->name, strcspn(r->cat->name, "-"));
 	if (have_m)
