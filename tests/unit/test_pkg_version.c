@@ -115,20 +115,6 @@ RK_TEST(dev_commit)
 	}
 }
 
-RK_TEST(day)
-{
-	char d[9];
-
-	pkg_version_day(0, d);
-	RK_ASSERT_EQ_STR("19700101", d);
-	pkg_version_day(1767225600LL * 1000000000LL, d);
-	RK_ASSERT_EQ_STR("20260101", d);
-	pkg_version_day(1767225599LL * 1000000000LL + 999999999LL, d);
-	RK_ASSERT_EQ_STR("20251231", d);
-	pkg_version_day(-1, d);
-	RK_ASSERT_EQ_STR("19700101", d);
-}
-
 static int have(const char *tool)
 {
 	char cmd[256];

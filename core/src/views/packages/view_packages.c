@@ -112,7 +112,10 @@ struct state {
 	struct run *r;
 	struct pkg_defs defs;
 	char *wheel_version; /* rocm_package_version */
-	char date[9], commit[41]; /* a dev build's day (its earliest artifact), the_rock_commit */
+	/* the_rock_commit. A dev build's day is not known: no file of a run records it, and the
+	 * times of the store's objects change with a copy or an upload (docs/packages.md,
+	 * "Versions"), so a dev build's version has none and its run id orders it */
+	char commit[41];
 	char *release; /* the CI run id */
 	struct pkgs deb, rpm;
 };
@@ -414,7 +417,7 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 	qsort(archs, narchs, sizeof(*archs), rk_cmp_str);
 	qsort(fams, nfam, sizeof(*fams), rk_cmp_str);
 	if (!(s->version =
-		      pkg_version_from_wheel(st->wheel_version, st->date, st->commit, s->type))) {
+		      pkg_version_from_wheel(st->wheel_version, NULL, st->commit, s->type))) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -1069,7 +1072,6 @@ static int pkg_populate(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		vfs_tree_new(vfs_node_name(dir), vfs_node_mode(dir), vfs_node_mtime(dir));
 	struct rk_manifest m;
 	char *readme = NULL;
-	int64_t first;
 	int rc = st && out ? 0 : -ENOMEM, have_m;
 
 	if (rc)
@@ -1089,12 +1091,6 @@ static int pkg_populate(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 								    : "0.0.0");
 	snprintf(st->commit, sizeof(st->commit), "%s",
 		 have_m && m.the_rock_commit ? m.the_rock_commit : "");
-	/* the day of a dev build: its earliest artifact's (docs/packages.md, "Versions") */
-	first = r->cat->narts ? INT64_MAX : 0;
-	for (size_t i = 0; i < r->cat->narts; i++)
-		if (r->cat->arts[i].mtime_ns < first)
-			first = r->cat->arts[i].mtime_ns;
-	pkg_version_day(first, st->date);
 	/* the CI run id: the manifest's, else the run directory's number */
 	st->release = have_m && m.github_run_id ? strdup(m.github_run_id)
 						: strndup(r->cat->name, strcspn(r->cat->name, "-"));
