@@ -190,17 +190,7 @@ static int feeds(const struct pkg_out *out, const struct rk_artifact *a)
 		if (strcmp(arch, out->arch))
 			return 0;
 	}
-	for (size_t i = 0; i < out->def->nitems; i++) {
-		const struct pkg_item *it = &out->def->items[i];
-
-		if (strcmp(it->artifact, a->an.name))
-			continue;
-		for (size_t k = 0; k < it->nsubdirs; k++)
-			for (size_t c = 0; c < it->subdirs[k].ncomponents; c++)
-				if (!strcmp(it->subdirs[k].components[c], a->an.component))
-					return 1;
-	}
-	return 0;
+	return pkg_def_selects(out->def, a);
 }
 
 /* A damaged artifact of as[0..n) package out would take files from, or NULL. */
