@@ -22,7 +22,7 @@ esac
 pkgs=(
 	# build
 	build-essential cmake pkg-config git
-	libfuse3-dev libelf-dev libzstd-dev libarchive-dev libcurl4-openssl-dev
+	libfuse3-dev libelf-dev libzstd-dev liblzma-dev libarchive-dev libcurl4-openssl-dev
 	libmsgpack-dev uthash-dev libjansson-dev libssl-dev libdeflate-dev zlib1g-dev
 	libgpgme-dev gnupg
 	# runtime: the FUSE helper and the codec CLIs the demo generator uses

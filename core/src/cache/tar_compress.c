@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <libdeflate.h>
+#include <lzma.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -210,6 +211,7 @@ void rk_tarz_free(struct rk_tarz *z)
 		return;
 	pthread_mutex_destroy(&z->lock);
 	free(z->pieces);
+	free(z->header);
 	free(z->trailer);
 	free(z);
 }
@@ -247,6 +249,59 @@ static int raw_deflate(int level, int last, const char *in, size_t len, char *ou
 	return 0;
 }
 
+/* One xz block of in[0..len): LZMA2 at level's preset, its dictionary no larger than
+ * the piece (the same bytes, less memory to make and to read), CRC64 as xz's default.
+ * *pad: the block padding, which the stream's index leaves out. */
+static int xz_block(int level, const char *in, size_t len, char *out, size_t cap, size_t *n,
+		    uint8_t *pad, struct rk_err *err)
+{
+	lzma_options_lzma opt;
+	lzma_filter f[2] = {{LZMA_FILTER_LZMA2, &opt}, {LZMA_VLI_UNKNOWN, NULL}};
+	lzma_block b;
+	lzma_ret r;
+
+	if (lzma_lzma_preset(&opt, (uint32_t)level))
+		return rk_err_set(err, -EINVAL, "xz: no preset %d", level);
+	if (opt.dict_size > len)
+		opt.dict_size = len < LZMA_DICT_SIZE_MIN ? LZMA_DICT_SIZE_MIN : (uint32_t)len;
+	memset(&b, 0, sizeof(b));
+	b.check = LZMA_CHECK_CRC64;
+	b.filters = f;
+	*n = 0;
+	if ((r = lzma_block_buffer_encode(&b, NULL, (const uint8_t *)in, len, (uint8_t *)out, n,
+					  cap)) != LZMA_OK)
+		return rk_err_set(err, r == LZMA_MEM_ERROR ? -ENOMEM : -EIO, "xz: error %d", r);
+	*pad = (uint8_t)(*n - lzma_block_unpadded_size(&b));
+	return 0;
+}
+
+/* The padding of the xz block a cached piece holds (clen bytes at fd), from its header
+ * (which names its compressed size: lzma_block_buffer_encode writes it). */
+static int xz_block_pad(int fd, uint64_t clen, uint8_t *pad)
+{
+	uint8_t h[LZMA_BLOCK_HEADER_SIZE_MAX];
+	lzma_filter f[LZMA_FILTERS_MAX + 1];
+	lzma_block b;
+	ssize_t got = pread(fd, h, sizeof(h), 0);
+	lzma_vli unpadded;
+
+	if (got < 1)
+		return -EIO;
+	memset(&b, 0, sizeof(b));
+	b.check = LZMA_CHECK_CRC64;
+	b.filters = f;
+	b.header_size = lzma_block_header_size_decode(h[0]);
+	if ((size_t)got < b.header_size || lzma_block_header_decode(&b, NULL, h) != LZMA_OK)
+		return -EBADMSG;
+	for (size_t i = 0; f[i].id != LZMA_VLI_UNKNOWN; i++)
+		free(f[i].options);
+	unpadded = lzma_block_unpadded_size(&b);
+	if (!unpadded || unpadded > clen || clen - unpadded > 3)
+		return -EBADMSG;
+	*pad = (uint8_t)(clen - unpadded);
+	return 0;
+}
+
 /* Reading the uncompressed file's sources: its blobs, through one cursor. */
 struct src_read {
 	struct rk_cache *c;
@@ -273,6 +328,7 @@ static int compress_piece(struct rk_tarz *z, struct rk_tarz_piece *p, struct rk_
 {
 	size_t bound = z->codec == RK_CODEC_ZSTD      ? ZSTD_compressBound((size_t)p->ulen)
 		       : z->codec == RK_CODEC_DEFLATE ? compressBound((uLong)p->ulen) + 64
+		       : z->codec == RK_CODEC_XZ      ? lzma_block_buffer_bound((size_t)p->ulen)
 						      : (size_t)p->ulen + p->ulen / 8 + 1024;
 	char *in = malloc((size_t)p->ulen), *out = malloc(bound), rel[100];
 	size_t got = 0, n = 0;
@@ -293,6 +349,8 @@ static int compress_piece(struct rk_tarz *z, struct rk_tarz_piece *p, struct rk_
 	}
 	if (!rc && z->codec == RK_CODEC_DEFLATE) {
 		rc = raw_deflate(z->level, p->last, in, (size_t)p->ulen, out, bound, &n, err);
+	} else if (!rc && z->codec == RK_CODEC_XZ) {
+		rc = xz_block(z->level, in, (size_t)p->ulen, out, bound, &n, &p->pad, err);
 	} else if (!rc && z->codec == RK_CODEC_ZSTD) {
 		n = ZSTD_compress(out, bound, in, (size_t)p->ulen, z->level);
 		if (ZSTD_isError(n))
@@ -319,17 +377,20 @@ static int compress_piece(struct rk_tarz *z, struct rk_tarz_piece *p, struct rk_
 	return rc;
 }
 
-/* A piece compressed before (by any archive, any process): its size and CRC32. */
-static int find_piece(struct rk_tarz_piece *p, struct rk_cache *c)
+/* A piece compressed before (by any archive, any process): its size and CRC32 (an xz
+ * block's padding read from its header; one that cannot be read is made again). */
+static int find_piece(const struct rk_tarz *z, struct rk_tarz_piece *p, struct rk_cache *c)
 {
 	char rel[100];
-	int fd;
+	int fd, ok = 1;
 
 	snprintf(rel, sizeof(rel), "pieces/%s", p->key);
 	if (rk_cache_open_file(c, rel, &fd, &p->clen, &p->crc))
 		return 0;
+	if (z->codec == RK_CODEC_XZ)
+		ok = !xz_block_pad(fd, p->clen, &p->pad);
 	close(fd);
-	return 1;
+	return ok;
 }
 
 struct job {
@@ -356,7 +417,7 @@ static void *worker(void *arg)
 			break;
 		if (j->z->pieces[i].same != i) /* made as its first (after the workers) */
 			j->reused++;
-		else if (find_piece(&j->z->pieces[i], j->c))
+		else if (find_piece(j->z, &j->z->pieces[i], j->c))
 			j->reused++;
 		else if (!(rc = compress_piece(j->z, &j->z->pieces[i], j->c, j->tar, &err)))
 			j->compressed++;
@@ -394,6 +455,44 @@ static int seek_table(struct rk_tarz *z)
 	return 0;
 }
 
+/* xz: the stream header before the blocks, the index and stream footer after them. */
+static int xz_frame(struct rk_tarz *z)
+{
+	lzma_stream_flags fl = {.version = 0, .check = LZMA_CHECK_CRC64};
+	lzma_index *ix = lzma_index_init(NULL);
+	size_t pos = 0, len;
+	int rc = ix ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !rc && i < z->npieces; i++)
+		if (lzma_index_append(ix, NULL, z->pieces[i].clen - z->pieces[i].pad,
+				      z->pieces[i].ulen) != LZMA_OK)
+			rc = -EIO;
+	if (rc)
+		goto out;
+	fl.backward_size = lzma_index_size(ix);
+	len = (size_t)fl.backward_size + LZMA_STREAM_HEADER_SIZE;
+	if (!(z->header = malloc(LZMA_STREAM_HEADER_SIZE)) || !(z->trailer = malloc(len))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (lzma_stream_header_encode(&fl, z->header) != LZMA_OK ||
+	    lzma_index_buffer_encode(ix, z->trailer, &pos, len) != LZMA_OK ||
+	    lzma_stream_footer_encode(&fl, z->trailer + pos) != LZMA_OK) {
+		rc = -EIO;
+		goto out;
+	}
+	z->header_len = LZMA_STREAM_HEADER_SIZE;
+	z->trailer_len = len;
+out:
+	if (rc) {
+		free(z->header);
+		free(z->trailer);
+		z->header = z->trailer = NULL;
+	}
+	lzma_index_end(ix, NULL);
+	return rc;
+}
+
 int rk_tarz_compute(struct rk_tarz *z, struct rk_cache *c, const struct rk_composite *tar,
 		    unsigned threads, struct rk_err *err)
 {
@@ -421,18 +520,21 @@ int rk_tarz_compute(struct rk_tarz *z, struct rk_cache *c, const struct rk_compo
 	if (rc && err)
 		*err = j.err;
 	if (!rc) {
-		uint64_t off = 0;
+		uint64_t off = z->codec == RK_CODEC_XZ ? LZMA_STREAM_HEADER_SIZE : 0;
 
 		for (size_t i = 0; i < z->npieces; i++) {
 			const struct rk_tarz_piece *first = &z->pieces[z->pieces[i].same];
 
 			z->pieces[i].clen = first->clen;
 			z->pieces[i].crc = first->crc;
+			z->pieces[i].pad = first->pad;
 			z->pieces[i].coff = off;
 			off += z->pieces[i].clen;
 		}
 		if (z->codec == RK_CODEC_ZSTD && !z->trailer)
 			rc = seek_table(z);
+		else if (z->codec == RK_CODEC_XZ && !z->trailer)
+			rc = xz_frame(z);
 		z->size = off + z->trailer_len;
 		z->compressed = j.compressed;
 		z->reused = j.reused;
@@ -483,7 +585,7 @@ size_t rk_tarz_find(const struct rk_tarz *z, uint64_t off)
 {
 	size_t lo = 0, hi = z->npieces;
 
-	if (!z->npieces || off >= z->size - z->trailer_len)
+	if (!z->npieces || off < z->header_len || off >= z->size - z->trailer_len)
 		return z->npieces;
 	while (hi - lo > 1) {
 		size_t mid = (lo + hi) / 2;
@@ -494,4 +596,36 @@ size_t rk_tarz_find(const struct rk_tarz *z, uint64_t off)
 			hi = mid;
 	}
 	return lo;
+}
+
+/* The source's origin: the cached piece whose key is id. */
+static int piece_reopen(struct rk_origin *o, const char *id, uint64_t size, int *fd,
+			struct rk_err *err)
+{
+	struct rk_tarz_origin *t = (struct rk_tarz_origin *)o;
+
+	for (size_t i = 0; i < t->z->npieces; i++)
+		if (!strcmp(t->z->pieces[i].key, id) && t->z->pieces[i].clen == size)
+			return rk_tarz_open_piece(t->z, i, t->c, t->tar, fd, err);
+	return rk_err_set(err, -ENOENT, "compressed piece %.12s: not in this file", id);
+}
+
+int rk_tarz_append(struct rk_tarz_origin *o, struct rk_composite *out)
+{
+	const struct rk_tarz *z = o->z;
+	int rc = z->ready ? 0 : -EINVAL;
+
+	o->o.reopen = piece_reopen;
+	if (!rc && z->header_len)
+		rc = rk_composite_bytes(out, z->header, z->header_len);
+	for (size_t i = 0; !rc && i < z->npieces; i++) {
+		uint32_t src;
+
+		if (!(rc = rk_composite_add_source(out, z->pieces[i].key, z->pieces[i].clen, &o->o,
+						   &src)))
+			rc = rk_composite_source(out, src, 0, z->pieces[i].clen);
+	}
+	if (!rc && z->trailer_len)
+		rc = rk_composite_bytes(out, z->trailer, z->trailer_len);
+	return rc;
 }

@@ -32,7 +32,10 @@
 #include "rk/err.h"
 #include "rk/composite.h"
 
-enum rk_codec { RK_CODEC_GZIP = 1, RK_CODEC_ZSTD = 2, RK_CODEC_DEFLATE = 3 };
+/* RK_CODEC_XZ: each piece is one xz block (LZMA2, CRC64, its dictionary no larger than
+ * the piece), so the concatenation behind a 12-byte stream header and before the index
+ * and stream footer is one xz stream (what dpkg and rpm read: no concatenated streams). */
+enum rk_codec { RK_CODEC_GZIP = 1, RK_CODEC_ZSTD = 2, RK_CODEC_DEFLATE = 3, RK_CODEC_XZ = 4 };
 
 struct rk_tarz_piece {
 	uint64_t uoff, ulen; /* range of the .tar */
@@ -40,6 +43,7 @@ struct rk_tarz_piece {
 	uint32_t crc; /* CRC32 of the compressed bytes (after compute) */
 	uint64_t coff, clen; /* range of the compressed file (after compute) */
 	uint8_t last; /* RK_CODEC_DEFLATE: ends its member's deflate stream */
+	uint8_t pad; /* RK_CODEC_XZ: the block's padding (clen less its unpadded size) */
 	size_t same; /* the first piece with this key (its own index when it is the first):
 		      * compute makes that one only */
 };
@@ -48,7 +52,9 @@ struct rk_tarz {
 	int codec, level;
 	struct rk_tarz_piece *pieces;
 	size_t npieces;
-	unsigned char *trailer; /* zstd seek table */
+	unsigned char *header; /* xz stream header (before the pieces) */
+	size_t header_len;
+	unsigned char *trailer; /* zstd seek table, xz index and stream footer */
 	size_t trailer_len;
 	uint64_t size; /* valid once ready */
 	_Atomic int ready; /* set last, under lock */
@@ -74,7 +80,22 @@ int rk_tarz_compute(struct rk_tarz *z, struct rk_cache *c, const struct rk_compo
 int rk_tarz_open_piece(struct rk_tarz *z, size_t i, struct rk_cache *c,
 		       const struct rk_composite *tar, int *fd, struct rk_err *err);
 
-/* The piece holding compressed offset off, or npieces for the trailer. */
+/* The piece holding compressed offset off, or npieces for the header or the trailer. */
 size_t rk_tarz_find(const struct rk_tarz *z, uint64_t off);
+
+/* The compressed file as part of a composite (a package's data.tar.zst, an RPM payload):
+ * after compute, rk_tarz_append adds z's header, each piece as a source (its id the
+ * piece's key, its size the compressed length) and the trailer to out. A piece is no
+ * cache blob: opening its id as one fails, and the source's origin, o (which must live
+ * as long as out), opens the cached piece instead (compressed again, reading tar, when
+ * it is missing), so out is read like any composite (rk_composite_pread_blobs, the
+ * vfs's composite files). 0 or -ENOMEM/-EINVAL (not computed). */
+struct rk_tarz_origin {
+	struct rk_origin o; /* first: the source's origin */
+	struct rk_tarz *z;
+	struct rk_cache *c;
+	const struct rk_composite *tar;
+};
+int rk_tarz_append(struct rk_tarz_origin *o, struct rk_composite *out);
 
 #endif

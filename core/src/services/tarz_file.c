@@ -29,26 +29,36 @@ struct tarz_open {
 	struct rk_blob_cursor cur; /* the piece read last */
 };
 
+/* z's pieces, computed now on every core, with one line in the log. */
+static int compute(struct rk_vfs *v, struct rk_tarz *z, const struct rk_composite *tar,
+		   const char *where, struct rk_err *err)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int rc;
+
+	if (z->ready)
+		return 0;
+	rc = rk_tarz_compute(z, v->cache, tar, ncpu > 0 ? (unsigned)ncpu : 1, err);
+	if (rc) {
+		rk_err_log("'%s': %s", where, rk_err_str(err, rc));
+		return -EIO;
+	}
+	rk_info("'%s': %zu pieces, %u compressed, %u from the cache", where, z->npieces,
+		z->compressed, z->reused);
+	return 0;
+}
+
 /* The pieces, computed now on every core (the first stat pays; a wrong size is never
  * reported). */
 static int tarz_ready(struct rk_vfs *v, void *ctx, const char *where, uint64_t *size,
 		      struct rk_err *err)
 {
 	struct tarz_file *t = ctx;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int rc;
+	int rc = compute(v, t->z, t->tar, where, err);
 
-	if (!t->z->ready) {
-		rc = rk_tarz_compute(t->z, v->cache, t->tar, ncpu > 0 ? (unsigned)ncpu : 1, err);
-		if (rc) {
-			rk_err_log("'%s': %s", where, rk_err_str(err, rc));
-			return -EIO;
-		}
-		rk_info("'%s': %zu pieces, %u compressed, %u from the cache", where, t->z->npieces,
-			t->z->compressed, t->z->reused);
-	}
-	*size = t->z->size;
-	return 0;
+	if (!rc)
+		*size = t->z->size;
+	return rc;
 }
 
 static int tarz_open(struct rk_vfs *v, void *ctx, void **fh, struct rk_err *err)
@@ -81,7 +91,7 @@ static int piece_fd_locked(struct tarz_open *o, size_t i, struct rk_err *err)
 	return rc;
 }
 
-/* Cached pieces, then the seek table. */
+/* The header (xz), cached pieces, then the trailer (seek table, xz index). */
 static ssize_t tarz_pread(void *fh, char *buf, size_t n, uint64_t off, struct rk_err *err)
 {
 	struct tarz_open *o = fh;
@@ -91,13 +101,18 @@ static ssize_t tarz_pread(void *fh, char *buf, size_t n, uint64_t off, struct rk
 
 	while (done < n && !rc) {
 		size_t i = rk_tarz_find(z, off + done);
-		uint64_t start = i < z->npieces ? z->pieces[i].coff : z->size - z->trailer_len;
-		uint64_t len = i < z->npieces ? z->pieces[i].clen : z->trailer_len;
+		int head = i == z->npieces && off + done < z->header_len;
+		uint64_t start = i < z->npieces ? z->pieces[i].coff
+				 : head	       ? 0
+						: z->size - z->trailer_len;
+		uint64_t len = i < z->npieces ? z->pieces[i].clen
+			       : head	      ? z->header_len
+					      : z->trailer_len;
 		uint64_t within = off + done - start;
 		size_t chunk = (size_t)RK_MIN((uint64_t)(n - done), len - within);
 
 		if (i == z->npieces) {
-			memcpy(buf + done, z->trailer + within, chunk);
+			memcpy(buf + done, (head ? z->header : z->trailer) + within, chunk);
 			done += chunk;
 			continue;
 		}
@@ -181,4 +196,35 @@ struct node *vfs_tarz_file(struct node *dir, const char *name, int64_t mtime,
 	t->z = z;
 	t->tar = tar;
 	return vfs_ops_file(dir, name, S_IFREG | 0444, mtime, UINT64_MAX, &tarz_ops, t);
+}
+
+int vfs_tarz_composite(struct rk_vfs *v, const struct rk_composite *tar, int codec, int level,
+		       const char *where, struct rk_tarz_origin **o, struct rk_composite *out,
+		       struct rk_err *err)
+{
+	struct rk_tarz_origin *t = calloc(1, sizeof(*t));
+	int rc = t ? rk_tarz_plan(tar, codec, level, &t->z) : -ENOMEM;
+
+	if (rc) {
+		free(t);
+		return rk_err_set(err, rc, "'%s': %s", where, strerror(-rc));
+	}
+	t->c = v->cache;
+	t->tar = tar;
+	if (!(rc = compute(v, t->z, tar, where, err)) && (rc = rk_tarz_append(t, out)))
+		rk_err_set(err, rc, "'%s': %s", where, strerror(-rc));
+	if (rc) {
+		vfs_tarz_origin_free(t);
+		return rc;
+	}
+	*o = t;
+	return 0;
+}
+
+void vfs_tarz_origin_free(struct rk_tarz_origin *o)
+{
+	if (!o)
+		return;
+	rk_tarz_free(o->z);
+	free(o);
 }

@@ -486,6 +486,13 @@ static int ar_header(struct rk_composite *c, const char *name, int64_t mtime, ui
 int rk_deb_build(const struct rk_pkg_meta *m, const struct rk_composite *data_tar,
 		 struct rk_composite *out)
 {
+	return rk_deb_build_data(m, data_tar, "data.tar", out);
+}
+
+int rk_deb_build_data(const struct rk_pkg_meta *m, const struct rk_composite *data,
+		      const char *data_name, struct rk_composite *out)
+{
+	const struct rk_composite *data_tar = data;
 	struct rk_composite c = RK_COMPOSITE_INIT;
 	char *control = rk_deb_control(m);
 	void *gz = NULL;
@@ -494,7 +501,7 @@ int rk_deb_build(const struct rk_pkg_meta *m, const struct rk_composite *data_ta
 
 	if (!control)
 		return -errno;
-	if (m->mtime < 0) {
+	if (m->mtime < 0 || strncmp(data_name, "data.tar", 8) || strlen(data_name) > 16) {
 		rc = -EINVAL;
 		goto out;
 	}
@@ -505,7 +512,7 @@ int rk_deb_build(const struct rk_pkg_meta *m, const struct rk_composite *data_ta
 	    (rc = ar_header(&c, "control.tar.gz", m->mtime, gzlen)) ||
 	    (rc = rk_composite_bytes(&c, gz, gzlen)) ||
 	    (gzlen % 2 && (rc = rk_composite_bytes(&c, "\n", 1))) ||
-	    (rc = ar_header(&c, "data.tar", m->mtime, data_tar->size)) ||
+	    (rc = ar_header(&c, data_name, m->mtime, data_tar->size)) ||
 	    (rc = rk_composite_append(&c, data_tar)) ||
 	    (data_tar->size % 2 && (rc = rk_composite_bytes(&c, "\n", 1))))
 		goto out;

@@ -3,7 +3,8 @@
  * The package is an ar archive as dpkg-deb writes it: "!<arch>\n", then the members
  * debian-binary ("2.0\n"), control.tar.gz (small: built here, in memory) and data.tar,
  * uncompressed, whose bytes are the caller's composite appended as is (the files' cache
- * blobs), so the package has an exact size and random access without a copy. Debian 12's
+ * blobs), so the package has an exact size and random access without a copy; or
+ * data.tar.zst / data.tar.xz, the caller's compressed composite (its pieces cached). Debian 12's
  * dpkg 1.21 reads data.tar uncompressed (dpkg-deb(1): "data.tar", ".gz", ".xz", ".zst",
  * ".bz2", ".lzma"; control.tar with "", ".gz", ".xz", ".zst").
  *
@@ -46,6 +47,12 @@ char *rk_deb_version(const struct rk_pkg_meta *m);
  * written only on success. */
 int rk_deb_build(const struct rk_pkg_meta *m, const struct rk_composite *data_tar,
 		 struct rk_composite *out);
+
+/* The same with data (the data member's bytes, already compressed as data_name says:
+ * "data.tar", "data.tar.zst", "data.tar.xz"; dpkg-deb(1) picks the decompressor by the
+ * name) for data.tar. -EINVAL for a name that is no data.tar member's. */
+int rk_deb_build_data(const struct rk_pkg_meta *m, const struct rk_composite *data,
+		      const char *data_name, struct rk_composite *out);
 
 /* A deterministic gzip of p[0..len) (as "gzip -9n": no name, mtime 0): control.tar.gz
  * and Packages.gz. *out is malloc'd (*outlen bytes). 0 or -ENOMEM/-EFBIG (over 4 GiB)/-EIO. */

@@ -63,6 +63,7 @@ enum {
 	BASENAMES = 1117,
 	DIRNAMES = 1118,
 	PAYLOADFORMAT = 1124,
+	PAYLOADCOMPRESSOR = 1125,
 	PAYLOADFLAGS = 1126,
 	FILECOLORS = 1140,
 	FILECLASS = 1141,
@@ -545,8 +546,24 @@ static void add_files(struct hdr *h, const struct rk_rpm_file *f, size_t n)
 		h_int(h, FILEDIGESTALGO, T_INT32, DIGESTALGO_SHA256);
 }
 
+/* The rpmlib() feature rpmbuild requires of a payload compressed with compressor. */
+static int payload_dep(struct rk_rpm_deps *d, const char *compressor)
+{
+	const uint32_t lib = RK_RPMSENSE_RPMLIB | RK_RPMSENSE_EQUAL | RK_RPMSENSE_LESS;
+	int rc = 0;
+
+	if (!strcmp(compressor, "zstd"))
+		rc = add_dep(d, RK_RPM_REQUIRE, "rpmlib(PayloadIsZstd)", 21, "5.4.18-1", 8, lib);
+	else if (!strcmp(compressor, "xz"))
+		rc = add_dep(d, RK_RPM_REQUIRE, "rpmlib(PayloadIsXz)", 19, "5.2-1", 5, lib);
+	if (!rc)
+		qsort(d->v[RK_RPM_REQUIRE], d->n[RK_RPM_REQUIRE], sizeof(*d->v[RK_RPM_REQUIRE]),
+		      cmp_dep);
+	return rc;
+}
+
 static int main_header(const struct rk_pkg_meta *m, const struct rk_rpm_file *f, size_t n,
-		       uint64_t installed, struct rk_buf *out)
+		       uint64_t installed, const struct rk_rpm_compressed *cz, struct rk_buf *out)
 {
 	struct hdr h = {0};
 	struct rk_rpm_deps d;
@@ -555,6 +572,10 @@ static int main_header(const struct rk_pkg_meta *m, const struct rk_rpm_file *f,
 
 	if ((rc = rk_rpm_deps(m, &d)))
 		return rc;
+	if (cz && (rc = payload_dep(&d, cz->compressor))) {
+		rk_rpm_deps_release(&d);
+		return rc;
+	}
 	h.data = (struct rk_buf)RK_BUF_INIT;
 	h_add(&h, I18NTABLE, T_ARRAY, 1, "C", 2);
 	h_str(&h, NAME, T_STRING, m->name);
@@ -594,7 +615,12 @@ static int main_header(const struct rk_pkg_meta *m, const struct rk_rpm_file *f,
 	add_deps(&h, &d);
 	h_add(&h, PREFIXES, T_ARRAY, 1, m->prefix, strlen(m->prefix) + 1);
 	h_str(&h, PAYLOADFORMAT, T_STRING, "cpio");
-	h_str(&h, PAYLOADFLAGS, T_STRING, ""); /* w.ufdio: no PAYLOADCOMPRESSOR */
+	if (cz) { /* as rpmbuild's w<level>.<compressor>dio */
+		h_str(&h, PAYLOADCOMPRESSOR, T_STRING, cz->compressor);
+		h_str(&h, PAYLOADFLAGS, T_STRING, cz->flags);
+	} else {
+		h_str(&h, PAYLOADFLAGS, T_STRING, ""); /* w.ufdio: no PAYLOADCOMPRESSOR */
+	}
 	h_str(&h, ENCODING, T_STRING, "utf-8");
 	/* placeholders until rk_rpm_set_payload_digest (same length: the header keeps its size) */
 	h_add(&h, PAYLOADDIGEST, T_ARRAY, 1, NO_DIGEST, sizeof(NO_DIGEST));
@@ -691,12 +717,14 @@ static int lead(struct rk_composite *c, const struct rk_pkg_meta *m)
 	return 0;
 }
 
-static int signature(struct rk_composite *c, const struct rk_buf *main_hdr, uint64_t payload)
+/* stored: the payload's bytes in the package; payload: the cpio archive's size */
+static int signature(struct rk_composite *c, const struct rk_buf *main_hdr, uint64_t stored,
+		     uint64_t payload)
 {
 	struct hdr h = {0};
 	struct rk_buf out = RK_BUF_INIT;
 	char sha[RK_SHA256_HEX];
-	uint64_t total = main_hdr->len + payload;
+	uint64_t total = main_hdr->len + stored;
 	int rc;
 
 	if ((rc = rk_sha256_buf(main_hdr->buf, main_hdr->len, sha)))
@@ -720,33 +748,59 @@ static int signature(struct rk_composite *c, const struct rk_buf *main_hdr, uint
 	return rc;
 }
 
-int rk_rpm_build(const struct rk_pkg_meta *m, const struct rk_rpm_file *files, size_t n,
-		 struct rk_composite *out, struct rk_rpm_info *info)
+/* The cpio payload of files[0..n) into out (empty). */
+static int payload_of(const struct rk_rpm_file *files, size_t n, struct rk_composite *out)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = cpio_file(out, &files[i], (uint32_t)(i + 1));
+	if (!rc)
+		rc = cpio_entry(out, 0, 0, 0, 0, "TRAILER!!!");
+	if (rc)
+		rk_composite_release(out);
+	return rc;
+}
+
+int rk_rpm_payload(const struct rk_pkg_meta *m, const struct rk_rpm_file *files, size_t n,
+		   struct rk_composite *out)
+{
+	struct rk_composite c = RK_COMPOSITE_INIT;
+	uint64_t installed;
+	int rc = check_files(m, files, n, &installed);
+
+	if (!rc && !(rc = payload_of(files, n, &c)))
+		*out = c;
+	return rc;
+}
+
+static int build(const struct rk_pkg_meta *m, const struct rk_rpm_file *files, size_t n,
+		 const struct rk_rpm_compressed *cz, struct rk_composite *out,
+		 struct rk_rpm_info *info)
 {
 	struct rk_composite c = RK_COMPOSITE_INIT, payload = RK_COMPOSITE_INIT;
+	const struct rk_composite *stored = cz ? cz->payload : &payload;
 	struct rk_buf hdr = RK_BUF_INIT;
 	uint64_t installed, start, end, payload_size;
 	int rc;
 
 	if ((rc = check_files(m, files, n, &installed)))
 		return rc;
-	for (size_t i = 0; !rc && i < n; i++)
-		rc = cpio_file(&payload, &files[i], (uint32_t)(i + 1));
+	if (!cz && (rc = payload_of(files, n, &payload)))
+		return rc;
+	payload_size = cz ? cz->archive_size : payload.size;
 	if (!rc)
-		rc = cpio_entry(&payload, 0, 0, 0, 0, "TRAILER!!!");
-	if (!rc)
-		rc = main_header(m, files, n, installed, &hdr);
+		rc = main_header(m, files, n, installed, cz, &hdr);
 	if (!rc)
 		rc = lead(&c, m);
 	if (!rc)
-		rc = signature(&c, &hdr, payload.size);
+		rc = signature(&c, &hdr, stored->size, payload_size);
 	start = c.size;
 	end = start + hdr.len;
-	payload_size = payload.size;
 	if (!rc)
 		rc = rk_composite_bytes(&c, hdr.buf, hdr.len);
 	if (!rc)
-		rc = rk_composite_append(&c, &payload);
+		rc = rk_composite_append(&c, stored);
 	rk_buf_release(&hdr);
 	rk_composite_release(&payload);
 	if (rc) {
@@ -757,6 +811,21 @@ int rk_rpm_build(const struct rk_pkg_meta *m, const struct rk_rpm_file *files, s
 		*info = (struct rk_rpm_info){start, end, payload_size, installed};
 	*out = c;
 	return 0;
+}
+
+int rk_rpm_build(const struct rk_pkg_meta *m, const struct rk_rpm_file *files, size_t n,
+		 struct rk_composite *out, struct rk_rpm_info *info)
+{
+	return build(m, files, n, NULL, out, info);
+}
+
+int rk_rpm_build_compressed(const struct rk_pkg_meta *m, const struct rk_rpm_file *files,
+			    size_t n, const struct rk_rpm_compressed *cz, struct rk_composite *out,
+			    struct rk_rpm_info *info)
+{
+	if (!cz || !cz->payload || !cz->compressor || !*cz->compressor || !cz->flags)
+		return -EINVAL;
+	return build(m, files, n, cz, out, info);
 }
 
 /* The offset in hdr (an exported header) of tag's data, or 0 when absent. */
@@ -776,13 +845,19 @@ static uint64_t data_offset(const unsigned char *hdr, uint32_t tag)
 int rk_rpm_set_payload_digest(struct rk_composite *pkg, const struct rk_rpm_info *info,
 			      const char hex[RK_SHA256_HEX])
 {
+	return rk_rpm_set_payload_digests(pkg, info, hex, hex);
+}
+
+int rk_rpm_set_payload_digests(struct rk_composite *pkg, const struct rk_rpm_info *info,
+			       const char hex[RK_SHA256_HEX], const char alt[RK_SHA256_HEX])
+{
 	uint64_t len = info->header_end - info->header_start, sig_len = info->header_start - 96;
 	unsigned char *hdr;
 	char sha[RK_SHA256_HEX];
 	ssize_t got;
 	int rc = -EINVAL;
 
-	if (!rk_is_sha256_hex(hex))
+	if (!rk_is_sha256_hex(hex) || !rk_is_sha256_hex(alt))
 		return -EINVAL;
 	if (!(hdr = malloc(len > sig_len ? len : sig_len)))
 		return -ENOMEM;
@@ -791,7 +866,7 @@ int rk_rpm_set_payload_digest(struct rk_composite *pkg, const struct rk_rpm_info
 	    (ssize_t)len)
 		goto out;
 	memcpy(hdr + data_offset(hdr, PAYLOADDIGEST), hex, 64);
-	memcpy(hdr + data_offset(hdr, PAYLOADDIGESTALT), hex, 64);
+	memcpy(hdr + data_offset(hdr, PAYLOADDIGESTALT), alt, 64);
 	if ((rc = rk_sha256_buf(hdr, len, sha)) ||
 	    (rc = rk_composite_write(pkg, info->header_start, hdr, len)))
 		goto out;

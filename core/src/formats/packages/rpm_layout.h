@@ -53,6 +53,25 @@ struct rk_rpm_info {
 int rk_rpm_build(const struct rk_pkg_meta *m, const struct rk_rpm_file *files, size_t n,
 		 struct rk_composite *out, struct rk_rpm_info *info);
 
+/* A package whose payload is compressed (rpmbuild's w<level>.zstdio, w<level>.xzdio):
+ * the cpio archive of rk_rpm_payload, compressed by the caller into payload (a
+ * composite: its sources are added to the package's table). The header says
+ * PAYLOADCOMPRESSOR compressor ("zstd", "xz") and PAYLOADFLAGS flags (the level, "3"),
+ * and requires rpmlib(PayloadIsZstd) or rpmlib(PayloadIsXz) as rpmbuild does; the
+ * signature's size is the stored (compressed) one, its payload size the archive's. */
+struct rk_rpm_compressed {
+	const char *compressor, *flags;
+	const struct rk_composite *payload;
+	uint64_t archive_size; /* the cpio archive's size */
+};
+/* The cpio payload (files as rk_rpm_build checks them) as a composite. 0 or -errno as
+ * rk_rpm_build. */
+int rk_rpm_payload(const struct rk_pkg_meta *m, const struct rk_rpm_file *files, size_t n,
+		   struct rk_composite *out);
+int rk_rpm_build_compressed(const struct rk_pkg_meta *m, const struct rk_rpm_file *files,
+			    size_t n, const struct rk_rpm_compressed *cz, struct rk_composite *out,
+			    struct rk_rpm_info *info);
+
 /* Set the payload digest (sha256 hex of the bytes [info->header_end, pkg->size), which
  * only the caller can afford to read) into a package from rk_rpm_build: PAYLOADDIGEST
  * and PAYLOADDIGESTALT in the main header, then the signature's header SHA256. Reads
@@ -61,6 +80,10 @@ int rk_rpm_build(const struct rk_pkg_meta *m, const struct rk_rpm_file *files, s
  * -EINVAL/-ENOMEM. */
 int rk_rpm_set_payload_digest(struct rk_composite *pkg, const struct rk_rpm_info *info,
 			      const char hex[RK_SHA256_HEX]);
+/* The same for a compressed payload: hex of the stored bytes (PAYLOADDIGEST), alt of the
+ * uncompressed cpio archive (PAYLOADDIGESTALT), as rpm 4.16 and later check them. */
+int rk_rpm_set_payload_digests(struct rk_composite *pkg, const struct rk_rpm_info *info,
+			       const char hex[RK_SHA256_HEX], const char alt[RK_SHA256_HEX]);
 
 /* The package's relations, as the header holds them (and repodata lists them). */
 enum rk_rpm_dep_kind {

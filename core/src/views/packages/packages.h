@@ -24,7 +24,9 @@ struct pkg_cfg {
 	char *defs; /* packages=FILE: a package.json (absolute path); NULL: built-in */
 	char *sign_key; /* sign_key=KEY: sign the indexes with it; NULL: unsigned */
 	int multiarch; /* packages_multiarch: a legacy run as the multi-arch set */
+	int compress; /* packages_compress: 0 (none), PKG_ZSTD or PKG_XZ */
 };
+enum { PKG_ZSTD = 1, PKG_XZ = 2 };
 struct rk_vfs;
 /* The mount's (a zeroed one when there is none: defaults). */
 const struct pkg_cfg *pkg_cfg(const struct rk_vfs *v);
@@ -33,12 +35,32 @@ const struct pkg_cfg *pkg_cfg(const struct rk_vfs *v);
  * README lines. */
 struct rk_err;
 #include "rk/vfs.h"
-enum { PKG_NOPTS = 3 };
+enum { PKG_NOPTS = 4 };
 extern const struct rk_vfs_opt_decl pkg_opts[];
 int pkg_config(const char *const *vals, const char *const *labels, void **cfg,
 	       struct rk_err *err);
 void pkg_config_free(void *cfg);
 extern const char pkg_readme[];
+
+/* A package's compressed part (pkg_compress.c, -o packages_compress): the uncompressed
+ * bytes (a data.tar or an RPM's cpio payload), the origin its cached pieces reopen
+ * through (services/tarz_file.h) and the compressed composite over those pieces. */
+struct rk_composite;
+struct rk_tarz_origin;
+struct pkg_z {
+	struct rk_composite *plain, *packed;
+	struct rk_tarz_origin *o;
+};
+/* z (released first) as plain (copied) compressed as how (PKG_ZSTD, PKG_XZ): every piece
+ * made or found in the cache now, on all cores (where names the package in the log). 0
+ * or -errno with err set. */
+int pkg_z_make(struct rk_vfs *v, int how, const struct rk_composite *plain, const char *where,
+	       struct pkg_z *z, struct rk_err *err);
+void pkg_z_release(struct pkg_z *z);
+/* "data.tar.zst" / "data.tar.xz"; the RPM's PAYLOADCOMPRESSOR and PAYLOADFLAGS. */
+const char *pkg_z_deb_name(int how);
+const char *pkg_z_rpm_compressor(int how);
+const char *pkg_z_rpm_flags(int how);
 
 /* The run's artifacts the packages are planned over (pkg_artifacts.c). */
 struct pkg_defs;

@@ -9,7 +9,7 @@
 #include "engine/vfs_int.h"
 #include "views/packages/packages.h"
 
-enum { OPT_DEFS, OPT_MULTIARCH, OPT_SIGN_KEY, NOPTS };
+enum { OPT_DEFS, OPT_MULTIARCH, OPT_SIGN_KEY, OPT_COMPRESS, NOPTS };
 _Static_assert((int)NOPTS == (int)PKG_NOPTS, "packages.h counts the options");
 
 /* clang-format off */
@@ -52,6 +52,28 @@ const struct rk_vfs_opt_decl pkg_opts[NOPTS] = {
 		       "signature. Without it the repositories are unsigned (`[trusted=yes]`, "
 		       "`--nogpgcheck`).",
 		.command = "packages",
+	},
+	[OPT_COMPRESS] = {
+		.name = "packages_compress",
+		.type = RK_VFS_OPT_STRING,
+		.arg = "none|zstd|xz",
+		.choices = 1,
+		.def = "none",
+		.help = "packages/: DEB data.tar and RPM payload uncompressed (default), zstd "
+			"or xz",
+		.man = "how `RUN/packages/` compresses a package's files: `none` (default: "
+		       "`data.tar` and the RPM's cpio payload uncompressed, served straight from "
+		       "the cached files, no CPU), `zstd` (`data.tar.zst`, an RPM payload with "
+		       "PAYLOADCOMPRESSOR zstd; level 3, as the `.tar.zst` tarballs) or `xz` "
+		       "(`data.tar.xz`, PAYLOADCOMPRESSOR xz; level 6, dpkg-deb's). Compressed "
+		       "in pieces of about 1 MiB (file data in 4 MiB pieces) kept in the cache "
+		       "under what they hold, so a piece that another package or tarball already "
+		       "holds is not compressed again; listing `deb/` or `rpm/x86_64/` compresses "
+		       "what is not in the cache yet (on all cores), so every size is exact. "
+		       "TheRock's own packages are compressed (DEB xz, RPM zstd level 9): for "
+		       "a repository served over HTTP.",
+		.command = "packages",
+		.flag = "--compress",
 	},
 };
 /* clang-format on */
@@ -97,8 +119,12 @@ int pkg_config(const char *const *vals, const char *const *labels, void **cfg,
 		else if (!(c->sign_key = strdup(vals[OPT_SIGN_KEY])))
 			rc = -ENOMEM;
 	}
-	if (c)
+	if (c) {
 		c->multiarch = vals[OPT_MULTIARCH] != NULL;
+		c->compress = !vals[OPT_COMPRESS] || !strcmp(vals[OPT_COMPRESS], "none") ? 0
+			      : !strcmp(vals[OPT_COMPRESS], "xz")			 ? PKG_XZ
+											 : PKG_ZSTD;
+	}
 	if (rc) {
 		pkg_config_free(c);
 		return rc;

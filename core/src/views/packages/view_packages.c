@@ -88,6 +88,7 @@ struct pkg {
 	const struct node **fnodes;
 	char (*digests)[65];
 	size_t nfiles;
+	struct pkg_z z; /* -o packages_compress: data.tar or the payload, compressed */
 };
 
 /* The packages of one type (deb or rpm) of a run. */
@@ -138,6 +139,7 @@ static void pkgs_release(struct pkgs *s)
 		free(p->files);
 		free(p->fnodes);
 		free(p->digests);
+		pkg_z_release(&p->z);
 	}
 	free(s->p);
 	for (size_t i = 0; i < s->nplans; i++)
@@ -560,7 +562,7 @@ static int make_deb(struct pkg *p, struct node *pool, int64_t when, struct rk_er
 {
 	struct rk_composite tar = RK_COMPOSITE_INIT, *deb = calloc(1, sizeof(*deb));
 	struct node *root = NULL;
-	int rc = deb ? pkg_tree(p, &root, err) : -ENOMEM;
+	int rc = deb ? pkg_tree(p, &root, err) : -ENOMEM, how = pkg_cfg(p->set->st->v)->compress;
 
 	if (!rc)
 		dh_fixperms(root);
@@ -572,7 +574,10 @@ static int make_deb(struct pkg *p, struct node *pool, int64_t when, struct rk_er
 	if (!rc && (rc = vfs_tree_tar(root, &tar, &p->meta.mtime)))
 		rk_err_set(err, rc, "data.tar: %s", strerror(-rc));
 	vfs_tree_free(root);
-	if (!rc && (rc = rk_deb_build(&p->meta, &tar, deb)))
+	if (!rc && how)
+		rc = pkg_z_make(p->set->st->v, how, &tar, p->file, &p->z, err);
+	if (!rc && (rc = how ? rk_deb_build_data(&p->meta, p->z.packed, pkg_z_deb_name(how), deb)
+			     : rk_deb_build(&p->meta, &tar, deb)))
 		rk_err_set(err, rc, "the .deb: %s", strerror(-rc));
 	rk_composite_release(&tar);
 	if (rc) {
@@ -853,12 +858,25 @@ static void files_release(struct pkg *p)
 	p->nfiles = 0;
 }
 
+/* p's cpio payload compressed (p->z). Caller holds p->lock; the files' digests set. */
+static int pkg_rpm_compress(struct pkg *p, int how, struct rk_err *err)
+{
+	struct rk_composite pl = RK_COMPOSITE_INIT;
+	int rc = rk_rpm_payload(&p->meta, p->files, p->nfiles, &pl);
+
+	if (rc)
+		return rk_err_set(err, rc, "the .rpm's payload: %s", strerror(-rc));
+	rc = pkg_z_make(p->set->st->v, how, &pl, p->file, &p->z, err);
+	rk_composite_release(&pl);
+	return rc;
+}
+
 /* p's .rpm with the digests of its files (placeholders unless real). */
 static int build_rpm(struct pkg *p, int real, struct rk_composite **out, struct rk_rpm_info *info,
 		     struct rk_err *err)
 {
 	struct rk_composite *c = calloc(1, sizeof(*c));
-	int rc = c ? 0 : -ENOMEM;
+	int rc = c ? 0 : -ENOMEM, how = pkg_cfg(p->set->st->v)->compress;
 
 	pthread_mutex_lock(&p->lock);
 	for (size_t i = 0; !rc && i < p->nfiles; i++) {
@@ -870,15 +888,25 @@ static int build_rpm(struct pkg *p, int real, struct rk_composite **out, struct 
 			memset(p->digests[i], '0', 64);
 		p->files[i].digest = p->digests[i];
 	}
-	if (!rc && (rc = rk_rpm_build(&p->meta, p->files, p->nfiles, c, info)))
+	if (!rc && how && !p->z.packed) /* the payload compressed once, when laid out */
+		rc = pkg_rpm_compress(p, how, err);
+	if (!rc && (rc = how ? rk_rpm_build_compressed(
+				       &p->meta, p->files, p->nfiles,
+				       &(struct rk_rpm_compressed){pkg_z_rpm_compressor(how),
+								   pkg_z_rpm_flags(how), p->z.packed,
+								   p->z.plain->size},
+				       c, info)
+			     : rk_rpm_build(&p->meta, p->files, p->nfiles, c, info)))
 		rk_err_set(err, rc, "the .rpm: %s", strerror(-rc));
 	pthread_mutex_unlock(&p->lock);
-	/* rpm 4.18 installs nothing without the payload's digest: one read of it */
+	/* rpm 4.18 installs nothing without the payload's digest: one read of it (and of
+	 * the cpio archive, compressed: PAYLOADDIGESTALT) */
 	if (!rc && real) {
-		char hex[65];
+		char hex[65], alt[65];
 
-		if (!(rc = vfs_pkg_tail_sha256(p->set->st->v, c, info->header_end, hex, err)))
-			rc = rk_rpm_set_payload_digest(c, info, hex);
+		if (!(rc = vfs_pkg_tail_sha256(p->set->st->v, c, info->header_end, hex, err)) &&
+		    !(rc = how ? vfs_pkg_tail_sha256(p->set->st->v, p->z.plain, 0, alt, err) : 0))
+			rc = rk_rpm_set_payload_digests(c, info, hex, how ? alt : hex);
 	}
 	if (rc) {
 		rk_composite_free(c);
@@ -932,6 +960,7 @@ static int lay_out_rpm(struct pkg *p, struct node *dir, struct rk_err *err)
 	rk_composite_free(c);
 	if (rc) {
 		files_release(p);
+		pkg_z_release(&p->z);
 		vfs_tree_free(p->root);
 		p->root = NULL;
 	}
