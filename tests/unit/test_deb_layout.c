@@ -381,6 +381,8 @@ RK_TEST(lintian_runs)
 	RK_ASSERT_EQ_INT(0, rc);
 	RK_ASSERT_EQ_INT(0, fx_sh("! grep -E 'E: .*(malformed|unpack|corrupt|bad-ar|"
 				  "tar-errors|control-file-is-empty)' lintian.txt"));
+	/* uncompressed data.tar is an error to lintian (compressed_data: then it is gone) */
+	RK_ASSERT_EQ_INT(0, fx_sh("grep -q uses-no-compression-for-data-tarball lintian.txt"));
 	rk_composite_release(&deb);
 }
 
@@ -422,4 +424,62 @@ RK_TEST(changelog_like_therock)
 	free(path);
 	free(gz);
 	free(gz2);
+}
+
+/* data.tar.zst and data.tar.xz (packages_compress): the compressed member is the caller's
+ * bytes under the name given; dpkg-deb reads it back to data.tar, dpkg installs it,
+ * lintian no longer says the data is uncompressed; a name that is no data.tar member's is
+ * refused. */
+RK_TEST(compressed_data)
+{
+	static const char *const kinds[][2] = {{"zst", "zstd -q -3"}, {"xz", "xz -6"}};
+	struct rk_pkg_meta m = meta();
+	struct rk_composite deb = RK_COMPOSITE_INIT, packed = RK_COMPOSITE_INIT;
+	char patched[sizeof(lib)], name[32], *s;
+	unsigned char *bytes;
+	size_t len;
+
+	need("dpkg-deb"), need("zstd"), need("xz");
+	write_deb(&m, &deb, patched); /* data.tar */
+	rk_composite_release(&deb);
+	for (size_t k = 0; k < 2; k++) {
+		RK_ASSERT_EQ_INT(0, fx_sh("%s -c data.tar > data.c", kinds[k][1]));
+		s = fx_read("data.c", &len);
+		RK_ASSERT_EQ_INT(0, rk_composite_bytes(&packed, s, len));
+		free(s);
+		snprintf(name, sizeof(name), "data.tar.%s", kinds[k][0]);
+		RK_ASSERT_EQ_INT(0, rk_deb_build_data(&m, &packed, name, &deb));
+		bytes = fx_composite_read(&deb);
+		fx_write("c.deb", bytes, deb.size);
+		free(bytes);
+		RK_ASSERT_EQ_INT(0, fx_sh("ar t c.deb > members.txt"));
+		s = fx_read("members.txt", NULL);
+		RK_ASSERT(strstr(s, name) != NULL);
+		free(s);
+		RK_ASSERT_EQ_INT(0, fx_sh("dpkg-deb --fsys-tarfile c.deb | cmp - data.tar"));
+		if (!fx_sh("command -v lintian >/dev/null"))
+			RK_ASSERT_EQ_INT(0, fx_sh("lintian --no-cfg --allow-root --fail-on none "
+						  "c.deb > l.txt 2>&1; cat l.txt >&2; ! grep -q "
+						  "uses-no-compression-for-data-tarball l.txt"));
+		if (!fx_sh("command -v dpkg >/dev/null")) {
+			fx_sh("rm -rf root");
+			fx_mkdirs("root/var/lib/dpkg/info");
+			fx_mkdirs("root/var/lib/dpkg/updates");
+			fx_writes("root/var/lib/dpkg/status", "");
+			RK_ASSERT_EQ_INT(0, fx_sh("dpkg --root=%s/root --force-not-root "
+						  "--force-script-chrootless --force-depends "
+						  "--log=/dev/null -i c.deb >&2",
+						  rk_test_dir()));
+			s = fx_read("root/opt/rocm/lib/libtest.so.1", &len);
+			RK_ASSERT_EQ_INT(sizeof(lib), len);
+			RK_ASSERT_EQ_MEM(patched, s, len);
+			free(s);
+		}
+		rk_composite_release(&deb);
+		rk_composite_release(&packed);
+	}
+	RK_ASSERT_EQ_INT(0, rk_composite_bytes(&packed, "x", 1));
+	RK_ASSERT_EQ_INT(-EINVAL, rk_deb_build_data(&m, &packed, "control.tar", &deb));
+	RK_ASSERT_EQ_INT(-EINVAL, rk_deb_build_data(&m, &packed, "data.tar.zst.too-long", &deb));
+	rk_composite_release(&packed);
 }

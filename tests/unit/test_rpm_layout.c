@@ -438,3 +438,70 @@ RK_TEST(dnf_install)
 	check_tree("root");
 	free(run("rpm -q --root=%s/root amdrocm-a amdrocm-b", rk_test_dir()));
 }
+
+/* A compressed payload (packages_compress): zstd and xz as rpmbuild's w3.zstdio and
+ * w6.xzdio say it (PAYLOADCOMPRESSOR, PAYLOADFLAGS, rpmlib(PayloadIs*)), the digests of
+ * the stored and of the cpio bytes; rpm -K, rpm2cpio and rpm -i take it. */
+RK_TEST(compressed_payload)
+{
+	static const char *const kinds[][4] = {{"zstd", "3", "zstd -q -3", "PayloadIsZstd"},
+					       {"xz", "6", "xz -6", "PayloadIsXz"}};
+	struct rk_pkg_meta m = meta("amdrocm-test7.13", DEPENDS, 0);
+	struct rk_rpm_file f[8];
+	size_t n = files(f), len;
+	struct rk_composite pl, packed = RK_COMPOSITE_INIT, c;
+	struct rk_rpm_info info;
+	char hex[RK_SHA256_HEX], alt[RK_SHA256_HEX], *s;
+	unsigned char *bytes;
+
+	need("rpm"), need("rpm2cpio"), need("cpio"), need("zstd"), need("xz");
+	write_refs();
+	RK_ASSERT_EQ_INT(0, rk_rpm_payload(&m, f, n, &pl));
+	bytes = malloc(pl.size);
+	RK_ASSERT(bytes != NULL);
+	RK_ASSERT(rk_composite_pread(&pl, read_source, &pl, bytes, pl.size, 0) == (ssize_t)pl.size);
+	fx_write("payload.cpio", bytes, pl.size);
+	RK_ASSERT_EQ_INT(0, rk_sha256_buf(bytes, pl.size, alt));
+	free(bytes);
+	for (size_t k = 0; k < 2; k++) {
+		struct rk_rpm_compressed cz = {kinds[k][0], kinds[k][1], &packed, pl.size};
+
+		free(run("%s -c payload.cpio > payload.c", kinds[k][2]));
+		s = fx_read("payload.c", &len);
+		RK_ASSERT_EQ_INT(0, rk_composite_bytes(&packed, s, len));
+		RK_ASSERT_EQ_INT(0, rk_sha256_buf(s, len, hex));
+		free(s);
+		RK_ASSERT_EQ_INT(0, rk_rpm_build_compressed(&m, f, n, &cz, &c, &info));
+		RK_ASSERT_EQ_INT(pl.size, info.payload_size);
+		RK_ASSERT_EQ_INT(len, c.size - info.header_end);
+		RK_ASSERT_EQ_INT(0, rk_rpm_set_payload_digests(&c, &info, hex, alt));
+		bytes = malloc(c.size);
+		RK_ASSERT(bytes != NULL);
+		RK_ASSERT(rk_composite_pread(&c, read_source, &c, bytes, c.size, 0) ==
+			  (ssize_t)c.size);
+		fx_write("c.rpm", bytes, c.size);
+		free(bytes);
+		check_output("c.rpm: digests OK\n", "rpm -K c.rpm");
+		free(run("rpm -qp --qf '%%{PAYLOADCOMPRESSOR}|%%{PAYLOADFLAGS}' c.rpm | grep -x "
+			 "'%s|%s'",
+			 kinds[k][0], kinds[k][1]));
+		free(run("rpm -qpR c.rpm | grep -x 'rpmlib(%s) <= .*'", kinds[k][3]));
+		free(run("rm -rf x && mkdir x && cd x && rpm2cpio ../c.rpm | cpio -idm --quiet"));
+		check_tree("x");
+		if (geteuid() == 0) {
+			free(run("rm -rf root db && rpm -i --root=%s/root --dbpath=%s/db --nodeps "
+				 "--noscripts c.rpm 2>&1",
+				 rk_test_dir(), rk_test_dir()));
+			check_tree("root");
+		}
+		rk_composite_release(&c);
+		rk_composite_release(&packed);
+	}
+	/* no compressor: refused */
+	{
+		struct rk_rpm_compressed cz = {"", "3", &packed, pl.size};
+
+		RK_ASSERT_EQ_INT(-EINVAL, rk_rpm_build_compressed(&m, f, n, &cz, &c, &info));
+	}
+	rk_composite_release(&pl);
+}
