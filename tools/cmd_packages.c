@@ -1,5 +1,5 @@
 /* cmd_packages.c: rockpack packages STORE RUN --type deb|rpm -o DIR [--packages FILE]
- * [--sign-key KEY] [--multiarch] [--strict]:
+ * [--sign-key KEY] [--multiarch] [--compress none|zstd|xz] [--strict]:
  * the run's native packages and their repository (RUN/packages/, views/packages/) as
  * real files, byte-equal to the mount: DIR receives deb/'s pool/ and dists/, or rpm/'s
  * x86_64/ (the packages and repodata/). The repository's README (what the view left out
@@ -85,7 +85,7 @@ static int cmd_packages(const struct rp_opts *o, int argc, char **argv)
 {
 	static const char usage[] =
 		"usage: rockpack packages STORE RUN --type deb|rpm -o DIR [--packages FILE] "
-		"[--sign-key KEY] [--multiarch] [--strict]";
+		"[--sign-key KEY] [--multiarch] [--compress none|zstd|xz] [--strict]";
 	struct rk_err err = RK_ERR_INIT;
 	struct rk_buf path = RK_BUF_INIT;
 	struct rp_opts po = *o;
@@ -108,7 +108,7 @@ static int cmd_packages(const struct rp_opts *o, int argc, char **argv)
 		} else if (!strcmp(argv[i], "--strict")) {
 			strict = 1;
 		} else if ((taken = rp_view_flag(&po, argc, argv, &i))) {
-			/* --packages, --sign-key, --multiarch (views/packages/) */
+			/* --packages, --sign-key, --multiarch, --compress (views/packages/) */
 			if (taken == 2)
 				return 2;
 		} else if (rp_is_option(argv[i])) {
@@ -153,7 +153,8 @@ const struct rp_command rp_cmd_packages = {
 	cmd_packages,
 	"write a run's native packages as an apt or dnf repository",
 	"usage: rockpack packages STORE RUN --type deb|rpm -o DIR [--packages FILE]\n"
-	"                         [--sign-key KEY] [--multiarch] [--strict]\n"
+	"                         [--sign-key KEY] [--multiarch] [--compress none|zstd|xz]\n"
+	"                         [--strict]\n"
 	"\n"
 	"Write the run's native packages and their repository as RUN/packages/ shows them:\n"
 	"deb: DIR/pool/main/*.deb and DIR/dists/stable/ (an apt repository); rpm: *.rpm and\n"
@@ -168,6 +169,7 @@ const struct rp_command rp_cmd_packages = {
 	"  --packages FILE   TheRock's package.json instead of the built-in definitions\n"
 	"  --sign-key KEY    sign the indexes with this GnuPG key\n"
 	"  --multiarch       a legacy run packaged as the multi-arch set\n"
+	"  --compress HOW    data.tar and the RPM payload as zstd or xz (default none)\n"
 	"  --strict          fail (exit 1) when a package was left out\n",
-	" -o --type --packages --sign-key ",
+	" -o --type --packages --sign-key --compress ",
 };

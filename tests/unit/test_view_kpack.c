@@ -241,12 +241,15 @@ RK_TEST(option_table)
 		RK_ASSERT(!d->flag_value || !rk_vfs_opt_check(d, d->flag_value, NULL, &err));
 		RK_ASSERT(!d->excludes || rk_vfs_opt_find(d->excludes));
 	}
-	RK_ASSERT_EQ_INT(7, n);
+	RK_ASSERT_EQ_INT(8, n);
 	d = rk_vfs_opt_find("split_databases");
 	RK_ASSERT(d && d->type == RK_VFS_OPT_LIST);
 	RK_ASSERT(rk_vfs_opt_at(0, &view) == rk_vfs_opt_find("kpack_compression"));
 	RK_ASSERT_EQ_STR("kpack", view);
 	RK_ASSERT(rk_vfs_opt_find("wheel_compression"));
+	RK_ASSERT(rk_vfs_opt_find("packages_compress"));
+	RK_ASSERT_EQ_INT(-EINVAL,
+			 rk_vfs_opt_check(rk_vfs_opt_find("packages_compress"), "gzip", "x", &err));
 	RK_ASSERT(!rk_vfs_opt_find("cache"));
 	RK_ASSERT_EQ_INT(0, rk_vfs_opt_check(d, "rocblas:miopen", "x", &err));
 	RK_ASSERT_EQ_INT(0, rk_vfs_opt_check(d, "none", "x", &err));
