@@ -22,6 +22,16 @@
 #   second arch  fresh cache, one mount: cat of every gfx1101 device package (deb and
 #                rpm) after every gfx1100 one, against the first
 #   daemon       VmHWM of each mount
+#   listing      (issue 28 items 6, 7) page cache dropped, empty rockfs cache: `ls -l` of
+#                deb/pool/main, and on another empty cache of rpm/x86_64, against `tar -xf`
+#                of the archives the definitions select (all but those deb/README lists as
+#                not read): what a script must at least do before it can make a package
+#   compressed   the same listings with -o packages_compress=zstd and =xz (listing
+#                compresses every package: its size is exact), then a remount over the
+#                same cache (every piece found); the packages' bytes against the selected
+#                artifacts' bytes and the uncompressed packages'
+# STEPS (comma-separated, default all: install,listhash,arch,listing,compressed) picks
+# the steps; the plan is made anyway (listing and compressed need only the store).
 # The baseline's plan (which stage dirs a package copies, its control files) is made
 # before any timing, from the definitions and the mounted repository's control members;
 # its packages are checked to hold the same paths as rockfs's.
@@ -30,6 +40,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
 gib=${2:-2}
 rounds=${ROUNDS:-2}
+steps=,${STEPS:-install,listhash,arch,listing,compressed},
+want() { [[ $steps == *",$1,"* ]]; }
 . "$top/bench/lib.sh"
 [ "$(id -u)" = 0 ] || { echo "packages_bench.sh: run as root (it drops the page cache)" >&2; exit 1; }
 for tool in dpkg-deb dpkg-scanpackages apt-get apt-ftparchive zstd xz sha256sum fusermount3; do
@@ -66,8 +78,10 @@ echo "machine: $(nproc) CPUs, $(uname -r), $(free -g | awk '/^Mem:/ {print $2}')
 	"zstd $(zstd -V | grep -o 'v[0-9.]*'); run $RUN + bigdata $gib GiB; rounds $rounds"
 
 drop() { sync; echo 3 >/proc/sys/vm/drop_caches; }
-mount_fs() { # CACHE
-	"$build/fs/rockfs" "$work/store" "$mnt" -f -o cache="$1" -o packages="$defs" 2>>"$work/daemon.log" &
+mount_fs() { # CACHE [OPTION...]
+	local cache=$1
+	shift
+	"$build/fs/rockfs" "$work/store" "$mnt" -f -o cache="$cache" -o packages="$defs" "$@" 2>>"$work/daemon.log" &
 	pid=$!
 	for _ in $(seq 400); do mountpoint -q "$mnt" && return 0; sleep 0.025; done
 	echo "rockfs did not mount" >&2
@@ -234,7 +248,8 @@ rock_install() { # sets t_rupdate t_rinstall t_rock hwm
 }
 min() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b < a) ? b : a }'; }
 best_xz= best_none= best_rock=
-for i in $(seq "$rounds"); do
+want install || rounds_install=0
+for i in $(seq "${rounds_install:-$rounds}"); do
 	echo "install, round $i of $rounds ..."
 	base_install ""
 	echo "  baseline (xz):    $t_base s  (extract $t_extract, cp -a $t_trees, dpkg-deb $t_build, index $t_index, apt $t_apt)"
@@ -267,8 +282,98 @@ for i in $(seq "$rounds"); do
 	fi
 done
 
+# --- listing and compressed (issue 28 items 6 and 7)
+selected=() sel_bytes=0
+for a in "$run"/*.tar.zst "$run"/*.tar.xz; do
+	n=$(basename "$a"); n=${n%.tar.*}
+	case $a in *.xz) [ -e "$run/$n.tar.zst" ] && continue ;; esac
+	selected+=("$a")
+done
+if want listing || want compressed; then
+	mount_fs "$work/cache-sel"
+	sed -n '/^Artifacts of the run that no definition selects/,$p' "$P/deb/README" | tail -n +2 |
+		awk '$1 != "none" {print $1}' >"$work/unread"
+	umount_fs
+	rm -rf "$work/cache-sel"
+	sel=()
+	for a in "${selected[@]}"; do
+		n=$(basename "$a"); n=${n%.tar.*}
+		grep -qx "$n" "$work/unread" || { sel+=("$a"); sel_bytes=$((sel_bytes + $(stat -c %s "$a"))); }
+	done
+	selected=("${sel[@]}")
+	nunread=$(wc -l <"$work/unread")
+fi
+untar_selected() {
+	local a
+	rm -rf "$work/untar" && mkdir -p "$work/untar"
+	for a in "${selected[@]}"; do
+		case $a in *.zst) tar -I zstd -xf "$a" -C "$work/untar" ;; *) tar -xJf "$a" -C "$work/untar" ;; esac
+	done
+}
+# list_cold WHAT [OPTION...]: best of $rounds of `ls -l` of WHAT (deb/pool/main,
+# rpm/x86_64) on an empty cache, page cache dropped; sets t_list. keep=1: the cache stays
+ls_l() { ls -l "$@" >/dev/null; }
+best_of() { # VAR SECONDS
+	if [ -z "${!1}" ] || [ "$(min "${!1}" "$2")" = "$2" ]; then printf -v "$1" %s "$2"; fi
+}
+list_cold() {
+	local what=$1 i t
+	shift
+	t_list=
+	for i in $(seq "$rounds"); do
+		rm -rf "$work/cache-l"
+		drop
+		mount_fs "$work/cache-l" "$@"
+		t=$(timeit ls_l "$P/$what")
+		best_of t_list "$t"
+		[ "$i" = "$rounds" ] && [ "${keep:-0}" = 1 ] || { umount_fs; }
+	done
+}
+sum_sizes() { # KIND: the bytes of every .deb or .rpm, as listed
+	local d=$P/deb/pool/main
+	[ "$1" = rpm ] && d=$P/rpm/x86_64
+	find "$d" -maxdepth 1 -type f -name "*.$1" -printf '%s\n' | awk '{s += $1} END {print s}'
+}
+if want listing; then
+	echo "listing ..."
+	t_untar=
+	for i in $(seq "$rounds"); do
+		drop
+		best_of t_untar "$(timeit untar_selected)"
+	done
+	untar_bytes=$(du -sb "$work/untar" | cut -f1)
+	rm -rf "$work/untar"
+	list_cold deb/pool/main
+	t_list_deb=$t_list
+	list_cold rpm/x86_64
+	t_list_rpm=$t_list
+fi
+if want compressed; then
+	echo "compressed ..."
+	mount_fs "$work/cache-plain"
+	ls -l "$P/deb/pool/main" "$P/rpm/x86_64" >/dev/null
+	plain_deb=$(sum_sizes deb) plain_rpm=$(sum_sizes rpm)
+	umount_fs
+	rm -rf "$work/cache-plain"
+	for how in zstd xz; do
+		keep=1 list_cold deb/pool/main -o packages_compress=$how
+		printf -v "t_z_deb_$how" %s "$t_list"
+		printf -v "t_z_rpm_$how" %s "$(timeit ls_l "$P/rpm/x86_64")"
+		printf -v "z_deb_$how" %s "$(sum_sizes deb)"
+		printf -v "z_rpm_$how" %s "$(sum_sizes rpm)"
+		umount_fs
+		printf -v "hwm_z_$how" %s "$hwm"
+		drop
+		mount_fs "$work/cache-l" -o packages_compress=$how
+		printf -v "t_z_again_$how" %s "$(timeit ls_l "$P/deb/pool/main" "$P/rpm/x86_64")"
+		umount_fs
+		rm -rf "$work/cache-l"
+	done
+fi
+
 # --- list+hash
 listhash() { ls -lR "$P/deb" "$P/rpm/x86_64" >/dev/null && find "$P/deb" "$P/rpm/x86_64" -type f -print0 | xargs -0 sha256sum >/dev/null; }
+if want listhash; then
 echo "list+hash ..."
 rm -rf "$work/cache"
 drop
@@ -292,8 +397,10 @@ P=$work/copy/packages
 t_lh_disk=$(timeit listhash)
 P=$P_saved
 rm -rf "$work/copy"
+fi
 
 # --- second arch
+if want arch; then
 echo "second arch ..."
 rm -rf "$work/cache"
 drop
@@ -303,8 +410,33 @@ second=$(timeit sh -c "cat '$P'/deb/pool/main/*-gfx1101_*.deb '$P'/rpm/x86_64/*-
 ndev=$(ls "$P"/deb/pool/main/*-gfx1101_*.deb "$P"/rpm/x86_64/*-gfx1101-*.rpm | wc -l)
 umount_fs
 hwm_arch=$hwm
+fi
 
 echo
+echo "machine load when done: $(cut -d' ' -f1-3 /proc/loadavg)"
+if want listing; then
+echo "== listing, cold (page cache dropped, empty rockfs cache; best of $rounds)"
+printf '%-58s %8s s\n' "tar -xf of the ${#selected[@]} selected archives ($((sel_bytes / 1048576)) MiB -> $((untar_bytes / 1048576)) MiB)" "$t_untar"
+printf '%-58s %8s s   %sx tar -xf\n' "rockfs: ls -l deb/pool/main" "$t_list_deb" "$(ratio "$t_list_deb" "$t_untar")"
+printf '%-58s %8s s   %sx tar -xf\n' "rockfs: ls -l rpm/x86_64" "$t_list_rpm" "$(ratio "$t_list_rpm" "$t_untar")"
+echo "    ($nunread archives of the run not selected, not read)"
+fi
+if want compressed; then
+echo "== compressed packages (-o packages_compress), cold listing (best of $rounds)"
+printf '%-58s %8s MiB\n' "the selected artifacts" "$((sel_bytes / 1048576))" \
+	"the .debs uncompressed" "$((plain_deb / 1048576))" "the .rpms uncompressed" "$((plain_rpm / 1048576))"
+for how in zstd xz; do
+	zd=z_deb_$how zr=z_rpm_$how td=t_z_deb_$how tr=t_z_rpm_$how ta=t_z_again_$how hz=hwm_z_$how
+	printf '%-58s %8s MiB   %sx the artifacts, %sx uncompressed\n' "$how: the .debs" \
+		"$((${!zd} / 1048576))" "$(ratio "${!zd}" "$sel_bytes")" "$(ratio "${!zd}" "$plain_deb")" \
+		"$how: the .rpms" "$((${!zr} / 1048576))" "$(ratio "${!zr}" "$sel_bytes")" "$(ratio "${!zr}" "$plain_rpm")"
+	printf '%-58s %8s s\n' "$how: ls -l deb/pool/main (compresses every .deb)" "${!td}" \
+		"$how: then ls -l rpm/x86_64 (its own payload pieces)" "${!tr}" \
+		"$how: remount, both listings (every piece in the cache)" "${!ta}"
+	printf '%-58s %8s MiB\n' "$how: daemon VmHWM" "${!hz}"
+done
+fi
+if want install; then
 echo "== apt-get update && apt-get install $WANT, cold (best of $rounds)"
 printf '%-58s %8s s\n' "baseline: extract, cp -a, dpkg-deb (xz), index, apt-get" "$best_xz"
 echo "    ($bx)"
@@ -313,14 +445,19 @@ echo "    ($bn)"
 printf '%-58s %8s s   %sx xz, %sx -Znone\n' "rockfs: mount, apt-get update, apt-get install" "$best_rock" \
 	"$(ratio "$best_rock" "$best_xz")" "$(ratio "$best_rock" "$best_none")"
 echo "    ($br)"
+fi
+if want listhash; then
 echo "== ls -lR + sha256sum of packages/deb and packages/rpm/x86_64 ($nfiles files, $((repo_bytes / 1048576)) MiB)"
 printf '%-58s %8s s\n' "the same files on local disk (page cache dropped)" "$t_lh_disk"
 printf '%-58s %8s s   %sx local disk\n' "rockfs, fresh cache (ingest, layout, hash, rpm payloads)" "$t_lh_cold" "$(ratio "$t_lh_cold" "$t_lh_disk")"
 printf '%-58s %8s s   %sx local disk, %sx cold\n' "rockfs, remount (warm cache, page cache dropped)" "$t_lh_warm" \
 	"$(ratio "$t_lh_warm" "$t_lh_disk")" "$(ratio "$t_lh_warm" "$t_lh_cold")"
+fi
+if want arch; then
 echo "== device packages (deb + rpm, $ndev files per target), fresh cache, one mount"
 printf '%-58s %8s s\n' "cat of every gfx1100 one (first target)" "$first"
 printf '%-58s %8s s   %sx the first\n' "cat of every gfx1101 one (second target)" "$second" "$(ratio "$second" "$first")"
+fi
 echo "== daemon VmHWM"
-printf '%-58s %8s MiB\n' "install (best round)" "$hwm_install" "list+hash, fresh cache" "$hwm_lh_cold" \
-	"list+hash, remount" "$hwm_lh_warm" "second arch" "$hwm_arch"
+printf '%-58s %8s MiB\n' "install (best round)" "${hwm_install:--}" "list+hash, fresh cache" "${hwm_lh_cold:--}" \
+	"list+hash, remount" "${hwm_lh_warm:--}" "second arch" "${hwm_arch:--}"
