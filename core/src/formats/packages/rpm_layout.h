@@ -7,7 +7,9 @@
  * tests check each. Uncompressed is what lets file contents stay cache blobs: the lead,
  * the signature header, the main header and the cpio headers are literal bytes, every
  * regular file's bytes are a source (a whole blob, or a composite appended), so the
- * size is exact before any byte is read and any offset can be read directly.
+ * size is exact before any byte is read and any offset can be read directly. With
+ * rk_rpm_build_compressed the payload is the caller's compressed composite instead
+ * (-o packages_compress: the cpio cut into cached zstd or xz pieces).
  *
  * Deliberately not like rpmbuild, because each would need every byte of every file: no
  * MD5 over header+payload and no payload digest (rpm -K reports the header digests);
