@@ -97,8 +97,8 @@ static struct rk_tarz *compress(struct rk_cache *c, const struct rk_composite *l
 }
 
 /* out's bytes after "HEAD", read through the cache, decompressed: must be plain. */
-static void check(struct rk_cache *c, const struct rk_composite *out, int codec,
-		  const char *plain, size_t len)
+static void check(struct rk_cache *c, const struct rk_composite *out, int codec, const char *plain,
+		  size_t len)
 {
 	struct rk_err err = RK_ERR_INIT;
 	size_t n = (size_t)out->size - 4, got = 0;

@@ -103,7 +103,7 @@ static ssize_t tarz_pread(void *fh, char *buf, size_t n, uint64_t off, struct rk
 		size_t i = rk_tarz_find(z, off + done);
 		int head = i == z->npieces && off + done < z->header_len;
 		uint64_t start = i < z->npieces ? z->pieces[i].coff
-				 : head	       ? 0
+				 : head		? 0
 						: z->size - z->trailer_len;
 		uint64_t len = i < z->npieces ? z->pieces[i].clen
 			       : head	      ? z->header_len

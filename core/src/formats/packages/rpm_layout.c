@@ -819,8 +819,8 @@ int rk_rpm_build(const struct rk_pkg_meta *m, const struct rk_rpm_file *files, s
 	return build(m, files, n, NULL, out, info);
 }
 
-int rk_rpm_build_compressed(const struct rk_pkg_meta *m, const struct rk_rpm_file *files,
-			    size_t n, const struct rk_rpm_compressed *cz, struct rk_composite *out,
+int rk_rpm_build_compressed(const struct rk_pkg_meta *m, const struct rk_rpm_file *files, size_t n,
+			    const struct rk_rpm_compressed *cz, struct rk_composite *out,
 			    struct rk_rpm_info *info)
 {
 	if (!cz || !cz->payload || !cz->compressor || !*cz->compressor || !cz->flags)

@@ -70,8 +70,8 @@ struct rk_rpm_compressed {
  * rk_rpm_build. */
 int rk_rpm_payload(const struct rk_pkg_meta *m, const struct rk_rpm_file *files, size_t n,
 		   struct rk_composite *out);
-int rk_rpm_build_compressed(const struct rk_pkg_meta *m, const struct rk_rpm_file *files,
-			    size_t n, const struct rk_rpm_compressed *cz, struct rk_composite *out,
+int rk_rpm_build_compressed(const struct rk_pkg_meta *m, const struct rk_rpm_file *files, size_t n,
+			    const struct rk_rpm_compressed *cz, struct rk_composite *out,
 			    struct rk_rpm_info *info);
 
 /* Set the payload digest (sha256 hex of the bytes [info->header_end, pkg->size), which

@@ -41,8 +41,7 @@ int pkg_z_make(struct rk_vfs *v, int how, const struct rk_composite *plain, cons
 	pkg_z_release(z);
 	if (how != PKG_ZSTD && how != PKG_XZ)
 		return rk_err_set(err, -EINVAL, "'%s': no such compression %d", where, how);
-	if (!(z->packed = calloc(1, sizeof(*z->packed))) ||
-	    rk_composite_copy(plain, &z->plain)) {
+	if (!(z->packed = calloc(1, sizeof(*z->packed))) || rk_composite_copy(plain, &z->plain)) {
 		pkg_z_release(z);
 		return rk_err_set(err, -ENOMEM, "'%s': out of memory", where);
 	}

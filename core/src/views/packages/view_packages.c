@@ -876,7 +876,7 @@ static int build_rpm(struct pkg *p, int real, struct rk_composite **out, struct 
 		     struct rk_err *err)
 {
 	struct rk_composite *c = calloc(1, sizeof(*c));
-	int rc = c ? 0 : -ENOMEM, how = pkg_cfg(p->set->st->v)->compress;
+	int rc = c ? 0 : -ENOMEM, brc = 0, how = pkg_cfg(p->set->st->v)->compress;
 
 	pthread_mutex_lock(&p->lock);
 	for (size_t i = 0; !rc && i < p->nfiles; i++) {
@@ -890,14 +890,16 @@ static int build_rpm(struct pkg *p, int real, struct rk_composite **out, struct 
 	}
 	if (!rc && how && !p->z.packed) /* the payload compressed once, when laid out */
 		rc = pkg_rpm_compress(p, how, err);
-	if (!rc && (rc = how ? rk_rpm_build_compressed(
-				       &p->meta, p->files, p->nfiles,
-				       &(struct rk_rpm_compressed){pkg_z_rpm_compressor(how),
-								   pkg_z_rpm_flags(how), p->z.packed,
-								   p->z.plain->size},
-				       c, info)
-			     : rk_rpm_build(&p->meta, p->files, p->nfiles, c, info)))
-		rk_err_set(err, rc, "the .rpm: %s", strerror(-rc));
+	if (!rc && how) {
+		struct rk_rpm_compressed cz = {pkg_z_rpm_compressor(how), pkg_z_rpm_flags(how),
+					       p->z.packed, p->z.plain->size};
+
+		brc = rk_rpm_build_compressed(&p->meta, p->files, p->nfiles, &cz, c, info);
+	} else if (!rc) {
+		brc = rk_rpm_build(&p->meta, p->files, p->nfiles, c, info);
+	}
+	if (brc)
+		rc = rk_err_set(err, brc, "the .rpm: %s", strerror(-brc));
 	pthread_mutex_unlock(&p->lock);
 	/* rpm 4.18 installs nothing without the payload's digest: one read of it (and of
 	 * the cpio archive, compressed: PAYLOADDIGESTALT) */
