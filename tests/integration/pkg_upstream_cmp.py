@@ -2,8 +2,16 @@
 """Compares the native packages TheRock's build_package.py builds (the oracle) with those
 a rockfs mount serves for the same artifacts and package.json.
 
-    pkg_upstream_cmp.py deb UPSTREAM_DIR OUR_POOL
-    pkg_upstream_cmp.py rpm UPSTREAM_DIR OUR_DIR
+    pkg_upstream_cmp.py deb|rpm UPSTREAM OURS
+    pkg_upstream_cmp.py facts deb|rpm DIR KEY OUT.json.gz
+    pkg_upstream_cmp.py key deb|rpm ARTIFACTS_DIR VERSION SUFFIX
+
+UPSTREAM is the directory upstream's build wrote, or a record of what it holds (facts:
+every package's relations, control fields or tags, and data entries, written by `facts`
+with the KEY of the inputs it was built from; tests/integration/upstream_oracle/). `key`
+prints the SHA-256 of everything upstream's build reads: the artifacts (paths, modes,
+bytes), the vendored upstream scripts, this script, the arguments, and the versions of
+the Debian tools it runs.
 
 Every package upstream builds must be served under the same file name, and the same
 file under a name upstream does not build is a difference too. For each:
@@ -31,6 +39,7 @@ Prints one line per difference; exits 1 if there is any.
 import glob
 import gzip
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -38,8 +47,8 @@ import subprocess
 import sys
 import tempfile
 
-kind, upstream, ours = sys.argv[1:4]
 problems = []
+kind = None
 
 
 def problem(where, what):
@@ -59,19 +68,26 @@ def tree(top):
             r = os.path.relpath(p, top)
             st = os.lstat(p)
             if os.path.islink(p):
-                out[r] = ("l", os.readlink(p))
+                out[r] = ["l", os.readlink(p)]
             elif os.path.isdir(p):
-                out[r] = ("d", oct(st.st_mode & 0o7777))
+                out[r] = ["d", oct(st.st_mode & 0o7777)]
             elif re.fullmatch(r".*/share/doc/[^/]+/changelog\.Debian\.gz", r):
                 # its date is the build's "now" upstream, the run's time here; the gzip
                 # header has upstream's file name and time: the text without the date
                 with gzip.open(p, "rb") as f:
                     text = re.sub(rb"(\n -- .*>  ).*$", rb"\1DATE", f.read())
-                out[r] = ("changelog", oct(st.st_mode & 0o7777), text)
+                out[r] = ["changelog", oct(st.st_mode & 0o7777), hashlib.sha256(text).hexdigest()]
             else:
-                with open(p, "rb") as f:
-                    out[r] = ("f", oct(st.st_mode & 0o7777), hashlib.sha256(f.read()).hexdigest())
+                out[r] = ["f", oct(st.st_mode & 0o7777), file_sha256(p)]
     return out
+
+
+def file_sha256(p):
+    h = hashlib.sha256()
+    with open(p, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def compare_trees(where, tu, to, allowed_only_upstream=lambda path: False):
@@ -88,23 +104,21 @@ def packages(top, suffix):
                                                       recursive=True)}
 
 
-def relations(path):
+def relations(facts):
     """The package's name and its Depends / Requires, each a list of alternatives."""
     if kind == "deb":
-        name = run("dpkg-deb", "-f", path, "Package").decode().strip()
-        deps = run("dpkg-deb", "-f", path, "Depends").decode().strip()
-        items = [i for i in deps.split(",") if i.strip()]
-        return name, [[a.strip().split(" ")[0].split("(")[0] for a in i.split("|")]
-                      for i in items]
-    name = run("rpm", "-qp", "--qf", "%{NAME}", path).decode().strip()
-    reqs = run("rpm", "-qp", "--qf", "[%{REQUIRENAME}\\n]", path).decode().split("\n")
-    return name, [[r] for r in reqs if r and not AUTO_DEP.match(r)]
+        c = facts["control"]
+        items = [i for i in c.get("Depends", "").split(",") if i.strip()]
+        return c["Package"], [[a.strip().split(" ")[0].split("(")[0] for a in i.split("|")]
+                              for i in items]
+    q = facts["query"]
+    return q["NAME"], [[r.split(" ")[0]] for r in q["REQUIRES"]]
 
 
 def uninstallable(up):
     """Upstream's packages that need an amdrocm package upstream did not build, to the
     fixed point (file names)."""
-    rel = {n: relations(p) for n, p in up.items()}
+    rel = {n: relations(f) for n, f in up.items()}
     served = {name for name, _ in rel.values()}
     gone = set()
     for _ in range(len(rel) + 1):
@@ -146,21 +160,25 @@ def deb_control(path):
     return fields
 
 
-def deb_tree(path, tmp):
+def deb_facts(path, tmp):
     d = tempfile.mkdtemp(dir=tmp)
     run("dpkg-deb", "-x", path, d)
     c = tempfile.mkdtemp(dir=tmp)
     run("dpkg-deb", "-e", path, c)
-    return tree(d), {n: v for n, v in tree(c).items() if n not in ("control", "md5sums")}
+    facts = {"control": deb_control(path), "data": tree(d),
+             "members": {n: v for n, v in tree(c).items() if n not in ("control", "md5sums")}}
+    shutil.rmtree(d)
+    shutil.rmtree(c)
+    return facts
 
 
-def compare_deb(name, up, mine, tmp):
-    cu, co = deb_control(up), deb_control(mine)
+def compare_deb(name, fu, fo):
+    cu, co = fu["control"], fo["control"]
     for k in sorted(set(cu) | set(co)):
         if cu.get(k) != co.get(k):
             problem(name, "control %s: ours %r, upstream's %r" % (k, co.get(k), cu.get(k)))
-    (du, su), (do, so) = deb_tree(up, tmp), deb_tree(mine, tmp)
-    compare_trees(name, du, do)
+    compare_trees(name, fu["data"], fo["data"])
+    su, so = dict(fu["members"]), dict(fo["members"])
     for script in ("preinst", "postinst", "prerm", "postrm"):
         if (script in su) != (script in so):
             problem(name, "%s: ours %s, upstream's %s" % (script, script in so, script in su))
@@ -183,30 +201,34 @@ DEPS = ["REQUIRES", "PROVIDES", "CONFLICTS", "OBSOLETES", "RECOMMENDS", "SUGGEST
 
 
 def rpm_query(path):
-    q = {}
-    for t in TAGS:
-        q[t] = run("rpm", "-qp", "--qf", "%%{%s}" % t, path).decode()
-    for t in DEPS:
-        lines = run("rpm", "-qp", "--qf", "[%%{%sNEVRS}\\n]" % t[:-1], path).decode().split("\n")
-        q[t] = sorted(x for x in lines
+    """The tags, the dependencies (rpmbuild's automatic ones left out) and the files, read
+    by one `rpm -qp`."""
+    sep = "\x1e"
+    qf = "".join("%%{%s}%s" % (t, sep) for t in TAGS)
+    qf += "".join("[%%{%sNEVRS}\\n]%s" % (t[:-1], sep) for t in DEPS)
+    qf += ("[%{FILENAMES}\\t%{FILEMODES:octal}\\t%{FILELINKTOS}\\t%{FILEUSERNAME}\\t"
+           "%{FILEGROUPNAME}\\t%{FILEDIGESTS}\\n]")
+    parts = run("rpm", "-qp", "--qf", qf, path).decode().split(sep)
+    q = dict(zip(TAGS, parts))
+    for t, text in zip(DEPS, parts[len(TAGS):]):
+        q[t] = sorted(x for x in text.split("\n")
                       if x and not (t in ("REQUIRES", "PROVIDES") and AUTO_DEP.match(x)))
-    files = run("rpm", "-qp", "--qf",
-                "[%{FILENAMES}\\t%{FILEMODES:octal}\\t%{FILELINKTOS}\\t%{FILEUSERNAME}\\t"
-                "%{FILEGROUPNAME}\\t%{FILEDIGESTS}\\n]", path).decode().splitlines()
-    q["FILES"] = sorted(files)
+    q["FILES"] = sorted(parts[-1].splitlines())
     return q
 
 
-def rpm_tree(path, tmp):
+def rpm_facts(path, tmp):
     d = tempfile.mkdtemp(dir=tmp)
     cpio = run("rpm2cpio", path)
     subprocess.run(["cpio", "-idm", "--quiet", "--no-absolute-filenames"], input=cpio,
                    cwd=d, check=True)
-    return tree(d)
+    facts = {"query": rpm_query(path), "data": tree(d)}
+    shutil.rmtree(d)
+    return facts
 
 
-def compare_rpm(name, up, mine, tmp):
-    qu, qo = rpm_query(up), rpm_query(mine)
+def compare_rpm(name, fu, fo):
+    qu, qo = dict(fu["query"]), dict(fo["query"])
     for k in SCRIPTS:
         if (qu[k] == "(none)") != (qo[k] == "(none)"):
             problem(name, "%s: ours %s, upstream's %s" % (k, qo[k] != "(none)", qu[k] != "(none)"))
@@ -214,19 +236,70 @@ def compare_rpm(name, up, mine, tmp):
     for k in TAGS + DEPS + ["FILES"]:
         if qu[k] != qo[k]:
             problem(name, "%s: ours %r, upstream's %r" % (k, qo[k], qu[k]))
-    compare_trees(name, rpm_tree(up, tmp), rpm_tree(mine, tmp))
+    compare_trees(name, fu["data"], fo["data"])
 
 
-tmp = tempfile.mkdtemp()
-try:
-    suffix = ".deb" if kind == "deb" else ".rpm"
-    up, mine = packages(upstream, suffix), packages(ours, suffix)
+def all_facts(top, tmp):
+    """file name -> facts of every package below top."""
+    of = deb_facts if kind == "deb" else rpm_facts
+    suffix = "." + kind
+    return {os.path.basename(p): of(p, tmp)
+            for p in glob.glob(os.path.join(top, "**", "*" + suffix), recursive=True)}
+
+
+def inputs_key(artifacts, version, suffix):
+    """SHA-256 of everything upstream's build of these artifacts reads or depends on."""
+    h = hashlib.sha256()
+    here = os.path.dirname(os.path.abspath(__file__))
+    tops = [("artifacts", artifacts), ("upstream", os.path.join(here, "upstream_therock")),
+            ("compat", os.path.join(here, "py312_compat"))]
+    for label, top in tops:
+        for r, entry in sorted(tree(top).items()):
+            if "__pycache__" not in r:
+                h.update(("%s/%s %s\n" % (label, r, " ".join(entry))).encode())
+    h.update(("cmp %s\n" % file_sha256(os.path.abspath(__file__))).encode())
+    h.update(("args %s %s %s\n" % (kind, version, suffix)).encode())
+    tools = ["debhelper", "dpkg-dev", "dpkg", "rpm", "patchelf", "python3", "python3-jinja2",
+             "cpio", "binutils", "file", "dh-strip-nondeterminism"]
+    h.update(run("dpkg-query", "-W", "-f", "${Package} ${Version}\\n", *tools))
+    return h.hexdigest()
+
+
+def load_record(path):
+    with gzip.open(path, "rt") as f:
+        return json.load(f)
+
+
+def main():
+    global kind
+    tmp = tempfile.mkdtemp()
+    try:
+        if sys.argv[1] == "key":
+            kind = sys.argv[2]
+            print(inputs_key(*sys.argv[3:6]))
+            return 0
+        if sys.argv[1] == "facts":
+            kind, top, key, out = sys.argv[2:6]
+            record = {"kind": kind, "key": key, "packages": all_facts(top, tmp)}
+            with gzip.GzipFile(out, "wb", mtime=0) as f:
+                f.write(json.dumps(record, sort_keys=True, indent=0).encode())
+            return 0
+        kind, upstream, ours = sys.argv[1:4]
+        if os.path.isdir(upstream):
+            up = all_facts(upstream, tmp)
+        else:
+            up = load_record(upstream)["packages"]
+        mine = all_facts(ours, tmp)
+    finally:
+        shutil.rmtree(tmp)
     names = compare_sets(up, mine)
     for n in names:
-        (compare_deb if kind == "deb" else compare_rpm)(n, up[n], mine[n], tmp)
-finally:
-    shutil.rmtree(tmp)
-print("compared %d %s packages with upstream's (%d built by upstream)" % (len(names), kind, len(up)))
-for p in problems:
-    print("DIFFERS " + p)
-sys.exit(1 if problems or not names else 0)
+        (compare_deb if kind == "deb" else compare_rpm)(n, up[n], mine[n])
+    print("compared %d %s packages with upstream's (%d built by upstream)"
+          % (len(names), kind, len(up)))
+    for p in problems:
+        print("DIFFERS " + p)
+    return 1 if problems or not names else 0
+
+
+sys.exit(main())
