@@ -3,7 +3,8 @@
 #  - InRelease (clear-signed Release), Release.gpg and repodata/repomd.xml.asc verify with
 #    gpgv against the public key, and InRelease holds exactly Release;
 #  - every RPM's header is signed as rpmsign signs it: rpmkeys --checksig with the key the
-#    mount serves (rpm/RPM-GPG-KEY), the same bytes from a second mount; packages/README's
+#    mount serves (rpm/RPM-GPG-KEY); byte-equal to `rpmsign --addsign` of the unsigned
+#    mount's package (gpg at the same time); the same bytes from a second mount; packages/README's
 #    dnf line (gpgcheck=1, gpgkey) installs on the stock dnf.conf;
 #  - apt-get update accepts the repository with signed-by= (no [trusted=yes]);
 #  - an unknown key is refused at mount time (one line, exit 1), and by rockpack;
@@ -44,6 +45,25 @@ if command -v rpmkeys >/dev/null; then
 		n=$((n + 1))
 	done
 	[ $n -gt 0 ] || fail "no RPMs"
+	# rpmsign is the oracle: it signs an unsigned mount's package, in place, into the same
+	# bytes (its gpg run at the same time: the package's, or the key's creation if later)
+	if command -v rpmsign >/dev/null; then
+		it_mount un "$STORE" "$T/mun" "$T/cacheun"
+		kt=$(gpg --with-colons --list-secret-keys test@rockfs.invalid | awk -F: '$1 == "sec" {print $6; exit}')
+		fpr=$(gpg --with-colons --list-secret-keys test@rockfs.invalid | awk -F: '$1 == "fpr" {print $10; exit}')
+		mkdir -p "$T/rs"
+		for f in $(ls "$P"/x86_64/*.rpm | awk 'NR % 8 == 1'); do # one in eight: gpg is slow
+			cp "$T/mun/$SPLIT/packages/rpm/x86_64/${f##*/}" "$T/rs/x.rpm"
+			chmod 644 "$T/rs/x.rpm"
+			bt=$(rpm -qp --qf '%{BUILDTIME}' "$T/rs/x.rpm" 2>/dev/null)
+			rpmsign --addsign --define "__gpg $(command -v gpg)" --define "_gpg_name $fpr" \
+				--define "_gpg_digest_algo sha256" \
+				--define "_gpg_sign_cmd_extra_args --faked-system-time $((bt > kt ? bt : kt))!" \
+				"$T/rs/x.rpm" >"$T/rs.log" 2>&1 || { cat "$T/rs.log" >&2; fail "rpmsign ${f##*/}"; }
+			cmp -s "$T/rs/x.rpm" "$f" || fail "${f##*/}: not the bytes rpmsign makes of the unsigned package"
+		done
+		it_umount un
+	fi
 	it_mount fs4 "$STORE" "$T/m4" "$T/cache4" -o sign_key=test@rockfs.invalid
 	for f in "$P"/x86_64/*.rpm; do
 		cmp -s "$f" "$T/m4/$SPLIT/packages/rpm/x86_64/${f##*/}" ||
