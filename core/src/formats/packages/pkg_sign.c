@@ -4,22 +4,15 @@
  * named as gpg names keys (fingerprint, key id, user id); its secret part must be
  * usable without a passphrase prompt (gpg-agent may hold it). */
 #include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <gpgme.h>
 
 #include "rk/pkgdefs.h"
 #include "formats/packages/pkg_rules.h"
-
-extern char **environ;
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
@@ -93,11 +86,10 @@ int rk_pkg_sign_check(const char *key, struct rk_err *err)
 	return rc;
 }
 
-/* ---- RPM header signatures, as rpmsign makes them: gpg --detach-sign ---- */
+/* ---- for RPM header signatures (views/packages/pkg_rpmsign.c runs gpg as rpmsign does) ---- */
 
-/* The signing subkey of key (secret, usable): its fingerprint, algorithm and creation. */
-static int signing_subkey(const char *key, char *fpr, size_t fprlen, int *algo, long long *since,
-			  struct rk_err *err)
+int pkg_sign_subkey(const char *key, char *fpr, size_t fprlen, unsigned *tag, long long *since,
+		    struct rk_err *err)
 {
 	gpgme_ctx_t ctx;
 	gpgme_key_t k = NULL;
@@ -115,7 +107,9 @@ static int signing_subkey(const char *key, char *fpr, size_t fprlen, int *algo, 
 		if (s->can_sign && !s->revoked && !s->expired && !s->disabled && !s->invalid &&
 		    s->fpr && strlen(s->fpr) + 1 < fprlen) {
 			snprintf(fpr, fprlen, "%s!", s->fpr); /* that subkey */
-			*algo = s->pubkey_algo;
+			*tag = s->pubkey_algo == GPGME_PK_RSA || s->pubkey_algo == GPGME_PK_RSA_S
+				       ? 268u
+				       : 267u;
 			*since = s->timestamp;
 			rc = 0; /* the last one: gpg signs with the newest signing subkey */
 		}
@@ -124,7 +118,7 @@ static int signing_subkey(const char *key, char *fpr, size_t fprlen, int *algo, 
 	return rc ? rk_err_set(err, rc, "signing key '%s': no usable signing subkey", key) : 0;
 }
 
-static const char *gpg_path(void)
+const char *pkg_sign_gpg(void)
 {
 	gpgme_engine_info_t e = NULL;
 
@@ -134,79 +128,6 @@ static const char *gpg_path(void)
 			if (e->protocol == GPGME_PROTOCOL_OpenPGP && e->file_name)
 				return e->file_name;
 	return "gpg";
-}
-
-int pkg_sign_rpm(const char *key, long long when, const void *data, size_t len, char **out,
-		 size_t *outlen, unsigned *tag, struct rk_err *err)
-{
-	char fpr[128], dir[] = "/tmp/rockfs-rpmsign.XXXXXX", in[64], sig[64], t[32];
-	long long since = 0;
-	int algo = 0, rc, fd, status = 0;
-	pid_t pid;
-
-	if ((rc = signing_subkey(key, fpr, sizeof(fpr), &algo, &since, err)))
-		return rc;
-	*tag = algo == GPGME_PK_RSA || algo == GPGME_PK_RSA_S ? 268u : 267u;
-	/* the signature's time: the package's (never before the key), so the bytes are the
-	 * same from every mount */
-	snprintf(t, sizeof(t), "%lld!", when > since ? when : since);
-	if (!mkdtemp(dir))
-		return rk_err_set(err, -errno, "rpm signature: mkdtemp: %s", strerror(errno));
-	snprintf(in, sizeof(in), "%s/header", dir);
-	snprintf(sig, sizeof(sig), "%s/header.sig", dir);
-	fd = open(in, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	rc = fd < 0 || write(fd, data, len) != (ssize_t)len ? -EIO : 0;
-	if (fd >= 0 && close(fd))
-		rc = -EIO;
-	if (!rc) {
-		/* rpmsign's gpg command, with the time fixed */
-		const char *words[] = {gpg_path(), "--batch", "--no-tty", "--quiet",
-				       "--pinentry-mode", "error", "--no-armor", "--digest-algo",
-				       "sha256", "--faked-system-time", t, "--local-user", fpr,
-				       "--detach-sign", "--output", sig, in};
-		enum { NW = sizeof(words) / sizeof(words[0]) };
-		char *argv[NW + 1] = {0};
-
-		for (size_t j = 0; !rc && j < NW; j++)
-			if (!(argv[j] = strdup(words[j])))
-				rc = -ENOMEM;
-		posix_spawn_file_actions_t fa;
-
-		posix_spawn_file_actions_init(&fa);
-		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-		if (!rc)
-			rc = -posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-		posix_spawn_file_actions_destroy(&fa);
-		for (size_t j = 0; j < NW; j++)
-			free(argv[j]);
-		if (!rc && (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-			    WEXITSTATUS(status)))
-			rc = -EIO;
-	}
-	if (!rc) {
-		struct stat st;
-
-		fd = open(sig, O_RDONLY | O_CLOEXEC);
-		rc = fd < 0 || fstat(fd, &st) || st.st_size <= 0 || st.st_size > 65536 ? -EIO : 0;
-		if (!rc && !(*out = malloc((size_t)st.st_size)))
-			rc = -ENOMEM;
-		if (!rc && read(fd, *out, (size_t)st.st_size) != st.st_size) {
-			free(*out);
-			rc = -EIO;
-		}
-		if (!rc)
-			*outlen = (size_t)st.st_size;
-		if (fd >= 0)
-			close(fd);
-	}
-	unlink(sig);
-	unlink(in);
-	rmdir(dir);
-	return rc ? rk_err_set(err, rc, "signing the RPM header with '%s' (gpg %s)", key,
-			       WIFEXITED(status) ? "failed" : "killed")
-		  : 0;
 }
 
 int pkg_sign_pubkey(const char *key, char **out, size_t *outlen, struct rk_err *err)
