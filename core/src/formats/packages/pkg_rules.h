@@ -65,6 +65,16 @@ int pkg_defs_load(const char *path, struct pkg_defs *d, struct rk_err *err);
  * (*outlen bytes, NUL-terminated). 0 or -errno with err set. */
 int pkg_sign(const char *key, const void *data, size_t len, int clear, char **out,
 	     size_t *outlen, struct rk_err *err);
+/* For an RPM header signature (views/packages/pkg_rpmsign.c): key's signing subkey (the
+ * newest usable one) as gpg's --local-user names exactly it ("FPR!", fprlen >= 64), the
+ * signature tag its algorithm goes into (268 RSAHEADER for RSA, else 267 DSAHEADER, as
+ * rpmsign files them) and its creation time. 0 or -ENOKEY/-ENOMEM, err set.
+ * pkg_sign_gpg: the gpg program gpgme runs. */
+int pkg_sign_subkey(const char *key, char *fpr, size_t fprlen, unsigned *tag, long long *since,
+		    struct rk_err *err);
+const char *pkg_sign_gpg(void);
+/* key's public key, armored (what `gpg --export --armor KEY` writes). */
+int pkg_sign_pubkey(const char *key, char **out, size_t *outlen, struct rk_err *err);
 /* The definitions rockfs ships (the text of packaging/packages.json, built in). */
 extern const char pkg_defs_default[];
 extern const size_t pkg_defs_default_len;

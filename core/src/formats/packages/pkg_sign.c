@@ -4,6 +4,7 @@
  * named as gpg names keys (fingerprint, key id, user id); its secret part must be
  * usable without a passphrase prompt (gpg-agent may hold it). */
 #include <errno.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,4 +84,77 @@ int rk_pkg_sign_check(const char *key, struct rk_err *err)
 
 	free(sig);
 	return rc;
+}
+
+/* ---- for RPM header signatures (views/packages/pkg_rpmsign.c runs gpg as rpmsign does) ---- */
+
+int pkg_sign_subkey(const char *key, char *fpr, size_t fprlen, unsigned *tag, long long *since,
+		    struct rk_err *err)
+{
+	gpgme_ctx_t ctx;
+	gpgme_key_t k = NULL;
+	gpgme_error_t ge;
+	int rc = -ENOKEY;
+
+	pthread_once(&init_once, init);
+	if ((ge = gpgme_new(&ctx)))
+		return rk_err_set(err, -ENOMEM, "gpgme: %s", gpgme_strerror(ge));
+	if ((ge = gpgme_get_key(ctx, key, &k, 1))) {
+		gpgme_release(ctx);
+		return rk_err_set(err, -ENOKEY, "signing key '%s': %s", key, gpgme_strerror(ge));
+	}
+	for (gpgme_subkey_t s = k->subkeys; s; s = s->next)
+		if (s->can_sign && !s->revoked && !s->expired && !s->disabled && !s->invalid &&
+		    s->fpr && strlen(s->fpr) + 1 < fprlen) {
+			snprintf(fpr, fprlen, "%s!", s->fpr); /* that subkey */
+			*tag = s->pubkey_algo == GPGME_PK_RSA || s->pubkey_algo == GPGME_PK_RSA_S
+				       ? 268u
+				       : 267u;
+			*since = s->timestamp;
+			rc = 0; /* the last one: gpg signs with the newest signing subkey */
+		}
+	gpgme_key_unref(k);
+	gpgme_release(ctx);
+	return rc ? rk_err_set(err, rc, "signing key '%s': no usable signing subkey", key) : 0;
+}
+
+const char *pkg_sign_gpg(void)
+{
+	gpgme_engine_info_t e = NULL;
+
+	pthread_once(&init_once, init);
+	if (!gpgme_get_engine_info(&e))
+		for (; e; e = e->next)
+			if (e->protocol == GPGME_PROTOCOL_OpenPGP && e->file_name)
+				return e->file_name;
+	return "gpg";
+}
+
+int pkg_sign_pubkey(const char *key, char **out, size_t *outlen, struct rk_err *err)
+{
+	gpgme_ctx_t ctx;
+	gpgme_data_t d = NULL;
+	gpgme_error_t ge;
+	char *p;
+	size_t n = 0;
+
+	pthread_once(&init_once, init);
+	if ((ge = gpgme_new(&ctx)))
+		return rk_err_set(err, -ENOMEM, "gpgme: %s", gpgme_strerror(ge));
+	gpgme_set_armor(ctx, 1);
+	if ((ge = gpgme_data_new(&d)) || (ge = gpgme_op_export(ctx, key, 0, d))) {
+		gpgme_data_release(d);
+		gpgme_release(ctx);
+		return rk_err_set(err, -EIO, "exporting '%s': %s", key, gpgme_strerror(ge));
+	}
+	p = gpgme_data_release_and_get_mem(d, &n);
+	gpgme_release(ctx);
+	if (!p || !n || !(*out = malloc(n))) {
+		gpgme_free(p);
+		return p && n ? -ENOMEM : rk_err_set(err, -ENOKEY, "exporting '%s': no key", key);
+	}
+	memcpy(*out, p, n);
+	*outlen = n;
+	gpgme_free(p);
+	return 0;
 }

@@ -27,6 +27,7 @@ enum {
 	SIG_SHA256 = 273,
 	SIG_SIZE = 1000,
 	SIG_PAYLOADSIZE = 1007,
+	SIG_RESERVEDSPACE = 1008,
 	NAME = 1000,
 	VERSION = 1001,
 	RELEASE = 1002,
@@ -717,19 +718,20 @@ static int lead(struct rk_composite *c, const struct rk_pkg_meta *m)
 	return 0;
 }
 
-/* stored: the payload's bytes in the package; payload: the cpio archive's size */
-static int signature(struct rk_composite *c, const struct rk_buf *main_hdr, uint64_t stored,
-		     uint64_t payload)
+/* The signature header over main_hdr (sha its SHA-256, main_len bytes), a payload stored in
+ * `stored` bytes and of `payload` bytes as a cpio archive: with an OpenPGP header signature
+ * sig (tag, len bytes) when sig, and `reserve` zero bytes (RESERVEDSPACE, as rpmbuild
+ * reserves %__gpg_reserved_space for rpmsign) when reserve. */
+static int sig_header(const char *sha, uint64_t main_len, uint64_t stored, uint64_t payload,
+		      uint32_t tag, const void *sig, size_t len, size_t reserve, struct rk_buf *out)
 {
 	struct hdr h = {0};
-	struct rk_buf out = RK_BUF_INIT;
-	char sha[RK_SHA256_HEX];
-	uint64_t total = main_hdr->len + stored;
+	uint64_t total = main_len + stored;
 	int rc;
 
-	if ((rc = rk_sha256_buf(main_hdr->buf, main_hdr->len, sha)))
-		return rc;
 	h.data = (struct rk_buf)RK_BUF_INIT;
+	if (sig)
+		h_add(&h, tag, T_BIN, (uint32_t)len, sig, len);
 	h_str(&h, SIG_SHA256, T_STRING, sha);
 	if (total < FOUR_GIB && payload < FOUR_GIB) {
 		h_int(&h, SIG_SIZE, T_INT32, total);
@@ -738,8 +740,30 @@ static int signature(struct rk_composite *c, const struct rk_buf *main_hdr, uint
 		h_int(&h, SIG_LONGSIZE, T_INT64, total);
 		h_int(&h, SIG_LONGARCHIVESIZE, T_INT64, payload);
 	}
-	rc = h_export(&h, SIG_REGION, &out);
+	if (reserve) {
+		unsigned char *z = calloc(1, reserve);
+
+		if (!z)
+			h.rc = -ENOMEM;
+		h_add(&h, SIG_RESERVEDSPACE, T_BIN, (uint32_t)reserve, z, reserve);
+		free(z);
+	}
+	rc = h_export(&h, SIG_REGION, out);
 	h_release(&h);
+	return rc;
+}
+
+/* stored: the payload's bytes in the package; payload: the cpio archive's size */
+static int signature(struct rk_composite *c, const struct rk_buf *main_hdr, uint64_t stored,
+		     uint64_t payload)
+{
+	struct rk_buf out = RK_BUF_INIT;
+	char sha[RK_SHA256_HEX];
+	int rc;
+
+	if ((rc = rk_sha256_buf(main_hdr->buf, main_hdr->len, sha)))
+		return rc;
+	rc = sig_header(sha, main_hdr->len, stored, payload, 0, NULL, 0, RK_RPM_SIG_ROOM, &out);
 	if (!rc)
 		rc = rk_composite_bytes(c, out.buf, out.len);
 	if (!rc)
@@ -876,5 +900,60 @@ int rk_rpm_set_payload_digests(struct rk_composite *pkg, const struct rk_rpm_inf
 	rc = rk_composite_write(pkg, 96 + data_offset(hdr, SIG_SHA256), sha, 64);
 out:
 	free(hdr);
+	return rc;
+}
+
+int rk_rpm_sign_header(const struct rk_composite *pkg, const struct rk_rpm_info *info,
+		       unsigned char **out, size_t *len)
+{
+	uint64_t n = info->header_end - info->header_start;
+	unsigned char *hdr = malloc(n ? n : 1);
+
+	if (!hdr)
+		return -ENOMEM;
+	if (rk_composite_pread(pkg, NULL, NULL, hdr, n, info->header_start) != (ssize_t)n) {
+		free(hdr);
+		return -EINVAL;
+	}
+	*out = hdr;
+	*len = n;
+	return 0;
+}
+
+int rk_rpm_set_signature(struct rk_composite *pkg, const struct rk_rpm_info *info,
+			 uint32_t tag, const void *sig, size_t len)
+{
+	unsigned char intro[16], *hdr = NULL;
+	struct rk_buf first = RK_BUF_INIT, out = RK_BUF_INIT;
+	char sha[RK_SHA256_HEX];
+	size_t hlen, have;
+	uint64_t stored;
+	int rc;
+
+	if ((tag != RK_RPM_SIG_RSA && tag != RK_RPM_SIG_DSA) || !len ||
+	    len >= RK_RPM_SIG_ROOM - 64)
+		return -EINVAL;
+	if (rk_composite_pread(pkg, NULL, NULL, intro, 16, 96) != 16)
+		return -EINVAL;
+	have = 16 + 16 * (size_t)be32(intro + 8) + be32(intro + 12); /* as written, unpadded */
+	if ((rc = rk_rpm_sign_header(pkg, info, &hdr, &hlen)) ||
+	    (rc = rk_sha256_buf(hdr, hlen, sha)))
+		goto out;
+	/* the same length as before: the reserved space gives what the signature takes */
+	stored = pkg->size - info->header_end;
+	rc = sig_header(sha, hlen, stored, info->payload_size, tag, sig, len, 0, &first);
+	if (!rc && first.len + 16 >= have)
+		rc = -EINVAL;
+	if (!rc)
+		rc = sig_header(sha, hlen, stored, info->payload_size, tag, sig, len,
+				have - first.len - 16, &out);
+	if (!rc && out.len != have)
+		rc = -EINVAL;
+	if (!rc)
+		rc = rk_composite_write(pkg, 96, out.buf, out.len);
+out:
+	free(hdr);
+	rk_buf_release(&first);
+	rk_buf_release(&out);
 	return rc;
 }

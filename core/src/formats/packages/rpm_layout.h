@@ -87,6 +87,25 @@ int rk_rpm_set_payload_digest(struct rk_composite *pkg, const struct rk_rpm_info
 int rk_rpm_set_payload_digests(struct rk_composite *pkg, const struct rk_rpm_info *info,
 			       const char hex[RK_SHA256_HEX], const char alt[RK_SHA256_HEX]);
 
+/* Header signatures (rpmtag.h): RSA keys sign into RSAHEADER, DSA, ECDSA and EdDSA keys
+ * into DSAHEADER, as rpmsign does. Every package's signature header holds
+ * RK_RPM_SIG_ROOM bytes of RESERVEDSPACE, as rpmbuild's do (%__gpg_reserved_space), so a
+ * signature takes its place without moving a byte after it. */
+#define RK_RPM_SIG_DSA 267u
+#define RK_RPM_SIG_RSA 268u
+#define RK_RPM_SIG_ROOM 4096u
+
+/* The main header's bytes (what a header signature signs): *out (free) of *len bytes.
+ * 0 or -ENOMEM/-EINVAL. */
+int rk_rpm_sign_header(const struct rk_composite *pkg, const struct rk_rpm_info *info,
+		       unsigned char **out, size_t *len);
+
+/* Put sig, an OpenPGP signature packet (len bytes) over the final main header (after
+ * rk_rpm_set_payload_digest), into pkg's signature header as tag, in the reserved space:
+ * the package's size and every other byte offset stay. 0 or -EINVAL/-ENOMEM. */
+int rk_rpm_set_signature(struct rk_composite *pkg, const struct rk_rpm_info *info,
+			 uint32_t tag, const void *sig, size_t len);
+
 /* The package's relations, as the header holds them (and repodata lists them). */
 enum rk_rpm_dep_kind {
 	RK_RPM_PROVIDE,

@@ -28,12 +28,22 @@ struct pkg_cfg {
 };
 enum { PKG_ZSTD = 1, PKG_XZ = 2 };
 struct rk_vfs;
+struct rk_err;
 /* The mount's (a zeroed one when there is none: defaults). */
 const struct pkg_cfg *pkg_cfg(const struct rk_vfs *v);
 
+/* With -o sign_key (pkg_rpmsign.c): pkg_rpm_sign signs the made package c's header
+ * (dated when) into its signature header; pkg_rpm_pubkey adds the key's public part to
+ * dir (rpm/) as PKG_RPM_KEY. Both do nothing without a key. 0 or -errno, err set. */
+#define PKG_RPM_KEY "RPM-GPG-KEY"
+struct rk_composite;
+struct rk_rpm_info;
+int pkg_rpm_sign(const struct rk_vfs *v, struct rk_composite *c, const struct rk_rpm_info *info,
+		 int64_t when, struct rk_err *err);
+int pkg_rpm_pubkey(const struct rk_vfs *v, struct node *dir, int64_t mtime, struct rk_err *err);
+
 /* What view_packages.c's table takes from pkg_options.c: the options, their config, the
  * README lines. */
-struct rk_err;
 #include "rk/vfs.h"
 enum { PKG_NOPTS = 4 };
 extern const struct rk_vfs_opt_decl pkg_opts[];

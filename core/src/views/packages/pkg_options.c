@@ -44,13 +44,15 @@ const struct rk_vfs_opt_decl pkg_opts[NOPTS] = {
 		.type = RK_VFS_OPT_STRING,
 		.arg = "KEY",
 		.help = "packages/: sign the apt and dnf indexes (InRelease, Release.gpg, "
-			"repomd.xml.asc) with this GnuPG key",
+			"repomd.xml.asc) and every RPM's header with this GnuPG key",
 		.man = "sign the indexes of `RUN/packages/` with the GnuPG key KEY (a fingerprint, "
 		       "key id or user id of the daemon user's keyring, usable without a "
 		       "passphrase prompt): `deb/dists/stable/InRelease` and `Release.gpg`, "
-		       "`rpm/x86_64/repodata/repomd.xml.asc`. Checked at mount time with a test "
+		       "`rpm/x86_64/repodata/repomd.xml.asc`; every RPM's header, as rpmsign "
+		       "signs it (`gpg --detach-sign`, dated with the package's time), with the "
+		       "public key at `rpm/RPM-GPG-KEY`. Checked at mount time with a test "
 		       "signature. Without it the repositories are unsigned (`[trusted=yes]`, "
-		       "`--nogpgcheck`).",
+		       "`--setopt=REPO.gpgcheck=0`).",
 		.command = "packages",
 	},
 	[OPT_COMPRESS] = {

@@ -909,6 +909,8 @@ static int build_rpm(struct pkg *p, int real, struct rk_composite **out, struct 
 		if (!(rc = vfs_pkg_tail_sha256(p->set->st->v, c, info->header_end, hex, err)) &&
 		    !(rc = how ? vfs_pkg_tail_sha256(p->set->st->v, p->z.plain, 0, alt, err) : 0))
 			rc = rk_rpm_set_payload_digests(c, info, hex, how ? alt : hex);
+		if (!rc) /* with -o sign_key */
+			rc = pkg_rpm_sign(p->set->st->v, c, info, p->meta.mtime, err);
 	}
 	if (rc) {
 		rk_composite_free(c);
@@ -1058,10 +1060,13 @@ static int pop_rpm(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	struct node *out =
 		vfs_tree_new(vfs_node_name(dir), vfs_node_mode(dir), vfs_node_mtime(dir));
 
-	(void)err;
-	if (!out || !vfs_lazy_dir(out, "x86_64", pop_rpm_arch, vfs_node_mtime(dir))) {
+	int rc = out && vfs_lazy_dir(out, "x86_64", pop_rpm_arch, vfs_node_mtime(dir)) ? 0 : -ENOMEM;
+
+	if (!rc) /* with -o sign_key: the key dnf checks the packages with */
+		rc = pkg_rpm_pubkey(v, out, vfs_node_mtime(dir), err);
+	if (rc) {
 		vfs_tree_free(out);
-		return -ENOMEM;
+		return rc;
 	}
 	return vfs_graft(v, dir, out);
 }
@@ -1072,11 +1077,10 @@ static const char readme_text[] =
 	"TheRock's native packages of this run, made on read (build_package.py's packages,\n"
 	"upload_package_repo.py's layout). Nothing is built until you look inside.\n"
 	"\n"
-	"  deb/   an apt repository:\n"
+	"  deb/   an apt repository (apt reads as its user _apt: mount with -o allow_other):\n"
 	"           echo \"deb [trusted=yes] file:%s/deb stable main\" \\\n"
 	"             > /etc/apt/sources.list.d/rock.list\n"
-	"  rpm/   a dnf repository:\n"
-	"           dnf --repofrompath=rock,file://%s/rpm/x86_64 --repo=rock install ...\n"
+	"%s"
 	"\n"
 	"Listing deb/ or rpm/x86_64/ decompresses the artifacts the definitions select into\n"
 	"the cache; reading an index (dists/, repodata/) hashes every package once.\n"
@@ -1085,6 +1089,16 @@ static const char readme_text[] =
 	"repository never names a package it does not serve) and the artifacts no\n"
 	"definition selects.\n";
 
+static const char readme_rpm[] =
+	"  rpm/   a dnf repository; its packages are not signed, so gpgcheck is off for it:\n"
+	"           dnf --repofrompath=rock,file://%s/rpm/x86_64 --repo=rock \\\n"
+	"             --setopt=rock.gpgcheck=0 install ...\n";
+static const char readme_rpm_signed[] =
+	"  rpm/   a dnf repository; its packages are signed (-o sign_key), rpm/" PKG_RPM_KEY " is the key:\n"
+	"           dnf --repofrompath=rock,file://%s/rpm/x86_64 --repo=rock \\\n"
+	"             --setopt=rock.gpgcheck=1 --setopt=rock.gpgkey=file://%s/rpm/" PKG_RPM_KEY
+	" install ...\n";
+
 static int pkg_populate(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
 	struct run *r = vfs_node_run(dir);
@@ -1092,7 +1106,7 @@ static int pkg_populate(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	struct node *out =
 		vfs_tree_new(vfs_node_name(dir), vfs_node_mode(dir), vfs_node_mtime(dir));
 	struct rk_manifest m;
-	char *readme = NULL;
+	char *readme = NULL, *rpm_text;
 	int rc = st && out ? 0 : -ENOMEM, have_m;
 
 	if (rc)
@@ -1117,7 +1131,10 @@ static int pkg_populate(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 						: strndup(r->cat->name, strcspn(r->cat->name, "-"));
 	if (have_m)
 		rk_manifest_release(&m);
-	readme = fmt(readme_text, "<mount>/<run>/packages", "<mount>/<run>/packages");
+	rpm_text = fmt(pkg_cfg(v)->sign_key ? readme_rpm_signed : readme_rpm,
+		       "<mount>/<run>/packages", "<mount>/<run>/packages");
+	readme = rpm_text ? fmt(readme_text, "<mount>/<run>/packages", rpm_text) : NULL;
+	free(rpm_text);
 	if (!st->wheel_version || !st->release || !readme) {
 		rc = -ENOMEM;
 		goto fail;
