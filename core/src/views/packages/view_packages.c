@@ -1125,7 +1125,9 @@ static const char readme_text[] =
 	"           dnf --repofrompath=rock,file://%s/rpm/x86_64 --repo=rock install ...\n"
 	"\n"
 	"Listing deb/pool/ or rpm/x86_64/ decompresses the run's artifacts into the cache;\n"
-	"reading an index (dists/, repodata/) hashes every package once.\n";
+	"reading an index (dists/, repodata/) hashes every package once.\n"
+	"\n"
+	"%s\n";
 
 static int pkg_populate(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
@@ -1134,8 +1136,8 @@ static int pkg_populate(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	struct node *out =
 		vfs_tree_new(vfs_node_name(dir), vfs_node_mode(dir), vfs_node_mtime(dir));
 	struct rk_manifest m;
-	char *readme = NULL;
-	int rc = st && out ? 0 : -ENOMEM, have_m;
+	char *readme = NULL, *defs_line;
+	int rc = st && out ? 0 : -ENOMEM, have_m, differs;
 
 	if (rc)
 		goto fail;
@@ -1155,9 +1157,16 @@ static int pkg_populate(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 								    : "0.0.0");
 	st->release = have_m && m.github_run_id ? strdup(m.github_run_id)
 						: strndup(r->cat->name, strcspn(r->cat->name, "-"));
+	defs_line = pkg_defs_provenance(&st->defs, pkg_cfg(v)->defs,
+					have_m ? m.the_rock_commit : NULL, &differs);
 	if (have_m)
 		rk_manifest_release(&m);
-	readme = fmt(readme_text, "<mount>/<run>/packages", "<mount>/<run>/packages");
+	if (differs && defs_line)
+		rk_info("packages: run '%s': %s", r->cat->name, defs_line);
+	readme = defs_line ? fmt(readme_text, "<mount>/<run>/packages", "<mount>/<run>/packages",
+				 defs_line)
+			  : NULL;
+	free(defs_line);
 	if (!st->wheel_version || !st->release || !readme) {
 		rc = -ENOMEM;
 		goto fail;
