@@ -50,6 +50,8 @@ if [ $tests = 1 ]; then
 		dpkg-dev apt-utils lintian
 		# and rpm (query, -K, install, rpmbuild), rpm2cpio + cpio, createrepo_c, dnf
 		rpm rpm2cpio cpio createrepo-c dnf
+		# PEP 440 itself (packaging.version), the order the package versions must keep
+		python3-packaging
 		# remote-store and serving tests: nginx (autoindex, caching proxy,
 		# packaging/nginx-rockfs.conf), curl
 		nginx-light curl openssl

@@ -47,7 +47,7 @@ want "commands after a global option" "$(comp rockpack --cache "$T/c" p)" prefet
 want "help COMMAND" "$(comp rockpack help sp)" split
 # options per command
 got=$(comp rockpack packages "$STORE" $RUN --)
-for o in --type --packages --sign-key --multiarch --cache --json --quiet; do
+for o in --type --packages --sign-key --multiarch --strict --cache --json --quiet; do
 	grep -qx -- "$o" <<<"$got" || fail "completion: packages --: no $o in: $(tr '\n' ' ' <<<"$got")"
 done
 got=$(comp rockpack export "$STORE" $RUN -)

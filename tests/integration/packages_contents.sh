@@ -8,10 +8,13 @@
 #  - for every .deb (dpkg-deb --fsys-tarfile | tar -x) and .rpm (rpm2cpio | cpio -idm), the
 #    files below /opt/rocm/core-M.m equal the oracle's: the same paths, symlink targets and
 #    bytes (the oracle applies runpath_to_rpath.py's DT_RUNPATH -> DT_RPATH tag change to
-#    ELF files before hashing), and nothing lies outside the prefix;
+#    ELF files before hashing), and nothing lies outside the prefix; a DEB's own
+#    share/doc/<name>/changelog.Debian.gz is not an artifact's file and is left aside;
 #  - the package names served equal the variants upstream builds: non-empty ones, meta and
 #    non-versioned ones, and (RPM, kpack) the empty ones; none of the variants upstream
-#    skips (DEB, kpack) or never reaches (single-arch, nothing to copy: sys.exit).
+#    skips (DEB, kpack) or never reaches (single-arch, nothing to copy: sys.exit), but
+#    for those the view leaves out because they need a package it does not serve
+#    (README: "needs X, left out", X itself listed and not served).
 . "$(dirname "$0")/lib.sh"
 it_init "$@"
 for tool in dpkg-deb rpm2cpio cpio; do
@@ -121,6 +124,8 @@ EOF
 				mkdir -p "$G/$name"
 				dpkg-deb --fsys-tarfile "$pool/$f" | tar -x -C "$G/$name" ||
 					fail "$run/$f: dpkg-deb --fsys-tarfile | tar -x"
+				# its own file, TheRock's changelog (packages_deb checks it), no artifact's
+				rm -f "$G/$name/$prefix/share/doc/$name/changelog.Debian.gz"
 			else
 				name=${f%-*-*} # {name}-{version}-{release}.x86_64.rpm
 				mkdir -p "$G/$name"
@@ -149,7 +154,18 @@ EOF
 		sort -o "$G.names" "$G.names"
 		[ -z "$(uniq -d "$G.names")" ] || fail "$run/$type: served twice: $(uniq -d "$G.names" | tr '\n' ' ')"
 		awk '$2 == "files" || $2 == "empty" || $2 == "emptybuilt" { print $1 }' "$E.status" | sort >"$E.names"
+		# a package needing one left out is left out too (the repository never names a
+		# package it does not serve; the oracle models no dependencies): the README
+		# names it and what it needs, which must be one upstream does not build either
+		readme=$M/$run/packages/deb/README
+		[ $type = rpm ] && readme=$M/$run/packages/rpm/x86_64/README
+		sed -n 's/^  \([^ :]*\): needs \([^ ,]*\), left out$/\1 \2/p' "$readme" >"$G.needs"
+		while read -r name need; do
+			grep -qx "$need" "$G.names" && fail "$run/$type: README: $name left out for $need, which is served"
+			grep -q "^  $need: " "$readme" || fail "$run/$type: README: $name needs $need, which it does not list"
+		done <"$G.needs"
 		while read -r name; do
+			grep -q "^$name " "$G.needs" && continue
 			fail "$run/$type: $name is not served; upstream builds it ($(awk -v n="$name" '$1 == n { print $2 }' "$E.status"))"
 		done < <(comm -23 "$E.names" "$G.names")
 		while read -r name; do

@@ -3,7 +3,8 @@
 #  - dpkg-deb --info/--contents/--fsys-tarfile read every .deb; its control says what the
 #    Packages index says; the file name is TheRock's ({name}_{version}-{run id}_amd64.deb);
 #  - every packaged file equals the file of the same path in the run's dist/ tree (the
-#    flatten of the same artifacts), except ELF files whose DT_RUNPATH became DT_RPATH
+#    flatten of the same artifacts), but the package's own changelog (TheRock's
+#    share/doc/<name>/changelog.Debian.gz), and except ELF files whose DT_RUNPATH became DT_RPATH
 #    (runpath_to_rpath.py), which differ in that one tag and readelf shows RPATH;
 #  - apt-get update + install from the mounted file: repository into a throwaway root
 #    (dpkg --root) pulls host + one device package of the kpack-split run, and the
@@ -50,8 +51,14 @@ check_deb() {
 	rm -rf "$x.dpkg"
 	# every file equals dist/<tree>/ (any tree of the run holding that path)
 	local f rel d found
+	# its own file: the changelog (TheRock's), in no dist tree
+	[ -f "$x/opt/rocm/core-7.13/share/doc/$pkg/changelog.Debian.gz" ] &&
+		gzip -dc "$x/opt/rocm/core-7.13/share/doc/$pkg/changelog.Debian.gz" | head -1 |
+		grep -qx "$pkg ($ver) UNRELEASED; urgency=medium" ||
+		fail "$run/$name: no changelog.Debian.gz of its own"
 	while IFS= read -r -d '' f; do
 		rel=${f#"$x"/opt/rocm/core-*/}
+		[ "$rel" = "share/doc/$pkg/changelog.Debian.gz" ] && continue
 		found=
 		for d in "$M/$run"/dist/*/; do
 			[ -e "$d$rel" ] || [ -L "$d$rel" ] || continue
@@ -133,11 +140,13 @@ cmp -s "$T/a.sums" "$T/c.sums" || fail "$SPLIT: rockpack packages writes other b
 # the legacy run as the multi-arch set (rockfs's kpack split of its fat binaries)
 "$ROCKPACK" -q --cache "$T/cache3" packages "$STORE" $LEGACY --type deb --multiarch -o "$T/ma" ||
 	fail "rockpack packages --multiarch"
-diff <(ls "$T/ma/pool/main" | sed "s/-${LEGACY%%-*}_/-RUN_/") <(sed "s/-${SPLIT%%-*}_/-RUN_/" "$T/$SPLIT.pool") >"$T/ma.diff" ||
+# (a dev build's version carries the day of its run's earliest artifact: not compared)
+diff <(ls "$T/ma/pool/main" | sed "s/~~dev[0-9]*-${LEGACY%%-*}_/-RUN_/") \
+	<(sed "s/~~dev[0-9]*-${SPLIT%%-*}_/-RUN_/" "$T/$SPLIT.pool") >"$T/ma.diff" ||
 	{ head "$T/ma.diff" >&2; fail "--multiarch: not the split run's package set"; }
-dev=amdrocm-blas7.13-gfx1100_7.13.0
-cmp -s <(dpkg-deb --contents "$T/ma/pool/main/${dev}-${LEGACY%%-*}_amd64.deb" | awk '{print $6}') \
-	<(dpkg-deb --contents "$M/$SPLIT/packages/deb/pool/main/${dev}-${SPLIT%%-*}_amd64.deb" | awk '{print $6}') ||
+dev=amdrocm-blas7.13-gfx1100_7.13.0~~dev
+cmp -s <(dpkg-deb --contents "$T/ma/pool/main/${dev}"*"-${LEGACY%%-*}_amd64.deb" | awk '{print $6}') \
+	<(dpkg-deb --contents "$M/$SPLIT/packages/deb/pool/main/${dev}"*"-${SPLIT%%-*}_amd64.deb" | awk '{print $6}') ||
 	fail "--multiarch: the gfx1100 device package holds other files than the split run's"
 apt_root "$T/root-ma" "$T/ma"
 sh "$T/root-ma/apt.sh" update >"$T/update3.log" 2>&1 && sh "$T/root-ma/apt.sh" install -y amdrocm-blas7.13-gfx1100 \

@@ -27,10 +27,18 @@ M=$T/mnt
 it_mount fs "$STORE" "$M" "$T/cache" -o "packages=$DEFS"
 cp -a "$M/$SPLIT/browse" "$T/artifacts" && chmod -R u+w "$T/artifacts" || die "copy browse/"
 run_id=${SPLIT%%-*}
+# the version TheRock's CI passes is compute_rocm_package_version.py's for the type; the
+# demo's is a dev build, whose day is the run's (docs/packages.md, "Versions"): ours
+f=$(find "$M/$SPLIT/packages/deb/pool" -name '*.deb' -print -quit)
+ver_deb=$(dpkg-deb --field "$f" Version) || die "dpkg-deb --field $f"
+f=$(find "$M/$SPLIT/packages/rpm" -name '*.rpm' -print -quit)
+ver_rpm=$(rpm -qp --qf '%{VERSION}' "$f" 2>/dev/null) || die "rpm -qp $f"
 for type in deb rpm; do
+	ver=${ver_rpm}
+	[ $type = deb ] && ver=${ver_deb%-*}
 	(cd "$UP/packaging/linux" &&
 		PYTHONPATH=$UP:$HERE/py312_compat "$PY" build_package.py --artifacts-dir "$T/artifacts" \
-			--dest-dir "$T/up-$type" --pkg-type $type --rocm-version 7.13.0 \
+			--dest-dir "$T/up-$type" --pkg-type $type --rocm-version "$ver" \
 			--version-suffix "$run_id" --enable-kpack) >"$T/up-$type.log" 2>&1 ||
 		{ fail "upstream's build_package.py --pkg-type $type"; tail -n 20 "$T/up-$type.log" >&2; continue; }
 	ours=$M/$SPLIT/packages/deb/pool

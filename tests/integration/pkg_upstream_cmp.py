@@ -16,15 +16,20 @@ file under a name upstream does not build is a difference too. For each:
 
 What differs on purpose or is not reproduced yet (docs/packages.md, "Deliberate
 differences" and "Compared with upstream's build") is allowed, and only that:
-  - a DEB has no changelog.Debian.gz (nor the share/doc directories that only hold it),
-    its Installed-Size is ours, and it has no shlibs / triggers members (dh_makeshlibs);
+  - a DEB's changelog.Debian.gz is dated with the run's time (upstream's: the build's
+    "now"), its Installed-Size is ours, and it has no shlibs / triggers members
+    (dh_makeshlibs);
   - an RPM has none of rpmbuild's automatic dependencies (rpmlib(...), sonames,
     interpreters) and no build host or build time;
   - the maintainer scripts are ours ("same effect"): a package has one where upstream's
-    has one, the text may differ.
+    has one, the text may differ;
+  - a package upstream builds although it depends on one upstream left out (its
+    definition selected no file), transitively, is not served: our repository never names
+    a package it does not hold (docs/packages.md, "Left out").
 Prints one line per difference; exits 1 if there is any.
 """
 import glob
+import gzip
 import hashlib
 import os
 import re
@@ -57,6 +62,12 @@ def tree(top):
                 out[r] = ("l", os.readlink(p))
             elif os.path.isdir(p):
                 out[r] = ("d", oct(st.st_mode & 0o7777))
+            elif re.fullmatch(r".*/share/doc/[^/]+/changelog\.Debian\.gz", r):
+                # its date is the build's "now" upstream, the run's time here; the gzip
+                # header has upstream's file name and time: the text without the date
+                with gzip.open(p, "rb") as f:
+                    text = re.sub(rb"(\n -- .*>  ).*$", rb"\1DATE", f.read())
+                out[r] = ("changelog", oct(st.st_mode & 0o7777), text)
             else:
                 with open(p, "rb") as f:
                     out[r] = ("f", oct(st.st_mode & 0o7777), hashlib.sha256(f.read()).hexdigest())
@@ -77,9 +88,46 @@ def packages(top, suffix):
                                                       recursive=True)}
 
 
+def relations(path):
+    """The package's name and its Depends / Requires, each a list of alternatives."""
+    if kind == "deb":
+        name = run("dpkg-deb", "-f", path, "Package").decode().strip()
+        deps = run("dpkg-deb", "-f", path, "Depends").decode().strip()
+        items = [i for i in deps.split(",") if i.strip()]
+        return name, [[a.strip().split(" ")[0].split("(")[0] for a in i.split("|")]
+                      for i in items]
+    name = run("rpm", "-qp", "--qf", "%{NAME}", path).decode().strip()
+    reqs = run("rpm", "-qp", "--qf", "[%{REQUIRENAME}\\n]", path).decode().split("\n")
+    return name, [[r] for r in reqs if r and not AUTO_DEP.match(r)]
+
+
+def uninstallable(up):
+    """Upstream's packages that need an amdrocm package upstream did not build, to the
+    fixed point (file names)."""
+    rel = {n: relations(p) for n, p in up.items()}
+    served = {name for name, _ in rel.values()}
+    gone = set()
+    for _ in range(len(rel) + 1):
+        changed = False
+        for n, (name, items) in rel.items():
+            if n in gone:
+                continue
+            if any(all(a.startswith("amdrocm") and a not in served for a in i) for i in items):
+                gone.add(n)
+                served.discard(name)
+                changed = True
+        if not changed:
+            break
+    return gone
+
+
 def compare_sets(up, mine):
+    gone = uninstallable(up)
     for n in sorted(set(up) - set(mine)):
-        problem(n, "upstream builds it, we do not serve it")
+        if n not in gone:
+            problem(n, "upstream builds it, we do not serve it")
+    for n in sorted(gone & set(mine)):
+        problem(n, "upstream builds it needing a package it did not build; we serve it")
     for n in sorted(set(mine) - set(up)):
         problem(n, "we serve it, upstream does not build it")
     return sorted(set(up) & set(mine))
@@ -106,21 +154,13 @@ def deb_tree(path, tmp):
     return tree(d), {n: v for n, v in tree(c).items() if n not in ("control", "md5sums")}
 
 
-def changelog_only(pkg):
-    """The changelog dh_installchangelogs writes, and the directories holding only it."""
-    def allowed(path):
-        return bool(re.fullmatch(r".*/share(/doc(/%s(/changelog\.Debian\.gz)?)?)?" % re.escape(pkg),
-                                 path))
-    return allowed
-
-
 def compare_deb(name, up, mine, tmp):
     cu, co = deb_control(up), deb_control(mine)
     for k in sorted(set(cu) | set(co)):
         if cu.get(k) != co.get(k):
             problem(name, "control %s: ours %r, upstream's %r" % (k, co.get(k), cu.get(k)))
     (du, su), (do, so) = deb_tree(up, tmp), deb_tree(mine, tmp)
-    compare_trees(name, du, do, changelog_only(cu["Package"]))
+    compare_trees(name, du, do)
     for script in ("preinst", "postinst", "prerm", "postrm"):
         if (script in su) != (script in so):
             problem(name, "%s: ours %s, upstream's %s" % (script, script in so, script in su))

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "formats/packages/deb_layout.h"
+#include "formats/packages/pkg_doc.h"
 #include "formats/archive/tar_layout.h"
 #include "rk_fixture.h"
 #include "rk_test.h"
@@ -381,4 +382,44 @@ RK_TEST(lintian_runs)
 	RK_ASSERT_EQ_INT(0, fx_sh("! grep -E 'E: .*(malformed|unpack|corrupt|bad-ar|"
 				  "tar-errors|control-file-is-empty)' lintian.txt"));
 	rk_composite_release(&deb);
+}
+
+/* The changelog every DEB owns: TheRock's template/debian_changelog.j2 as Jinja renders it
+ * (deb_package.py's context; the date email.utils.format_datetime of the time), no newline
+ * at the end; gzip'd without name or time, the same bytes each time. */
+RK_TEST(changelog_like_therock)
+{
+	struct rk_pkg_meta m = meta();
+	char *text = rk_deb_changelog(&m, T0), *path = rk_deb_changelog_path(&m);
+	void *gz = NULL, *gz2 = NULL;
+	size_t n = 0, n2 = 0;
+
+	RK_ASSERT_EQ_STR(NAME " (7.13.0~dev20261120-123) UNRELEASED; urgency=medium\n"
+			      "  * Initial release\n"
+			      "\n"
+			      " -- ROCm Dev Support <rocm-dev.support@amd.com>  "
+			      "Thu, 01 Jan 2026 00:00:00 +0000",
+			 text);
+	RK_ASSERT_EQ_STR("share/doc/" NAME "/changelog.Debian.gz", path);
+	RK_ASSERT_EQ_INT(0, rk_deb_changelog_gz(&m, T0, &gz, &n));
+	RK_ASSERT_EQ_INT(0, rk_deb_changelog_gz(&m, T0, &gz2, &n2));
+	RK_ASSERT_EQ_INT((int)n, (int)n2);
+	RK_ASSERT_EQ_MEM(gz, gz2, n);
+	fx_write("changelog.gz", gz, n);
+	RK_ASSERT_EQ_INT(0, fx_sh("gzip -dc changelog.gz > changelog.txt"));
+	free(gz2);
+	gz2 = fx_read("changelog.txt", &n2);
+	RK_ASSERT_EQ_INT((int)strlen(text), (int)n2);
+	RK_ASSERT_EQ_MEM(text, gz2, n2);
+	/* upstream's split of the maintainer: blanks around the name and the mail dropped */
+	m.maintainer = "  A B  < a@b > ";
+	free(text);
+	text = rk_deb_changelog(&m, 0);
+	RK_ASSERT(strstr(text, "\n -- A B <a@b>  Thu, 01 Jan 1970 00:00:00 +0000"));
+	m.version = "";
+	RK_ASSERT(!rk_deb_changelog(&m, 0) && errno == EINVAL);
+	free(text);
+	free(path);
+	free(gz);
+	free(gz2);
 }

@@ -15,7 +15,9 @@
 #define PK "/" FX_LEGACY "/packages/"
 #define POOL PK "deb/pool/main/"
 #define RPMS PK "rpm/x86_64/"
-#define V "7.13.0-" /* the demo runs' ROCm version */
+/* the demo runs' package versions: dev builds of 2026-01-01 (mkdemo.py's MTIME) */
+#define V "7.13.0~~dev20260101-"
+#define VR "7.13.0~~20260101gabc1234-"
 
 static int exists(struct rk_vfs *v, const char *path)
 {
@@ -56,10 +58,10 @@ RK_TEST(legacy_run_single_arch)
 	RK_ASSERT_EQ_MEM("!<arch>\ndebian-binary   ", buf, 24);
 	free(buf);
 	ls = fx_ls(v, RPMS);
-	RK_ASSERT(fx_has(ls, "amdrocm-blas-devel7.13-gfx94x-" V "24205988454.x86_64.rpm"));
+	RK_ASSERT(fx_has(ls, "amdrocm-blas-devel7.13-gfx94x-" VR "24205988454.x86_64.rpm"));
 	RK_ASSERT(fx_has(ls, "repodata/"));
 	free(ls);
-	buf = fx_cat(v, RPMS "amdrocm-base7.13-" V "24205988454.x86_64.rpm", &len);
+	buf = fx_cat(v, RPMS "amdrocm-base7.13-" VR "24205988454.x86_64.rpm", &len);
 	RK_ASSERT_EQ_MEM("\xed\xab\xee\xdb", buf, 4); /* the RPM lead */
 	free(buf);
 	/* unsigned without sign_key */

@@ -1065,7 +1065,7 @@ int pkg_plan_make(const struct pkg_defs *d, const struct pkg_run *run, struct pk
 	char mm[32];
 	int rc = -ENOMEM;
 
-	if (!run->rocm_version || strlen(run->rocm_version) > 20 ||
+	if (!run->rocm_version || strlen(run->rocm_version) > 64 ||
 	    major_minor(run->rocm_version, mm, sizeof(mm)))
 		return rk_err_set(err, -EINVAL, "version '%s' does not have major.minor versions",
 				  run->rocm_version ? run->rocm_version : "");
@@ -1150,49 +1150,4 @@ void pkg_plan_release(struct pkg_plan *p)
 	free(p->empty);
 	free(p->prefix);
 	memset(p, 0, sizeof(*p));
-}
-
-/* ---- versions ---- */
-
-/* compute_rocm_package_version.py makes the wheel, DEB and RPM versions of one release
- * from one base X.Y.Z:
- *   release      X.Y.Z                  X.Y.Z                 X.Y.Z
- *   prerelease   X.Y.ZrcN               X.Y.Z~preN            X.Y.Z~rcN
- *   nightly      X.Y.ZaDATE             X.Y.Z~DATE            X.Y.Z~DATE
- *   nightly-bkc  X.Y.ZaBASE+bkc.DATE    X.Y.Z~BASE.bkc.DATE   (same as DEB)
- *   dev / ci     X.Y.Z.dev0+SHA         X.Y.Z~devDATE         X.Y.Z~DATEgSHA8
- * A dev version carries no date (the native one is today's), so it maps to X.Y.Z, as
- * does a custom suffix. */
-char *pkg_version_from_wheel(const char *w, enum pkg_type type)
-{
-	size_t n = 0, d;
-	const char *r;
-	char *out = NULL;
-
-	while (isdigit((unsigned char)w[n])) {
-		n += strspn(w + n, "0123456789");
-		if (w[n] != '.' || !isdigit((unsigned char)w[n + 1]))
-			break;
-		n++;
-	}
-	r = w + n;
-	if (!strncmp(r, "rc", 2) && (d = strspn(r + 2, "0123456789")) && !r[2 + d]) {
-		if (asprintf(&out, "%.*s~%s%s", (int)n, w, type == PKG_DEB ? "pre" : "rc", r + 2) <
-		    0)
-			return NULL;
-		return out;
-	}
-	if (*r == 'a' && (d = strspn(r + 1, "0123456789"))) {
-		const char *t = r + 1 + d;
-		size_t e;
-
-		if (!*t ||
-		    (!strncmp(t, "+bkc.", 5) && (e = strspn(t + 5, "0123456789")) && !t[5 + e])) {
-			if (asprintf(&out, "%.*s~%.*s%s%s", (int)n, w, (int)d, r + 1,
-				     *t ? ".bkc." : "", *t ? t + 5 : "") < 0)
-				return NULL;
-			return out;
-		}
-	}
-	return strndup(w, n);
 }

@@ -161,10 +161,4 @@ int pkg_plan_make(const struct pkg_defs *d, const struct pkg_run *run, struct pk
 		  struct rk_err *err);
 void pkg_plan_release(struct pkg_plan *p);
 
-/* The package version for run->type from a wheel version (rocm_package_version) the way
- * compute_rocm_package_version.py derives both from one release: "7.13.0rc2" -> DEB
- * "7.13.0~pre2", RPM "7.13.0~rc2"; "7.13.0a20261120" -> "7.13.0~20261120"; a version it
- * cannot map keeps its leading X.Y.Z. malloc'd, or NULL (ENOMEM). */
-char *pkg_version_from_wheel(const char *wheel_version, enum pkg_type type);
-
 #endif

@@ -4,7 +4,10 @@
  * update-alternatives (/opt/rocm/core, /opt/rocm/core-{M}, /opt/rocm/{bin,lib,include,
  * llvm,amdgcn,libexec,share}, /usr/bin/<program>), priority from the version and the
  * minute of install so the newest of one version wins; before removal (prerm: remove,
- * upgrade) take them back. On RPM the prefix is $RPM_INSTALL_PREFIX0 (relocatable). */
+ * upgrade) take them back. On RPM the prefix is $RPM_INSTALL_PREFIX0 (relocatable), and
+ * %preun takes them back only on the last erase ($1 = 0): rpm runs an upgrade's (or a
+ * reinstall's) new %post before the old %preun, whose removal would undo it (upstream's
+ * non-Debian branch removes them on every %preun). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,9 +64,10 @@ char *pkg_script(const char *package, const char *which, const char *prefix, con
 				 "score=$(( ((%u - 3) * 14 + %u) * 14 + %u ))\n"
 				 "score=$(( score * 1000000 + ($(date -u +%%s) - 1600000000) / 60 ))\n",
 				 major, minor, patch);
-	else if (!rc)
+	else if (!rc) /* RPM %preun 1: an upgrade or reinstall, after the new %post */
 		rc = rk_buf_adds(&b, "case \"$1\" in\n"
-				     "    remove|upgrade|0|1) ;;\n"
+				     "    remove|upgrade|0) ;;\n"
+				     "    1) exit 0;;\n"
 				     "    *) debian_like && exit 0;;\n"
 				     "esac\n");
 	if (!rc && core && post)

@@ -12,14 +12,16 @@
  * Which packages: the definitions (TheRock's package.json schema: the built-in
  * packaging/packages.json, or -o packages=FILE) and the rules of formats/packages/pkg_rules.h over
  * the run's artifacts: a kpack-split run gives the multi-arch set, a legacy run the
- * single-arch set of each of its families. Listing deb/ or x86_64/ ingests the run's
- * artifacts (the rules read their manifests) and lays out every package; no package byte
- * is read. A .deb is ar(debian-binary, control, data.tar) with data.tar a composite over
- * the cache blobs; an .rpm's header lists each file's SHA-256 (a blob id, or for a file
- * whose RUNPATH became RPATH a hash computed once), so it is made on first open, its size
- * known before. The indexes (dists/, repodata/) hash every package when listed, once:
- * the hashes are remembered in the cache. A package whose artifact is damaged is left out
- * with one log line, and so are the packages that depend on it; the rest installs. */
+ * single-arch set of each of its families. Listing deb/ or x86_64/ ingests the artifacts
+ * the definitions select (the rules read their manifests; pkg_artifacts.c) and lays out
+ * every package; no package byte is read. A .deb is ar(debian-binary, control, data.tar)
+ * with data.tar a composite over the cache blobs; an .rpm's header lists each file's
+ * SHA-256 (a blob id, or for a file whose RUNPATH became RPATH a hash computed once), so
+ * it is made on first open, its size known before. The indexes (dists/, repodata/) hash
+ * every package when listed, once: the hashes are remembered in the cache. A package
+ * whose artifact is damaged, or whose definition selects no file, is left out with one
+ * log line, and so are the packages that depend on it (formats/packages/pkg_closure.h);
+ * the rest installs. README says which. */
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -36,9 +38,12 @@
 #include "rk/manifest.h"
 #include "engine/vfs_int.h"
 #include "formats/packages/apt_index.h"
+#include "formats/packages/pkg_closure.h"
 #include "formats/packages/deb_layout.h"
+#include "formats/packages/pkg_families.h"
 #include "formats/packages/pkg_meta.h"
 #include "formats/packages/pkg_rules.h"
+#include "formats/packages/pkg_version.h"
 #include "formats/packages/rpm_layout.h"
 #include "formats/packages/rpm_repodata.h"
 #include "services/flatten.h"
@@ -97,6 +102,8 @@ struct pkgs {
 	/* every package's files in one tree, as dist/ resolves them (vfs_pkg_set_add): each
 	 * package is cut from it. Made with the plan, read-only after */
 	struct node *set;
+	struct rk_buf left; /* what was left out and why, a line each (README) */
+	struct rk_buf unread; /* the artifacts no definition selects, a line each */
 };
 
 /* The view's per-run state. */
@@ -105,6 +112,7 @@ struct state {
 	struct run *r;
 	struct pkg_defs defs;
 	char *wheel_version; /* rocm_package_version */
+	char date[9], commit[41]; /* a dev build's day (its earliest artifact), the_rock_commit */
 	char *release; /* the CI run id */
 	struct pkgs deb, rpm;
 };
@@ -134,6 +142,8 @@ static void pkgs_release(struct pkgs *s)
 	free(s->plans);
 	free(s->version);
 	vfs_tree_free(s->set);
+	rk_buf_release(&s->left);
+	rk_buf_release(&s->unread);
 }
 
 static void pkg_state_free(void *ctx)
@@ -198,144 +208,6 @@ static const struct artifact *failed_item(struct artifact *const *as, size_t n,
 		if (bad[k] && feeds(out, as[k]->art))
 			return as[k];
 	return NULL;
-}
-
-/* The package of plan p named by the relation word at w (len n), or -1. */
-static long plan_find(const struct pkg_plan *p, const char *w, size_t n)
-{
-	for (size_t i = 0; i < p->n; i++)
-		if (strlen(p->pkgs[i].name) == n && !strncmp(p->pkgs[i].name, w, n))
-			return (long)i;
-	return -1;
-}
-
-/* The first relation of depends ("a (= V), b | c", or RPM's "a = V, b") whose every
- * alternative is a package of p left out (gone), as an index into p, or -1. */
-static long needs_gone(const struct pkg_plan *p, const char *depends, const unsigned char *gone)
-{
-	for (const char *item = depends; item && *item;) {
-		const char *end = item + strcspn(item, ",");
-		long first = -1;
-		int all = 1;
-
-		for (const char *alt = item; all && alt < end;) {
-			const char *w = alt + strspn(alt, " \t");
-			size_t n = strcspn(w, " \t(|,<>=");
-			long k = plan_find(p, w, n);
-
-			if (k < 0 || !gone[k])
-				all = 0;
-			else if (first < 0)
-				first = k;
-			alt = w + strcspn(w, "|,");
-			if (*alt == '|')
-				alt++;
-		}
-		if (all && first >= 0)
-			return first;
-		item = *end ? end + 1 : NULL;
-	}
-	return -1;
-}
-
-/* Leave out (gone) every package of p that depends on one left out, to the end: the
- * repository never names a package it does not hold. One line each. */
-static void leave_out_dependents(const struct pkg_plan *p, unsigned char *gone)
-{
-	for (int changed = 1; changed;) {
-		changed = 0;
-		for (size_t i = 0; i < p->n; i++) {
-			long k = gone[i] ? -1 : needs_gone(p, p->pkgs[i].depends, gone);
-
-			if (k < 0)
-				continue;
-			rk_warn("packages: %s left out: it depends on %s, left out",
-				p->pkgs[i].name, p->pkgs[k].name);
-			gone[i] = 1;
-			changed = 1;
-		}
-	}
-}
-
-static int push(struct artifact ***v, size_t *n, struct artifact *a)
-{
-	struct artifact **nv = realloc(*v, (*n + 2) * sizeof(*nv));
-
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	nv[(*n)++] = a;
-	return 0;
-}
-
-/* The artifacts the rules see, ingested (a damaged one is kept, to be left out with its
- * packages): the run's own; with -o packages_multiarch a legacy run's family artifacts
- * are replaced by their kpack split (the service the kpack/ view uses: one generic output,
- * one per architecture), so the run is packaged as the multi-arch set (*kpack set). Of
- * each <name>_<component>, the generic output comes from its first family, and each
- * architecture's output from the first family that holds it. */
-static int artifacts_for(struct state *st, int *kpack, struct artifact ***out, size_t *n)
-{
-	struct rk_vfs *v = st->v;
-	struct run *r = st->r;
-	struct artifact **as = NULL;
-	size_t na = 0, first;
-	int rc = 0, split = !*kpack && pkg_cfg(v)->multiarch;
-
-	for (size_t i = 0; !rc && i < r->cat->narts; i++)
-		rc = push(&as, &na, &r->artifacts[i]);
-	if (!rc)
-		(void)vfs_artifacts_wait(v, as, na, NULL); /* all at once; failures: plan() */
-	if (rc || !split) {
-		*out = as;
-		*n = na;
-		return rc;
-	}
-	first = na;
-	for (size_t i = 0; !rc && i < first; i++) {
-		struct artifact *a = as[i], **outs;
-		struct rk_err local = RK_ERR_INIT;
-		size_t nouts;
-
-		if (!strcmp(a->art->an.target, "generic"))
-			continue;
-		int f = failed(v, a);
-
-		if (!f)
-			f = vfs_kpack_split(v, a, NULL, 0, &outs, &nouts, &local);
-		if (rk_err_transient(f)) {
-			rc = f;
-			break;
-		}
-		if (f) {
-			rc = push(&as, &na, a); /* left out below, with its packages */
-			rk_err_clear(&local);
-			continue;
-		}
-		for (size_t j = 0; !rc && j < nouts; j++) {
-			const struct rk_artifact_name *o = &outs[j]->art->an;
-			int dup = 0;
-
-			for (size_t k = first; !dup && k < na; k++)
-				dup = !strcmp(as[k]->art->an.name, o->name) &&
-				      !strcmp(as[k]->art->an.component, o->component) &&
-				      !strcmp(as[k]->art->an.target, o->target);
-			if (!dup)
-				rc = push(&as, &na, outs[j]);
-		}
-	}
-	if (rc) {
-		free(as);
-		return rc;
-	}
-	/* the generic artifacts, then the outputs (and the family artifacts that failed) */
-	*n = 0;
-	for (size_t i = 0; i < na; i++)
-		if (i >= first || !strcmp(as[i]->art->an.target, "generic"))
-			as[(*n)++] = as[i];
-	*out = as;
-	*kpack = 1;
-	return 0;
 }
 
 static int add_pkg(struct pkgs *s, const struct pkg_out *out, struct artifact *const *dirs,
@@ -407,33 +279,77 @@ static int add_pkg(struct pkgs *s, const struct pkg_out *out, struct artifact *c
 	return 0;
 }
 
-/* Manifest lines for damaged artifact a, whose manifest is lost: one "<subdir>/" per
- * Artifact_Subdir of a's name and component in the definitions, so that the rules plan
- * the packages it would feed (which are then left out, each with a log line) instead of
- * silently planning none. */
-static int guess_lines(const struct pkg_defs *d, const struct rk_artifact *a, struct pkg_list *out)
+/* Line "  name: why" in s's README list of packages left out, unless there (a generic
+ * package is planned once per family of a legacy run). */
+static int note(struct pkgs *s, const char *name, const char *why)
 {
-	for (size_t i = 0; i < d->n; i++)
-		for (size_t k = 0; k < d->defs[i].nitems; k++) {
-			const struct pkg_item *it = &d->defs[i].items[k];
+	char *line = fmt("  %s: %s\n", name, why);
+	int rc = line ? 0 : -ENOMEM;
 
-			if (strcmp(it->artifact, a->an.name))
-				continue;
-			for (size_t j = 0; j < it->nsubdirs; j++)
-				for (size_t c = 0; c < it->subdirs[j].ncomponents; c++) {
-					char **nv;
+	if (line && !(s->left.len && strstr(s->left.buf, line)))
+		rc = rk_buf_addf(&s->left, "%s", line);
+	free(line);
+	return rc;
+}
 
-					if (strcmp(it->subdirs[j].components[c], a->an.component))
-						continue;
-					if (!(nv = realloc(out->v, (out->n + 1) * sizeof(*nv))))
-						return -ENOMEM;
-					out->v = nv;
-					if (!(nv[out->n] = fmt("%s/", it->subdirs[j].name)))
-						return -ENOMEM;
-					out->n++;
-				}
-		}
-	return 0;
+/* The packages of plan p that s serves: not one made of a damaged artifact (of all[0..na)
+ * as bad says), nor one whose definition selects no file (the rules' p->empty), nor,
+ * transitively, one that depends on a package left out (formats/packages/pkg_closure.h):
+ * the repository never names a package it does not hold. A log line and a README line
+ * each. */
+static int leave_out(struct pkgs *s, const struct pkg_plan *p, struct artifact *const *all,
+		     size_t na, const unsigned char *bad, struct artifact *const *dirs,
+		     const char *run)
+{
+	unsigned char *gone = calloc(p->n + 1, 1);
+	const char **names = calloc(p->n + 1, sizeof(*names)),
+		   **deps = calloc(p->n + 1, sizeof(*deps)),
+		   **needs = calloc(p->n + 1, sizeof(*needs));
+	int rc = gone && names && deps && needs ? 0 : -ENOMEM;
+	char *why = NULL;
+
+	for (size_t i = 0; !rc && i < p->n; i++) {
+		const struct pkg_out *o = &p->pkgs[i];
+		const struct artifact *dead = o->empty ? NULL : failed_item(all, na, o, bad);
+
+		names[i] = o->name;
+		deps[i] = o->depends;
+		if (!(gone[i] = dead != NULL))
+			continue;
+		rk_warn("packages: %s left out: artifact '%s' is damaged (%s)", o->name,
+			dead->art->stem, dead->why);
+		if (!(why = fmt("artifact '%s' is damaged", dead->art->stem)))
+			rc = -ENOMEM;
+		else
+			rc = note(s, o->name, why);
+		free(why);
+	}
+	for (size_t i = 0; !rc && i < p->nempty; i++) {
+		rk_info("packages: %s left out: its definition selects no file of run '%s'",
+			p->empty[i], run);
+		rc = note(s, p->empty[i], "its definition selects no file of the run");
+	}
+	if (!rc)
+		pkg_closure(names, deps, p->n, (const char *const *)p->empty, p->nempty, gone,
+			    needs);
+	for (size_t i = 0; !rc && i < p->n; i++) {
+		if (!needs[i])
+			continue;
+		rk_info("packages: %s left out: it depends on %s, left out", names[i], needs[i]);
+		if (!(why = fmt("needs %s, left out", needs[i])))
+			rc = -ENOMEM;
+		else
+			rc = note(s, names[i], why);
+		free(why);
+	}
+	for (size_t i = 0; !rc && i < p->n; i++)
+		if (!gone[i])
+			rc = add_pkg(s, &p->pkgs[i], dirs, p->prefix);
+	free(gone);
+	free(names);
+	free(deps);
+	free(needs);
+	return rc;
 }
 
 /* Plan the packages of type s->type: the rules over the run's artifacts (ingested now:
@@ -446,15 +362,17 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 	int kpack = vfs_run_is_split(v, r), rc;
 	struct artifact **all = NULL;
 
-	if ((rc = artifacts_for(st, &kpack, &all, &na)))
+	if ((rc = pkg_artifacts(v, r, &st->defs, &kpack, &all, &na)))
 		return rc;
+	rk_buf_release(&s->left); /* a plan made again (after a transient failure) */
+	rk_buf_release(&s->unread);
 	struct artifact **dirs = calloc(na + 1, sizeof(*dirs));
 	struct pkg_artdir *ad = calloc(na + 1, sizeof(*ad));
-	unsigned char *bad = calloc(na + 1, 1);
+	unsigned char *bad = calloc(na + 1, 1), *unread = calloc(na + 1, 1);
 	char **archs = calloc(na + 1, sizeof(*archs)), **fams = calloc(na + 1, sizeof(*fams));
 	struct pkg_list *guess = calloc(na + 1, sizeof(*guess));
 
-	if (!dirs || !ad || !bad || !archs || !fams || !guess) {
+	if (!dirs || !ad || !bad || !unread || !archs || !fams || !guess) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -462,9 +380,14 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 		const char *t = all[i]->art->an.target;
 		char base[64];
 		size_t k;
+		int f = 0;
 
-		int f = failed(v, all[i]);
-
+		if ((unread[i] = !pkg_selects(&st->defs, all[i]->art)))
+			rc = rk_buf_addf(&s->unread, "  %s\n", all[i]->art->stem);
+		else
+			f = failed(v, all[i]);
+		if (rc)
+			goto out;
 		if (rk_err_transient(f)) {
 			rc = f;
 			goto out;
@@ -472,7 +395,7 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 		if ((bad[i] = f != 0)) {
 			rk_warn("packages: '%s' is damaged (%s); its packages are left out",
 				all[i]->art->stem, all[i]->why);
-			if ((rc = guess_lines(&st->defs, all[i]->art, &guess[i])))
+			if ((rc = pkg_guess_lines(&st->defs, all[i]->art, &guess[i])))
 				goto out;
 		}
 		if (!strcmp(t, "generic") || rk_gpu_base_arch(t, base, sizeof(base)) < 0)
@@ -490,7 +413,7 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 	}
 	qsort(archs, narchs, sizeof(*archs), rk_cmp_str);
 	qsort(fams, nfam, sizeof(*fams), rk_cmp_str);
-	if (!(s->version = pkg_version_from_wheel(st->wheel_version, s->type))) {
+	if (!(s->version = pkg_version_from_wheel(st->wheel_version, st->date, st->commit, s->type))) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -526,37 +449,20 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 				.name = a->an.name,
 				.component = a->an.component,
 				.target = a->an.target,
-				.lines = bad[i] ? (const char *const *)guess[i].v
-						: (const char *const *)all[i]->prefixes,
-				.nlines = bad[i] ? guess[i].n : all[i]->nprefixes,
+				.lines = bad[i]	     ? (const char *const *)guess[i].v
+					 : unread[i] ? NULL
+						     : (const char *const *)all[i]->prefixes,
+				.nlines = bad[i]      ? guess[i].n
+					  : unread[i] ? 0
+						      : all[i]->nprefixes,
 			};
 		}
 		run.ndirs = nd;
-		if ((rc = pkg_plan_make(&st->defs, &run, &s->plans[f], err)))
+		if ((rc = pkg_plan_make(&st->defs, &run, &s->plans[f], err)) ||
+		    (rc = pkg_family_conflicts(&s->plans[f], &run, (const char *const *)fams, nfam)))
 			break;
-		unsigned char *gone = rc ? NULL : calloc(s->plans[f].n + 1, 1);
-
-		if (!rc && !gone)
-			rc = -ENOMEM;
-		for (size_t i = 0; !rc && i < s->plans[f].n; i++) {
-			const struct pkg_out *o = &s->plans[f].pkgs[i];
-			const struct artifact *dead =
-				o->empty ? NULL : failed_item(all, na, o, bad);
-
-			if (dead)
-				rk_warn("packages: %s left out: artifact '%s' is damaged (%s)",
-					o->name, dead->art->stem, dead->why);
-			gone[i] = dead != NULL;
-		}
 		if (!rc)
-			leave_out_dependents(&s->plans[f], gone);
-		for (size_t i = 0; !rc && i < s->plans[f].n; i++)
-			if (!gone[i])
-				rc = add_pkg(s, &s->plans[f].pkgs[i], dirs, s->plans[f].prefix);
-		free(gone);
-		for (size_t i = 0; i < s->plans[f].nempty; i++)
-			rk_info("packages: %s left out: its definition selects no file of run '%s'",
-				s->plans[f].empty[i], r->cat->name);
+			rc = leave_out(s, &s->plans[f], all, na, bad, dirs, r->cat->name);
 		for (size_t i = 0; f == 0 && i < s->plans[f].nskipped; i++)
 			rk_info("packages: %s: no artifacts in this run", s->plans[f].skipped[i]);
 	}
@@ -589,6 +495,7 @@ out:
 	free(dirs);
 	free(ad);
 	free(bad);
+	free(unread);
 	return rc;
 }
 
@@ -654,7 +561,8 @@ static void dh_fixperms(struct node *dir)
 	}
 }
 
-static int make_deb(struct pkg *p, struct node *pool, struct rk_err *err)
+/* when: the run's time, the changelog's (every DEB owns one: pkg_docs.c) */
+static int make_deb(struct pkg *p, struct node *pool, int64_t when, struct rk_err *err)
 {
 	struct rk_composite tar = RK_COMPOSITE_INIT, *deb = calloc(1, sizeof(*deb));
 	struct node *root = NULL;
@@ -662,6 +570,8 @@ static int make_deb(struct pkg *p, struct node *pool, struct rk_err *err)
 
 	if (!rc)
 		dh_fixperms(root);
+	if (!rc && (rc = pkg_add_changelog(root, &p->meta, when)))
+		rk_err_set(err, rc, "changelog: %s", strerror(-rc));
 
 	/* the package's time is its newest file's (the tarballs' rule): the same bytes from
 	 * every store and mount */
@@ -800,6 +710,18 @@ static int pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	return rc;
 }
 
+/* README of the repository directory out: what the plan of s left out and why, and the
+ * artifacts of the run no definition selects (rockpack packages reads it). */
+static int add_report(const struct pkgs *s, struct node *out, int64_t mtime)
+{
+	char *t = fmt("Packages left out of this repository, and why:\n%s\n"
+		      "Artifacts of the run that no definition selects (not read):\n%s",
+		      s->left.len ? s->left.buf : "  none\n",
+		      s->unread.len ? s->unread.buf : "  none\n");
+
+	return t ? add_bytes(out, "README", mtime, t, strlen(t)) : -ENOMEM;
+}
+
 static int pop_deb(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
 	struct state *st = *vfs_view_state(vfs_node_run(dir), &vfs_view_packages);
@@ -812,16 +734,21 @@ static int pop_deb(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	pool = rc ? NULL : vfs_mkdirs(out, "pool/main/-", &base, vfs_node_mtime(dir));
 	if (!rc && !pool)
 		rc = -ENOMEM;
+	/* the run's time: its newest packaged file (the same from every store and mount) */
+	int64_t when = rc ? 0 : pkg_tree_newest(st->deb.set);
+
 	for (size_t i = 0; !rc && i < st->deb.n; i++) {
 		struct pkg *p = &st->deb.p[i];
 		struct rk_err local = RK_ERR_INIT;
-		int prc = make_deb(p, pool, &local);
+		int prc = make_deb(p, pool, when, &local);
 
 		if (prc)
 			rc = left_out(p, 0, prc, &local, err);
 	}
 	if (!rc && !vfs_lazy_dir(out, "dists", pop_dists, vfs_node_mtime(dir)))
 		rc = -ENOMEM;
+	if (!rc)
+		rc = add_report(&st->deb, out, vfs_node_mtime(dir));
 	if (rc) {
 		vfs_tree_free(out);
 		return rc;
@@ -1092,6 +1019,8 @@ static int pop_rpm_arch(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	}
 	if (!rc && !vfs_lazy_dir(out, "repodata", pop_repodata, vfs_node_mtime(dir)))
 		rc = -ENOMEM;
+	if (!rc)
+		rc = add_report(&st->rpm, out, vfs_node_mtime(dir));
 	if (rc) {
 		vfs_tree_free(out);
 		return rc;
@@ -1124,8 +1053,12 @@ static const char readme_text[] =
 	"  rpm/   a dnf repository:\n"
 	"           dnf --repofrompath=rock,file://%s/rpm/x86_64 --repo=rock install ...\n"
 	"\n"
-	"Listing deb/pool/ or rpm/x86_64/ decompresses the run's artifacts into the cache;\n"
-	"reading an index (dists/, repodata/) hashes every package once.\n"
+	"Listing deb/ or rpm/x86_64/ decompresses the artifacts the definitions select into\n"
+	"the cache; reading an index (dists/, repodata/) hashes every package once.\n"
+	"deb/README and rpm/x86_64/README list the packages left out (a definition that\n"
+	"selects no file of the run, and every package that needs one left out: the\n"
+	"repository never names a package it does not serve) and the artifacts no\n"
+	"definition selects.\n"
 	"\n"
 	"%s\n";
 
@@ -1155,6 +1088,11 @@ static int pkg_populate(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	st->wheel_version = strdup(have_m && m.rocm_package_version ? m.rocm_package_version
 				   : have_m && m.rocm_version	    ? m.rocm_version
 								    : "0.0.0");
+	snprintf(st->commit, sizeof(st->commit), "%s", have_m && m.the_rock_commit ? m.the_rock_commit : "");
+	int64_t t = r->cat->narts ? INT64_MAX : 0;
+	for (size_t i = 0; i < r->cat->narts; i++)
+		t = r->cat->arts[i].mtime_ns < t ? r->cat->arts[i].mtime_ns : t;
+	pkg_version_day(t, st->date);
 	st->release = have_m && m.github_run_id ? strdup(m.github_run_id)
 						: strndup(r->cat->name, strcspn(r->cat->name, "-"));
 	defs_line = pkg_defs_provenance(&st->defs, pkg_cfg(v)->defs,

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# packages_closure: a repository never names a package it does not serve, and listing it
+# reads only the artifacts its definitions select.
+#  - every repository (deb and rpm) of both demo runs: no Depends of the Packages index
+#    names an amdrocm package the index lacks (every alternative of a relation missing),
+#    and `apt-get install -s` of every package succeeds in a throwaway root (all of a
+#    family's at once: each one's Depends must resolve); no Requires
+#    of the RPM repodata lacks a Provides (dnf repoclosure when installed, else
+#    primary.xml directly);
+#  - the legacy run leaves out amdrocm-sparse7.13-gfx94x (its definition selects no file
+#    of the demo's artifacts) and so amdrocm-core7.13-gfx94x and amdrocm-core-gfx94x:
+#    deb/README and rpm/x86_64/README say so, `rockpack packages --strict` exits 1 with one
+#    line naming them, and without --strict its summary line counts them;
+#  - definitions that select base_lib and base_run only: listing deb/ decompresses exactly
+#    those two archives (the daemon's stop line), and README lists the others as selected
+#    by no definition.
+. "$(dirname "$0")/lib.sh"
+it_init "$@"
+for tool in apt-get dpkg python3; do
+	command -v $tool >/dev/null || skip "$tool is not installed"
+done
+SPLIT=24205988455-linux
+LEGACY=24205988454-linux
+M=$T/mnt
+it_mount fs "$STORE" "$M" "$T/cache"
+. "$(dirname "$0")/../apt_sandbox.sh"
+
+# deb_closed INDEX: the amdrocm relations of Packages INDEX that no package of it meets
+deb_closed() {
+	python3 - "$1" <<'EOF'
+import re, sys
+stanzas = open(sys.argv[1]).read().split("\n\n")
+have, deps = set(), []
+for s in stanzas:
+    f = dict(re.findall(r"^([A-Za-z-]+): (.*)$", s, re.M))
+    if "Package" in f:
+        have.add(f["Package"])
+        deps.append((f["Package"], f.get("Depends", "")))
+for p, d in deps:
+    for item in filter(None, (i.strip() for i in d.split(","))):
+        alts = [re.split(r"[ (]", a.strip())[0] for a in item.split("|")]
+        if all(a.startswith("amdrocm") and a not in have for a in alts):
+            print("%s: Depends %s, not in the index" % (p, item))
+EOF
+}
+
+# rpm_closed REPODIR: the Requires of repodata/primary no package Provides
+rpm_closed() {
+	python3 - "$1" <<'EOF'
+import glob, gzip, sys, xml.etree.ElementTree as ET
+path = glob.glob(sys.argv[1] + "/repodata/*primary.xml*")[0]
+data = gzip.open(path).read() if path.endswith(".gz") else open(path, "rb").read()
+ns = {"c": "http://linux.duke.edu/metadata/common", "r": "http://linux.duke.edu/metadata/rpm"}
+root = ET.fromstring(data)
+provides, requires = set(), []
+for p in root.findall("c:package", ns):
+    name = p.find("c:name", ns).text
+    provides.add(name)
+    for e in p.findall("c:format/r:provides/r:entry", ns):
+        provides.add(e.get("name"))
+    for e in p.findall("c:format/r:requires/r:entry", ns):
+        requires.append((name, e.get("name")))
+for name, r in requires:
+    if r.startswith("amdrocm") and r not in provides:
+        print("%s: Requires %s, provided by no package" % (name, r))
+EOF
+}
+
+for run in $SPLIT $LEGACY; do
+	P=$M/$run/packages
+	idx=$P/deb/dists/stable/main/binary-amd64/Packages
+	deb_closed "$idx" >"$T/$run.open" || fail "$run: cannot read Packages"
+	[ -s "$T/$run.open" ] && fail "$run: the index names packages it does not serve: $(head -3 "$T/$run.open")"
+	apt_root "$T/root-$run" "$P/deb"
+	sh "$T/root-$run/apt.sh" update >"$T/update-$run.log" 2>&1 || fail "$run: apt-get update"
+	# one apt-get per family (a legacy run's families may refuse each other): the generic
+	# packages and the family's; apt resolves each package's Depends alone in one call
+	sed -n 's/^Package: //p' "$idx" >"$T/$run.names"
+	[ -s "$T/$run.names" ] || fail "$run: an empty deb repository"
+	fams=$(grep -o -- '-gfx[0-9a-z]*$' "$T/$run.names" | sort -u)
+	[ "$run" = "$SPLIT" ] && fams=-
+	for fam in $fams; do
+		others=$(printf '%s\n' $fams | { grep -vx -- "$fam" || true; } | sed 's/$/$/')
+		pkgs=$(if [ -n "$others" ]; then grep -v -- "$others" "$T/$run.names"; else cat "$T/$run.names"; fi)
+		sh "$T/root-$run/apt.sh" install -s $pkgs >"$T/sim.log" 2>&1 ||
+			{ fail "$run ($fam): apt-get install -s of $(echo $pkgs | wc -w) packages"; grep -E '^ |^E:' "$T/sim.log" | head -8 >&2; }
+		[ "$(grep -c '^Inst ' "$T/sim.log")" -ge "$(echo $pkgs | wc -w)" ] ||
+			fail "$run ($fam): apt-get install -s did not install every package"
+	done
+	it_say "$run: apt-get install -s of $(wc -l <"$T/$run.names") packages"
+	if dnf repoclosure --help >/dev/null 2>&1; then
+		dnf -q repoclosure --releasever=0 --repofrompath="rock,file://$P/rpm/x86_64" \
+			--repo=rock --setopt=gpgcheck=0 >"$T/$run.rc" 2>&1 ||
+			{ fail "$run: dnf repoclosure"; head -5 "$T/$run.rc" >&2; }
+	fi
+	rpm_closed "$P/rpm/x86_64" >"$T/$run.ropen" || fail "$run: cannot read the repodata"
+	[ -s "$T/$run.ropen" ] && fail "$run: the repodata requires what it does not serve: $(head -3 "$T/$run.ropen")"
+done
+
+# the legacy run: what was left out, and why
+for readme in "$M/$LEGACY/packages/deb/README" "$M/$LEGACY/packages/rpm/x86_64/README"; do
+	grep -qx '  amdrocm-sparse7.13-gfx94x: its definition selects no file of the run' "$readme" ||
+		fail "$readme does not say amdrocm-sparse7.13-gfx94x selects no file"
+	grep -qx '  amdrocm-core7.13-gfx94x: needs amdrocm-sparse7.13-gfx94x, left out' "$readme" ||
+		fail "$readme does not say why amdrocm-core7.13-gfx94x is left out"
+	grep -qx '  amdrocm-core-gfx94x: needs amdrocm-core7.13-gfx94x, left out' "$readme" ||
+		fail "$readme does not say why amdrocm-core-gfx94x is left out"
+done
+grep -q '^amdrocm-core-gfx94x_' <(ls "$M/$LEGACY/packages/deb/pool/main") &&
+	fail "amdrocm-core-gfx94x is served, needing a package left out"
+grep -q 'packages: amdrocm-core-gfx94x left out: it depends on amdrocm-core7.13-gfx94x' "$T/fs.log" ||
+	fail "no log line says amdrocm-core-gfx94x is left out"
+for type in deb rpm; do
+	rc=0
+	"$ROCKPACK" -q --cache "$T/cache-rp" packages "$STORE" $LEGACY --type $type -o "$T/rp-$type" \
+		--strict 2>"$T/rp-$type.log" || rc=$?
+	[ "$rc" = 1 ] || fail "rockpack packages --strict ($type) of the legacy run: exit $rc, want 1"
+	[ "$(grep -c -- '--strict' "$T/rp-$type.log")" = 1 ] ||
+		fail "rockpack packages --strict ($type): want one line saying so: $(cat "$T/rp-$type.log")"
+	grep -q 'packages: --strict: [0-9]* packages left out (amdrocm-sparse7.13-gfx110x, ' "$T/rp-$type.log" ||
+		fail "rockpack packages --strict ($type): does not name what was left out: $(cat "$T/rp-$type.log")"
+done
+"$ROCKPACK" --cache "$T/cache-rp" packages "$STORE" $LEGACY --type deb -o "$T/rp-plain" 2>"$T/rp-plain.log" ||
+	fail "rockpack packages without --strict: exit $?"
+grep -q '^packages: .*, 14 packages left out, 0 artifacts no definition selects' "$T/rp-plain.log" ||
+	fail "rockpack packages: the summary does not count what was left out: $(cat "$T/rp-plain.log")"
+cmp -s "$T/rp-plain/README" "$M/$LEGACY/packages/deb/README" || fail "rockpack packages: README differs from the mount's"
+it_umount fs
+
+# definitions that select two artifacts: only those are decompressed
+cat >"$T/base.json" <<'EOF'
+[{"Package": "amdrocm-base", "Version": "", "Architecture": "amd64", "BuildArch": "x86_64",
+  "DEBDepends": ["libc6"], "RPMRequires": [],
+  "Maintainer": "ROCm Dev Support <rocm-dev.support@amd.com>",
+  "Description_Short": "Base", "Description_Long": "The base artifacts",
+  "Section": "devel", "Priority": "optional", "Group": "Development/Libraries",
+  "License": "MIT", "Vendor": "Advanced Micro Devices, Inc.",
+  "Homepage": "https://github.com/ROCm/TheRock", "Gfxarch": "False",
+  "Artifactory": [{"Artifact": "base", "Artifact_Subdir": [{"Name": "rocm-core", "Components": ["lib", "run"]},
+                                                           {"Name": "aux-overlay", "Components": ["lib", "run"]}]}]}]
+EOF
+it_mount few "$STORE" "$M" "$T/cache-few" -o "packages=$T/base.json"
+ls "$M/$LEGACY/packages/deb/pool/main" >"$T/few.pool" || fail "deb/pool/main does not list"
+grep -q '^amdrocm-base7.13_' "$T/few.pool" || fail "no amdrocm-base7.13 package: $(cat "$T/few.pool")"
+grep -qx '  blas_lib_gfx94X-dcgpu' "$M/$LEGACY/packages/deb/README" ||
+	fail "deb/README does not list blas_lib_gfx94X-dcgpu as selected by no definition"
+grep -qx '  base_lib_generic' "$M/$LEGACY/packages/deb/README" &&
+	fail "deb/README lists base_lib_generic, which a definition selects"
+it_umount few
+grep -q "^rockfs: info: stopped (unmounted) after [0-9]* s: [0-9]* runs listed, 2 archives decompressed," \
+	"${IT_LOG[few]}" || fail "listing deb/ decompressed other artifacts: $(grep 'stopped' "${IT_LOG[few]}")"
+it_finish
