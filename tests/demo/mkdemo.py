@@ -759,8 +759,8 @@ class RunWriter:
         for dirpath, _, files in os.walk(self.dir):
             for f in files:
                 total += os.path.getsize(os.path.join(dirpath, f))
-                # a run built on MTIME's day: its packages' dev version carries that
-                # day (docs/packages.md, "Versions"), whenever the demo is made
+                # every file dated MTIME: what the store lists (sizes, times) is the
+                # same whenever the demo is made
                 os.utime(os.path.join(dirpath, f), (MTIME, MTIME))
         if os.path.exists(self.final):
             shutil.rmtree(self.final)

@@ -19,6 +19,12 @@ if [ -z "${RK_LIVE_NS:-}" ]; then
 	command -v unshare >/dev/null || { echo "SKIP: unshare is not installed" >&2; exit 77; }
 	RK_LIVE_NS=1 exec unshare -m --propagation private bash "$0" "$@"
 fi
+# The namespace holds a copy of every mount of the moment, the FUSE mounts of the tests
+# running beside this one too: let them go here, or each of their daemons would outlive
+# its own unmount until this test ends (private: the host's mounts are untouched).
+awk '$3 ~ /^fuse/ {print $2}' /proc/self/mounts | while read -r m; do
+	umount -l "$m" 2>/dev/null || true
+done
 . "$(dirname "$0")/lib.sh"
 it_init "$@"
 for tool in apt-get dpkg chroot; do

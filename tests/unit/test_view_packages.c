@@ -16,8 +16,8 @@
 #define POOL PK "deb/pool/main/"
 #define RPMS PK "rpm/x86_64/"
 /* the demo runs' package versions: dev builds of 2026-01-01 (mkdemo.py's MTIME) */
-#define V "7.13.0~~dev20260101-"
-#define VR "7.13.0~~20260101gabc1234-"
+#define V "7.13.0~~dev-"
+#define VR "7.13.0~~dev-"
 
 static int exists(struct rk_vfs *v, const char *path)
 {

@@ -54,8 +54,8 @@ static int same_family(const char *arch, const char *fam)
 	return 1;
 }
 
-int pkg_family_conflicts(struct pkg_plan *p, const struct pkg_run *run,
-			 const char *const *families, size_t nfamilies)
+int pkg_family_conflicts(struct pkg_plan *p, const struct pkg_run *run, const char *const *families,
+			 size_t nfamilies)
 {
 	if (run->kpack)
 		return 0;
@@ -73,7 +73,8 @@ int pkg_family_conflicts(struct pkg_plan *p, const struct pkg_run *run,
 			if (same_family(o->arch, families[f]))
 				continue;
 			if (add(&o->conflicts, o->name, nl - al, families[f]) ||
-			    (run->type == PKG_DEB && add(&o->replaces, o->name, nl - al, families[f])))
+			    (run->type == PKG_DEB &&
+			     add(&o->replaces, o->name, nl - al, families[f])))
 				return -ENOMEM;
 		}
 	}

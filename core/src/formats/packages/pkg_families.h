@@ -12,7 +12,7 @@
  * same definition's package of every other family in families (the run's target
  * families, "gfx94X-dcgpu"; its own is skipped). 0 or -ENOMEM (the plan keeps what it
  * had added). */
-int pkg_family_conflicts(struct pkg_plan *p, const struct pkg_run *run,
-			 const char *const *families, size_t nfamilies);
+int pkg_family_conflicts(struct pkg_plan *p, const struct pkg_run *run, const char *const *families,
+			 size_t nfamilies);
 
 #endif

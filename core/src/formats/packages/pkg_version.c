@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "formats/packages/pkg_version.h"
 
@@ -100,7 +99,9 @@ char *pkg_version_from_wheel(const char *w, const char *date, const char *commit
 			sha = plus + 1;
 		else if (commit && is_hex(commit, strlen(commit)))
 			sha = commit;
-		if (deb)
+		if (!date || !*date) /* no build day known: the run id orders dev builds */
+			rc = asprintf(&out, "%.*s~~dev", (int)n, w);
+		else if (deb)
 			rc = asprintf(&out, "%.*s~~dev%s", (int)n, w, date);
 		else
 			rc = asprintf(&out, "%.*s~~%s%s%.*s", (int)n, w, date, sha ? "g" : "",
@@ -108,14 +109,4 @@ char *pkg_version_from_wheel(const char *w, const char *date, const char *commit
 		break;
 	}
 	return rc < 0 ? NULL : out;
-}
-
-void pkg_version_day(int64_t ns, char out[9])
-{
-	time_t t = (time_t)(ns / 1000000000);
-	struct tm tm;
-
-	if (ns < 0 || !gmtime_r(&t, &tm) || tm.tm_year + 1900 > 9999 ||
-	    !strftime(out, 9, "%Y%m%d", &tm))
-		memcpy(out, "19700101", 9);
 }

@@ -22,15 +22,11 @@ enum pkg_vkind pkg_version_kind(const char *wheel_version, size_t *base, const c
 /* The package version for type: "7.13.0rc2" -> DEB "7.13.0~pre2", RPM "7.13.0~rc2";
  * "7.13.0a20261120" -> DEB "7.13.0~20261120", RPM "7.13.0~a20261120"; a dev build
  * "7.13.0.dev0+SHA" -> DEB "7.13.0~~devDATE", RPM "7.13.0~~DATEgSHA8" where date is the
- * build's day (YYYYMMDD: the view's is the run's earliest artifact) and SHA the wheel's
- * local label, else commit (may be NULL; neither: no "g..."). malloc'd, or NULL
+ * build's day (YYYYMMDD) and SHA the wheel's local label, else commit (may be NULL;
+ * neither: no "g..."); with no day (date NULL or "", as the view calls it: no file of a
+ * run records the day) both are "7.13.0~~dev", ordered by the run id. malloc'd, or NULL
  * (ENOMEM). */
 char *pkg_version_from_wheel(const char *wheel_version, const char *date, const char *commit,
 			     enum pkg_type type);
-
-/* The UTC day of a time in ns since the epoch as YYYYMMDD (upstream's date is the day the
- * CI run computed its versions, which no file records; the view takes the earliest
- * artifact of the run). */
-void pkg_version_day(int64_t unix_ns, char out[9]);
 
 #endif

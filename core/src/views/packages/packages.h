@@ -44,11 +44,14 @@ extern const char pkg_readme[];
 struct pkg_defs;
 struct pkg_list;
 struct rk_artifact;
+struct pkg_def;
 struct artifact;
 struct run;
 /* 1 when a definition (not disabled) names a's name and component in its items: some
  * package may read a. */
 int pkg_selects(const struct pkg_defs *d, const struct rk_artifact *a);
+/* 1 when an item of def names a's artifact and component (pkg_artifacts.c). */
+int pkg_def_selects(const struct pkg_def *def, const struct rk_artifact *a);
 /* The artifacts the rules see (*out, *n; malloc'd): the run's own, those the definitions
  * select ingested, the others not read (a damaged one is kept, to be left out with its
  * packages); with -o packages_multiarch a legacy run's selected family artifacts are

@@ -19,19 +19,26 @@ static char *dir_line(const char *subdir)
 	return asprintf(&s, "%s/", subdir) < 0 ? NULL : s;
 }
 
+int pkg_def_selects(const struct pkg_def *def, const struct rk_artifact *a)
+{
+	for (size_t k = 0; k < def->nitems; k++) {
+		const struct pkg_item *it = &def->items[k];
+
+		if (strcmp(it->artifact, a->an.name))
+			continue;
+		for (size_t j = 0; j < it->nsubdirs; j++)
+			for (size_t c = 0; c < it->subdirs[j].ncomponents; c++)
+				if (!strcmp(it->subdirs[j].components[c], a->an.component))
+					return 1;
+	}
+	return 0;
+}
+
 int pkg_selects(const struct pkg_defs *d, const struct rk_artifact *a)
 {
 	for (size_t i = 0; i < d->n; i++)
-		for (size_t k = 0; !d->defs[i].disabled && k < d->defs[i].nitems; k++) {
-			const struct pkg_item *it = &d->defs[i].items[k];
-
-			if (strcmp(it->artifact, a->an.name))
-				continue;
-			for (size_t j = 0; j < it->nsubdirs; j++)
-				for (size_t c = 0; c < it->subdirs[j].ncomponents; c++)
-					if (!strcmp(it->subdirs[j].components[c], a->an.component))
-						return 1;
-		}
+		if (!d->defs[i].disabled && pkg_def_selects(&d->defs[i], a))
+			return 1;
 	return 0;
 }
 

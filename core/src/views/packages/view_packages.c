@@ -112,7 +112,10 @@ struct state {
 	struct run *r;
 	struct pkg_defs defs;
 	char *wheel_version; /* rocm_package_version */
-	char date[9], commit[41]; /* a dev build's day (its earliest artifact), the_rock_commit */
+	/* the_rock_commit. A dev build's day is not known: no file of a run records it, and the
+	 * times of the store's objects change with a copy or an upload (docs/packages.md,
+	 * "Versions"), so a dev build's version has none and its run id orders it */
+	char commit[41];
 	char *release; /* the CI run id */
 	struct pkgs deb, rpm;
 };
@@ -187,17 +190,7 @@ static int feeds(const struct pkg_out *out, const struct rk_artifact *a)
 		if (strcmp(arch, out->arch))
 			return 0;
 	}
-	for (size_t i = 0; i < out->def->nitems; i++) {
-		const struct pkg_item *it = &out->def->items[i];
-
-		if (strcmp(it->artifact, a->an.name))
-			continue;
-		for (size_t k = 0; k < it->nsubdirs; k++)
-			for (size_t c = 0; c < it->subdirs[k].ncomponents; c++)
-				if (!strcmp(it->subdirs[k].components[c], a->an.component))
-					return 1;
-	}
-	return 0;
+	return pkg_def_selects(out->def, a);
 }
 
 /* A damaged artifact of as[0..n) package out would take files from, or NULL. */
@@ -413,7 +406,8 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 	}
 	qsort(archs, narchs, sizeof(*archs), rk_cmp_str);
 	qsort(fams, nfam, sizeof(*fams), rk_cmp_str);
-	if (!(s->version = pkg_version_from_wheel(st->wheel_version, st->date, st->commit, s->type))) {
+	if (!(s->version =
+		      pkg_version_from_wheel(st->wheel_version, NULL, st->commit, s->type))) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -459,7 +453,8 @@ static int plan(struct state *st, struct pkgs *s, struct rk_err *err)
 		}
 		run.ndirs = nd;
 		if ((rc = pkg_plan_make(&st->defs, &run, &s->plans[f], err)) ||
-		    (rc = pkg_family_conflicts(&s->plans[f], &run, (const char *const *)fams, nfam)))
+		    (rc = pkg_family_conflicts(&s->plans[f], &run, (const char *const *)fams,
+					       nfam)))
 			break;
 		if (!rc)
 			rc = leave_out(s, &s->plans[f], all, na, bad, dirs, r->cat->name);
@@ -527,8 +522,7 @@ static int add_bytes(struct node *dir, const char *path, int64_t mtime, void *da
 static int pkg_tree(struct pkg *p, struct node **root, struct rk_err *err)
 {
 	return vfs_pkg_tree(p->set->st->v, p->stages, p->nstages, p->meta.prefix, p->set->set,
-			    p->file, root,
-			    &p->meta.installed_size, err);
+			    p->file, root, &p->meta.installed_size, err);
 }
 
 /* File names debhelper's dh_fixperms makes 0644 wherever they are (libraries, web and
@@ -1084,15 +1078,12 @@ static int pkg_populate(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		goto fail;
 	}
 	have_m = !vfs_run_manifest(v, r->dir, &m, NULL);
-	/* the CI run id: the manifest's, else the run directory's number */
 	st->wheel_version = strdup(have_m && m.rocm_package_version ? m.rocm_package_version
 				   : have_m && m.rocm_version	    ? m.rocm_version
 								    : "0.0.0");
-	snprintf(st->commit, sizeof(st->commit), "%s", have_m && m.the_rock_commit ? m.the_rock_commit : "");
-	int64_t t = r->cat->narts ? INT64_MAX : 0;
-	for (size_t i = 0; i < r->cat->narts; i++)
-		t = r->cat->arts[i].mtime_ns < t ? r->cat->arts[i].mtime_ns : t;
-	pkg_version_day(t, st->date);
+	snprintf(st->commit, sizeof(st->commit), "%s",
+		 have_m && m.the_rock_commit ? m.the_rock_commit : "");
+	/* the CI run id: the manifest's, else the run directory's number */
 	st->release = have_m && m.github_run_id ? strdup(m.github_run_id)
 						: strndup(r->cat->name, strcspn(r->cat->name, "-"));
 	defs_line = pkg_defs_provenance(&st->defs, pkg_cfg(v)->defs,
