@@ -10,7 +10,8 @@
 #  - the legacy run leaves out amdrocm-rand-test7.13-gfx94x (the demo has no rand_test
 #    artifact: its definition selects no file; the solver and sparse tests likewise): deb/README and rpm/x86_64/README say so,
 #    `rockpack packages --strict` exits 1 with one line naming them, and without --strict
-#    its summary line counts them; the kpack-split run's DEBs leave out amdrocm-rand-test7.13
+#    its summary line counts them, after a note that the built-in definitions are of
+#    another TheRock commit than the run's; the kpack-split run's DEBs leave out amdrocm-rand-test7.13
 #    and so amdrocm-rand-test, which needs it (deb/README and the log say so);
 #  - definitions that select base_lib and base_run only: listing deb/ decompresses exactly
 #    those two archives (the daemon's stop line), and README lists the others as selected
@@ -123,6 +124,9 @@ done
 	fail "rockpack packages without --strict: exit $?"
 grep -q '^packages: .*, 6 packages left out, 0 artifacts no definition selects' "$T/rp-plain.log" ||
 	fail "rockpack packages: the summary does not count what was left out: $(cat "$T/rp-plain.log")"
+# the demo's runs name a TheRock commit (abc1234...) other than the built-in definitions'
+grep -q "^rockpack: note: Definitions: TheRock [0-9a-f]\{12\}'s package.json (built in), not of TheRock abc1234" \
+	"$T/rp-plain.log" || fail "rockpack packages: no note that the definitions are of another commit: $(cat "$T/rp-plain.log")"
 cmp -s "$T/rp-plain/README" "$M/$LEGACY/packages/deb/README" || fail "rockpack packages: README differs from the mount's"
 it_umount fs
 
