@@ -4,7 +4,8 @@
  * real files, byte-equal to the mount: DIR receives deb/'s pool/ and dists/, or rpm/'s
  * x86_64/ (the packages and repodata/). The repository's README (what the view left out
  * and why, the artifacts no definition selects) is summed up on stderr; --strict fails
- * when a package was left out. */
+ * when a package was left out. When the built-in definitions are of another TheRock commit
+ * than the run's, the "Definitions:" line of RUN/packages/README says so on stderr too. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +82,33 @@ static int report(const char *out, int rpm, int strict, char **extra, char **jso
 	return ret;
 }
 
+/* RUN/packages/README's "Definitions:" line on stderr when it says the definitions are
+ * not of the commit the run was built from (the view's pkg_defs_provenance). */
+static void definitions_note(struct rk_vfs *v, const struct rk_run *r)
+{
+	struct rk_err err = RK_ERR_INIT;
+	struct rk_buf path = RK_BUF_INIT;
+	struct rk_file *f = NULL;
+	struct rk_attr a;
+	char buf[8192], *line;
+	ssize_t n = 0;
+
+	if (!rk_buf_addf(&path, "%s%spackages/README", r->path, r->path[0] ? "/" : "") &&
+	    !rk_vfs_resolve(v, path.buf, &a, &err) && !rk_vfs_open_file(v, a.ino, &f, &err))
+		n = rk_file_pread(f, buf, sizeof(buf) - 1, 0, &err);
+	rk_file_close(f);
+	rk_buf_release(&path);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	if (!(line = strstr(buf, "\nDefinitions: ")) || !strstr(line, ", not of TheRock "))
+		return;
+	line++;
+	line[strcspn(line, "\n")] = 0;
+	rp_clear_line();
+	fprintf(stderr, "rockpack: note: %s\n", line);
+}
+
 static int cmd_packages(const struct rp_opts *o, int argc, char **argv)
 {
 	static const char usage[] =
@@ -137,6 +165,8 @@ static int cmd_packages(const struct rp_opts *o, int argc, char **argv)
 		goto done;
 	}
 	ret = rp_export(v, &p, path.buf, type, out);
+	if (!ret && !o->quiet)
+		definitions_note(v, r);
 	if (!ret)
 		ret = report(out, !strcmp(type, "rpm"), strict, &extra, &json);
 done:
@@ -161,7 +191,8 @@ const struct rp_command rp_cmd_packages = {
 	"repodata/ (a dnf repository). Byte for byte what the mount serves.\n"
 	"DIR/README lists the packages left out (a definition that selects no file of the\n"
 	"run, and every package needing one left out) and the artifacts no definition\n"
-	"selects; the summary line counts both.\n"
+	"selects; the summary line counts both. A note says when the built-in definitions\n"
+	"are of another TheRock commit than the one the run was built from.\n"
 	"Progress on a terminal; --json prints a summary object at the end.\n"
 	"\n"
 	"  --type deb|rpm    the repository kind\n"

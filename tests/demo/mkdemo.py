@@ -77,9 +77,15 @@ BLAS_PREFIXES = [
     "math-libs/BLAS/hipBLAS-common/stage",  # declared, always empty in lib
     "math-libs/BLAS/rocBLAS/stage",
     "math-libs/BLAS/hipBLASLt/stage",
+    "math-libs/BLAS/rocSPARSE/stage",  # host-only here: what upstream's sparse packages read
+    "math-libs/BLAS/rocSOLVER/stage",  # host-only here: what upstream's solver packages read
 ]
+# the demo has no rocSPARSE or rocSOLVER tests: its blas_test declares neither
+BLAS_TEST_PREFIXES = BLAS_PREFIXES[:3]
 ROCBLAS = "math-libs/BLAS/rocBLAS/stage"
 HIPBLASLT = "math-libs/BLAS/hipBLASLt/stage"
+ROCSPARSE = "math-libs/BLAS/rocSPARSE/stage"
+ROCSOLVER = "math-libs/BLAS/rocSOLVER/stage"
 ROCRAND = "math-libs/rocRAND/stage"
 HIPRAND = "math-libs/hipRAND/stage"
 RAND_PREFIXES = [ROCRAND, HIPRAND]
@@ -515,6 +521,16 @@ LIB_ROCRAND = HostLib(ROCRAND, "lib/librocrand.so.1.1", "librocrand.so.1", "rocr
                        TU("rocrand_mtgp32_generate_kernel", (2, "zlib"))])
 LIB_HIPRAND = HostLib(HIPRAND, "lib/libhiprand.so.1.1", "libhiprand.so.1", "hiprand", 10100,
                       _links("lib", ["libhiprand.so.1.1", "libhiprand.so.1", "libhiprand.so"]))
+# rocSPARSE and rocSOLVER carry no device code in the demo: they are there so that
+# upstream's package set (amdrocm-sparse, amdrocm-solver, which amdrocm-blas and
+# amdrocm-core depend on) has files to take (docs/demo-store.md)
+LIB_ROCSPARSE = HostLib(ROCSPARSE, "lib/librocsparse.so.1.0", "librocsparse.so.1", "rocsparse",
+                        10000, _links("lib", ["librocsparse.so.1.0", "librocsparse.so.1",
+                                              "librocsparse.so"]))
+LIB_ROCSOLVER = HostLib(ROCSOLVER, "lib/librocsolver.so.0.7", "librocsolver.so.0", "rocsolver",
+                        700, _links("lib", ["librocsolver.so.0.7", "librocsolver.so.0",
+                                            "librocsolver.so"]))
+PLAIN_BLAS_LIBS = [LIB_ROCSPARSE, LIB_ROCSOLVER]
 LIB_AMDHIP = HostLib(CLR, "lib/libamdhip64.so.7.13.0", "libamdhip64.so.7", "amdhip64", 71300,
                      _links("lib", ["libamdhip64.so.7.13.0", "libamdhip64.so.7", "libamdhip64.so"]))
 LIB_LLVM = HostLib(LLVM, "lib/llvm/lib/libLLVM.so.19.0git", "libLLVM.so.19.0git", "llvm", 190000,
@@ -961,13 +977,17 @@ def blas_dev(label, targets):
         "HIPBLASLT_H", "int hipblaslt_demo_version(void);"))
     a.file(HIPBLASLT, "lib/cmake/hipblaslt/hipblaslt-config.cmake",
            cmake_config("hipblaslt", targets))
+    a.file(ROCSPARSE, "include/rocsparse/rocsparse.h", header(
+        "ROCSPARSE_H", "int rocsparse_demo_version(void);"))
+    a.file(ROCSOLVER, "include/rocsolver/rocsolver.h", header(
+        "ROCSOLVER_H", "#include <rocblas/rocblas.h>\nint rocsolver_demo_version(void);"))
     return a
 
 
 def blas_test(b, label, targets):
     """rocblas-test is a host-only executable: no device code, so it stays
     in blas_test_generic when split."""
-    a = Artifact("blas", "test", label, BLAS_PREFIXES)
+    a = Artifact("blas", "test", label, BLAS_TEST_PREFIXES)
     text = c_main("rocblas-test", "rocblas-test (rockfs demo) built for %s" % " ".join(targets))
     a.file(ROCBLAS, "bin/rocblas-test", b.exe("rocblas-test", text), exe=True)
     a.file(ROCBLAS, "share/rocblas/test/data.yaml",
@@ -995,6 +1015,8 @@ def legacy_family_artifacts(b, family, targets):
     blas = Artifact("blas", "lib", family, BLAS_PREFIXES)
     for lib in FAT_GROUPS["blas_lib"]:
         blas.host_lib(lib, b.fat_lib(lib, targets))
+    for lib in PLAIN_BLAS_LIBS:
+        blas.host_lib(lib, b.plain_lib(lib))
     blas.file(ROCBLAS, "lib/rocblas/library/TensileManifest.txt", tensile_manifest(targets))
     for t in targets:
         for prefix, rel, data in tensile_files(t):
@@ -1032,6 +1054,8 @@ def split_run_artifacts(b):
 
     blas = Artifact("blas", "lib", "generic", BLAS_PREFIXES)
     blas.file(ROCBLAS, "lib/rocblas/library/TensileManifest.txt", tensile_manifest(targets))
+    for lib in PLAIN_BLAS_LIBS:
+        blas.host_lib(lib, b.plain_lib(lib))
     kernels, kprefixes = split_group(b, "blas_lib", blas, FAT_GROUPS["blas_lib"], targets)
     arts.append(blas)
     for t in targets:
@@ -1128,7 +1152,8 @@ def fat_libraries_wheel(arts, family, version, core):
     family, flattened under _rocm_sdk_libraries_<family>/, symlinks dropped and shared
     libraries kept under their soname; the pure package rocm_sdk_libraries."""
     sonames = {(l.prefix, l.relpath): l.soname
-               for l in FAT_GROUPS["blas_lib"] + FAT_GROUPS["rand_lib"] + [LIB_HIPRAND]}
+               for l in FAT_GROUPS["blas_lib"] + FAT_GROUPS["rand_lib"] + [LIB_HIPRAND]
+               + PLAIN_BLAS_LIBS}
     dist = "rocm_sdk_libraries_" + family.replace("-", "_")
     files, modes = {}, {}
     for a in sorted(arts, key=lambda a: a.stem):

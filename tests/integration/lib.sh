@@ -431,3 +431,52 @@ it_mkart() {
 		zstd -q -3 -o "$rd/$stem.tar.zst"
 	(cd "$rd" && sha256sum "$stem.tar.zst" | cut -d' ' -f1 >"$stem.tar.zst.sha256sum")
 }
+
+# rpm_distro_standin ROOT REPODIR...: the distribution an RPM repository of ROCm lives on,
+# for a dnf --installroot that has none. One noarch RPM (rockfs-distro-standin), made with
+# rpmbuild and registered in ROOT's RPM database (--justdb), provides every Requires of
+# the repositories' primary.xml that no package of theirs provides (python3, libdrm,
+# numactl-libs, /bin/sh, ...), unversioned, so it meets any version asked. dnf then
+# resolves ROCm's own relations for real, and the distribution's are named, not faked
+# per test. Prints what it provides, one a line, to $T/distro-standin.provides.
+rpm_distro_standin() {
+	local root=$1 d=$T/distro-standin
+	shift
+	command -v rpmbuild >/dev/null || die "rpm_distro_standin needs rpmbuild"
+	rm -rf "$d" && mkdir -p "$d" "$root" || die "mkdir $d"
+	python3 - "$@" >"$d.provides" <<'PY' || die "rpm_distro_standin: cannot read the repositories' primary.xml"
+import gzip, lzma, os, sys, xml.etree.ElementTree as ET
+NS = {"r": "http://linux.duke.edu/metadata/repo", "c": "http://linux.duke.edu/metadata/common",
+      "rpm": "http://linux.duke.edu/metadata/rpm"}
+need, have = set(), set()
+for repo in sys.argv[1:]:
+    md = ET.parse(os.path.join(repo, "repodata", "repomd.xml"))
+    href = md.find("r:data[@type='primary']/r:location", NS).get("href")
+    raw = open(os.path.join(repo, href), "rb").read()
+    if href.endswith(".gz"):
+        raw = gzip.decompress(raw)
+    elif href.endswith(".xz"):
+        raw = lzma.decompress(raw)
+    for pkg in ET.fromstring(raw).findall("c:package", NS):
+        have.add(pkg.find("c:name", NS).text)
+        have.update(f.text for f in pkg.findall("c:format/c:file", NS))
+        have.update(e.get("name") for e in pkg.findall("c:format/rpm:provides/rpm:entry", NS))
+        need.update(e.get("name") for e in pkg.findall("c:format/rpm:requires/rpm:entry", NS))
+for name in sorted(need - have):
+    if name.startswith("rpmlib("):
+        continue  # rpm's own features
+    if name.startswith("("):
+        sys.exit("rich dependency %s: not handled" % name)
+    print(name)
+PY
+	{
+		printf '%s\n' 'Name: rockfs-distro-standin' 'Version: 1' 'Release: 1' \
+			'Summary: the distribution ROCm is installed on' 'License: MIT' 'BuildArch: noarch'
+		sed 's/^/Provides: /' "$d.provides"
+		printf '%s\n' '%description' 'What the RPMs of ROCm need of the distribution.' '%files'
+	} >"$d/standin.spec"
+	rpmbuild -bb --define "_topdir $d" "$d/standin.spec" >"$d/rpmbuild.log" 2>&1 ||
+		{ cat "$d/rpmbuild.log" >&2; die "rpm_distro_standin: rpmbuild"; }
+	rpm --root="$root" -i --justdb --nodeps "$d"/RPMS/noarch/rockfs-distro-standin-1-1.noarch.rpm ||
+		die "rpm_distro_standin: cannot register it in $root's RPM database"
+}

@@ -198,10 +198,11 @@ grep -qE "^REQ GET /$SPLIT/packages/deb/pool/[^ ]*amdrocm-blas7\.13-gfx1100_[^ ]
 	fail "apt did not fetch the .deb from nginx"
 
 # ---- dnf, from the run's packages/rpm/x86_64 over HTTP ----
-if [ "$(id -u)" != 0 ] || ! command -v dnf >/dev/null; then
-	it_say "dnf part skipped (needs root and dnf)"
+if [ "$(id -u)" != 0 ] || ! command -v dnf >/dev/null || ! command -v rpmbuild >/dev/null; then
+	it_say "dnf part skipped (needs root, dnf and rpmbuild)"
 else
 	R=$T/dnf-root
+	rpm_distro_standin "$R" "$M/$SPLIT/packages/rpm/x86_64" # what the RPMs need of a distribution
 	if dnf -y -q --installroot="$R" --releasever=1 --setopt=reposdir=/dev/null \
 		--setopt=cachedir="$R.cache" --setopt=install_weak_deps=False --nogpgcheck \
 		--setopt=proxy= --disableplugin='*' --repofrompath=rock,"$U/$SPLIT/packages/rpm/x86_64" \

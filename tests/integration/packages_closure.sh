@@ -7,10 +7,12 @@
 #    family's at once: each one's Depends must resolve); no Requires
 #    of the RPM repodata lacks a Provides (dnf repoclosure when installed, else
 #    primary.xml directly);
-#  - the legacy run leaves out amdrocm-sparse7.13-gfx94x (its definition selects no file
-#    of the demo's artifacts) and so amdrocm-core7.13-gfx94x and amdrocm-core-gfx94x:
-#    deb/README and rpm/x86_64/README say so, `rockpack packages --strict` exits 1 with one
-#    line naming them, and without --strict its summary line counts them;
+#  - the legacy run leaves out amdrocm-rand-test7.13-gfx94x (the demo has no rand_test
+#    artifact: its definition selects no file; the solver and sparse tests likewise): deb/README and rpm/x86_64/README say so,
+#    `rockpack packages --strict` exits 1 with one line naming them, and without --strict
+#    its summary line counts them, after a note that the built-in definitions are of
+#    another TheRock commit than the run's; the kpack-split run's DEBs leave out amdrocm-rand-test7.13
+#    and so amdrocm-rand-test, which needs it (deb/README and the log say so);
 #  - definitions that select base_lib and base_run only: listing deb/ decompresses exactly
 #    those two archives (the daemon's stop line), and README lists the others as selected
 #    by no definition.
@@ -97,19 +99,17 @@ for run in $SPLIT $LEGACY; do
 	[ -s "$T/$run.ropen" ] && fail "$run: the repodata requires what it does not serve: $(head -3 "$T/$run.ropen")"
 done
 
-# the legacy run: what was left out, and why
+# what was left out, and why
 for readme in "$M/$LEGACY/packages/deb/README" "$M/$LEGACY/packages/rpm/x86_64/README"; do
-	grep -qx '  amdrocm-sparse7.13-gfx94x: its definition selects no file of the run' "$readme" ||
-		fail "$readme does not say amdrocm-sparse7.13-gfx94x selects no file"
-	grep -qx '  amdrocm-core7.13-gfx94x: needs amdrocm-sparse7.13-gfx94x, left out' "$readme" ||
-		fail "$readme does not say why amdrocm-core7.13-gfx94x is left out"
-	grep -qx '  amdrocm-core-gfx94x: needs amdrocm-core7.13-gfx94x, left out' "$readme" ||
-		fail "$readme does not say why amdrocm-core-gfx94x is left out"
+	grep -qx '  amdrocm-rand-test7.13-gfx94x: its definition selects no file of the run' "$readme" ||
+		fail "$readme does not say amdrocm-rand-test7.13-gfx94x selects no file"
 done
-grep -q '^amdrocm-core-gfx94x_' <(ls "$M/$LEGACY/packages/deb/pool/main") &&
-	fail "amdrocm-core-gfx94x is served, needing a package left out"
-grep -q 'packages: amdrocm-core-gfx94x left out: it depends on amdrocm-core7.13-gfx94x' "$T/fs.log" ||
-	fail "no log line says amdrocm-core-gfx94x is left out"
+grep -qx '  amdrocm-rand-test: needs amdrocm-rand-test7.13, left out' "$M/$SPLIT/packages/deb/README" ||
+	fail "$SPLIT: deb/README does not say why amdrocm-rand-test is left out"
+grep -q '^amdrocm-rand-test_' <(ls "$M/$SPLIT/packages/deb/pool/main") &&
+	fail "amdrocm-rand-test is served, needing a package left out"
+grep -q 'packages: amdrocm-rand-test left out: it depends on amdrocm-rand-test7.13' "$T/fs.log" ||
+	fail "no log line says amdrocm-rand-test is left out"
 for type in deb rpm; do
 	rc=0
 	"$ROCKPACK" -q --cache "$T/cache-rp" packages "$STORE" $LEGACY --type $type -o "$T/rp-$type" \
@@ -117,13 +117,16 @@ for type in deb rpm; do
 	[ "$rc" = 1 ] || fail "rockpack packages --strict ($type) of the legacy run: exit $rc, want 1"
 	[ "$(grep -c -- '--strict' "$T/rp-$type.log")" = 1 ] ||
 		fail "rockpack packages --strict ($type): want one line saying so: $(cat "$T/rp-$type.log")"
-	grep -q 'packages: --strict: [0-9]* packages left out (amdrocm-sparse7.13-gfx110x, ' "$T/rp-$type.log" ||
+	grep -q 'packages: --strict: 6 packages left out (amdrocm-solver-test7.13-gfx110x, amdrocm-sparse-test7.13-gfx110x, amdrocm-rand-test7.13-gfx110x, amdrocm-solver-test7.13-gfx94x, ...; why: ' "$T/rp-$type.log" ||
 		fail "rockpack packages --strict ($type): does not name what was left out: $(cat "$T/rp-$type.log")"
 done
 "$ROCKPACK" --cache "$T/cache-rp" packages "$STORE" $LEGACY --type deb -o "$T/rp-plain" 2>"$T/rp-plain.log" ||
 	fail "rockpack packages without --strict: exit $?"
-grep -q '^packages: .*, 14 packages left out, 0 artifacts no definition selects' "$T/rp-plain.log" ||
+grep -q '^packages: .*, 6 packages left out, 0 artifacts no definition selects' "$T/rp-plain.log" ||
 	fail "rockpack packages: the summary does not count what was left out: $(cat "$T/rp-plain.log")"
+# the demo's runs name a TheRock commit (abc1234...) other than the built-in definitions'
+grep -q "^rockpack: note: Definitions: TheRock [0-9a-f]\{12\}'s package.json (built in), not of TheRock abc1234" \
+	"$T/rp-plain.log" || fail "rockpack packages: no note that the definitions are of another commit: $(cat "$T/rp-plain.log")"
 cmp -s "$T/rp-plain/README" "$M/$LEGACY/packages/deb/README" || fail "rockpack packages: README differs from the mount's"
 it_umount fs
 

@@ -12,7 +12,7 @@
 #  - dnf likewise (resolving only: --assumeno).
 . "$(dirname "$0")/lib.sh"
 it_init "$@"
-for tool in apt-get dpkg dnf; do
+for tool in apt-get dpkg dnf rpmbuild; do
 	command -v $tool >/dev/null || skip "$tool is not installed"
 done
 M=$T/mnt
@@ -57,11 +57,14 @@ dnf_resolve() {
 		--repo=rock install "$@"
 }
 for p in $A $B; do
+	# the installroot has no distribution: one package stands for what the RPMs need of it
+	rpm_distro_standin "$T/dnf-$p" "$M/$LEGACY/packages/rpm/x86_64"
 	dnf_resolve "$T/dnf-$p" $p >"$T/dnf-one.log" 2>&1 || : # --assumeno: 1 when resolved
 	grep -qi 'conflict\|problem' "$T/dnf-one.log" && { cat "$T/dnf-one.log" >&2; fail "dnf: $p alone does not resolve"; }
 	grep -q "Operation aborted" "$T/dnf-one.log" ||
 		{ cat "$T/dnf-one.log" >&2; fail "dnf: $p alone does not resolve"; }
 done
+rpm_distro_standin "$T/dnf-both" "$M/$LEGACY/packages/rpm/x86_64"
 dnf_resolve "$T/dnf-both" $A $B >"$T/dnf-both.log" 2>&1 && fail "dnf install $A $B: accepted"
 grep -qi "conflicts with $B\|conflicts with $A\|conflicting requests" "$T/dnf-both.log" ||
 	{ cat "$T/dnf-both.log" >&2; fail "dnf install $A $B: refused, but not for the conflict"; }

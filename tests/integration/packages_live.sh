@@ -176,15 +176,9 @@ if command -v dnf >/dev/null && command -v rpm >/dev/null && command -v rpmbuild
 		in_root dnf -y --releasever=1 --setopt=reposdir=/dev/null --setopt=install_weak_deps=False \
 			--nogpgcheck --disableplugin='*' "$@" >"$log" 2>&1 || { tail -30 "$log" >&2; return 1; }
 	}
-	# the host is not an RPM system: one package in the database stands for it (the
-	# maintainer scripts need /bin/sh)
-	mkdir -p "$T/rpmb"
-	printf '%s\n' 'Name: rockfs-live-host' 'Version: 1' 'Release: 1' 'Summary: the host' \
-		'License: MIT' 'BuildArch: noarch' 'Provides: /bin/sh' '%description' 'the host' '%files' \
-		>"$T/rpmb/host.spec"
-	rpmbuild -bb --define "_topdir $T/rpmb" "$T/rpmb/host.spec" >"$T/rpmbuild.log" 2>&1 &&
-		rpm --root="$R" -i --justdb --nodeps "$T"/rpmb/RPMS/noarch/rockfs-live-host-1-1.noarch.rpm ||
-		{ cat "$T/rpmbuild.log" >&2; fail "cannot register the host in the RPM database"; }
+	# the host is not an RPM system: one package stands for the distribution (what the
+	# RPMs of both runs need of it, the maintainer scripts' /bin/sh among them)
+	rpm_distro_standin "$R" "$M/$OLD/packages/rpm/x86_64" "$M/$NEW/packages/rpm/x86_64"
 	rpms() { in_root rpm -qa --qf '%{NAME} %{VERSION}-%{RELEASE}\n' 2>/dev/null | grep '^amdrocm' | sort || true; }
 	repo() { echo "--repofrompath=rock$1,file:///repo/$2/packages/rpm/x86_64"; }
 	dnf_ install $(repo 1 $OLD) --repo=rock1 install $top || fail "dnf install $top ($OLD)"

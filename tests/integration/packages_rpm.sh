@@ -96,6 +96,9 @@ dnf_install() {
 		--setopt=cachedir="$root.cache" --setopt=install_weak_deps=False --nogpgcheck \
 		--disableplugin='*' --repofrompath=rock,"file://$repo" --repo=rock install "$@"
 }
+# the installroot has no distribution: one package stands for what the RPMs need of it
+rpm_distro_standin "$T/root-split" "$M/$SPLIT/packages/rpm/x86_64"
+it_say "the distribution's packages the RPMs of $SPLIT name: $(tr '\n' ' ' <"$T/distro-standin.provides")"
 dnf_install "$T/root-split" "$M/$SPLIT/packages/rpm/x86_64" amdrocm-blas7.13-gfx1100 \
 	>"$T/dnf.log" 2>&1 || { cat "$T/dnf.log" >&2; fail "dnf install amdrocm-blas7.13-gfx1100 ($SPLIT)"; }
 rpm -q --root="$T/root-split" amdrocm-blas-host7.13 >/dev/null ||
@@ -107,6 +110,7 @@ for p in $(rpm -qa --root="$T/root-split" --qf '%{NAME}\n' | grep '^amdrocm'); d
 	done
 done >"$T/installed.diff"
 [ -s "$T/installed.diff" ] && { head "$T/installed.diff" >&2; fail "$SPLIT: installed files differ from their packages"; }
+rpm_distro_standin "$T/root-legacy" "$M/$LEGACY/packages/rpm/x86_64"
 dnf_install "$T/root-legacy" "$M/$LEGACY/packages/rpm/x86_64" amdrocm-blas7.13-gfx94x \
 	>"$T/dnf2.log" 2>&1 || { cat "$T/dnf2.log" >&2; fail "dnf install amdrocm-blas7.13-gfx94x ($LEGACY)"; }
 

@@ -6,7 +6,8 @@
 # demo's kpack-split run's browse/ (the layout its fetch step extracts; it converts
 # DT_RUNPATH in place, so not the read-only mount), with --enable-kpack and the run id as
 # --version-suffix, as TheRock's CI calls it, once for DEB and once for RPM. The mount,
-# given the same package.json (-o packages=FILE), must serve the same packages
+# with its built-in definitions (the facts of that package.json:
+# unit.pkg_defs.upstream_facts), must serve the same packages
 # (pkg_upstream_cmp.py): the same names; for a DEB the same control fields, data files
 # (paths, modes after dh_fixperms, link targets, bytes) and maintainer scripts present;
 # for an RPM the same tags, dependencies, file list (modes, owners, digests) and bytes;
@@ -23,10 +24,9 @@ for tool in dpkg-buildpackage dh rpmbuild patchelf dpkg-deb rpm rpm2cpio cpio; d
 done
 "$PY" -c 'import jinja2' 2>/dev/null || skip "build_package.py needs python3-jinja2"
 SPLIT=24205988455-linux
-DEFS=$UP/packaging/linux/package.json
 
 M=$T/mnt
-it_mount fs "$STORE" "$M" "$T/cache" -o "packages=$DEFS"
+it_mount fs "$STORE" "$M" "$T/cache"
 cp -a "$M/$SPLIT/browse" "$T/artifacts" && chmod -R u+w "$T/artifacts" || die "copy browse/"
 run_id=${SPLIT%%-*}
 # the version TheRock's CI passes is compute_rocm_package_version.py's for the type; the

@@ -49,6 +49,9 @@ struct pkg_def {
 struct pkg_defs {
 	struct pkg_def *defs; /* in file order */
 	size_t n;
+	/* the TheRock commit they are from (40 hex digits): the built-in ones', "" for a file
+	 * the user names (pkg_defs_load) */
+	char commit[41];
 };
 
 /* Parse a package.json (a JSON list of entries). Unknown keys are ignored; a malformed
@@ -75,9 +78,18 @@ int pkg_sign_subkey(const char *key, char *fpr, size_t fprlen, unsigned *tag, lo
 const char *pkg_sign_gpg(void);
 /* key's public key, armored (what `gpg --export --armor KEY` writes). */
 int pkg_sign_pubkey(const char *key, char **out, size_t *outlen, struct rk_err *err);
-/* The definitions rockfs ships (the text of packaging/packages.json, built in). */
+/* One line for a reader of the repository: which definitions made it and whether they are
+ * of the TheRock commit the run was built from (run_commit: its therock_manifest.json's
+ * the_rock_commit, NULL when unknown); path as given to pkg_defs_load. Sets *differs when
+ * they are known to be of another commit. malloc'd, no newline; NULL on ENOMEM. */
+char *pkg_defs_provenance(const struct pkg_defs *d, const char *path, const char *run_commit,
+			  int *differs);
+/* The definitions rockfs ships (the text of packaging/packages.json, built in) and the line
+ * of packaging/packages.therock: "<TheRock commit> <upstream path>\n". */
 extern const char pkg_defs_default[];
 extern const size_t pkg_defs_default_len;
+extern const char pkg_defs_default_source[];
+extern const size_t pkg_defs_default_source_len;
 
 /* ---- a run, as the rules see it ---- */
 

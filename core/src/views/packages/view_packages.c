@@ -1087,7 +1087,9 @@ static const char readme_text[] =
 	"deb/README and rpm/x86_64/README list the packages left out (a definition that\n"
 	"selects no file of the run, and every package that needs one left out: the\n"
 	"repository never names a package it does not serve) and the artifacts no\n"
-	"definition selects.\n";
+	"definition selects.\n"
+	"\n"
+	"%s\n";
 
 static const char readme_rpm[] =
 	"  rpm/   a dnf repository; its packages are not signed, so gpgcheck is off for it:\n"
@@ -1106,8 +1108,8 @@ static int pkg_populate(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	struct node *out =
 		vfs_tree_new(vfs_node_name(dir), vfs_node_mode(dir), vfs_node_mtime(dir));
 	struct rk_manifest m;
-	char *readme = NULL, *rpm_text;
-	int rc = st && out ? 0 : -ENOMEM, have_m;
+	char *readme = NULL, *rpm_text, *defs_line;
+	int rc = st && out ? 0 : -ENOMEM, have_m, differs;
 
 	if (rc)
 		goto fail;
@@ -1129,12 +1131,19 @@ static int pkg_populate(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	/* the CI run id: the manifest's, else the run directory's number */
 	st->release = have_m && m.github_run_id ? strdup(m.github_run_id)
 						: strndup(r->cat->name, strcspn(r->cat->name, "-"));
+	defs_line = pkg_defs_provenance(&st->defs, pkg_cfg(v)->defs,
+					have_m ? m.the_rock_commit : NULL, &differs);
 	if (have_m)
 		rk_manifest_release(&m);
+	if (differs && defs_line)
+		rk_info("packages: run '%s': %s", r->cat->name, defs_line);
 	rpm_text = fmt(pkg_cfg(v)->sign_key ? readme_rpm_signed : readme_rpm,
 		       "<mount>/<run>/packages", "<mount>/<run>/packages");
-	readme = rpm_text ? fmt(readme_text, "<mount>/<run>/packages", rpm_text) : NULL;
+	readme = rpm_text && defs_line
+			 ? fmt(readme_text, "<mount>/<run>/packages", rpm_text, defs_line)
+			 : NULL;
 	free(rpm_text);
+	free(defs_line);
 	if (!st->wheel_version || !st->release || !readme) {
 		rc = -ENOMEM;
 		goto fail;
