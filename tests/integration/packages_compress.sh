@@ -74,6 +74,7 @@ for how in zstd xz; do
 		>"$T/install.$how.log" 2>&1 || { cat "$T/update.$how.log" "$T/install.$how.log" >&2; fail "$how: apt-get install $PKG"; }
 	[ "$(dpkg-query --root="$T/apt-$how" -W -f '${db:Status-Abbrev}' amdrocm-blas-host7.13)" = "ii " ] ||
 		fail "$how: apt did not install the host package"
+	rpm_distro_standin "$T/dnf-$how" "$X"
 	dnf -y -q --installroot="$T/dnf-$how" --releasever=1 --setopt=reposdir=/dev/null \
 		--setopt=cachedir="$T/dnf-$how.cache" --setopt=install_weak_deps=False --nogpgcheck \
 		--disableplugin='*' --repofrompath=rock,"file://$X" --repo=rock install $PKG \

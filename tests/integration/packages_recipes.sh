@@ -110,14 +110,8 @@ if command -v dnf >/dev/null && command -v rpmbuild >/dev/null; then
 	dnf_line="${dnf_line% ...} -y --releasever=1 $pkg"
 	echo "dnf: $dnf_line" >&2
 	mkroot dnf "$M"
-	# the host is not an RPM system: one package in its database stands for it (/bin/sh)
-	mkdir -p "$T/rpmb"
-	printf '%s\n' 'Name: rockfs-host' 'Version: 1' 'Release: 1' 'Summary: the host' \
-		'License: MIT' 'BuildArch: noarch' 'Provides: /bin/sh' '%description' 'the host' '%files' \
-		>"$T/rpmb/host.spec"
-	rpmbuild -bb --define "_topdir $T/rpmb" "$T/rpmb/host.spec" >"$T/rpmbuild.log" 2>&1 &&
-		rpm --root="$R" -i --justdb --nodeps "$T"/rpmb/RPMS/noarch/rockfs-host-1-1.noarch.rpm ||
-		{ cat "$T/rpmbuild.log" >&2; fail "cannot register the host in the RPM database"; }
+	# the host is not an RPM system: one package in its database stands for the distribution
+	rpm_distro_standin "$R" "$M/$run/packages/rpm/x86_64"
 	in_root sh -c "$dnf_line" >"$T/dnf.log" 2>&1 ||
 		{ tail -30 "$T/dnf.log" >&2; fail "packages/README's dnf recipe failed"; }
 	in_root rpm -q "$pkg" >/dev/null || fail "packages/README's dnf recipe: $pkg is not installed"

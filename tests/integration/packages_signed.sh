@@ -76,6 +76,7 @@ if command -v rpmkeys >/dev/null; then
 			tr -s ' \n' ' ' | sed -E 's/^ //; s/ \.\.\. ?$//')
 		case $line in *gpgcheck=1*gpgkey=*) ;; *) fail "packages/README: no signed dnf line: $line" ;; esac
 		line=${line//<mount>\/<run>/$T\/mnt\/$SPLIT}
+		rpm_distro_standin "$T/dnfroot" "$T/mnt/$SPLIT/packages/rpm/x86_64"
 		$line -y -q --installroot="$T/dnfroot" --releasever=1 --setopt=reposdir=/dev/null \
 			--disableplugin='*' amdrocm-blas7.13-gfx1100 >"$T/dnf.log" 2>&1 ||
 			{ tail -20 "$T/dnf.log" >&2; fail "dnf with gpgcheck=1 and the served key"; }
