@@ -24,3 +24,29 @@ exec apt-get -q -o Dir::State=$root/apt -o Dir::State::status=$root/var/lib/dpkg
 	-o APT::Keep-Downloaded-Packages=0 -o DPkg::Use-Pty=0 "\$@"
 EOF
 }
+
+# apt_simulate_every ROOT INDEX [together]: `apt-get install -s` of every package INDEX
+# (the repository's Packages) names, in ROOT (apt_root, updated): all of a family's at
+# once, each with the packages of no family (a legacy run's families may refuse each
+# other), or all in one call with `together` (a kpack-split run's targets); so each
+# package's Depends must resolve. Says what failed on stderr; 0 when all installed.
+apt_simulate_every() {
+	local root=$1 idx=$2 fams fam others pkgs rc=0
+	sed -n 's/^Package: //p' "$idx" >"$root/names"
+	[ -s "$root/names" ] || { echo "an empty repository: $idx" >&2; return 1; }
+	fams=$(grep -o -- '-gfx[0-9a-z]*$' "$root/names" | sort -u)
+	[ -n "$fams" ] && [ "${3:-}" != together ] || fams=-
+	for fam in $fams; do
+		others=$(printf '%s\n' $fams | { grep -vx -- "$fam" || true; } | sed 's/$/$/')
+		pkgs=$(if [ -n "$others" ]; then grep -v -- "$others" "$root/names"; else cat "$root/names"; fi)
+		if ! sh "$root/apt.sh" install -s $pkgs >"$root/sim.log" 2>&1; then
+			echo "($fam) apt-get install -s of $(echo $pkgs | wc -w) packages failed:" >&2
+			grep -E '^ |^E:' "$root/sim.log" | head -8 >&2
+			rc=1
+		elif [ "$(grep -c '^Inst ' "$root/sim.log")" -lt "$(echo $pkgs | wc -w)" ]; then
+			echo "($fam) apt-get install -s did not install every package" >&2
+			rc=1
+		fi
+	done
+	return $rc
+}

@@ -75,21 +75,10 @@ for run in $SPLIT $LEGACY; do
 	[ -s "$T/$run.open" ] && fail "$run: the index names packages it does not serve: $(head -3 "$T/$run.open")"
 	apt_root "$T/root-$run" "$P/deb"
 	sh "$T/root-$run/apt.sh" update >"$T/update-$run.log" 2>&1 || fail "$run: apt-get update"
-	# one apt-get per family (a legacy run's families may refuse each other): the generic
-	# packages and the family's; apt resolves each package's Depends alone in one call
-	sed -n 's/^Package: //p' "$idx" >"$T/$run.names"
-	[ -s "$T/$run.names" ] || fail "$run: an empty deb repository"
-	fams=$(grep -o -- '-gfx[0-9a-z]*$' "$T/$run.names" | sort -u)
-	[ "$run" = "$SPLIT" ] && fams=-
-	for fam in $fams; do
-		others=$(printf '%s\n' $fams | { grep -vx -- "$fam" || true; } | sed 's/$/$/')
-		pkgs=$(if [ -n "$others" ]; then grep -v -- "$others" "$T/$run.names"; else cat "$T/$run.names"; fi)
-		sh "$T/root-$run/apt.sh" install -s $pkgs >"$T/sim.log" 2>&1 ||
-			{ fail "$run ($fam): apt-get install -s of $(echo $pkgs | wc -w) packages"; grep -E '^ |^E:' "$T/sim.log" | head -8 >&2; }
-		[ "$(grep -c '^Inst ' "$T/sim.log")" -ge "$(echo $pkgs | wc -w)" ] ||
-			fail "$run ($fam): apt-get install -s did not install every package"
-	done
-	it_say "$run: apt-get install -s of $(wc -l <"$T/$run.names") packages"
+	together=
+	[ "$run" = "$SPLIT" ] && together=together
+	apt_simulate_every "$T/root-$run" "$idx" $together || fail "$run: apt-get install -s of every package"
+	it_say "$run: apt-get install -s of $(wc -l <"$T/root-$run/names") packages"
 	if dnf repoclosure --help >/dev/null 2>&1; then
 		dnf -q repoclosure --releasever=0 --repofrompath="rock,file://$P/rpm/x86_64" \
 			--repo=rock --setopt=gpgcheck=0 >"$T/$run.rc" 2>&1 ||

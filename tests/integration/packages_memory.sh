@@ -6,8 +6,10 @@
 # indexes hash every package, every RPM is made). The ceiling (RK_MEM_CEILING_MIB, 80) is
 # issue 28's; docs/performance.md has the measured figure. The .debs come from
 # `apt-get download` (kept beside the demo store); without network the test is skipped.
+# Then `apt-get install -s` of every package of its DEB repository succeeds.
 . "$(dirname "$0")/lib.sh"
 it_init "$@"
+. "$(dirname "$0")/../apt_sandbox.sh"
 command -v dpkg-deb >/dev/null && command -v apt-get >/dev/null || skip "not a Debian system"
 ceiling=${RK_MEM_CEILING_MIB:-80}
 # the store, made once and kept beside the demo store (as the .debs are)
@@ -36,4 +38,10 @@ rpms=$(find "$P/rpm/x86_64" -name '*.rpm' | wc -l)
 hwm=$(awk '/^VmHWM/ {printf "%d", $2 / 1024}' "/proc/${IT_PID[fs]}/status")
 it_say "$n files read ($debs DEBs, $rpms RPMs, $(du -sm --apparent-size "$P/deb" | cut -f1) + $(du -sm --apparent-size "$P/rpm" | cut -f1) MiB): VmHWM $hwm MiB"
 [ "$hwm" -lt "$ceiling" ] || fail "the daemon's VmHWM is $hwm MiB, over $ceiling MiB"
+# every package of the DEB repository installs (simulated: every Depends resolves)
+apt_root "$T/root" "$P/deb"
+sh "$T/root/apt.sh" update >"$T/update.log" 2>&1 || { cat "$T/update.log" >&2; fail "apt-get update"; }
+apt_simulate_every "$T/root" "$P/deb/dists/stable/main/binary-amd64/Packages" ||
+	fail "apt-get install -s of every package"
+it_say "apt-get install -s of $(wc -l <"$T/root/names") packages"
 it_finish
