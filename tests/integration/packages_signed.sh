@@ -29,7 +29,8 @@ gpg -q --batch --decrypt "$D/InRelease" 2>/dev/null | cmp -s - "$D/Release" || f
 X=$T/mnt/$SPLIT/packages/rpm/x86_64/repodata
 gpgv --keyring "$T/key.gpg" "$X/repomd.xml.asc" "$X/repomd.xml" 2>"$T/v3" || { cat "$T/v3" >&2; fail "repomd.xml.asc does not verify"; }
 
-# every RPM's header signed (rpm -K through rpmkeys with the served key, as rpmsign's),
+# every RPM's header signed (rpm -K through rpmkeys with the served key, as rpmsign's;
+# one in eight of a zstd-compressed mount's too),
 # the same bytes from a second mount with its own cache (the signature is dated, not "now")
 if command -v rpmkeys >/dev/null; then
 	P=$T/mnt/$SPLIT/packages/rpm
@@ -64,6 +65,17 @@ if command -v rpmkeys >/dev/null; then
 		done
 		it_umount un
 	fi
+	# signed and compressed: the signature header counts the compressed payload's bytes
+	it_mount fsz "$STORE" "$T/mz" "$T/cachez" -o sign_key=test@rockfs.invalid,packages_compress=zstd
+	n=0
+	for f in $(ls "$T/mz/$SPLIT/packages/rpm/x86_64/"*.rpm | awk 'NR % 8 == 1'); do
+		rpmkeys --root "$T/rpmdb" --checksig -v "$f" >"$T/k" 2>&1 || { cat "$T/k" >&2; fail "rpm -K (zstd): $f"; }
+		grep -qE 'Header V4 [A-Za-z]+/SHA256 Signature, key ID [0-9a-f]+: OK' "$T/k" ||
+			{ cat "$T/k" >&2; fail "rpm -K (zstd): no header signature: $f"; }
+		n=$((n + 1))
+	done
+	[ $n -gt 0 ] || fail "no compressed RPMs"
+	it_umount fsz
 	it_mount fs4 "$STORE" "$T/m4" "$T/cache4" -o sign_key=test@rockfs.invalid
 	for f in "$P"/x86_64/*.rpm; do
 		cmp -s "$f" "$T/m4/$SPLIT/packages/rpm/x86_64/${f##*/}" ||
