@@ -14,37 +14,14 @@
 #    file under /opt/rocm, no alternative left;
 #  - dnf (in a second overlay): install, upgrade to the newer run, reinstall, remove:
 #    the same checks.
-if [ -z "${RK_LIVE_NS:-}" ]; then
-	[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (mount namespace, chroot)" >&2; exit 77; }
-	command -v unshare >/dev/null || { echo "SKIP: unshare is not installed" >&2; exit 77; }
-	RK_LIVE_NS=1 exec unshare -m --propagation private bash "$0" "$@"
-fi
-# The namespace holds a copy of every mount of the moment, the FUSE mounts of the tests
-# running beside this one too: let them go here, or each of their daemons would outlive
-# its own unmount until this test ends (private: the host's mounts are untouched).
-awk '$3 ~ /^fuse/ {print $2}' /proc/self/mounts | while read -r m; do
-	umount -l "$m" 2>/dev/null || true
-done
+. "$(dirname "$0")/throwaway_root.sh"
+tr_namespace "$@"
 . "$(dirname "$0")/lib.sh"
 it_init "$@"
-for tool in apt-get dpkg chroot; do
+for tool in apt-get dpkg; do
 	command -v $tool >/dev/null || skip "$tool is not installed"
 done
-grep -qw overlay /proc/filesystems || skip "no overlay filesystem"
-
-NS=$T/ns
-# the overlays go before it_cleanup removes $T
-live_exit() {
-	local rc=$?
-	set +eE
-	trap - ERR
-	umount -R -l "$NS" 2>/dev/null
-	(exit $rc)
-	it_cleanup
-}
-trap live_exit EXIT
-mkdir -p "$NS"
-mount -t tmpfs -o size=2g rockfs-live "$NS" || skip "cannot mount a tmpfs"
+tr_roots 2g
 
 OLD=24205988455-linux
 NEW=24205988999-linux
@@ -57,24 +34,8 @@ sed -i "s/\"github_run_id\": \"${OLD%%-*}\"/\"github_run_id\": \"${NEW%%-*}\"/" 
 M=$T/mnt
 it_mount fs "$S" "$M" "$T/cache"
 
-# mkroot NAME: a throwaway system over the host's /, at $NS/NAME/root; the store's mount
-# at /repo in it
-mkroot() {
-	local d=$NS/$1
-	mkdir -p "$d/upper" "$d/work" "$d/root"
-	mount -t overlay overlay -o "lowerdir=/,upperdir=$d/upper,workdir=$d/work" "$d/root" ||
-		die "cannot mount an overlay of /"
-	mkdir -p "$d/root/repo" "$d/root/proc"
-	mount --bind "$M" "$d/root/repo"
-	mount -t proc proc "$d/root/proc"
-	rm -f "$d/root/dev/null"
-	mknod -m 666 "$d/root/dev/null" c 1 3
-	R=$d/root
-}
-in_root() { chroot "$R" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C HOME=/root "$@"; }
-
 # ---- apt ----
-mkroot apt
+tr_mkroot apt "$M" /repo
 rm -rf "$R/etc/apt/sources.list" "$R/etc/apt/sources.list.d"
 mkdir -p "$R/etc/apt/sources.list.d"
 cat >"$R/etc/apt/apt.conf.d/99rockfs-live" <<'EOF'
@@ -169,7 +130,7 @@ installed >"$T/l.purge"
 
 # ---- dnf ----
 if command -v dnf >/dev/null && command -v rpm >/dev/null && command -v rpmbuild >/dev/null; then
-	mkroot dnf
+	tr_mkroot dnf "$M" /repo
 	dnf_() {
 		local log=$T/dnf.$1.log
 		shift

@@ -8,36 +8,16 @@
 #    allow_other fail as the issue saw ("Permission denied"), so the check is a real one;
 #  - packages/README's dnf recipe (the line the mount serves, "..." given a package, -y
 #    and --releasever added) on the host's stock dnf.conf (gpgcheck=True): it installs.
-if [ -z "${RK_LIVE_NS:-}" ]; then
-	[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (mount namespace, chroot)" >&2; exit 77; }
-	command -v unshare >/dev/null || { echo "SKIP: unshare is not installed" >&2; exit 77; }
-	RK_LIVE_NS=1 exec unshare -m --propagation private bash "$0" "$@"
-fi
-# (the other tests' FUSE mounts copied into this namespace: let them go, see packages_live)
-awk '$3 ~ /^fuse/ {print $2}' /proc/self/mounts | while read -r m; do
-	umount -l "$m" 2>/dev/null || true
-done
+. "$(dirname "$0")/throwaway_root.sh"
+tr_namespace "$@"
 . "$(dirname "$0")/lib.sh"
 it_init "$@"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-for tool in apt-get dpkg chroot; do
+for tool in apt-get dpkg; do
 	command -v $tool >/dev/null || skip "$tool is not installed"
 done
-grep -qw overlay /proc/filesystems || skip "no overlay filesystem"
 getent passwd _apt >/dev/null || skip "no _apt user: apt does not sandbox here"
-
-NS=$T/ns
-recipes_exit() {
-	local rc=$?
-	set +eE
-	trap - ERR
-	umount -R -l "$NS" 2>/dev/null
-	(exit $rc)
-	it_cleanup
-}
-trap recipes_exit EXIT
-mkdir -p "$NS"
-mount -t tmpfs -o size=1g rockfs-recipes "$NS" || skip "cannot mount a tmpfs"
+tr_roots 1g
 
 # README.md's "Using it" block, continuations joined
 python3 - "$SRC/README.md" >"$T/block" <<'PY'
@@ -58,22 +38,12 @@ opts=$(echo "$mount_line" | sed -E 's/^rockfs STORE \/mnt\/rock -o ([^ ]*).*/\1/
 [[ ",$opts," == *,allow_other,* ]] || die "the README's mount line has no allow_other: $mount_line"
 echo "mount: -o $opts; $echo_line; $apt_line" >&2
 
-# mkroot NAME MNT: a throwaway system over the host's / at $NS/NAME/root, MNT at /mnt/rock
+# mkroot NAME MNT: a throwaway root with MNT at /mnt/rock, and no apt sources of the host
 mkroot() {
-	local d=$NS/$1
-	mkdir -p "$d/upper" "$d/work" "$d/root"
-	mount -t overlay overlay -o "lowerdir=/,upperdir=$d/upper,workdir=$d/work" "$d/root" ||
-		die "cannot mount an overlay of /"
-	mkdir -p "$d/root/mnt/rock" "$d/root/proc"
-	mount --bind "$2" "$d/root/mnt/rock"
-	mount -t proc proc "$d/root/proc"
-	rm -f "$d/root/dev/null"
-	mknod -m 666 "$d/root/dev/null" c 1 3
-	R=$d/root
+	tr_mkroot "$1" "$2" /mnt/rock
 	rm -rf "$R/etc/apt/sources.list" "$R/etc/apt/sources.list.d"
 	mkdir -p "$R/etc/apt/sources.list.d"
 }
-in_root() { chroot "$R" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C HOME=/root DEBIAN_FRONTEND=noninteractive "$@"; }
 
 # without allow_other: apt's sandbox user is refused (the issue's failure)
 it_mount plain "$STORE" "$T/plain" "$T/cache.plain"
