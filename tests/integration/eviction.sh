@@ -13,7 +13,7 @@ C=$T/cache
 # artifacts smaller than the cache (each under 90% of it, the level eviction shrinks to),
 # together several times larger than it
 SMALL="24205988454-linux/rand_lib_gfx94X-dcgpu 24205988454-linux/amd-llvm_run_generic
-24205988455-linux/blas_lib_generic 24205988455-linux/rand_lib_generic
+24205988455-linux/blas_lib_gfx1102 24205988455-linux/rand_lib_generic
 24205988454-linux/amd-llvm_lib_generic"
 # larger than the cache, every file under 90% of it
 BIG=24205988454-linux/blas_lib_gfx94X-dcgpu

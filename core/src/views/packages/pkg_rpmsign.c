@@ -1,13 +1,15 @@
 /* pkg_rpmsign.c: with -o sign_key, every RPM's header signed as rpmsign signs it (into the
  * signature header's reserved space, formats/packages/rpm_layout.h) and the public key
  * served beside the repository (rpm/RPM-GPG-KEY), so dnf's gpgcheck=1 holds. gpg is run
- * as rpmsign runs it (no signing code of our own); gpgme names the key. */
+ * as rpmsign runs it (no signing code of our own), over memory files (nothing is written
+ * outside the cache); gpgme names the key. */
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,77 +21,123 @@
 
 extern char **environ;
 
+/* A memory file (memfd: nothing is written outside the cache) holding data[0..len),
+ * positioned at 0; -errno on failure. */
+static int memfile(const char *name, const void *data, size_t len)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC), e;
+	size_t done = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (done < len) {
+		ssize_t n = write(fd, (const char *)data + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			e = n < 0 ? -errno : -EIO;
+			close(fd);
+			return e;
+		}
+		done += (size_t)n;
+	}
+	if (lseek(fd, 0, SEEK_SET)) {
+		e = -errno;
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+/* Run argv (a NULL-terminated list) with stdin from in_fd and stdout into out_fd, stderr
+ * discarded; 0 when it exits 0, else -EIO (*status its wait status). */
+static int run_gpg(char *const argv[], int in_fd, int out_fd, int *status)
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int rc;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
+	posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	rc = -posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc)
+		return rc;
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(*status) && !WEXITSTATUS(*status) ? 0 : -EIO;
+}
+
 /* An RPM header signature of data[0..len) by key, as rpmsign makes it: its
  * %__gpg_sign_cmd (gpg --detach-sign, binary, SHA-256, the subkey named exactly), dated
  * `when` (or the subkey's creation, if later) with --faked-system-time, so the bytes are
- * the same every time. *out malloc'd, *tag the signature tag. */
+ * the same every time. The header goes to gpg and the signature comes back through
+ * memory files. *out malloc'd, *tag the signature tag. */
 static int sign_rpm(const char *key, long long when, const void *data, size_t len, char **out,
 		    size_t *outlen, unsigned *tag, struct rk_err *err)
 {
-	char fpr[128], dir[] = "/tmp/rockfs-rpmsign.XXXXXX", in[64], sig[64], t[32];
+	char fpr[128], t[32];
 	long long since = 0;
-	int rc, fd, status = 0;
-	pid_t pid;
+	int rc, in_fd, out_fd = -1, status = 0;
+	struct stat st;
 
 	if ((rc = pkg_sign_subkey(key, fpr, sizeof(fpr), tag, &since, err)))
 		return rc;
 	/* the signature's time: the package's (never before the key), so the bytes are the
 	 * same from every mount */
 	snprintf(t, sizeof(t), "%lld!", when > since ? when : since);
-	if (!mkdtemp(dir))
-		return rk_err_set(err, -errno, "rpm signature: mkdtemp: %s", strerror(errno));
-	snprintf(in, sizeof(in), "%s/header", dir);
-	snprintf(sig, sizeof(sig), "%s/header.sig", dir);
-	fd = open(in, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	rc = fd < 0 || write(fd, data, len) != (ssize_t)len ? -EIO : 0;
-	if (fd >= 0 && close(fd))
-		rc = -EIO;
-	if (!rc) {
-		/* rpmsign's gpg command, with the time fixed */
-		const char *words[] = {pkg_sign_gpg(), "--batch", "--no-tty", "--quiet",
-				       "--pinentry-mode", "error", "--no-armor", "--digest-algo",
-				       "sha256", "--faked-system-time", t, "--local-user", fpr,
-				       "--detach-sign", "--output", sig, in};
-		enum { NW = sizeof(words) / sizeof(words[0]) };
-		char *argv[NW + 1] = {0};
-
-		for (size_t j = 0; !rc && j < NW; j++)
-			if (!(argv[j] = strdup(words[j])))
-				rc = -ENOMEM;
-		posix_spawn_file_actions_t fa;
-
-		posix_spawn_file_actions_init(&fa);
-		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-		if (!rc)
-			rc = -posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-		posix_spawn_file_actions_destroy(&fa);
-		for (size_t j = 0; j < NW; j++)
-			free(argv[j]);
-		if (!rc && (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-			    WEXITSTATUS(status)))
-			rc = -EIO;
+	if ((in_fd = memfile("rockfs-rpm-header", data, len)) < 0)
+		return rk_err_set(err, in_fd, "rpm signature: memfd: %s", strerror(-in_fd));
+	if ((out_fd = memfile("rockfs-rpm-signature", NULL, 0)) < 0) {
+		close(in_fd);
+		return rk_err_set(err, out_fd, "rpm signature: memfd: %s", strerror(-out_fd));
 	}
-	if (!rc) {
-		struct stat st;
+	/* rpmsign's gpg command, with the time fixed */
+	const char *words[] = {pkg_sign_gpg(),
+			       "--batch",
+			       "--no-tty",
+			       "--quiet",
+			       "--pinentry-mode",
+			       "error",
+			       "--no-armor",
+			       "--digest-algo",
+			       "sha256",
+			       "--faked-system-time",
+			       t,
+			       "--local-user",
+			       fpr,
+			       "--detach-sign",
+			       "--output",
+			       "-"};
+	enum { NW = sizeof(words) / sizeof(words[0]) };
+	char *argv[NW + 1] = {0};
 
-		fd = open(sig, O_RDONLY | O_CLOEXEC);
-		rc = fd < 0 || fstat(fd, &st) || st.st_size <= 0 || st.st_size > 65536 ? -EIO : 0;
-		if (!rc && !(*out = malloc((size_t)st.st_size)))
+	for (size_t j = 0; !rc && j < NW; j++)
+		if (!(argv[j] = strdup(words[j])))
 			rc = -ENOMEM;
-		if (!rc && read(fd, *out, (size_t)st.st_size) != st.st_size) {
-			free(*out);
-			rc = -EIO;
-		}
-		if (!rc)
-			*outlen = (size_t)st.st_size;
-		if (fd >= 0)
-			close(fd);
+	if (!rc)
+		rc = run_gpg(argv, in_fd, out_fd, &status);
+	for (size_t j = 0; j < NW; j++)
+		free(argv[j]);
+	if (!rc)
+		rc = fstat(out_fd, &st) || st.st_size <= 0 || st.st_size > 65536 ? -EIO : 0;
+	if (!rc && !(*out = malloc((size_t)st.st_size)))
+		rc = -ENOMEM;
+	if (!rc && pread(out_fd, *out, (size_t)st.st_size, 0) != st.st_size) {
+		free(*out);
+		*out = NULL;
+		rc = -EIO;
 	}
-	unlink(sig);
-	unlink(in);
-	rmdir(dir);
+	if (!rc)
+		*outlen = (size_t)st.st_size;
+	close(in_fd);
+	close(out_fd);
+	if (rc == -ENOMEM)
+		return rk_err_set(err, rc, "signing the RPM header with '%s': out of memory", key);
 	return rc ? rk_err_set(err, rc, "signing the RPM header with '%s' (gpg %s)", key,
 			       WIFEXITED(status) ? "failed" : "killed")
 		  : 0;
