@@ -55,9 +55,9 @@ LONG="public, max-age=31536000, immutable"
 TB=therock-dist-linux-gfx110X-all-$VER
 WHL=rocm_sdk_core-$VER-py3-none-linux_x86_64.whl
 DEB=$(cd "$M/$SPLIT/packages/deb/pool/main" && find . -name '*.deb' -print -quit)
-RPM=$(cd "$M/$SPLIT/packages/rpm/x86_64" && ls | sed -n '/\.rpm$/{p;q}')
+RPM=$(cd "$M/$SPLIT/packages/rpm/x86_64" && find . -maxdepth 1 -name '*.rpm' -printf '%f\n' -quit)
 [ -n "$DEB" ] && [ -n "$RPM" ] || fail "the demo's packages view has no .deb or .rpm"
-ART=$(cd "$M/$SPLIT/artifacts" && ls | sed -n '/\.tar\.zst$/{p;q}')
+ART=$(cd "$M/$SPLIT/artifacts" && find . -maxdepth 1 -name '*.tar.zst' -printf '%f\n' -quit)
 
 # ---- listings, caching headers, types ----
 curl -sf "$U/" >"$T/root.html" || fail "GET / failed"
