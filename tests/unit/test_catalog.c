@@ -67,6 +67,11 @@ RK_TEST(run_name_valid)
 	RK_ASSERT(rk_run_name_valid("24205988455-linux"));
 	RK_ASSERT(rk_run_name_valid("1-windows"));
 	RK_ASSERT(rk_run_name_valid("0-x"));
+	RK_ASSERT(rk_run_name_valid("local-linux"));
+	RK_ASSERT(rk_run_name_valid("local-windows"));
+	RK_ASSERT(!rk_run_name_valid("local-"));
+	RK_ASSERT(!rk_run_name_valid("locals-linux"));
+	RK_ASSERT(!rk_run_name_valid("python-deps"));
 	RK_ASSERT(!rk_run_name_valid(""));
 	RK_ASSERT(!rk_run_name_valid("-linux"));
 	RK_ASSERT(!rk_run_name_valid("123"));

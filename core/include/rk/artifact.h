@@ -28,7 +28,8 @@ int rk_artifact_stem(const struct rk_artifact_name *a, char *out, size_t n);
 /* True for one of TheRock's six components (lib run dbg dev doc test). */
 int rk_component_is_standard(const char *component);
 
-/* True for "{digits}-{lowercase letters}", TheRock's run directory names. */
+/* True for "{digits}-{lowercase letters}", TheRock's run directory names, and
+ * "local-{lowercase letters}" (its local staging directory, WorkflowOutputRoot.for_local). */
 int rk_run_name_valid(const char *name);
 
 #endif

@@ -29,6 +29,7 @@ struct rk_run {
 	char *name; /* "24205988455-linux" */
 	char *path; /* store path of the run directory ("" when the store is the run) */
 	struct rk_store_list files; /* every regular file at the run root, sorted */
+	struct rk_store_list dirs; /* every folder at the run root (logs, python, ...), sorted */
 	struct rk_artifact *arts; /* sorted by stem */
 	size_t narts;
 	char **targets; /* distinct target fields ("generic", families, gfx targets), sorted */
@@ -45,6 +46,10 @@ int rk_run_load(struct rk_store *s, const char *path, const char *name, struct r
 void rk_run_free(struct rk_run *r); /* NULL ok */
 /* 1 when both listings of a run have the same files (names, sizes, times). */
 int rk_run_same(const struct rk_run *a, const struct rk_run *b);
+/* Whether the run stores a folder name at its root ("tarballs", "packages"). */
+int rk_run_has_dir(const struct rk_run *r, const char *name);
+/* The run's platform, the part of its name after the last '-' ("linux", "windows"). */
+const char *rk_run_platform(const struct rk_run *r);
 const struct rk_artifact *rk_run_find(const struct rk_run *r, const char *stem);
 
 #endif

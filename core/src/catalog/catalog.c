@@ -127,13 +127,19 @@ int rk_run_load(struct rk_store *s, const char *path, const char *name, struct r
 		if ((rc = add_target(r, a->an.target)))
 			goto fail;
 	}
-	/* keep only regular files in r->files (the contract of struct rk_run) */
+	/* regular files in r->files, folders in r->dirs (the contract of struct rk_run) */
 	{
-		size_t k = 0;
+		size_t k = 0, nd = 0;
 
+		for (size_t i = 0; i < r->files.n; i++)
+			nd += r->files.v[i].is_dir != 0;
+		if (nd && !(r->dirs.v = calloc(nd, sizeof(*r->dirs.v)))) {
+			rc = -ENOMEM;
+			goto fail;
+		}
 		for (size_t i = 0; i < r->files.n; i++) {
 			if (r->files.v[i].is_dir)
-				free(r->files.v[i].name);
+				r->dirs.v[r->dirs.n++] = r->files.v[i];
 			else
 				r->files.v[k++] = r->files.v[i];
 		}
@@ -175,6 +181,7 @@ void rk_run_free(struct rk_run *r)
 	free(r->targets);
 	free(r->arts);
 	rk_store_list_release(&r->files);
+	rk_store_list_release(&r->dirs);
 	free(r->name);
 	free(r->path);
 	free(r);
@@ -192,6 +199,20 @@ int rk_run_same(const struct rk_run *a, const struct rk_run *b)
 			return 0;
 	}
 	return 1;
+}
+
+int rk_run_has_dir(const struct rk_run *r, const char *name)
+{
+	const struct rk_store_entry *e = find_file(&r->dirs, name);
+
+	return e && e->is_dir;
+}
+
+const char *rk_run_platform(const struct rk_run *r)
+{
+	const char *dash = strrchr(r->name, '-');
+
+	return dash ? dash + 1 : "linux";
 }
 
 const struct rk_artifact *rk_run_find(const struct rk_run *r, const char *stem)

@@ -150,6 +150,9 @@ int artifact_eio(struct artifact *a, struct rk_err *err);
 int pop_root(struct rk_vfs *v, struct node *dir, struct rk_err *err);
 int pop_org(struct rk_vfs *v, struct node *dir, struct rk_err *err);
 int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err);
+/* run_readme.c: RUN/README (a section of the mount's README when the store is run cat),
+ * once dir (its run directory) holds its views and stored folders. v->tree not held. */
+int run_readme(struct rk_vfs *v, struct node *dir, const struct rk_run *cat);
 /* List dir (the root or an org) again if its listing is older than list_ttl: 1 when it
  * gained entries, else 0. */
 int refresh_listing(struct rk_vfs *v, struct node *dir);

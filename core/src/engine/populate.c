@@ -138,6 +138,17 @@ int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		if (!(n->data = join_path(cat->path, f->name)))
 			rc = -ENOMEM;
 	}
+	/* the run's stored folders that no view lays its files over: as stored */
+	for (size_t i = 0; !rc && i < cat->dirs.n; i++) {
+		const struct rk_store_entry *e = &cat->dirs.v[i];
+		struct node *n;
+
+		if (vfs_dent_find(dir, e->name))
+			continue; /* a view's: it serves the stored files (run_readme.c) */
+		n = served_lazy_dir(v, dir, e->name, vfs_pop_stored, e->mtime);
+		if (!n || !(n->ctx = join_path(cat->path, e->name)))
+			rc = -ENOMEM;
+	}
 	for (size_t i = 0; !rc && i < cat->narts; i++) {
 		struct artifact *a = &r->artifacts[i];
 
@@ -155,7 +166,7 @@ int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		a->root->artifact = a;
 	}
 	pthread_rwlock_unlock(&v->tree);
-	return rc;
+	return rc ? rc : run_readme(v, dir, cat);
 }
 
 static int looks_like_org(const char *name)
@@ -164,14 +175,34 @@ static int looks_like_org(const char *name)
 }
 
 /* What a directory entry of the store (or of an org) is under the mount: a run, an org
- * (at the top only) or nothing. */
+ * (at the top only: {owner}-{repo}/, a plain prefix when it holds no run), any other
+ * folder passed through as stored, or nothing (a file: vfs_stored_files). */
 static vfs_pop_fn pop_kind(const struct rk_store_entry *e, int top)
 {
 	if (!e->is_dir)
 		return NULL;
 	if (rk_run_name_valid(e->name))
 		return pop_run;
-	return top && looks_like_org(e->name) ? pop_org : NULL;
+	return top && looks_like_org(e->name) ? pop_org : vfs_pop_stored;
+}
+
+/* Whether the store (listing l of its root) is one run: it holds archives, or its name
+ * is a run's and it holds CI's logs/ and no run (a failed build uploads its logs only). */
+static int store_is_run(struct rk_vfs *v, const struct rk_store_list *l)
+{
+	const char *slash = strrchr(rk_store_id(v->store), '/');
+	int logs = 0;
+
+	if (rk_listing_has_artifacts(l))
+		return 1;
+	if (!slash || !rk_run_name_valid(slash + 1))
+		return 0;
+	for (size_t i = 0; i < l->n; i++) {
+		if (pop_kind(&l->v[i], 1) == pop_run || pop_kind(&l->v[i], 1) == pop_org)
+			return 0;
+		logs |= l->v[i].is_dir && !strcmp(l->v[i].name, "logs");
+	}
+	return logs;
 }
 
 static uint64_t now_ms(void)
@@ -228,20 +259,24 @@ static int pop_dirs(struct rk_vfs *v, struct node *dir, const char *path, int to
 		    struct rk_err *err)
 {
 	struct rk_store_list l;
-	int rc = rk_store_list(v->store, path, &l, err);
+	int rc = rk_store_list(v->store, path, &l, err), has_run = 0;
 
 	if (rc)
 		return rc;
-	if (top && rk_listing_has_artifacts(&l)) {
+	if (top && store_is_run(v, &l)) {
 		rk_store_list_release(&l);
 		if ((rc = add_readme(v, dir, 0)))
 			return rc;
 		return pop_run(v, dir, err);
 	}
 	for (size_t i = 0; top && i < l.n; i++)
-		if (pop_kind(&l.v[i], top))
+		if (pop_kind(&l.v[i], top) == pop_run || pop_kind(&l.v[i], top) == pop_org)
 			top = 2; /* not empty */
-	if ((top && (rc = add_readme(v, dir, top == 1))) || (rc = store_views_add(v, dir))) {
+	for (size_t i = 0; !top && i < l.n && !has_run; i++)
+		has_run = pop_kind(&l.v[i], top) == pop_run;
+	if ((top && (rc = add_readme(v, dir, top == 1))) ||
+	    ((top || has_run) && (rc = store_views_add(v, dir))) ||
+	    (rc = vfs_stored_files(v, dir, path, &l))) {
 		rk_store_list_release(&l);
 		return rc;
 	}

@@ -138,6 +138,28 @@ struct node *vfs_find_dir(struct node *root, const char *path);
  * mtime); the last component in *base. NULL: ENOMEM, a name over 255 bytes, or a file in
  * the way. */
 struct node *vfs_mkdirs(struct node *root, const char *path, const char **base, int64_t mtime);
+/* Stored folders (stored_dir.c): a private lazy directory name in dir that is store
+ * folder path as stored (its files served from the store, its subfolders the same, listed
+ * on first look); NULL: ENOMEM. */
+struct node *vfs_stored_dir(struct node *dir, const char *name, const char *path, int64_t mtime);
+/* Lay store folder path over private directory out: each stored file and folder takes
+ * its name in out (a node of out of that name is freed: the stored one wins, a folder as
+ * a whole). said (NULL ok) gets a PROVENANCE line per stored entry. A path the store does
+ * not have changes nothing. 0 or -errno. */
+struct rk_buf;
+int vfs_stored_overlay(struct rk_vfs *v, struct node *out, const char *path, struct rk_buf *said,
+		       struct rk_err *err);
+/* A run view's use of it: lay the run's stored folder RUN/<folder>/ (if it has one) over
+ * out, the view's private tree for RUN/<folder>/, and add out/PROVENANCE (stored
+ * entries, then made ones). */
+int vfs_run_stored_over(struct rk_vfs *v, struct run *r, const char *folder, struct node *out,
+			struct rk_err *err);
+/* The populate function of a stored directory (its store path: the node's ctx). */
+int vfs_pop_stored(struct rk_vfs *v, struct node *dir, struct rk_err *err);
+/* Serve the regular files of listing l of store path in served directory dir (a name it
+ * has stays). Takes v->tree. */
+int vfs_stored_files(struct rk_vfs *v, struct node *dir, const char *path,
+		     const struct rk_store_list *l);
 /* The run n belongs to (n or its nearest ancestor that is a run directory), or NULL. */
 struct run *vfs_node_run(const struct node *n);
 

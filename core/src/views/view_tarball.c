@@ -157,6 +157,10 @@ static int pop_tarballs(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		free(names[i]);
 	free(names);
 	free(version);
+	/* the tarballs CI stored: each under its own name, a made one of that name not
+	 * served (docs/views.md, "Stored and synthesized") */
+	if (!rc)
+		rc = vfs_run_stored_over(v, r, "tarballs", out, err);
 	if (rc) {
 		vfs_tree_free(out);
 		return rc;

@@ -82,6 +82,8 @@ int rk_run_name_valid(const char *name)
 {
 	size_t d = strspn(name, "0123456789");
 
+	if (d == 0 && !strncmp(name, "local-", 6)) /* WorkflowOutputRoot.for_local */
+		d = 5;
 	if (d == 0 || name[d] != '-' || !name[d + 1])
 		return 0;
 	return strspn(name + d + 1, "abcdefghijklmnopqrstuvwxyz") == strlen(name + d + 1);

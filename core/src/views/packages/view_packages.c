@@ -1155,6 +1155,10 @@ static int pkg_populate(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		rc = -ENOMEM;
 		goto fail;
 	}
+	/* a repository CI stored (deb/, rpm/) is served as stored, as a whole: its index
+	 * names its packages' hashes; the one made here is then not served */
+	if ((rc = vfs_run_stored_over(v, r, "packages", out, err)))
+		goto fail;
 	*vfs_view_state(r, &vfs_view_packages) = st;
 	return vfs_graft(v, dir, out);
 fail:
@@ -1163,10 +1167,17 @@ fail:
 	return rc;
 }
 
+/* TheRock builds native packages for Linux only (multi_arch_release_windows.yml makes
+ * tarballs and Python packages): a Windows run has no packages/. */
+static int shown(const struct rk_run *cat)
+{
+	return vfs_run_has_artifacts(cat) && strcmp(rk_run_platform(cat), "windows");
+}
+
 const struct vfs_view vfs_view_packages = {
 	.name = "packages",
 	.readme = pkg_readme,
-	.shown = vfs_run_has_artifacts,
+	.shown = shown,
 	.populate = pkg_populate,
 	.free = pkg_state_free,
 	.opts = pkg_opts,

@@ -18,6 +18,8 @@
  *                                        same names in each), linked by that family's
  *                                        page alone (./<file>), never by simple/
  *   python/PROVENANCE                    where each file came from
+ *   python/stored/                       the run's python/ folder as CI stored it (its
+ *                                        index.html pages included), read-only
  *
  * Populating python/ reads each stored wheel's METADATA (a few ranged reads) and builds
  * the synthesized packages; a project's files are hashed when its page is first looked
@@ -625,7 +627,7 @@ static const char *stored_family(struct rk_vfs *v, struct run *r, const struct p
 static int pyfams_add(struct pyfams *fm, const char *name)
 {
 	static const char *const taken[] = {"simple", "files", "find-links", "PROVENANCE",
-					    "index.html"};
+					    "index.html", "stored"};
 
 	if (!name[0] || name[0] == '.' || strchr(name, '/'))
 		return 0;
@@ -678,6 +680,23 @@ static struct pystate *pystate_of(struct run *r)
 	if (!*slot)
 		*slot = calloc(1, sizeof(struct pystate));
 	return *slot;
+}
+
+/* python/stored/: the run's python/ folder as CI stored it (its index.html pages and
+ * files at their own paths, the stored bytes), when it has one. */
+static int add_stored(struct run *r, struct node *root)
+{
+	char *path = NULL;
+	int rc = 0;
+
+	if (!r->cat->has_python)
+		return 0;
+	if (asprintf(&path, "%s%spython", r->cat->path, r->cat->path[0] ? "/" : "") < 0)
+		return -ENOMEM;
+	if (!vfs_stored_dir(root, "stored", path, vfs_node_mtime(root)))
+		rc = -ENOMEM;
+	free(path);
+	return rc;
 }
 
 static int pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
@@ -809,7 +828,7 @@ static int pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 
 		if (!root)
 			rc = -ENOMEM;
-		else if ((rc = build_tree(root, &s, &fm)))
+		else if ((rc = build_tree(root, &s, &fm)) || (rc = add_stored(r, root)))
 			vfs_tree_free(root);
 		else
 			rc = vfs_graft(v, dir, root);
@@ -932,7 +951,9 @@ static const char readme[] =
 	"  <run>/python/          runs with stored wheels: a pip index, use\n"
 	"                         pip install --index-url file://<run>/python/simple/ ...\n"
 	"                         or TheRock's --find-links pages: python/index.html,\n"
-	"                         python/<family>/index.html (legacy runs)\n";
+	"                         python/<family>/index.html (legacy runs); a stored\n"
+	"                         file wins over a made one of its name (PROVENANCE);\n"
+	"                         python/stored/ is the python/ folder CI stored, as is\n";
 
 /* python/: stored packages, or a manifest to version synthesized ones */
 static int shown(const struct rk_run *cat)
