@@ -21,10 +21,16 @@
 static const char readme_head[] =
 	"This is a rockfs mount of a TheRock artifact store (read-only).\n"
 	"\n"
-	"  <run>/                 one CI run, {run_id}-{platform} (under {owner}-{repo}/ for\n"
-	"                         runs of other repositories)\n"
+	"  <run>/                 one CI run, {run_id}-{platform} or local-{platform}\n"
+	"                         (under {owner}-{repo}/ for runs of other repositories);\n"
+	"                         <run>/README says what CI stored in it and what rockfs\n"
+	"                         makes. Other folders and files of the store are passed\n"
+	"                         through as they are\n"
 	"  <run>/artifacts/       the stored archives (.tar.zst / .tar.xz) and their\n"
 	"                         .sha256sum sidecars, passed through unchanged\n"
+	"  <run>/logs/, manifests/ and any other folder CI stored in the run: as stored\n"
+	"                         (read-only); a stored file wins over a made one of its\n"
+	"                         name in tarballs/, packages/ and python/ (PROVENANCE)\n"
 	"  <run>/browse/<name>/   the contents of one artifact archive, prefixes kept;\n"
 	"                         the archive is decompressed once, on first access, into\n"
 	"                         the local cache, and files appear as they are written\n";

@@ -52,20 +52,20 @@ static int section(struct rk_buf *b, struct node *dir, const struct rk_run *cat)
 					 pad(name), "");
 		else if (overlays(name))
 			rc = rk_buf_addf(b, "  %s/%*s the stored files under their own names; "
-					 "rockfs makes\n%24sthe others (%s/PROVENANCE)\n", name,
+					 "rockfs makes\n%25sthe others (%s/PROVENANCE)\n", name,
 					 pad(name), "", "",
 					 name);
 	}
 	if (!rc)
 		rc = rk_buf_adds(b, "Made by rockfs from the archives:");
-	for (size_t i = 0; !rc && i < dir->nents; i++) {
+	for (size_t i = 0; !rc && cat->narts && i < dir->nents; i++) {
 		struct node *n = dir->order[i]->node;
 
 		if (S_ISDIR(n->mode) && n->pop != vfs_pop_stored && strcmp(n->name, "artifacts"))
 			rc = rk_buf_addf(b, " %s/", n->name);
 	}
 	if (!rc && !cat->narts)
-		rc = rk_buf_adds(b, " nothing");
+		rc = rk_buf_adds(b, " nothing (browse/ is empty)");
 	if (!rc)
 		rc = rk_buf_adds(b, "\n");
 	if (!rc && windows)
