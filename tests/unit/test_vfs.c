@@ -153,12 +153,24 @@ RK_TEST(root_of_a_multi_run_store)
 	RK_ASSERT(has(&l, "100-linux"));
 	RK_ASSERT(has(&l, "200-linux"));
 	RK_ASSERT(has(&l, "ROCm-TheRock"));
-	RK_ASSERT(!has(&l, "notarun"));
-	RK_ASSERT(!has(&l, "stray-file"));
-	RK_ASSERT_EQ_INT(4, l.n);
+	/* what is neither a run nor a namespace is passed through as stored */
+	RK_ASSERT(has(&l, "notarun"));
+	RK_ASSERT(has(&l, "stray-file"));
+	RK_ASSERT_EQ_INT(6, l.n);
 	a = fx_resolve(v, "ROCm-TheRock/300-windows");
 	RK_ASSERT(S_ISDIR(a.mode));
-	RK_ASSERT_EQ_INT(-ENOENT, rk_vfs_resolve(v, "notarun", &a, NULL));
+	a = fx_resolve(v, "notarun/x_y_z.tar.zst");
+	RK_ASSERT(S_ISREG(a.mode));
+	RK_ASSERT_EQ_INT(0444, a.mode & 07777);
+	{
+		char *text = read_all(v, "stray-file", NULL);
+
+		RK_ASSERT_EQ_STR("a file at the top", text);
+		free(text);
+		text = read_all(v, "notarun/x_y_z.tar.zst", NULL);
+		RK_ASSERT_EQ_STR("ignored", text);
+		free(text);
+	}
 	fx_vfs_close(v);
 	rk_vfs_close(NULL);
 }
@@ -191,7 +203,9 @@ RK_TEST(run_directory_layout)
 	make_store();
 	v = open_vfs("store");
 	list(v, "100-linux", &l);
-	RK_ASSERT_EQ_INT(7, l.n);
+	RK_ASSERT_EQ_INT(9, l.n);
+	RK_ASSERT(has(&l, "README")); /* what is stored, what is made */
+	RK_ASSERT(has(&l, "logs")); /* a folder CI stored: as stored */
 	RK_ASSERT(has(&l, "python")); /* base_lib_generic: a manifest to version packages */
 	RK_ASSERT(has(&l, "artifacts"));
 	RK_ASSERT(has(&l, "browse"));
@@ -232,6 +246,75 @@ RK_TEST(artifacts_pass_through)
 	RK_ASSERT_EQ_MEM(want, got, len);
 	free(got);
 	free(want);
+	fx_vfs_close(v);
+}
+
+/* docs/views.md, "Stored and synthesized": a run's stored folders are served as stored,
+ * a stored tarball wins over the made one of its name, a failed run (logs only) says
+ * so, a Windows run has no packages/, local-{platform} is a run. */
+RK_TEST(stored_folders_of_a_run)
+{
+	struct rk_vfs *v;
+	struct listing l;
+	struct rk_attr a;
+	char *text;
+
+	make_store();
+	fx_writes("store/100-linux/tarballs/therock-dist-linux-gfx94X-dcgpu-unversioned.tar.gz",
+		  "stored by CI");
+	fx_writes("store/100-linux/packages/deb/dists/stable/Release", "Origin: CI\n");
+	fx_writes("store/400-linux/logs/build/log.txt", "failed\n");
+	fx_tar("store/local-linux/small_lib_generic.tar.zst", FX_ZSTD, small, 2);
+	v = open_vfs("store");
+	text = read_all(v, "100-linux/logs/build/log.txt", NULL);
+	RK_ASSERT_EQ_STR("log\n", text);
+	free(text);
+	a = fx_resolve(v, "100-linux/logs/build/log.txt");
+	RK_ASSERT_EQ_INT(0444, a.mode & 07777);
+	text = read_all(v, "100-linux/tarballs/therock-dist-linux-gfx94X-dcgpu-unversioned.tar.gz", NULL);
+	RK_ASSERT_EQ_STR("stored by CI", text);
+	free(text);
+	text = read_all(v, "100-linux/tarballs/PROVENANCE", NULL);
+	RK_ASSERT(strstr(text, "therock-dist-linux-gfx94X-dcgpu-unversioned.tar.gz\tstored ") != NULL);
+	RK_ASSERT(strstr(text, "therock-dist-linux-gfx94X-dcgpu-unversioned.tar\tmade by rockfs") !=
+		  NULL);
+	free(text);
+	text = read_all(v, "100-linux/packages/deb/dists/stable/Release", NULL);
+	RK_ASSERT_EQ_STR("Origin: CI\n", text);
+	free(text);
+	list(v, "100-linux/packages", &l);
+	RK_ASSERT(has(&l, "rpm")); /* not stored: made */
+	text = read_all(v, "100-linux/README", NULL);
+	RK_ASSERT(strstr(text, "logs/ ") != NULL);
+	free(text);
+	list(v, "400-linux", &l);
+	RK_ASSERT_EQ_INT(4, l.n); /* README artifacts browse logs */
+	RK_ASSERT(has(&l, "logs"));
+	text = read_all(v, "400-linux/README", NULL);
+	RK_ASSERT(strstr(text, "HAS NO ARTIFACTS") != NULL);
+	free(text);
+	list(v, "ROCm-TheRock/300-windows", &l);
+	RK_ASSERT(has(&l, "tarballs"));
+	RK_ASSERT(!has(&l, "packages"));
+	list(v, "local-linux/browse", &l);
+	RK_ASSERT(has(&l, "small_lib_generic"));
+	fx_vfs_close(v);
+}
+
+RK_TEST(failed_run_at_root)
+{
+	struct rk_vfs *v;
+	char *text;
+
+	fx_writes("store/400-linux/logs/build/log.txt", "failed\n");
+	v = open_vfs("store/400-linux");
+	text = read_all(v, "README", NULL);
+	RK_ASSERT(!strncmp(text, "RUN 400-linux HAS NO ARTIFACTS", 30));
+	RK_ASSERT(strstr(text, "THIS STORE WAS EMPTY") == NULL);
+	free(text);
+	text = read_all(v, "logs/build/log.txt", NULL);
+	RK_ASSERT_EQ_STR("failed\n", text);
+	free(text);
 	fx_vfs_close(v);
 }
 
@@ -502,7 +585,8 @@ RK_TEST(single_run_store_at_root)
 	make_store();
 	v = open_vfs("store/200-linux");
 	list(v, "", &l);
-	RK_ASSERT_EQ_INT(8, l.n);
+	RK_ASSERT_EQ_INT(9, l.n);
+	RK_ASSERT(has(&l, "manifests")); /* stored */
 	RK_ASSERT(has(&l, "python"));
 	RK_ASSERT(has(&l, "README"));
 	RK_ASSERT(has(&l, "artifacts"));
