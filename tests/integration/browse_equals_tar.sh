@@ -18,8 +18,12 @@ grep -q 'rockfs mount' "$M/README" || fail "README does not describe the mount"
 
 for run in $RUNS; do
 	R=$STORE/$run
-	# (both demo runs store wheels: python/, see python_index.sh)
-	[ "$(ls "$M/$run")" = "$(printf 'artifacts\nbrowse\ndist\nkpack\npackages\npython\ntarballs')" ] || fail "$run: want artifacts/, browse/, dist/, kpack/, packages/, python/ and tarballs/"
+	# (both demo runs store wheels: python/, see python_index.sh; and their manifest:
+	# manifests/, a stored folder, as stored; README: what is stored, what is made)
+	[ "$(ls "$M/$run")" = "$(printf 'README\nartifacts\nbrowse\ndist\nkpack\nmanifests\npackages\npython\ntarballs')" ] || fail "$run: want README, artifacts/, browse/, dist/, kpack/, manifests/, packages/, python/ and tarballs/: $(ls "$M/$run" | tr '\n' ' ')"
+	it_sums "$R/manifests" >"$T/$run.manifests.want"
+	it_sums "$M/$run/manifests" >"$T/$run.manifests.got"
+	it_same "$run: manifests/ as stored" "$T/$run.manifests.want" "$T/$run.manifests.got"
 
 	# browse/ lists exactly the artifacts, once each
 	it_artifacts "$R" >"$T/$run.arts"

@@ -58,7 +58,7 @@ for run in $SPLIT $LEGACY; do
 	P=$M/$run/python
 	# (index.html and the family pages: python_layouts.sh)
 	want="PROVENANCE files find-links index.html simple "
-	[ $run = $LEGACY ] && want="PROVENANCE files find-links gfx110X-all gfx94X-dcgpu index.html simple "
+	[ $run = $LEGACY ] && want="PROVENANCE files find-links gfx110X-all gfx94X-dcgpu index.html simple stored "
 	[ "$(ls "$P" | tr '\n' ' ')" = "$want" ] ||
 		fail "$run: python/ holds $(ls "$P" | tr '\n' ' ')"
 	# shellcheck disable=SC2086
