@@ -45,6 +45,26 @@ function put(port, key, file, size) {
   const server = new S3rver({ address: '127.0.0.1', port: 0, directory: dataDir, silent: true,
     serviceEndpoint: 'localhost',
     configureBuckets: [{ name: bucket }] });
+  // s3rver prunes the directories below a common prefix before it has seen an object in
+  // them, so a prefix holding only deeper objects (a failed run's logs/build/..., an
+  // {owner}-{repo}/ namespace, python-deps/simple/...) is missing from CommonPrefixes;
+  // S3 lists it. A listing that is not truncated gets the prefixes of every key under it.
+  const list = server.store.listObjects.bind(server.store);
+  server.store.listObjects = async (b, options) => {
+    const r = await list(b, options);
+    if (!options.delimiter || r.isTruncated)
+      return r;
+    const all = await list(b, { ...options, delimiter: '', maxKeys: Infinity });
+    const p = options.prefix || '';
+    const cps = new Set(r.commonPrefixes);
+    for (const o of all.objects) {
+      const i = o.key.slice(p.length).indexOf(options.delimiter);
+      if (i !== -1)
+        cps.add(o.key.slice(0, p.length + i + 1));
+    }
+    r.commonPrefixes = [...cps].sort();
+    return r;
+  };
   let uploading = true;
   server.middleware.unshift(async (ctx, next) => {
     await next();
