@@ -60,7 +60,7 @@ echo '<html>the bucket</html>' >"$B/index.html"
 
 # what one mount shows: listings, and the sha256 of what must be the stored bytes
 collect() (
-	cd "$1"
+	cd "$1" || exit
 	ls -A . | LC_ALL=C sort
 	for d in 100-linux 100-linux/tarballs 100-linux/packages 100-linux/python 200-linux \
 		300-windows 300-windows/tarballs local-linux local-linux/browse ROCm-TheRock \
