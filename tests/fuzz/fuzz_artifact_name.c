@@ -1,5 +1,7 @@
 /* fuzz_artifact_name.c: rk_artifact_name_parse on arbitrary names. Invariant: a parsed
- * name gives back its stem, and the stem plus the suffix parses to the same fields. */
+ * name gives back its stem, and the stem plus the suffix parses to the same fields.
+ * rk_run_name_valid on the same bytes: a valid run name is {digits or "local"}-{one or
+ * more lowercase letters}. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    an.compression != again.compression)
 			abort();
 		rk_component_is_standard(an.component);
+	}
+	if (rk_run_name_valid(name)) {
+		const char *dash = strchr(name, '-');
+		size_t id = dash ? (size_t)(dash - name) : 0;
+
+		if (!dash || !dash[1] || strspn(dash + 1, "abcdefghijklmnopqrstuvwxyz") !=
+						 strlen(dash + 1))
+			abort();
+		if (strspn(name, "0123456789") != id && (id != 5 || strncmp(name, "local", 5)))
+			abort();
+		if (!id)
+			abort();
 	}
 	free(name);
 	return 0;
