@@ -43,8 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const char *dash = strchr(name, '-');
 		size_t id = dash ? (size_t)(dash - name) : 0;
 
-		if (!dash || !dash[1] || strspn(dash + 1, "abcdefghijklmnopqrstuvwxyz") !=
-						 strlen(dash + 1))
+		if (!dash || !dash[1] ||
+		    strspn(dash + 1, "abcdefghijklmnopqrstuvwxyz") != strlen(dash + 1))
 			abort();
 		if (strspn(name, "0123456789") != id && (id != 5 || strncmp(name, "local", 5)))
 			abort();

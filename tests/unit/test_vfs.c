@@ -271,11 +271,13 @@ RK_TEST(stored_folders_of_a_run)
 	free(text);
 	a = fx_resolve(v, "100-linux/logs/build/log.txt");
 	RK_ASSERT_EQ_INT(0444, a.mode & 07777);
-	text = read_all(v, "100-linux/tarballs/therock-dist-linux-gfx94X-dcgpu-unversioned.tar.gz", NULL);
+	text = read_all(v, "100-linux/tarballs/therock-dist-linux-gfx94X-dcgpu-unversioned.tar.gz",
+			NULL);
 	RK_ASSERT_EQ_STR("stored by CI", text);
 	free(text);
 	text = read_all(v, "100-linux/tarballs/PROVENANCE", NULL);
-	RK_ASSERT(strstr(text, "therock-dist-linux-gfx94X-dcgpu-unversioned.tar.gz\tstored ") != NULL);
+	RK_ASSERT(strstr(text, "therock-dist-linux-gfx94X-dcgpu-unversioned.tar.gz\tstored ") !=
+		  NULL);
 	RK_ASSERT(strstr(text, "therock-dist-linux-gfx94X-dcgpu-unversioned.tar\tmade by rockfs") !=
 		  NULL);
 	free(text);

@@ -34,27 +34,26 @@ static int section(struct rk_buf *b, struct node *dir, const struct rk_run *cat)
 	int windows = !strcmp(rk_run_platform(cat), "windows"), rc;
 
 	if (!cat->narts)
-		rc = rk_buf_addf(b,
-				 "RUN %s HAS NO ARTIFACTS (the build failed?)%s\n\n", cat->name,
+		rc = rk_buf_addf(b, "RUN %s HAS NO ARTIFACTS (the build failed?)%s\n\n", cat->name,
 				 rk_run_has_dir(cat, "logs") ? "; its logs are in logs/" : "");
 	else
 		rc = rk_buf_addf(b, "Run %s (%s): %zu artifact archive%s.\n\n", cat->name,
 				 rk_run_platform(cat), cat->narts, cat->narts == 1 ? "" : "s");
 	if (!rc)
-		rc = rk_buf_adds(b, "Stored by CI, served as stored (read-only, the stored bytes):\n"
-				    "  artifacts/             the files at the run's root\n");
+		rc = rk_buf_adds(b,
+				 "Stored by CI, served as stored (read-only, the stored bytes):\n"
+				 "  artifacts/             the files at the run's root\n");
 	for (size_t i = 0; !rc && i < cat->dirs.n; i++) {
 		const char *name = cat->dirs.v[i].name;
 		struct node *n = vfs_dent_find(dir, name);
 
 		if (!n || n->pop == vfs_pop_stored)
-			rc = rk_buf_addf(b, "  %s/%*s the stored folder\n", name,
-					 pad(name), "");
+			rc = rk_buf_addf(b, "  %s/%*s the stored folder\n", name, pad(name), "");
 		else if (overlays(name))
-			rc = rk_buf_addf(b, "  %s/%*s the stored files under their own names; "
-					 "rockfs makes\n%25sthe others (%s/PROVENANCE)\n", name,
-					 pad(name), "", "",
-					 name);
+			rc = rk_buf_addf(b,
+					 "  %s/%*s the stored files under their own names; "
+					 "rockfs makes\n%25sthe others (%s/PROVENANCE)\n",
+					 name, pad(name), "", "", name);
 	}
 	if (!rc)
 		rc = rk_buf_adds(b, "Made by rockfs from the archives:");
@@ -69,8 +68,9 @@ static int section(struct rk_buf *b, struct node *dir, const struct rk_run *cat)
 	if (!rc)
 		rc = rk_buf_adds(b, "\n");
 	if (!rc && windows)
-		rc = rk_buf_adds(b, "A Windows run: TheRock builds no native packages for Windows,\n"
-				    "so there is no packages/; python/ serves the wheels CI stored.\n");
+		rc = rk_buf_adds(
+			b, "A Windows run: TheRock builds no native packages for Windows,\n"
+			   "so there is no packages/; python/ serves the wheels CI stored.\n");
 	return rc ? rc : rk_buf_adds(b, "\n");
 }
 

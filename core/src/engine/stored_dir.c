@@ -118,7 +118,8 @@ int vfs_stored_overlay(struct rk_vfs *v, struct node *out, const char *path, str
 		if (said && sp)
 			rc = rk_buf_addf(said, "%s%s\tstored %s%s%s\n", e->name,
 					 e->is_dir ? "/" : "", sp, e->is_dir ? "/" : "",
-					 old ? " (what rockfs makes of this name is not served)" : "");
+					 old ? " (what rockfs makes of this name is not served)"
+					     : "");
 		vfs_tree_free(old);
 		if (!sp || rc) {
 			free(sp);
@@ -162,7 +163,7 @@ int vfs_run_stored_over(struct rk_vfs *v, struct run *r, const char *folder, str
 	if (!rc && (!data || vfs_dent_find(out, "PROVENANCE")))
 		free(data); /* CI stored one: it stays */
 	else if (!rc && !(data && vfs_bytes_adopt(out, "PROVENANCE", S_IFREG | 0444,
-						   vfs_node_mtime(out), data, len)))
+						  vfs_node_mtime(out), data, len)))
 		rc = -ENOMEM;
 	rk_buf_release(&b);
 	return rc;
