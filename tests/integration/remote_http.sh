@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # remote_http: http:// stores and a shared caching proxy, with nginx from Debian:
-#  - nginx autoindex serving the demo store: the mount equals the local-directory mount
+#  - nginx autoindex serving the demo store (index none.html: a stored index.html is a
+#    plain file there, as in S3): the mount equals the local-directory mount
 #    (names, types, sizes, every byte of every view);
 #  - a run with a TheRock-style generated index.html (generate_s3_index.py: url-quoted
 #    hrefs, name/index.html for subdirectories), autoindex off: the same; a stale
@@ -38,7 +39,7 @@ P=$(rt_free_port)
 rt_nginx ngweb "
 	server {
 		listen 127.0.0.1:$P;
-		location /store/ { alias $STORE/; autoindex on; }
+		location /store/ { alias $STORE/; autoindex on; index none.html; }
 		location /therock/ { root $T/www; index index.html; }
 		location /raw/ { alias $T/www/therock/; autoindex off; index none.html; }
 		location /stale/ { root $T/www; index index.html; }
