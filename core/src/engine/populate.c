@@ -149,8 +149,10 @@ int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		const struct rk_store_entry *e = &cat->dirs.v[i];
 		struct node *n;
 
+		/* a view's name: tarballs/, packages/ and python/ lay the stored files over
+		 * theirs (vfs_run_stored_over); TheRock stores no folder named like another */
 		if (vfs_dent_find(dir, e->name))
-			continue; /* a view's: it serves the stored files (run_readme.c) */
+			continue;
 		n = served_lazy_dir(v, dir, e->name, vfs_pop_stored, e->mtime);
 		if (!n || !(n->ctx = join_path(cat->path, e->name)))
 			rc = -ENOMEM;
