@@ -59,6 +59,15 @@ it_init() {
 	T=$(mktemp -d "${TMPDIR:-/tmp}/rockfs-it-$IT_NAME.XXXXXX")
 	trap it_cleanup EXIT
 	trap 'it_err $LINENO "$BASH_COMMAND"' ERR
+	# python3 found once and put first on PATH ($T/pybin/python3, a link to the same
+	# interpreter): a version manager's shim (pyenv's is a shell script that runs pyenv)
+	# costs a second of CPU per call, and a test makes up to hundreds of calls
+	local py
+	py=$(python3 -c 'import sys; print(sys.executable)') && [ -x "$py" ] ||
+		die "python3 does not say where it is (sys.executable)"
+	mkdir -p "$T/pybin"
+	ln -s "$py" "$T/pybin/python3"
+	PATH=$T/pybin:$PATH
 	it_say "temp dir $T"
 }
 
