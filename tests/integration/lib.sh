@@ -148,6 +148,31 @@ it_wait_exit() {
 	return 1
 }
 
+# it_need_venv PY: skip unless PY makes venvs with pip (python3-venv: venv, and ensurepip
+# with its wheels). Asked of the modules, not by making a venv: ensurepip's install of pip
+# takes 5 s of CPU, and each test makes the venvs it uses anyway (those die if this lied).
+it_need_venv() {
+	"$1" -c 'import ensurepip, sys, venv; sys.exit(not ensurepip.version())' >/dev/null 2>&1 ||
+		skip "python3 -m venv does not work (python3-venv)"
+}
+
+# it_venv PY DIR: `PY -m venv DIR`, with the pip (and setuptools) ensurepip installs, but
+# copied from a venv made once per test ($T/venv-template): ensurepip's pip install takes
+# 5 s of CPU, and the python tests make up to five venvs each. The copy is what ensurepip
+# leaves: the same site-packages, and bin/pip* with DIR's python in the #! line.
+it_venv() {
+	local py=$1 dir=$2 tpl=$T/venv-template f
+	if [ ! -d "$tpl" ]; then
+		"$py" -m venv "$tpl.new" || return 1
+		mv "$tpl.new" "$tpl"
+	fi
+	"$py" -m venv --without-pip "$dir" || return 1
+	cp -a "$tpl"/lib/python3*/site-packages/. "$(echo "$dir"/lib/python3*/site-packages)/" || return 1
+	for f in "$tpl"/bin/pip*; do
+		sed "1s|^#!.*|#!$dir/bin/python3|" "$f" >"$dir/bin/${f##*/}" && chmod 755 "$dir/bin/${f##*/}" || return 1
+	done
+}
+
 # it_check_log NAME: sanitizer reports or UB in a daemon log fail the test.
 it_check_log() {
 	local log=${IT_LOG[$1]}
