@@ -59,6 +59,15 @@ it_init() {
 	T=$(mktemp -d "${TMPDIR:-/tmp}/rockfs-it-$IT_NAME.XXXXXX")
 	trap it_cleanup EXIT
 	trap 'it_err $LINENO "$BASH_COMMAND"' ERR
+	# python3 found once and put first on PATH ($T/pybin/python3, a link to the same
+	# interpreter): a version manager's shim (pyenv's is a shell script that runs pyenv)
+	# costs a second of CPU per call, and a test makes up to hundreds of calls
+	local py
+	py=$(python3 -c 'import sys; print(sys.executable)') && [ -x "$py" ] ||
+		die "python3 does not say where it is (sys.executable)"
+	mkdir -p "$T/pybin"
+	ln -s "$py" "$T/pybin/python3"
+	PATH=$T/pybin:$PATH
 	it_say "temp dir $T"
 }
 
@@ -137,6 +146,31 @@ it_wait_exit() {
 		sleep 0.1
 	done
 	return 1
+}
+
+# it_need_venv PY: skip unless PY makes venvs with pip (python3-venv: venv, and ensurepip
+# with its wheels). Asked of the modules, not by making a venv: ensurepip's install of pip
+# takes 5 s of CPU, and each test makes the venvs it uses anyway (those die if this lied).
+it_need_venv() {
+	"$1" -c 'import ensurepip, sys, venv; sys.exit(not ensurepip.version())' >/dev/null 2>&1 ||
+		skip "python3 -m venv does not work (python3-venv)"
+}
+
+# it_venv PY DIR: `PY -m venv DIR`, with the pip (and setuptools) ensurepip installs, but
+# copied from a venv made once per test ($T/venv-template): ensurepip's pip install takes
+# 5 s of CPU, and the python tests make up to five venvs each. The copy is what ensurepip
+# leaves: the same site-packages, and bin/pip* with DIR's python in the #! line.
+it_venv() {
+	local py=$1 dir=$2 tpl=$T/venv-template f
+	if [ ! -d "$tpl" ]; then
+		"$py" -m venv "$tpl.new" || return 1
+		mv "$tpl.new" "$tpl"
+	fi
+	"$py" -m venv --without-pip "$dir" || return 1
+	cp -a "$tpl"/lib/python3*/site-packages/. "$(echo "$dir"/lib/python3*/site-packages)/" || return 1
+	for f in "$tpl"/bin/pip*; do
+		sed "1s|^#!.*|#!$dir/bin/python3|" "$f" >"$dir/bin/${f##*/}" && chmod 755 "$dir/bin/${f##*/}" || return 1
+	done
 }
 
 # it_check_log NAME: sanitizer reports or UB in a daemon log fail the test.

@@ -21,7 +21,7 @@ for tool in nginx curl dd dpkg apt-get; do
 	command -v $tool >/dev/null || skip "$tool is not installed (packaging/install-deps.sh --tests)"
 done
 PY=/usr/bin/python3
-"$PY" -m venv "$T/probe" >/dev/null 2>&1 || skip "python3 -m venv does not work (python3-venv)"
+it_need_venv "$PY"
 # loopback only: no proxy from the environment, no pip configuration
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
 for v in $(env | sed -n 's/^\(PIP_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
@@ -152,7 +152,7 @@ curl -sf "$U/$SPLIT/tarballs/$TB.tar.gz" | cmp -s - "$M/$SPLIT/tarballs/$TB.tar.
 
 # ---- pip, from the run's simple/ over HTTP, offline ----
 V=$T/venv
-"$PY" -m venv "$V" || die "venv"
+it_venv "$PY" "$V" || die "venv"
 "$V/bin/pip" install --no-cache-dir --disable-pip-version-check --no-input \
 	--index-url "$U/$SPLIT/python/simple/" rocm-sdk-device-gfx1100 >"$T/pip.log" 2>&1 ||
 	{ fail "pip install --index-url $U/$SPLIT/python/simple/"; tail -n 20 "$T/pip.log" >&2; }

@@ -24,12 +24,13 @@ SPLIT=24205988455-linux
 LEGACY=24205988454-linux
 
 check_rpm() {
-	local run=$1 f=$2 name nvr x rel found d
-	name=$(basename "$f")
+	local run=$1 f=$2 name nvr release x rel found d
+	name=${f##*/}
 	rpm -K "$f" >"$T/k" 2>&1 && grep -q 'digests OK' "$T/k" || { cat "$T/k" >&2; fail "$run/$name: rpm -K"; }
-	nvr=$(rpm -qp --qf '%{NAME}-%{VERSION}-%{RELEASE}.%{ARCH}' "$f" 2>/dev/null)
+	# (one rpm -qp for both: each reads the package's header from the mount anew)
+	read -r nvr release < <(rpm -qp --qf '%{NAME}-%{VERSION}-%{RELEASE}.%{ARCH} %{RELEASE}\n' "$f" 2>/dev/null) || true
 	[ "$name" = "$nvr.rpm" ] || fail "$run/$name: rpm -qp says $nvr"
-	[ "$(rpm -qp --qf '%{RELEASE}' "$f" 2>/dev/null)" = "${run%%-*}" ] || fail "$run/$name: release is not the run id"
+	[ "$release" = "${run%%-*}" ] || fail "$run/$name: release is not the run id"
 	x=$T/x/$run/${nvr%%-[0-9]*}
 	mkdir -p "$x"
 	(cd "$x" && rpm2cpio "$f" | cpio -idm --quiet) || fail "$run/$name: rpm2cpio | cpio"

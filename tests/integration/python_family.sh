@@ -34,7 +34,7 @@ DEPS=/usr/share/python-wheels
 command -v cc >/dev/null || skip "cc is not installed"
 ls "$DEPS"/setuptools-*.whl "$DEPS"/wheel-*.whl >/dev/null 2>&1 ||
 	skip "python3-setuptools-whl / python3-wheel-whl are not installed"
-"$PY" -m venv "$T/probe" >/dev/null 2>&1 || skip "python3 -m venv does not work (python3-venv)"
+it_need_venv "$PY"
 PIP_OPTS=(--no-cache-dir --disable-pip-version-check --no-input --no-index --find-links "$DEPS")
 SIMPLE_OPTS=(--no-cache-dir --disable-pip-version-check --no-input --find-links "$DEPS")
 for v in $(env | sed -n 's/^\(PIP_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
@@ -126,7 +126,7 @@ for fam in $FAMS; do
 	other=gfx94X-dcgpu value=1
 	[ $fam = gfx94X-dcgpu ] && other=gfx110X-all value=2
 	V=$T/venv-$fam
-	"$PY" -m venv "$V" || die "venv"
+	it_venv "$PY" "$V" || die "venv"
 	PATH="$V/bin:/usr/bin:/bin" "$V/bin/pip" install "${PIP_OPTS[@]}" 'rocm[libraries,devel]' --pre \
 		--find-links="file://$P/$fam/index.html" >"$T/pip.log" 2>&1 ||
 		{ fail "$fam: pip install --find-links=python/$fam/index.html"; tail -n 30 "$T/pip.log" >&2; continue; }
@@ -166,7 +166,7 @@ done
 # lacks)
 for fam in $FAMS; do
 	V=$T/venv-simple-$fam
-	"$PY" -m venv "$V" || die "venv"
+	it_venv "$PY" "$V" || die "venv"
 	ROCM_SDK_TARGET_FAMILY=$fam PATH="$V/bin:/usr/bin:/bin" "$V/bin/pip" install "${SIMPLE_OPTS[@]}" \
 		--index-url "file://$P/simple/" 'rocm[libraries,devel]' >"$T/pip.log" 2>&1 ||
 		{ fail "simple/ $fam: pip install"; tail -n 30 "$T/pip.log" >&2; continue; }
@@ -216,7 +216,7 @@ grep -q "^synthesized $DEVEL	not served: project rocm-sdk-devel is stored" "$P/P
 	fail "stored: PROVENANCE does not say the generic synthesized devel is not served"
 [ ! -e "$P/simple/rocm-sdk-devel" ] || fail "stored: simple/ lists rocm-sdk-devel"
 V=$T/venv-stored
-"$PY" -m venv "$V" || die "venv"
+it_venv "$PY" "$V" || die "venv"
 PATH="$V/bin:/usr/bin:/bin" "$V/bin/pip" install "${PIP_OPTS[@]}" 'rocm[libraries,devel]' --pre \
 	--find-links="file://$P/gfx94X-dcgpu/index.html" >"$T/pip.log" 2>&1 ||
 	{ fail "stored: pip install from python/gfx94X-dcgpu/index.html"; tail -n 30 "$T/pip.log" >&2; }

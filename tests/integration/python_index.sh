@@ -21,7 +21,7 @@ it_init "$@"
 CHECK=$(dirname "$(realpath "$0")")/pyindex_check.py
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip "Debian's python3 is not installed"
-"$PY" -m venv "$T/probe" >/dev/null 2>&1 || skip "python3 -m venv does not work (python3-venv)"
+it_need_venv "$PY"
 VER=7.13.0.dev0+abc1234
 SPLIT=24205988455-linux
 LEGACY=24205988454-linux
@@ -95,7 +95,7 @@ done
 # ---- pip, offline, from the mount ----
 IDX=file://$M/$SPLIT/python/simple/
 V=$T/venv
-"$PY" -m venv "$V" || die "venv"
+it_venv "$PY" "$V" || die "venv"
 "$V/bin/pip" install "${PIP_OPTS[@]}" --index-url "$IDX" rocm-sdk-device-gfx1100 >"$T/pip.log" 2>&1 ||
 	{ fail "pip install rocm-sdk-device-gfx1100"; tail -n 20 "$T/pip.log" >&2; }
 "$V/bin/pip" list --format=freeze 2>/dev/null | grep '^rocm' | sort >"$T/installed"

@@ -20,7 +20,7 @@ DEPS=/usr/share/python-wheels
 [ -x "$PY" ] || skip "Debian's python3 is not installed"
 ls "$DEPS"/setuptools-*.whl "$DEPS"/wheel-*.whl >/dev/null 2>&1 ||
 	skip "python3-setuptools-whl / python3-wheel-whl are not installed"
-"$PY" -m venv "$T/probe" >/dev/null 2>&1 || skip "python3 -m venv does not work (python3-venv)"
+it_need_venv "$PY"
 VER=7.13.0.dev0+abc1234
 SPLIT=24205988455-linux
 LEGACY=24205988454-linux
@@ -92,7 +92,7 @@ done
 
 # ---- the split run's CI line ----
 V=$T/venv-flat
-"$PY" -m venv "$V" || die "venv"
+it_venv "$PY" "$V" || die "venv"
 "$V/bin/pip" install "${PIP_OPTS[@]}" 'rocm[libraries,devel,device-gfx1100]' --pre \
 	--find-links="file://$M/$SPLIT/python/index.html" >"$T/pip.log" 2>&1 ||
 	{ fail "$SPLIT: pip install --find-links=python/index.html"; tail -n 30 "$T/pip.log" >&2; }
@@ -124,7 +124,7 @@ for fam in gfx110X-all gfx94X-dcgpu; do
 		fail "$fam: lists kpack-split wheels"
 	fi
 	V=$T/venv-$fam
-	"$PY" -m venv "$V" || die "venv"
+	it_venv "$PY" "$V" || die "venv"
 	ROCM_SDK_TARGET_FAMILY=$fam "$V/bin/pip" install "${PIP_OPTS[@]}" 'rocm[libraries,devel]' \
 		--pre --find-links="file://$P/$fam/index.html" >"$T/pip.log" 2>&1 ||
 		{ fail "$fam: pip install --find-links=python/$fam/index.html"; tail -n 30 "$T/pip.log" >&2; }

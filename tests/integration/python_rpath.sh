@@ -31,7 +31,7 @@ command -v cc >/dev/null || skip "cc is not installed"
 command -v readelf >/dev/null || skip "readelf is not installed"
 ls "$DEPS"/setuptools-*.whl "$DEPS"/wheel-*.whl >/dev/null 2>&1 ||
 	skip "python3-setuptools-whl / python3-wheel-whl are not installed"
-"$PY" -m venv "$T/probe" >/dev/null 2>&1 || skip "python3 -m venv does not work (python3-venv)"
+it_need_venv "$PY"
 PIP_OPTS=(--no-cache-dir --disable-pip-version-check --no-input)
 for v in $(env | sed -n 's/^\(PIP_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 export PIP_CONFIG_FILE=/dev/null
@@ -130,7 +130,7 @@ D=$M/$RUN/dist/gfx110X-all
 
 # ---- installed by pip ----
 V=$T/venv
-"$PY" -m venv "$V" || die "venv"
+it_venv "$PY" "$V" || die "venv"
 "$V/bin/pip" install "${PIP_OPTS[@]}" --index-url "file://$P/simple/" --find-links "$DEPS" \
 	'rocm[libraries,devel]' >"$T/pip.log" 2>&1 || {
 	tail -n 30 "$T/pip.log" >&2
@@ -208,7 +208,7 @@ done
 
 # the split run's device wheel
 V6=$T/venv-split
-"$PY" -m venv "$V6" || die "venv"
+it_venv "$PY" "$V6" || die "venv"
 ROCM_SDK_TARGET_FAMILY=gfx1100 "$V6/bin/pip" install "${PIP_OPTS[@]}" \
 	--index-url "file://$M/$SPLIT/python/simple/" --find-links "$DEPS" \
 	'rocm[libraries,device]' >"$T/pip.log" 2>&1 || {

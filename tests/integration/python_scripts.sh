@@ -20,7 +20,7 @@ DEPS=/usr/share/python-wheels
 command -v cc >/dev/null || skip "cc is not installed"
 ls "$DEPS"/setuptools-*.whl "$DEPS"/wheel-*.whl >/dev/null 2>&1 ||
 	skip "python3-setuptools-whl / python3-wheel-whl are not installed"
-"$PY" -m venv "$T/probe" >/dev/null 2>&1 || skip "python3 -m venv does not work (python3-venv)"
+it_need_venv "$PY"
 PIP_OPTS=(--no-cache-dir --disable-pip-version-check --no-input)
 for v in $(env | sed -n 's/^\(PIP_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 export PIP_CONFIG_FILE=/dev/null
@@ -80,7 +80,7 @@ EOW
 it_same "entry_points.txt" "$T/eps.want" "$T/eps"
 
 V=$T/venv
-"$PY" -m venv "$V" || die "venv"
+it_venv "$PY" "$V" || die "venv"
 "$V/bin/pip" install "${PIP_OPTS[@]}" --index-url "file://$P/simple/" --find-links "$DEPS" \
 	rocm >"$T/pip.log" 2>&1 || {
 	tail -n 30 "$T/pip.log" >&2

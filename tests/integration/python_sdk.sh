@@ -25,7 +25,7 @@ DEPS=/usr/share/python-wheels
 [ -x "$PY" ] || skip "Debian's python3 is not installed"
 ls "$DEPS"/setuptools-*.whl "$DEPS"/wheel-*.whl >/dev/null 2>&1 ||
 	skip "python3-setuptools-whl / python3-wheel-whl are not installed"
-"$PY" -m venv "$T/probe" >/dev/null 2>&1 || skip "python3 -m venv does not work (python3-venv)"
+it_need_venv "$PY"
 VER=7.13.0.dev0+abc1234
 SPLIT=24205988455-linux
 LEGACY=24205988454-linux
@@ -82,7 +82,7 @@ EOF
 install_sdk() {
 	local venv=$1 run=$2 spec=$3
 	shift 3
-	"$PY" -m venv "$venv" || die "venv"
+	it_venv "$PY" "$venv" || die "venv"
 	env "$@" "$venv/bin/pip" install "${PIP_OPTS[@]}" --index-url "file://$M/$run/python/simple/" \
 		--find-links "$DEPS" "$spec" >"$T/pip.log" 2>&1 ||
 		{ fail "$run: pip install $spec"; tail -n 30 "$T/pip.log" >&2; return 1; }

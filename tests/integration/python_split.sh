@@ -135,7 +135,7 @@ EOF
 done
 
 # ---- pip, offline, from the mount ----
-if [ -x "$PY" ] && "$PY" -m venv "$T/venv" >/dev/null 2>&1; then
+if [ -x "$PY" ] && it_venv "$PY" "$T/venv" >/dev/null 2>&1; then
 	V=$T/venv
 	"$V/bin/pip" install "${PIP_OPTS[@]}" --index-url "file://$P/simple/" \
 		rocm-sdk-libraries rocm-sdk-device-gfx1100 >"$T/pip.log" 2>&1 ||

@@ -27,7 +27,7 @@ UP=$(cd "$(dirname "$0")/upstream_therock/build_tools/packaging/python/templates
 command -v cc >/dev/null || skip "cc is not installed"
 ls "$DEPS"/setuptools-*.whl "$DEPS"/wheel-*.whl >/dev/null 2>&1 ||
 	skip "python3-setuptools-whl / python3-wheel-whl are not installed"
-"$PY" -m venv "$T/probe" >/dev/null 2>&1 || skip "python3 -m venv does not work (python3-venv)"
+it_need_venv "$PY"
 "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 10))' ||
 	skip "upstream's rocm_sdk needs Python 3.10 or later"
 PIP_OPTS=(--no-cache-dir --disable-pip-version-check --no-input --find-links "$DEPS")
@@ -96,7 +96,7 @@ it_mount fs "$S" "$M" "$T/cache"
 
 # install RUN VENV SPEC FAMILY: our set from the run's simple/ into a fresh venv
 install() {
-	"$PY" -m venv "$2" || die "venv"
+	it_venv "$PY" "$2" || die "venv"
 	ROCM_SDK_TARGET_FAMILY=$4 PATH="$2/bin:/usr/bin:/bin" "$2/bin/pip" install "${PIP_OPTS[@]}" \
 		--index-url "file://$M/$1/python/simple/" "$3" >"$T/pip.log" 2>&1 ||
 		{ fail "$1: pip install $3"; tail -n 30 "$T/pip.log" >&2; return 1; }

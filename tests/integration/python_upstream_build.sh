@@ -35,7 +35,7 @@ done
 	skip "upstream's build needs python3-magic, python3-setuptools and python3-wheel"
 ls "$DEPS"/setuptools-*.whl "$DEPS"/wheel-*.whl >/dev/null 2>&1 ||
 	skip "python3-setuptools-whl / python3-wheel-whl are not installed"
-"$PY" -m venv "$T/probe" >/dev/null 2>&1 || skip "python3 -m venv does not work (python3-venv)"
+it_need_venv "$PY"
 PIP_OPTS=(--no-cache-dir --disable-pip-version-check --no-input --no-index --find-links "$DEPS")
 for v in $(env | sed -n 's/^\(PIP_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 export PIP_CONFIG_FILE=/dev/null
@@ -109,7 +109,7 @@ over() {
 	shift 5
 	local finds=()
 	for d in "$@"; do finds+=(--find-links "$d"); done
-	"$PY" -m venv "$v" || die "venv"
+	it_venv "$PY" "$v" || die "venv"
 	ROCM_SDK_TARGET_FAMILY=$fam PATH="$v/bin:/usr/bin:/bin" "$v/bin/pip" install "${PIP_OPTS[@]}" \
 		"${finds[@]}" "$sdist[$extras]" >"$T/pip.log" 2>&1 ||
 		{ fail "$run: pip install our sdist over upstream's wheels"; tail -n 20 "$T/pip.log" >&2; return; }

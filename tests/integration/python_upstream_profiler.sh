@@ -26,7 +26,7 @@ command -v cc >/dev/null || skip "cc is not installed"
 command -v readelf >/dev/null || skip "readelf is not installed"
 ls "$DEPS"/setuptools-*.whl "$DEPS"/wheel-*.whl >/dev/null 2>&1 ||
 	skip "python3-setuptools-whl / python3-wheel-whl are not installed"
-"$PY" -m venv "$T/probe" >/dev/null 2>&1 || skip "python3 -m venv does not work (python3-venv)"
+it_need_venv "$PY"
 PIP_OPTS=(--no-cache-dir --disable-pip-version-check --no-input --find-links "$DEPS")
 for v in $(env | sed -n 's/^\(PIP_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 export PIP_CONFIG_FILE=/dev/null
@@ -117,7 +117,7 @@ want='$ORIGIN/../../_rocm_sdk_core/lib:$ORIGIN/../../_rocm_sdk_core/lib/llvm/lib
 ls "$M/$BARE/python/files" | grep -q '^rocm_profiler-' && fail "$BARE: a profiler wheel"
 
 V=$T/venv
-"$PY" -m venv "$V" || die "venv"
+it_venv "$PY" "$V" || die "venv"
 PATH="$V/bin:/usr/bin:/bin" "$V/bin/pip" install "${PIP_OPTS[@]}" --index-url "file://$P/simple/" \
 	'rocm[profiler]' >"$T/pip.log" 2>&1 || { tail -n 30 "$T/pip.log" >&2; die "pip install rocm[profiler]"; }
 SITE=$("$V/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')

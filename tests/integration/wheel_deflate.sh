@@ -16,7 +16,7 @@ it_init "$@"
 CHECK=$(dirname "$(realpath "$0")")/pyindex_check.py
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip "Debian's python3 is not installed"
-"$PY" -m venv "$T/probe" >/dev/null 2>&1 || skip "python3 -m venv does not work (python3-venv)"
+it_need_venv "$PY"
 for tool in unzip zipinfo; do
 	command -v $tool >/dev/null || skip "'$tool' is not installed"
 done
@@ -65,7 +65,7 @@ done
 # pip: the whole set from the index, and with the index's hashes
 IDX=file://$T/m/$SPLIT/python/simple/
 V=$T/venv
-"$PY" -m venv "$V" || die "venv"
+it_venv "$PY" "$V" || die "venv"
 "$V/bin/pip" install "${PIP_OPTS[@]}" --index-url "$IDX" rocm-sdk-device-gfx1100 rocm-sdk-devel \
 	>"$T/pip.log" 2>&1 || { fail "pip install from the deflate mount"; tail -n 20 "$T/pip.log" >&2; }
 "$V/bin/python" -c 'import rocm_sdk_core, rocm_sdk_libraries, rocm_sdk_devel' ||
