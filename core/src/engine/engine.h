@@ -155,6 +155,11 @@ int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err);
 int refresh_listing(struct rk_vfs *v, struct node *dir);
 /* Serve run n of dir anew if the store's copy changed: the node that has the name now. */
 struct node *refresh_run(struct rk_vfs *v, struct node *dir, struct node *n);
+/* walk.c: list runs (of dir) in parallel, a bounded number at a time; their mtimes (and
+ * dir's: first, its first listing) become their newest objects' times. No lock held. */
+int walk_runs(struct rk_vfs *v, struct node *dir, struct node **runs, size_t n, int first);
+/* The newest mtime (seconds) of listing l's entries, 0 if none has one. */
+int64_t listing_newest(const struct rk_store_list *l);
 /* n's path from the mount's root ("RUN/dist/gfx1100"), for log lines. */
 void node_path(struct rk_vfs *v, const struct node *n, char *buf, size_t size);
 
