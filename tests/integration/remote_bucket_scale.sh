@@ -110,4 +110,42 @@ n=$(grep -E "$LIST" "$T/srv.log" | tail -n +$((m2_before + 1)) | grep -v "prefix
 [ "$n" = 0 ] || fail "the second mount listed $n finished runs again (want their kept listings)"
 it_umount m2
 it_quiet_log m2
+
+# ---- doors: each refused with one line naming what to use instead
+door() { # WANT-REGEX ARGS...: rockpack ls ARGS fails and says WANT
+	local want=$1 out rc=0
+	shift
+	out=$("$ROCKPACK" ls "$@" --cache "$T/cache-door" 2>&1) || rc=$?
+	[ $rc != 0 ] || fail "rockpack ls $*: succeeded"
+	grep -qE "$want" <<<"$out" || fail "rockpack ls $*: '$out', want /$want/"
+	[ "$(wc -l <<<"$out")" = 1 ] || fail "rockpack ls $*: more than one line: '$out'"
+}
+door "no such run: s3://$B holds nothing under 20000000123-linu/ \(nearest: 20000000123-linux" \
+	"s3://$B/20000000123-linu" --endpoint "$EP"
+door "an S3 bucket's REST address .*; use s3://therock-ci-artifacts/20000000123-linux instead" \
+	https://therock-ci-artifacts.s3.amazonaws.com/20000000123-linux/index.html
+door "an S3 bucket's REST address .*; use s3://therock-ci-artifacts instead" \
+	https://therock-ci-artifacts.s3.us-east-2.amazonaws.com/
+door "a page, not a directory; use http://127.0.0.1:$RT_PORT/$B/20000000123-linux/ instead" \
+	"http://127.0.0.1:$RT_PORT/$B/20000000123-linux/index.html"
+mkdir -p "$T/m3"
+! "$ROCKFS" "s3://$B/99999999999-linux" "$T/m3" -f -o "cache=$T/cache-door,endpoint=$EP" \
+	>"$T/m3.log" 2>&1 || fail "rockfs mounted a missing run"
+grep -q "no such run" "$T/m3.log" || fail "rockfs, a missing run: $(cat "$T/m3.log")"
+mountpoint -q "$T/m3" && fusermount3 -u "$T/m3"
+
+# a server that ignores Range (python's http.server): a large stored file's read fails
+# with one line that says so
+RUN=20000000042-linux
+mkdir -p "$T/www/$RUN"
+head -c 3000000 /dev/urandom >"$T/www/$RUN/big_lib_generic.tar.zst"
+port=$(rt_free_port)
+(cd "$T/www" && exec python3 -m http.server "$port" --bind 127.0.0.1) >"$T/www.log" 2>&1 &
+IT_BG+=($!)
+rt_wait_http "http://127.0.0.1:$port/"
+it_mount m4 "http://127.0.0.1:$port/" "$T/m4" "$T/cache-www"
+! cat "$T/m4/$RUN/artifacts/big_lib_generic.tar.zst" >/dev/null 2>&1 || fail "a ranged read of a server ignoring Range succeeded?"
+it_umount m4
+grep -q "the server ignores Range requests (HTTP 200 with the whole file, not 206)" "${IT_LOG[m4]}" ||
+	fail "no line saying the server ignores Range: $(grep -E 'error|warn' "${IT_LOG[m4]}")"
 it_finish
