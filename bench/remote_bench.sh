@@ -63,24 +63,25 @@ PY
 	ep=http://127.0.0.1:$(cat "$work/lat.port")
 	rockfs=$build/fs/rockfs
 	best() { sort -n | head -n1; }
+	tq() { local t0; t0=$(now); "$@" >/dev/null; elapsed "$t0" "$(now)"; }
 	declare -A t
 	for r in $(seq "$rounds"); do
 		c=$work/c$r
-		t[rp]+="$(timeit "$build/tools/rockpack" ls s3://bench --endpoint "$ep" --cache "$c-rp" >/dev/null) "
+		t[rp]+="$(tq "$build/tools/rockpack" ls s3://bench --endpoint "$ep" --cache "$c-rp") "
 		[ "$("$build/tools/rockpack" ls s3://bench --endpoint "$ep" --cache "$c-rp" | wc -l)" = $((nruns + 1)) ] ||
 			{ echo "rockpack ls: wrong run count" >&2; exit 1; }
 		bench_mount s3://bench "$c-fin" -o "endpoint=$ep,run_final_age=0"
 		ls "$mnt" >/dev/null
 		fusermount3 -u "$mnt"; wait "$pid" || true; pid=
-		t[rp_kept]+="$(timeit "$build/tools/rockpack" ls s3://bench --endpoint "$ep" --cache "$c-fin" >/dev/null) "
+		t[rp_kept]+="$(tq "$build/tools/rockpack" ls s3://bench --endpoint "$ep" --cache "$c-fin") "
 		bench_mount s3://bench "$c-ls" -o "endpoint=$ep"
-		t[ls]+="$(timeit ls "$mnt" >/dev/null) "
+		t[ls]+="$(tq ls "$mnt") "
 		fusermount3 -u "$mnt"; wait "$pid" || true; pid=
 		bench_mount s3://bench "$c-lsl" -o "endpoint=$ep"
-		t[lsl]+="$(timeit ls -lt "$mnt" >/dev/null) "
+		t[lsl]+="$(tq ls -lt "$mnt") "
 		fusermount3 -u "$mnt"; wait "$pid" || true; pid=
-		t[aws10]+="$(timeit python3 "$top/bench/s3ls.py" "$ep" bench 10 >/dev/null) "
-		t[aws16]+="$(timeit python3 "$top/bench/s3ls.py" "$ep" bench 16 >/dev/null) "
+		t[aws10]+="$(tq python3 "$top/bench/s3ls.py" "$ep" bench 10) "
+		t[aws16]+="$(tq python3 "$top/bench/s3ls.py" "$ep" bench 16) "
 	done
 	echo "bucket: $nruns runs, ${lat} ms added to each request, best of $rounds; load: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
 	for k in rp rp_kept ls lsl aws10 aws16; do
