@@ -104,8 +104,8 @@ int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		return -ENOMEM;
 	}
 	r->cat = cat;
-	/* what refresh_run compares (a file appended under python/ changes it) */
-	r->sig_ok = v->list_ttl_ms && dir->ino != RK_ROOT_INO &&
+	/* a local run's folders are read live: what refresh_run compares is made now */
+	r->sig_ok = v->list_ttl_ms && dir->parent && !rk_store_is_remote(rk_store_id(v->store)) &&
 		    !rk_run_tree_sig(v->store, cat, &r->sig, NULL);
 	dir->listed_ms = now_ms();
 	pthread_mutex_lock(&v->wait_lock);
@@ -375,6 +375,12 @@ struct node *refresh_run(struct rk_vfs *v, struct node *dir, struct node *n)
 	pthread_rwlock_rdlock(&v->tree);
 	now = vfs_dent_find(dir, n->name);
 	pthread_rwlock_unlock(&v->tree);
+	/* what the run held below its top (python/, logs/), from the listings the store
+	 * still remembers of it (S3: all of them, from the run's one listing sequence):
+	 * made at the first look, before rk_store_run_stale drops them; not at populate,
+	 * where an HTTP store would list (and HEAD) every folder of every run */
+	if (now == n && !r->sig_ok && ttl_passed(v, n->listed_ms))
+		r->sig_ok = !rk_run_tree_sig(v->store, r->cat, &r->sig, NULL);
 	if (now != n || !ttl_passed(v, n->listed_ms) ||
 	    !rk_store_run_stale(v->store, r->cat->path)) {
 		if (now == n && ttl_passed(v, n->listed_ms))
