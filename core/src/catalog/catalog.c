@@ -234,8 +234,7 @@ static int tree_sig(struct rk_store *s, const char *path, int depth, uint64_t *h
 	return rc;
 }
 
-int rk_run_tree_sig(struct rk_store *s, const struct rk_run *r, uint64_t *sig,
-		    struct rk_err *err)
+int rk_run_tree_sig(struct rk_store *s, const struct rk_run *r, uint64_t *sig, struct rk_err *err)
 {
 	uint64_t h = 14695981039346656037ull;
 	int rc = tree_sig(s, r->path, 8, &h, err);
