@@ -17,8 +17,85 @@
 #           proxy: archive requests reaching the S3 server are counted)
 # Needs node + npm (s3rver is installed into BUILD_DIR/test-npm like the tests do) and
 # nginx for the proxy part. Root drops the page cache before cold runs.
+#
+#   bench/remote_bench.sh --bucket [BUILD_DIR] [RUNS] [LATENCY_MS] [ROUNDS]
+#
+#   a bucket of RUNS (default 1000) small runs (3 objects each) in s3rver behind
+#   bench/latproxy.py adding LATENCY_MS (default 50) to every request: `rockpack ls`,
+#   the first `ls` and the first `ls -l` of a mount (each with an empty cache), and
+#   `rockpack ls` again with the cache (the runs final: run_final_age), against the same
+#   listing made as `aws s3 ls` makes it (bench/s3ls.py: the root, then every run
+#   prefix, 10 and 16 at a time; aws-cli is not installable here). Best of ROUNDS (3).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+if [ "${1:-}" = --bucket ]; then
+	shift
+	build=$(cd "${1:-$top/build}" && pwd)
+	nruns=${2:-1000}
+	lat=${3:-50}
+	rounds=${4:-3}
+	. "$top/bench/lib.sh"
+	bench_init remote-bucket
+	bg=()
+	trap 'for p in "${bg[@]}"; do kill "$p" 2>/dev/null || true; done; bench_cleanup' EXIT
+	npmdir=$build/test-npm
+	[ -f "$npmdir/node_modules/s3rver/package.json" ] ||
+		npm install --prefix "$npmdir" --no-audit --no-fund --no-save s3rver@3.7.1 >/dev/null
+	python3 - "$work/store" "$nruns" <<'PY'
+import os, sys
+root, n = sys.argv[1], int(sys.argv[2])
+for i in range(n):
+    d = os.path.join(root, "%d-linux" % (30000000000 + i))
+    os.makedirs(d)
+    for name in ("base_lib_generic.tar.zst", "base_lib_generic.tar.zst.sha256sum", "blas_lib_gfx1100.tar.zst"):
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(b"x%d" % i)
+PY
+	echo "uploading $((nruns * 3)) objects to s3rver ..."
+	RT_PUT_JOBS=32 NODE_OPTIONS=--openssl-legacy-provider NODE_PATH=$npmdir/node_modules \
+		node "$top/tests/remote/s3rver_run.js" "$work/s3data" "$work/store" bench "" \
+		"$work/s3.port" >"$work/s3.log" 2>&1 &
+	bg+=($!)
+	for _ in $(seq 1200); do [ -s "$work/s3.port" ] && break; sleep 0.2; done
+	python3 "$top/bench/latproxy.py" "http://127.0.0.1:$(cat "$work/s3.port")" "$lat" "$work/lat.port" &
+	bg+=($!)
+	for _ in $(seq 100); do [ -s "$work/lat.port" ] && break; sleep 0.1; done
+	ep=http://127.0.0.1:$(cat "$work/lat.port")
+	rockfs=$build/fs/rockfs
+	best() { sort -n | head -n1; }
+	tq() { local t0; t0=$(now); "$@" >/dev/null; elapsed "$t0" "$(now)"; }
+	declare -A t
+	for r in $(seq "$rounds"); do
+		c=$work/c$r
+		t[rp]+="$(tq "$build/tools/rockpack" ls s3://bench --endpoint "$ep" --cache "$c-rp") "
+		[ "$("$build/tools/rockpack" ls s3://bench --endpoint "$ep" --cache "$c-rp" | wc -l)" = $((nruns + 1)) ] ||
+			{ echo "rockpack ls: wrong run count" >&2; exit 1; }
+		bench_mount s3://bench "$c-fin" -o "endpoint=$ep,run_final_age=0"
+		ls "$mnt" >/dev/null
+		fusermount3 -u "$mnt"; wait "$pid" || true; pid=
+		t[rp_kept]+="$(tq "$build/tools/rockpack" ls s3://bench --endpoint "$ep" --cache "$c-fin") "
+		bench_mount s3://bench "$c-ls" -o "endpoint=$ep"
+		t[ls]+="$(tq ls "$mnt") "
+		fusermount3 -u "$mnt"; wait "$pid" || true; pid=
+		bench_mount s3://bench "$c-lsl" -o "endpoint=$ep"
+		t[lsl]+="$(tq ls -lt "$mnt") "
+		fusermount3 -u "$mnt"; wait "$pid" || true; pid=
+		t[aws10]+="$(tq python3 "$top/bench/s3ls.py" "$ep" bench 10) "
+		t[aws16]+="$(tq python3 "$top/bench/s3ls.py" "$ep" bench 16) "
+	done
+	echo "bucket: $nruns runs, ${lat} ms added to each request, best of $rounds; load: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
+	for k in rp rp_kept ls lsl aws10 aws16; do
+		printf '  %-44s %8s s\n' "$(case $k in
+			rp) echo "rockpack ls (empty cache)" ;;
+			rp_kept) echo "rockpack ls (finished runs kept in the cache)" ;;
+			ls) echo "first ls of the mount's root" ;;
+			lsl) echo "first ls -lt of the mount's root" ;;
+			aws10) echo "aws s3 ls style, 10 at a time (s3ls.py)" ;;
+			aws16) echo "aws s3 ls style, 16 at a time (s3ls.py)" ;;
+		esac)" "$(tr ' ' '\n' <<<"${t[$k]}" | grep . | best)"
+	done
+	exit 0
+fi
 build=$(cd "${1:-$top/build}" && pwd)
 gib=${2:-0.25}
 narts=${3:-1000}

@@ -50,6 +50,10 @@ int rk_run_same(const struct rk_run *a, const struct rk_run *b);
 int rk_run_has_dir(const struct rk_run *r, const char *name);
 /* The run's platform, the part of its name after the last '-' ("linux", "windows"). */
 const char *rk_run_platform(const struct rk_run *r);
+/* A digest of every entry (name, size, time) of run r's directory and of its stored
+ * folders below (python/, logs/, ...; 8 levels at most), listed through s: a file added
+ * anywhere in the run changes it. 0 or -errno. */
+int rk_run_tree_sig(struct rk_store *s, const struct rk_run *r, uint64_t *sig, struct rk_err *err);
 const struct rk_artifact *rk_run_find(const struct rk_run *r, const char *stem);
 
 #endif

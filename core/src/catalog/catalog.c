@@ -215,6 +215,56 @@ const char *rk_run_platform(const struct rk_run *r)
 	return dash ? dash + 1 : "linux";
 }
 
+/* FNV-1a of the bytes at p onto h */
+static uint64_t sig_add(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ull;
+	return h;
+}
+
+/* The entries of directory path (depth levels at most below the run) onto *h. */
+static int tree_sig(struct rk_store *s, const char *path, int depth, uint64_t *h,
+		    struct rk_err *err)
+{
+	struct rk_store_list l = {0};
+	struct rk_buf sub = RK_BUF_INIT;
+	int rc = rk_store_list(s, path, &l, err);
+
+	if (rc)
+		return rc;
+	for (size_t i = 0; !rc && i < l.n; i++) {
+		const struct rk_store_entry *e = &l.v[i];
+
+		*h = sig_add(*h, e->name, strlen(e->name) + 1);
+		*h = sig_add(*h, &e->size, sizeof(e->size));
+		*h = sig_add(*h, &e->mtime_ns, sizeof(e->mtime_ns));
+		*h = sig_add(*h, &e->is_dir, sizeof(e->is_dir));
+		if (!e->is_dir || !depth)
+			continue;
+		sub.len = 0;
+		if (rk_buf_addf(&sub, "%s%s%s", path, path[0] ? "/" : "", e->name))
+			rc = -ENOMEM;
+		else
+			rc = tree_sig(s, sub.buf, depth - 1, h, err);
+	}
+	rk_store_list_release(&l);
+	rk_buf_release(&sub);
+	return rc;
+}
+
+int rk_run_tree_sig(struct rk_store *s, const struct rk_run *r, uint64_t *sig, struct rk_err *err)
+{
+	uint64_t h = 14695981039346656037ull;
+	int rc = tree_sig(s, r->path, 8, &h, err);
+
+	if (!rc)
+		*sig = h;
+	return rc;
+}
+
 const struct rk_artifact *rk_run_find(const struct rk_run *r, const char *stem)
 {
 	struct rk_artifact key = {.stem = (char *)stem};

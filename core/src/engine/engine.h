@@ -158,6 +158,15 @@ int run_readme(struct rk_vfs *v, struct node *dir, const struct rk_run *cat);
 int refresh_listing(struct rk_vfs *v, struct node *dir);
 /* Serve run n of dir anew if the store's copy changed: the node that has the name now. */
 struct node *refresh_run(struct rk_vfs *v, struct node *dir, struct node *n);
+/* runs.c: a remote store naming a run ("s3://bucket/999-linux") that has nothing under
+ * it: -ENOENT with the nearest run names of its parent (opened with o); else 0. */
+int vfs_check_run_store(struct rk_vfs *v, const char *location, const struct rk_store_opts *o,
+			struct rk_err *err);
+/* walk.c: list runs (of dir) in parallel, a bounded number at a time; their mtimes (and
+ * dir's: first, its first listing) become their newest objects' times. No lock held. */
+int walk_runs(struct rk_vfs *v, struct node *dir, struct node **runs, size_t n, int first);
+/* The newest mtime (seconds) of listing l's entries, 0 if none has one. */
+int64_t listing_newest(const struct rk_store_list *l);
 /* n's path from the mount's root ("RUN/dist/gfx1100"), for log lines. */
 void node_path(struct rk_vfs *v, const struct node *n, char *buf, size_t size);
 

@@ -110,6 +110,9 @@ int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		return -ENOMEM;
 	}
 	r->cat = cat;
+	/* a local run's folders are read live: what refresh_run compares is made now */
+	r->sig_ok = v->list_ttl_ms && dir->parent && !rk_store_is_remote(rk_store_id(v->store)) &&
+		    !rk_run_tree_sig(v->store, cat, &r->sig, NULL);
 	dir->listed_ms = now_ms();
 	pthread_mutex_lock(&v->wait_lock);
 	r->next = v->runs;
@@ -222,15 +225,21 @@ static uint64_t now_ms(void)
 }
 
 /* The run and org directories of listing l that dir does not have yet, as lazy
- * directories; *added counts them (NULL ok: the first listing). A listing again that
- * adds entries moves dir's mtime on (a second at least): the kernel compares it with
- * the mtime of the listing it cached, and drops that listing when they differ. */
+ * directories; *added counts them (NULL ok: the first listing), *runs gets the new runs
+ * (malloc'd, *nruns of them) for walk_runs. An entry without a time (an S3 common prefix)
+ * has the mount's until its walk. A listing again that adds entries moves dir's mtime on
+ * (a second at least): the kernel compares it with the mtime of the listing it cached,
+ * and drops that listing when they differ. */
 static int add_listed(struct rk_vfs *v, struct node *dir, const char *path, int top,
-		      const struct rk_store_list *l, unsigned *added)
+		      const struct rk_store_list *l, unsigned *added, struct node ***runs,
+		      size_t *nruns)
 {
 	int64_t now = time(NULL);
 	int rc = 0;
 
+	*nruns = 0;
+	if (!(*runs = calloc(l->n + 1, sizeof(**runs))))
+		return -ENOMEM;
 	pthread_rwlock_wrlock(&v->tree);
 	for (size_t i = 0; !rc && i < l->n; i++) {
 		const char *name = l->v[i].name;
@@ -239,11 +248,14 @@ static int add_listed(struct rk_vfs *v, struct node *dir, const char *path, int 
 
 		if (!kind || vfs_dent_find(dir, name))
 			continue;
-		n = served_lazy_dir(v, dir, name, kind, l->v[i].mtime);
+		n = served_lazy_dir(v, dir, name, kind,
+				    l->v[i].mtime > 0 ? l->v[i].mtime : v->mount_time);
 		if (!n || !(n->ctx = join_path(path, name))) {
 			rc = -ENOMEM;
 		} else {
 			n->lists_runs = kind == pop_org;
+			if (kind == pop_run)
+				(*runs)[(*nruns)++] = n;
 			if (added)
 				(*added)++;
 		}
@@ -252,6 +264,15 @@ static int add_listed(struct rk_vfs *v, struct node *dir, const char *path, int 
 		dir->mtime = dir->mtime < now ? now : dir->mtime + 1;
 	pthread_rwlock_unlock(&v->tree);
 	return rc;
+}
+
+/* Whether a listing made at listed_ms is due again: list_ttl has (about) passed. The
+ * kernel asks again once the entry or attributes it got with that listing time out
+ * (list_ttl after the reply, which comes a little after listed_ms): a strict comparison
+ * would find it a hair too young then and wait a second list_ttl. */
+static int ttl_passed(const struct rk_vfs *v, uint64_t listed_ms)
+{
+	return now_ms() - listed_ms + v->list_ttl_ms / 8 >= v->list_ttl_ms;
 }
 
 /* Log the entries of listing l that a store view's directory in dir hides (once). */
@@ -267,6 +288,8 @@ static int pop_dirs(struct rk_vfs *v, struct node *dir, const char *path, int to
 		    struct rk_err *err)
 {
 	struct rk_store_list l;
+	struct node **runs = NULL;
+	size_t nruns = 0;
 	int rc = rk_store_list(v->store, path, &l, err), has_run = 0;
 
 	if (rc)
@@ -289,8 +312,11 @@ static int pop_dirs(struct rk_vfs *v, struct node *dir, const char *path, int to
 		return rc;
 	}
 	log_hidden(v, dir, path, top, &l);
-	rc = add_listed(v, dir, path, top, &l, NULL);
+	rc = add_listed(v, dir, path, top, &l, NULL, &runs, &nruns);
 	rk_store_list_release(&l);
+	if (!rc)
+		rc = walk_runs(v, dir, runs, nruns, 1);
+	free(runs);
 	dir->listed_ms = now_ms();
 	return rc;
 }
@@ -313,6 +339,8 @@ int refresh_listing(struct rk_vfs *v, struct node *dir)
 {
 	struct rk_err err = RK_ERR_INIT;
 	struct rk_store_list l;
+	struct node **runs = NULL;
+	size_t nruns = 0;
 	unsigned added = 0;
 	int rc, top = !dir->parent;
 	const char *path = top ? "" : dir->ctx;
@@ -325,7 +353,7 @@ int refresh_listing(struct rk_vfs *v, struct node *dir)
 	if (!rc || dir->run) /* not listed yet (its first populate lists it), or a run */
 		return 0;
 	pthread_mutex_lock(&v->refresh_lock);
-	if (now_ms() - dir->listed_ms < v->list_ttl_ms) {
+	if (!ttl_passed(v, dir->listed_ms)) {
 		pthread_mutex_unlock(&v->refresh_lock);
 		return 0;
 	}
@@ -333,9 +361,12 @@ int refresh_listing(struct rk_vfs *v, struct node *dir)
 	rc = rk_store_list(v->store, path, &l, &err);
 	if (!rc) {
 		log_hidden(v, dir, path, top, &l);
-		rc = add_listed(v, dir, path, top, &l, &added);
+		rc = add_listed(v, dir, path, top, &l, &added, &runs, &nruns);
 		rk_store_list_release(&l);
 	}
+	if (!rc) /* the new runs: listed now, so the first look at one finds its time */
+		rc = walk_runs(v, dir, runs, nruns, 0);
+	free(runs);
 	dir->listed_ms = now_ms(); /* a failure too: list_ttl bounds the requests */
 	pthread_mutex_unlock(&v->refresh_lock);
 	if (rc)
@@ -375,7 +406,8 @@ struct node *refresh_run(struct rk_vfs *v, struct node *dir, struct node *n)
 	struct rk_run *cat = NULL;
 	struct node *now;
 	struct run *r;
-	int rc, lost = 0;
+	uint64_t sig = 0;
+	int rc, lost = 0, moved = 0;
 
 	pthread_rwlock_rdlock(&v->tree);
 	r = n->run;
@@ -386,10 +418,16 @@ struct node *refresh_run(struct rk_vfs *v, struct node *dir, struct node *n)
 	pthread_rwlock_rdlock(&v->tree);
 	now = vfs_dent_find(dir, n->name);
 	pthread_rwlock_unlock(&v->tree);
-	if (now != n || now_ms() - n->listed_ms < v->list_ttl_ms ||
+	/* what the run held below its top (python/, logs/), from the listings the store
+	 * still remembers of it (S3: all of them, from the run's one listing sequence):
+	 * made at the first look, before rk_store_run_stale drops them; not at populate,
+	 * where an HTTP store would list (and HEAD) every folder of every run */
+	if (now == n && !r->sig_ok && ttl_passed(v, n->listed_ms))
+		r->sig_ok = !rk_run_tree_sig(v->store, r->cat, &r->sig, NULL);
+	if (now != n || !ttl_passed(v, n->listed_ms) ||
 	    !rk_store_run_stale(v->store, r->cat->path)) {
-		if (now == n)
-			n->listed_ms = now_ms();
+		if (now == n && ttl_passed(v, n->listed_ms))
+			n->listed_ms = now_ms(); /* asked: final, not changed */
 		pthread_mutex_unlock(&v->refresh_lock);
 		return now ? now : n;
 	}
@@ -399,7 +437,10 @@ struct node *refresh_run(struct rk_vfs *v, struct node *dir, struct node *n)
 		r->gone = 1;
 	if (!rc)
 		lost = run_lost_files(v, r);
-	if (!rc && (lost || !rk_run_same(r->cat, cat))) {
+	/* a file added below the run's top (python/, logs/) */
+	if (!rc && r->sig_ok && rk_run_same(r->cat, cat))
+		moved = !rk_run_tree_sig(v->store, cat, &sig, NULL) && sig != r->sig;
+	if (!rc && (lost || moved || !rk_run_same(r->cat, cat))) {
 		pthread_rwlock_wrlock(&v->tree);
 		now = served_new(v, dir, n->name, S_IFDIR | 0555, n->mtime);
 		if (now && (now->ctx = strdup(n->ctx))) {
@@ -415,6 +456,9 @@ struct node *refresh_run(struct rk_vfs *v, struct node *dir, struct node *n)
 		if (now && lost)
 			rk_info("run '%s': the store has the files it had lost again; served anew",
 				r->cat->path);
+		else if (now && moved)
+			rk_info("run '%s': files below it changed (%zu artifact%s); served anew",
+				r->cat->path, cat->narts, cat->narts == 1 ? "" : "s");
 		else if (now)
 			rk_info("run '%s': its listing changed (%zu artifact%s, was %zu); served "
 				"anew",

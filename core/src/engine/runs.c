@@ -365,3 +365,61 @@ int vfs_store_run(struct rk_vfs *v, const struct node *dir, const char *name, st
 	*out = n->run;
 	return 0;
 }
+
+/* ---- a store that names a run ---- */
+
+/* A remote store whose last component is a run name (s3://bucket/999-linux) that the
+ * server has nothing under: refused, with the nearest run names of its parent, rather
+ * than mounted empty. 0 when it has something, or when that cannot be told (a failing
+ * listing fails the mount's root later, with its own message). */
+int vfs_check_run_store(struct rk_vfs *v, const char *location, const struct rk_store_opts *o,
+			struct rk_err *err)
+{
+	struct rk_store_list l = {0};
+	struct rk_store *parent = NULL;
+	struct rk_buf near = RK_BUF_INIT;
+	const char **names = NULL;
+	size_t len = strlen(location), cut, n = 0, idx[3], k = 0;
+	char *up, last[256];
+	int rc;
+
+	while (len && location[len - 1] == '/')
+		len--;
+	for (cut = len; cut && location[cut - 1] != '/'; cut--)
+		;
+	if (!rk_store_is_remote(location) || len - cut >= sizeof(last) || cut < 2 ||
+	    location[cut - 2] == '/') /* "s3://x" or "http://host" itself */
+		return 0;
+	snprintf(last, sizeof(last), "%.*s", (int)(len - cut), location + cut);
+	if (!rk_run_name_valid(last))
+		return 0;
+	rc = rk_store_list(v->store, "", &l, NULL);
+	if (rc != -ENOENT && (rc || l.n)) {
+		rk_store_list_release(&l);
+		return 0;
+	}
+	rk_store_list_release(&l);
+	if (!(up = strndup(location, cut - 1)))
+		return -ENOMEM;
+	if (!rk_store_open_opts(up, o, &parent, NULL) && !rk_store_list(parent, "", &l, NULL) &&
+	    (names = calloc(l.n + 1, sizeof(*names)))) {
+		for (size_t i = 0; i < l.n; i++)
+			if (l.v[i].is_dir && rk_run_name_valid(l.v[i].name))
+				names[n++] = l.v[i].name;
+		k = rk_nearest_names(last, names, n, 3, idx);
+		for (size_t i = 0; i < k; i++)
+			if (rk_buf_addf(&near, "%s%s", i ? ", " : "", names[idx[i]]))
+				break;
+	}
+	rc = rk_err_set(err, -ENOENT,
+			"'%s': no such run: %s holds nothing under %s/ (%s%s); mount %s to see "
+			"its runs",
+			location, up, last, near.len ? "nearest: " : "no run there",
+			near.len ? near.buf : "", up);
+	free(names);
+	rk_store_list_release(&l);
+	rk_store_close(parent);
+	rk_buf_release(&near);
+	free(up);
+	return rc;
+}

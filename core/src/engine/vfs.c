@@ -79,7 +79,8 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 		goto fail;
 	ro = o->remote;
 	ro.cache = v->cache;
-	if ((rc = rk_store_open_opts(o->store, &ro, &v->store, err)))
+	if ((rc = rk_store_open_opts(o->store, &ro, &v->store, err)) ||
+	    (rc = vfs_check_run_store(v, o->store, &ro, err)))
 		goto fail;
 	if ((rc = vfs_ahead_new(v->cache, AHEAD_THREADS, &v->ahead)))
 		goto fail;

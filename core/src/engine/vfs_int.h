@@ -31,6 +31,8 @@ struct run {
 	void **vstate; /* per view (vfs_views order): its state for this run, or NULL */
 	struct run *next;
 	int gone; /* a listing again found the run missing from the store (v->refresh_lock) */
+	uint64_t sig; /* rk_run_tree_sig (refresh_run, v->refresh_lock); sig_ok: it was made */
+	int sig_ok;
 	_Atomic int manifest_warned; /* its stored manifest's failure was logged */
 };
 

@@ -621,6 +621,13 @@ int rk_http_get(struct rk_http *h, const struct rk_http_target *t, int head, uin
 		hop_reset(&hp);
 		if (rc)
 			return rc;
+		if (x.too_big && len && !head && x.meta.status == 200)
+			return rk_err_set(err, -EOPNOTSUPP,
+					  "'%s': the server ignores Range requests (HTTP 200 with "
+					  "the whole file, not 206): serve the store with one that "
+					  "honours Range (nginx, Apache, S3; python -m http.server "
+					  "does not)",
+					  url_shown(t->url));
 		if (x.too_big)
 			return rk_err_set(err, -EFBIG, "'%s': larger than %zu bytes",
 					  url_shown(t->url), max);

@@ -183,6 +183,65 @@ static void http_free(struct remote_store *r)
 
 static const struct remote_ops http_ops = {http_list, NULL, http_url, http_free};
 
+/* The doors that lead nowhere (issue 29): an S3 bucket's REST address (S3 serves no
+ * directory pages: every listing would fail) and a page (TheRock's job summary links
+ * RUN/index.html). Each is refused with the URL to use instead. */
+static int http_door(const char *location, size_t n, struct rk_err *err)
+{
+	const char *host = strstr(location, "://") + 3, *end = location + n, *slash, *at, *s3;
+	char shown[1024], bucket[256] = "";
+	size_t hl, pl;
+	const char *path;
+
+	slash = memchr(host, '/', (size_t)(end - host));
+	if (!slash)
+		slash = end;
+	at = memchr(host, '@', (size_t)(slash - host));
+	if (at)
+		host = at + 1;
+	hl = (size_t)(slash - host);
+	path = slash < end ? slash + 1 : end;
+	pl = (size_t)(end - path);
+	if (pl >= 10 && !strncmp(end - 10, "index.html", 10) && (pl == 10 || end[-11] == '/'))
+		pl -= pl == 10 ? 10 : 11; /* the page's directory */
+	if (hl > 14 && !strncmp(host + hl - 14, ".amazonaws.com", 14)) {
+		/* BUCKET.s3[.-]REGION.amazonaws.com, or s3[.-]REGION.amazonaws.com/BUCKET */
+		s3 = host;
+		if (strncmp(host, "s3.", 3) && strncmp(host, "s3-", 3)) {
+			for (s3 = host; s3 < host + hl - 3; s3++)
+				if (!strncmp(s3, ".s3.", 4) || !strncmp(s3, ".s3-", 4))
+					break;
+			if (s3 >= host + hl - 3)
+				return 0;
+			snprintf(bucket, sizeof(bucket), "%.*s", (int)(s3 - host), host);
+		} else {
+			size_t bl = strcspn(path, "/");
+
+			if (bl > pl)
+				bl = pl;
+			snprintf(bucket, sizeof(bucket), "%.*s", (int)bl, path);
+			path += bl + (bl < pl);
+			pl -= bl + (bl < pl);
+		}
+		if (!bucket[0])
+			return 0;
+		return rk_err_set(err, -EINVAL,
+				  "'%s': an S3 bucket's REST address (S3 serves no directory "
+				  "pages); use s3://%s%s%.*s instead",
+				  rk_url_shown(location, shown, sizeof(shown)), bucket,
+				  pl ? "/" : "", (int)pl, path);
+	}
+	if (pl != (size_t)(end - path)) {
+		size_t dl = (size_t)(path + pl - location);
+
+		while (dl && location[dl - 1] == '/')
+			dl--;
+		return rk_err_set(err, -EINVAL, "'%s': a page, not a directory; use %.*s/ instead",
+				  rk_url_shown(location, shown, sizeof(shown)), (int)dl, location);
+	}
+	return 0;
+}
+
 static int http_store_open(const char *location, const struct rk_store_opts *o,
 			   struct rk_store **out, struct rk_err *err)
 {
@@ -200,6 +259,10 @@ static int http_store_open(const char *location, const struct rk_store_opts *o,
 		free(s);
 		return rk_err_set(err, -EINVAL, "'%s': a store URL has no query",
 				  rk_url_shown(location, shown, sizeof(shown)));
+	}
+	if ((rc = http_door(location, n, err))) {
+		free(s);
+		return rc;
 	}
 	s->r.rops = &http_ops;
 	if (!(s->base = strndup(location, n)) || !(s->r.base.id = strdup(s->base))) {

@@ -277,6 +277,34 @@ static int tree_dir(struct tree *t, const char *root, const char *dir, size_t *i
 	return 0;
 }
 
+/* Object o (name relative to root) makes each folder above it at least as new as itself:
+ * the folder's entry in its parent's listing. */
+static void tree_times(struct tree *t, const char *root, const struct rk_store_entry *o)
+{
+	size_t rl = strlen(root) + (root[0] ? 1 : 0);
+
+	for (size_t i = 1; i < t->n; i++) {
+		const char *rel = t->paths[i] + rl, *slash = strrchr(t->paths[i], '/');
+		size_t n = strlen(rel);
+		struct rk_store_list *pl = NULL;
+
+		if (strncmp(o->name, rel, n) || o->name[n] != '/')
+			continue;
+		for (size_t j = 0; j < t->n; j++) /* the parent: the path before the last '/' */
+			if (slash && strlen(t->paths[j]) == (size_t)(slash - t->paths[i]) &&
+			    !strncmp(t->paths[j], t->paths[i], (size_t)(slash - t->paths[i])))
+				pl = &t->lists[j];
+		if (!slash && !root[0])
+			pl = &t->lists[0];
+		for (size_t k = 0; pl && k < pl->n; k++)
+			if (pl->v[k].is_dir && !strcmp(pl->v[k].name, slash ? slash + 1 : rel) &&
+			    o->mtime_ns > pl->v[k].mtime_ns) {
+				pl->v[k].mtime_ns = o->mtime_ns;
+				pl->v[k].mtime = o->mtime;
+			}
+	}
+}
+
 static int s3_list_tree(struct remote_store *r, const char *path, char ***paths,
 			struct rk_store_list **lists, size_t *n, struct rk_err *err)
 {
@@ -322,6 +350,9 @@ static int s3_list_tree(struct remote_store *r, const char *path, char ***paths,
 		}
 		l->n++;
 	}
+	/* S3 has no directories: a folder's time is its newest object's */
+	for (size_t i = 0; i < all.n && !rc; i++)
+		tree_times(&t, path, &all.v[i]);
 out:
 	rk_buf_release(&dir);
 	rk_store_list_release(&all);
