@@ -234,7 +234,7 @@ it_umount fs
 # 6. nothing written outside the cache directories
 after=$(fingerprint "$STORE")
 [ "$before" = "$after" ] || fail "the store changed during the test"
-extra=$(cd "$T" && ls -A | grep -vxE 'cache|cache2|mnt|fs\.log|expect|.*\.(want|got|out|err)|\.cmp' || true)
+extra=$(cd "$T" && ls -A | grep -vxE 'cache|cache2|mnt|pybin|fs\.log|expect|.*\.(want|got|out|err)|\.cmp' || true)
 [ -z "$extra" ] || fail "unexpected files in the test directory: $extra"
 [ -z "$(ls -A "$M")" ] || fail "the mountpoint is not empty after unmount"
 for c in "$C" "$T/cache2"; do
