@@ -33,6 +33,11 @@ runs_in() { ls "$1" | grep -v '^README$'; }
 
 # ---- the root: two pages, every run; each run listed once, 16 at a time
 it_mount m1 "s3://$B" "$T/m1" "$T/cache" -o "endpoint=$EP,run_final_age=0,list_ttl=0"
+# a look at one run lists the root and that run only: the walk of every run is a readdir's
+stat "$T/m1/20000000007-linux/artifacts" >/dev/null || fail "stat of one run failed"
+n=$(grep -E "$LIST" "$T/srv.log" | grep -vc "prefix= " || true)
+[ "$n" = 1 ] || fail "a look at one run listed $n runs, want 1 (only reading the root lists them all)"
+[ "$(stat -c %Y "$T/m1/20000000007-linux")" -gt 946684800 ] || fail "a run looked up alone has an mtime before 2000"
 runs_in "$T/m1" >"$T/got" || fail "ls of the root failed"
 diff -q "$expected" "$T/got" >/dev/null || fail "the root lists $(wc -l <"$T/got") runs, want $NRUNS: $(diff "$expected" "$T/got" | head -5)"
 n=$(rt_count "$T/srv.log" "$ROOT_LIST")
@@ -88,6 +93,7 @@ curl -fsS -X PUT --data-binary "@$T/up/base" "$EP/$B/$LIVE/more_lib_generic.tar.
 curl -fsS -X PUT --data-binary "@$T/up/rocm_sdk_extra-7.0.0-py3-none-linux_x86_64.whl" \
 	"$EP/$B/$LIVE/python/gfx110X-all/rocm_sdk_extra-7.0.0-py3-none-linux_x86_64.whl" >/dev/null
 NEW=20000010000-linux
+sleep 1.1 # NEW's object a second newer than LIVE's (mtimes are whole seconds): ls -t below
 curl -fsS -X PUT --data-binary "@$T/up/base" "$EP/$B/$NEW/base_lib_generic.tar.zst" >/dev/null
 seen=0
 for ((i = 0; i < 150; i++)); do # list_ttl is 2 s: 30 s is generous

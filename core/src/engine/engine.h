@@ -75,6 +75,11 @@ struct node {
 	uint8_t lists_runs; /* the root and {owner}-{repo}/ directories: they list the store's
 			     * runs (and its store views), until one turns out to be a run
 			     * itself (run set); immutable */
+	uint8_t walked; /* lists_runs: its runs were walked once (walk_due; v->refresh_lock) */
+	struct node **unwalked; /* lists_runs: runs listed but not yet walked (walk_later,
+				 * walk_due; v->wait_lock), nunwalked of them; owned */
+	size_t nunwalked;
+	uint8_t walking; /* lists_runs: walk_due is listing them (v->wait_lock) */
 	uint8_t incomplete; /* a directory whose listing misses entries nobody could read: a
 			     * readdir ends in EIO after the entries it has */
 	char *why_incomplete; /* incomplete: what is missing and why (the artifact and its
@@ -162,9 +167,13 @@ struct node *refresh_run(struct rk_vfs *v, struct node *dir, struct node *n);
  * it: -ENOENT with the nearest run names of its parent (opened with o); else 0. */
 int vfs_check_run_store(struct rk_vfs *v, const char *location, const struct rk_store_opts *o,
 			struct rk_err *err);
-/* walk.c: list runs (of dir) in parallel, a bounded number at a time; their mtimes (and
- * dir's: first, its first listing) become their newest objects' times. No lock held. */
-int walk_runs(struct rk_vfs *v, struct node *dir, struct node **runs, size_t n, int first);
+/* walk.c: the runs a listing of dir (the root, {owner}-{repo}/) found are kept by
+ * walk_later (runs, n of them: malloc'd, taken) and listed by walk_due: in parallel, a
+ * bounded number at a time, when dir is read (readdir, rockpack ls), not when one name
+ * in it is looked up. Their mtimes (and dir's, on its first walk) become their newest
+ * objects' times. walk_due takes v->refresh_lock; walk_later v->wait_lock. */
+int walk_later(struct rk_vfs *v, struct node *dir, struct node **runs, size_t n);
+void walk_due(struct rk_vfs *v, struct node *dir);
 /* The newest mtime (seconds) of listing l's entries, 0 if none has one. */
 int64_t listing_newest(const struct rk_store_list *l);
 /* n's path from the mount's root ("RUN/dist/gfx1100"), for log lines. */

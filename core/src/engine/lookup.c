@@ -166,6 +166,7 @@ static int readdir_from(struct rk_vfs *v, uint64_t ino, uint64_t off, int whole,
 
 	if ((rc = get_dir(v, ino, &dir, err)))
 		return rc;
+	walk_due(v, dir); /* the times of runs listed since the last readdir */
 	for (int retried = 0; dir->artifact;) { /* a listing is only complete when the archive is */
 		artifact_state(v, dir->artifact, &state, &gen);
 		if (state == ART_FAILED && !retried && artifact_transient(v, dir->artifact)) {

@@ -96,6 +96,7 @@ int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	struct node *arts, *browse;
 	struct rk_run *cat;
 	struct run *r;
+	int64_t newest;
 	int rc;
 
 	if ((rc = rk_run_load(v->store, dir->ctx ? dir->ctx : "", name, &cat, err)))
@@ -120,8 +121,13 @@ int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	v->n_runs++;
 	pthread_mutex_unlock(&v->wait_lock);
 
+	newest = listing_newest(&cat->files);
+	if (listing_newest(&cat->dirs) > newest)
+		newest = listing_newest(&cat->dirs);
 	pthread_rwlock_wrlock(&v->tree);
 	dir->run = r;
+	if (newest > 0) /* looked up before its parent's walk: the newest object's time */
+		dir->mtime = newest;
 	r->dir = dir;
 	arts = served_lazy_dir(v, dir, "artifacts", NULL, dir->mtime);
 	browse = served_lazy_dir(v, dir, "browse", NULL, dir->mtime);
@@ -315,8 +321,9 @@ static int pop_dirs(struct rk_vfs *v, struct node *dir, const char *path, int to
 	rc = add_listed(v, dir, path, top, &l, NULL, &runs, &nruns);
 	rk_store_list_release(&l);
 	if (!rc)
-		rc = walk_runs(v, dir, runs, nruns, 1);
-	free(runs);
+		rc = walk_later(v, dir, runs, nruns);
+	else
+		free(runs);
 	dir->listed_ms = now_ms();
 	return rc;
 }
@@ -364,9 +371,10 @@ int refresh_listing(struct rk_vfs *v, struct node *dir)
 		rc = add_listed(v, dir, path, top, &l, &added, &runs, &nruns);
 		rk_store_list_release(&l);
 	}
-	if (!rc) /* the new runs: listed now, so the first look at one finds its time */
-		rc = walk_runs(v, dir, runs, nruns, 0);
-	free(runs);
+	if (!rc) /* the new runs: listed by the next readdir of dir */
+		rc = walk_later(v, dir, runs, nruns);
+	else
+		free(runs);
 	dir->listed_ms = now_ms(); /* a failure too: list_ttl bounds the requests */
 	pthread_mutex_unlock(&v->refresh_lock);
 	if (rc)

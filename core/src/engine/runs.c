@@ -118,6 +118,7 @@ int rk_vfs_list_runs(struct rk_vfs *v, char ***names, size_t *count, struct rk_e
 	if (root->run) {
 		name_add(&l, root->run->cat->name, NULL);
 	} else {
+		walk_due(v, root);
 		for (size_t i = 0; !l.rc && i < root->nents; i++) {
 			struct node *n = root->order[i]->node;
 
@@ -126,6 +127,7 @@ int rk_vfs_list_runs(struct rk_vfs *v, char ***names, size_t *count, struct rk_e
 			} else if (n->pop == pop_org) {
 				if (vfs_populate(v, n, err))
 					continue;
+				walk_due(v, n);
 				pthread_rwlock_rdlock(&v->tree);
 				for (size_t j = 0; !l.rc && j < n->nents; j++)
 					if (n->order[j]->node->pop == pop_run)

@@ -351,6 +351,7 @@ void free_node(struct node *n)
 		close(n->fd);
 	rk_frontier_put(n->fr);
 	free(n->ctx);
+	free(n->unwalked);
 	free(n);
 }
 

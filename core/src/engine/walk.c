@@ -1,12 +1,14 @@
 /* walk.c: the runs of a directory that lists them (the root, {owner}-{repo}/) listed in
  * parallel, a bounded number at a time (as aws-cli and s5cmd list), when the directory
- * is listed: each run's store listing is then remembered by the store (a finished run's
- * for good, in the cache) for its populate, and the run's mtime is its newest object's
- * time, the directory's the newest run's. docs/internals/vfs.md. */
+ * is read (a readdir, rockpack ls; a lookup of one run lists only that run): each run's
+ * store listing is then remembered by the store (a finished run's for good, in the
+ * cache) for its populate, and the run's mtime is its newest object's time, the
+ * directory's the newest run's. docs/internals/vfs.md. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rk/log.h"
 
@@ -51,7 +53,7 @@ static void *walk_one(void *arg)
 	return NULL;
 }
 
-int walk_runs(struct rk_vfs *v, struct node *dir, struct node **runs, size_t n, int first)
+static int walk_runs(struct rk_vfs *v, struct node *dir, struct node **runs, size_t n, int first)
 {
 	struct walk w = {.store = v->store, .n = n};
 	pthread_t tid[WALK_JOBS];
@@ -91,4 +93,58 @@ int walk_runs(struct rk_vfs *v, struct node *dir, struct node **runs, size_t n, 
 	free(w.paths);
 	free(w.newest);
 	return 0;
+}
+
+int walk_later(struct rk_vfs *v, struct node *dir, struct node **runs, size_t n)
+{
+	struct node **all;
+	int rc = 0;
+
+	pthread_mutex_lock(&v->wait_lock);
+	if (n && !dir->nunwalked) {
+		free(dir->unwalked);
+		dir->unwalked = runs;
+		dir->nunwalked = n;
+		runs = NULL;
+	} else if (n && (all = realloc(dir->unwalked, (dir->nunwalked + n) * sizeof(*all)))) {
+		memcpy(all + dir->nunwalked, runs, n * sizeof(*all));
+		dir->unwalked = all;
+		dir->nunwalked += n;
+	} else if (n) {
+		rc = -ENOMEM;
+	}
+	pthread_mutex_unlock(&v->wait_lock);
+	free(runs);
+	return rc;
+}
+
+void walk_due(struct rk_vfs *v, struct node *dir)
+{
+	struct node **runs;
+	size_t n;
+
+	if (!dir->lists_runs)
+		return;
+	pthread_mutex_lock(&v->wait_lock);
+	n = dir->nunwalked + dir->walking;
+	pthread_mutex_unlock(&v->wait_lock);
+	if (!n) /* nothing to walk, nor a walk to wait for */
+		return;
+	/* one walk at a time: a second reader waits for the times the first is fetching */
+	pthread_mutex_lock(&v->refresh_lock);
+	pthread_mutex_lock(&v->wait_lock);
+	runs = dir->unwalked;
+	n = dir->nunwalked;
+	dir->unwalked = NULL;
+	dir->nunwalked = 0;
+	dir->walking = 1;
+	pthread_mutex_unlock(&v->wait_lock);
+	if (n && walk_runs(v, dir, runs, n, !dir->walked))
+		rk_warn("'%s': listing its runs: out of memory", dir->parent ? dir->name : "/");
+	dir->walked = 1;
+	pthread_mutex_lock(&v->wait_lock);
+	dir->walking = 0;
+	pthread_mutex_unlock(&v->wait_lock);
+	pthread_mutex_unlock(&v->refresh_lock);
+	free(runs);
 }
