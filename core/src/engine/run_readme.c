@@ -15,11 +15,14 @@
 #include "engine/vfs_int.h"
 #include "engine/engine.h"
 
-/* Whether run view i is a view whose folder a stored folder of the same name is laid
- * over (the view serves the stored files under their own names: vfs_stored_overlay). */
+/* Whether the run view of that name lays the run's stored folder of its name over
+ * what it makes (its stored_over: tarballs/, packages/, python/). */
 static int overlays(const char *name)
 {
-	return !strcmp(name, "tarballs") || !strcmp(name, "packages") || !strcmp(name, "python");
+	for (size_t i = 0; i < vfs_nviews; i++)
+		if (vfs_views[i]->place == VFS_VIEW_RUN && !strcmp(vfs_views[i]->name, name))
+			return vfs_views[i]->stored_over;
+	return 0;
 }
 
 static int pad(const char *name)

@@ -218,6 +218,10 @@ struct vfs_view {
 	void (*stop)(void *state); /* may be NULL */
 	void (*free)(void *state); /* called for a state that is set; NULL: no state */
 	uint8_t place; /* enum vfs_place */
+	/* a run view that serves the files of the run's stored folder of its name under
+	 * their own names, beside what it makes (vfs_run_stored_over): the run's README says
+	 * so */
+	uint8_t stored_over;
 	/* Its options (rk/vfs.h), nopts of them, and its per-mount config made from them at
 	 * rk_vfs_open: vals[i] is opts[i]'s value (given, else its default; NULL: unset;
 	 * "" for a flag given), labels[i] how the caller spells it in messages. config NULL:

@@ -175,6 +175,7 @@ static const char readme[] =
 
 const struct vfs_view vfs_view_tarballs = {
 	.name = "tarballs",
+	.stored_over = 1,
 	.readme = readme,
 	.shown = vfs_run_has_artifacts,
 	.populate = pop_tarballs,

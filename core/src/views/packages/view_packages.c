@@ -1176,6 +1176,7 @@ static int shown(const struct rk_run *cat)
 
 const struct vfs_view vfs_view_packages = {
 	.name = "packages",
+	.stored_over = 1,
 	.readme = pkg_readme,
 	.shown = shown,
 	.populate = pkg_populate,

@@ -963,6 +963,7 @@ static int shown(const struct rk_run *cat)
 
 const struct vfs_view vfs_view_python = {
 	.name = "python",
+	.stored_over = 1,
 	.readme = readme,
 	.shown = shown,
 	.populate = pop_python,
