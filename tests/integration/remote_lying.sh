@@ -20,7 +20,7 @@ PN=$(rt_free_port)
 rt_nginx ng "
 	server {
 		listen 127.0.0.1:$PN;
-		location /store/ { alias $STORE/; autoindex on; }
+		location /store/ { alias $STORE/; autoindex on; index none.html; }
 	}"
 rt_wait_http "http://127.0.0.1:$PN/store/"
 rt_proxy fp "http://127.0.0.1:$PN"
