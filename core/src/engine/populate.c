@@ -232,7 +232,7 @@ static uint64_t now_ms(void)
 
 /* The run and org directories of listing l that dir does not have yet, as lazy
  * directories; *added counts them (NULL ok: the first listing), *runs gets the new runs
- * (malloc'd, *nruns of them) for walk_runs. An entry without a time (an S3 common prefix)
+ * (malloc'd, *nruns of them) for walk_later. An entry without a time (an S3 common prefix)
  * has the mount's until its walk. A listing again that adds entries moves dir's mtime on
  * (a second at least): the kernel compares it with the mtime of the listing it cached,
  * and drops that listing when they differ. */
