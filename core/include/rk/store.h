@@ -85,6 +85,8 @@ void rk_store_list_release(struct rk_store_list *l);
 /* Sort l by name and drop duplicate names (a directory wins over a file of the same
  * name); the remote backends list unsorted. */
 void rk_store_list_sort(struct rk_store_list *l);
+/* The entry of sorted listing l named name, or NULL. */
+const struct rk_store_entry *rk_store_list_find(const struct rk_store_list *l, const char *name);
 
 /* Open an object. size and mtime are filled from the store. */
 int rk_store_object_open(struct rk_store *s, const char *path, struct rk_object **out,

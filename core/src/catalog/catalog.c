@@ -8,6 +8,7 @@
 
 #include "rk/buf.h"
 #include "rk/catalog.h"
+#include "rk/hash.h"
 #include "util/array.h"
 
 int rk_listing_has_artifacts(const struct rk_store_list *l)
@@ -23,24 +24,6 @@ int rk_listing_has_artifacts(const struct rk_store_list *l)
 static int cmp_stem(const void *a, const void *b)
 {
 	return strcmp(((const struct rk_artifact *)a)->stem, ((const struct rk_artifact *)b)->stem);
-}
-
-static const struct rk_store_entry *find_file(const struct rk_store_list *l, const char *name)
-{
-	size_t lo = 0, hi = l->n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int c = strcmp(l->v[mid].name, name);
-
-		if (!c)
-			return &l->v[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
 }
 
 static int add_target(struct rk_run *r, const char *t)
@@ -99,7 +82,7 @@ int rk_run_load(struct rk_store *s, const char *path, const char *name, struct r
 
 			snprintf(zst, sizeof(zst), "%.*s.tar.zst", (int)(strlen(f->name) - 7),
 				 f->name);
-			if (find_file(&r->files, zst)) {
+			if (rk_store_list_find(&r->files, zst)) {
 				memset(a, 0, sizeof(*a));
 				continue; /* the .tar.zst twin wins; it sets has_xz_twin */
 			}
@@ -108,9 +91,9 @@ int rk_run_load(struct rk_store *s, const char *path, const char *name, struct r
 		snprintf(side, sizeof(side), "%s.sha256sum", f->name);
 		a->file = strdup(f->name);
 		a->stem = strdup(stem);
-		if (find_file(&r->files, side))
+		if (rk_store_list_find(&r->files, side))
 			a->sidecar = strdup(side);
-		if (!a->file || !a->stem || (find_file(&r->files, side) && !a->sidecar)) {
+		if (!a->file || !a->stem || (rk_store_list_find(&r->files, side) && !a->sidecar)) {
 			r->narts++;
 			rc = -ENOMEM;
 			goto fail;
@@ -119,7 +102,7 @@ int rk_run_load(struct rk_store *s, const char *path, const char *name, struct r
 			char xz[1024];
 
 			snprintf(xz, sizeof(xz), "%s.tar.xz", stem);
-			a->has_xz_twin = find_file(&r->files, xz) != NULL;
+			a->has_xz_twin = rk_store_list_find(&r->files, xz) != NULL;
 		}
 		a->size = f->size;
 		a->mtime_ns = f->mtime_ns;
@@ -153,7 +136,7 @@ int rk_run_load(struct rk_store *s, const char *path, const char *name, struct r
 		r->has_manifest = 0;
 		if (!rk_buf_addf(&mpath, "%s%smanifests", path, path[0] ? "/" : "") &&
 		    !rk_store_list(s, mpath.buf, &sub, NULL)) {
-			const struct rk_store_entry *e = find_file(&sub, "therock_manifest.json");
+			const struct rk_store_entry *e = rk_store_list_find(&sub, "therock_manifest.json");
 
 			r->has_manifest = e && !e->is_dir;
 			rk_store_list_release(&sub);
@@ -203,7 +186,7 @@ int rk_run_same(const struct rk_run *a, const struct rk_run *b)
 
 int rk_run_has_dir(const struct rk_run *r, const char *name)
 {
-	const struct rk_store_entry *e = find_file(&r->dirs, name);
+	const struct rk_store_entry *e = rk_store_list_find(&r->dirs, name);
 
 	return e && e->is_dir;
 }
@@ -213,16 +196,6 @@ const char *rk_run_platform(const struct rk_run *r)
 	const char *dash = strrchr(r->name, '-');
 
 	return dash ? dash + 1 : "linux";
-}
-
-/* FNV-1a of the bytes at p onto h */
-static uint64_t sig_add(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 1099511628211ull;
-	return h;
 }
 
 /* The entries of directory path (depth levels at most below the run) onto *h. */
@@ -238,10 +211,10 @@ static int tree_sig(struct rk_store *s, const char *path, int depth, uint64_t *h
 	for (size_t i = 0; !rc && i < l.n; i++) {
 		const struct rk_store_entry *e = &l.v[i];
 
-		*h = sig_add(*h, e->name, strlen(e->name) + 1);
-		*h = sig_add(*h, &e->size, sizeof(e->size));
-		*h = sig_add(*h, &e->mtime_ns, sizeof(e->mtime_ns));
-		*h = sig_add(*h, &e->is_dir, sizeof(e->is_dir));
+		*h = rk_fnv64(*h, e->name, strlen(e->name) + 1);
+		*h = rk_fnv64(*h, &e->size, sizeof(e->size));
+		*h = rk_fnv64(*h, &e->mtime_ns, sizeof(e->mtime_ns));
+		*h = rk_fnv64(*h, &e->is_dir, sizeof(e->is_dir));
 		if (!e->is_dir || !depth)
 			continue;
 		sub.len = 0;
@@ -257,7 +230,7 @@ static int tree_sig(struct rk_store *s, const char *path, int depth, uint64_t *h
 
 int rk_run_tree_sig(struct rk_store *s, const struct rk_run *r, uint64_t *sig, struct rk_err *err)
 {
-	uint64_t h = 14695981039346656037ull;
+	uint64_t h = RK_FNV_SEED;
 	int rc = tree_sig(s, r->path, 8, &h, err);
 
 	if (!rc)

@@ -81,25 +81,6 @@ struct node *vfs_stored_dir(struct node *dir, const char *name, const char *path
 	return n;
 }
 
-/* Whether sorted listing l has name. */
-static int listed(const struct rk_store_list *l, const char *name)
-{
-	size_t lo = 0, hi = l->n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int c = strcmp(l->v[mid].name, name);
-
-		if (!c)
-			return 1;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
-}
-
 int vfs_stored_overlay(struct rk_vfs *v, struct node *out, const char *path, struct rk_buf *said,
 		       struct rk_err *err)
 {
@@ -137,7 +118,7 @@ int vfs_stored_overlay(struct rk_vfs *v, struct node *out, const char *path, str
 		const char *name = out->order[i]->name;
 		struct node *n = out->order[i]->node;
 
-		if (!listed(&l, name))
+		if (!rk_store_list_find(&l, name))
 			rc = rk_buf_addf(said, "%s%s\tmade by rockfs\n", name,
 					 S_ISDIR(n->mode) ? "/" : "");
 	}

@@ -1,5 +1,5 @@
 /* store_list.c: struct rk_store_list, the listing every backend fills (rk/store.h):
- * release and sort. A leaf of the store layer: it uses libc only, and every backend
+ * release, sort and find. A leaf of the store layer: it uses libc only, and every backend
  * (store_dir.c, store_remote.c, store_s3.c, store_http.c) and store.c may use it. */
 #include <stdlib.h>
 #include <string.h>
@@ -42,4 +42,11 @@ void rk_store_list_sort(struct rk_store_list *out)
 		out->v[k++] = out->v[i];
 	}
 	out->n = k;
+}
+
+const struct rk_store_entry *rk_store_list_find(const struct rk_store_list *l, const char *name)
+{
+	struct rk_store_entry key = {.name = (char *)name};
+
+	return l->n ? bsearch(&key, l->v, l->n, sizeof(key), cmp_entry) : NULL;
 }
