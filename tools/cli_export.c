@@ -224,12 +224,18 @@ int rp_export(struct rk_vfs *v, struct rp_progress *p, const char *path, const c
 	struct rk_buf rel = RK_BUF_INIT;
 	struct rk_staging stage = {.fd = -1};
 	struct rk_attr a;
-	int rc, ret = 1, root;
+	int rc, ret = 1, root, parents = 0;
 
 	if (!(e.buf = malloc(1 << 20)))
 		return rp_fail("out of memory");
 	if ((rc = rk_vfs_resolve(v, path, &a, &e.err))) {
 		rp_fail("%s: %s", shown, rc == -ENOENT ? strerror(-rc) : rk_err_str(&e.err, rc));
+		goto done;
+	}
+	/* out's missing parents are made (as git clone makes them), and removed again when
+	 * nothing was written */
+	if ((parents = rp_mkdir_parents(out)) < 0) {
+		rp_fail("%s: %s", out, strerror(-parents));
 		goto done;
 	}
 	/* written into a private sibling of out, moved into place at the end: a killed or
@@ -253,6 +259,8 @@ done:
 		free(e.links[i].path);
 	free(e.links);
 	rk_staging_abort(&stage);
+	if (ret && parents > 0)
+		rp_rmdir_parents(out, parents);
 	free(e.buf);
 	rk_buf_release(&rel);
 	return ret;

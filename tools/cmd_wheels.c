@@ -97,8 +97,10 @@ static int cmd_wheels(const struct rp_opts *given, int argc, char **argv)
 			ret = rp_fail("out of memory");
 			break;
 		}
-		if (dir && mkdir(out, 0755) && errno != EEXIST) {
-			ret = rp_fail("%s: %s", out, strerror(errno));
+		if (dir && (rc = rp_mkdir_parents(out)) >= 0 && mkdir(out, 0755) && errno != EEXIST)
+			rc = -errno;
+		if (dir && rc < 0) {
+			ret = rp_fail("%s: %s", out, strerror(-rc));
 			break;
 		}
 		ret = rp_export(v, &p, path.buf, parts[i], dst.buf);

@@ -103,6 +103,19 @@ expect 1 "several runs" --cache "$C" export "$STORE" "" dist -o o11
 "$ROCKPACK" --cache "$C" -q export "$STORE" $RUN browse/base_lib_generic -o out-exists ||
 	fail "export into an empty directory: exit $?"
 expect 1 "File exists" --cache "$C" export "$STORE" $RUN browse/base_lib_generic -o out-exists
+# -o DIR's missing parents are made (wheels, export, packages alike), and left as they were
+# when the command fails
+for cmd in "wheels $STORE $RUN" "wheels $STORE $RUN --index" "export $STORE $RUN dist/gfx1100" \
+	"packages $STORE $RUN --type deb"; do
+	rm -rf new
+	# shellcheck disable=SC2086
+	"$ROCKPACK" --cache "$C" -q $cmd -o new/a/b 2>"$T/ok.err" ||
+		fail "rockpack $cmd -o new/a/b: exit $?: $(cat "$T/ok.err")"
+	[ -n "$(ls new/a/b)" ] || fail "rockpack $cmd -o new/a/b wrote nothing"
+done
+rm -rf new
+expect 1 "nosuch" --cache "$C" export "$STORE" $RUN dist/nosuch -o new/a/b
+[ ! -e new ] || fail "a failed export left the parents it made"
 
 # ---- 0 ----
 for args in "ls $STORE" "ls $STORE $RUN" "ls $STORE $RUN dist" "cache stats" "--version" "help" "ls --help"; do
