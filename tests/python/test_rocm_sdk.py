@@ -293,8 +293,19 @@ class CommandTest(SiteTest):
 
     def test_targets_without_devices(self):
         s = FakeSite(self.tmp, devices=())
-        self.assertEqual(self.ok(s.cli("targets", "--installed")),
-                         "gfx1100\ngfx942:xnack+\ngfx942\n")
+        self.assertEqual(self.ok(s.cli("targets", "--installed")), "")
+
+    def test_targets_uninstalled_device(self):
+        # pip uninstall of a device package whose .devel_links file stayed (a file pip
+        # did not install, or an interrupted uninstall): its metadata decides
+        s = FakeSite(self.tmp, devices=("gfx1100", "gfx942"))
+        shutil.rmtree(str(s.dist_info_dir("rocm-sdk-device-gfx942")))
+        self.assertEqual(self.ok(s.cli("targets", "--installed")), "gfx1100\n")
+
+    def test_targets_legacy_uninstalled(self):
+        s = FakeSite(self.tmp, kpack=False, legacy_libraries=("gfx110X-all", "gfx94X-dcgpu"))
+        shutil.rmtree(str(s.dist_info_dir("rocm-sdk-libraries-gfx110X-all")))
+        self.assertEqual(self.ok(s.cli("targets", "--installed")), "gfx94X-dcgpu\n")
 
     def test_targets_legacy(self):
         s = FakeSite(self.tmp, kpack=False, legacy_libraries=("gfx94X-dcgpu",))

@@ -65,11 +65,23 @@ def _do_version(args):
     return 0
 
 
+def _installed(dist):
+    """Whether distribution dist is installed (its metadata is), not merely that files
+    of it are there: pip leaves a directory that holds files it did not install."""
+    import importlib.metadata
+
+    try:
+        importlib.metadata.distribution(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
+
+
 def installed_targets():
-    """The targets this install has device files for: in kpack builds, the
-    installed rocm-sdk-device-<target> packages (their .devel_links/<target>.json
+    """The targets this install has device files for: in kpack builds, the targets of
+    the installed rocm-sdk-device-<target> packages (their .devel_links/<target>.json
     in the libraries platform directory); in legacy builds, the families whose
-    rocm-sdk-libraries-<family> platform package is installed. [] if none."""
+    rocm-sdk-libraries-<family> package is installed. [] if none."""
     from . import _locate
 
     site = _locate.site_dir()
@@ -78,10 +90,12 @@ def installed_targets():
         links = site / libraries.get_py_package_name() / ".devel_links"
         if not links.is_dir():
             return []
-        return sorted(p.name[:-len(".json")] for p in links.iterdir()
-                      if p.name.endswith(".json"))
+        device = di.ALL_PACKAGES["device"]
+        return sorted(t for t in (p.name[:-len(".json")] for p in links.iterdir()
+                                  if p.name.endswith(".json"))
+                      if _installed(device.get_dist_package_name(t)))
     return [f for f in di.AVAILABLE_TARGET_FAMILIES
-            if (site / libraries.get_py_package_name(f)).is_dir()]
+            if _installed(libraries.get_dist_package_name(f))]
 
 
 def dist_amdgpu_targets():
@@ -102,10 +116,9 @@ def dist_amdgpu_targets():
 
 def _do_targets(args):
     if args.installed or args.available:
-        # ours: one target (family) a line: those installed (else those of the
-        # distribution), or with --available those of the distribution
-        targets = [] if args.available else installed_targets()
-        for t in targets or di.AVAILABLE_TARGET_FAMILIES:
+        # ours: one target (family) a line: those installed (none: nothing), or with
+        # --available those of the distribution
+        for t in di.AVAILABLE_TARGET_FAMILIES if args.available else installed_targets():
             print(t)
         return 0
     try:
