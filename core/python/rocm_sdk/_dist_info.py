@@ -266,7 +266,7 @@ def build_extras_require():
         family = None
     extras = {}
     for pkg in ALL_PACKAGES.values():
-        if pkg.required:
+        if pkg.required or pkg.logical_name in UNBUILT_PACKAGES:
             continue
         if pkg.is_target_specific:
             if family is None:
@@ -326,3 +326,8 @@ LIBRARIES_PY_PACKAGE_NAME = None
 # libraries package it does not install. Each family's own sdist and devel wheel
 # are in python/<family>/ (THIS_TARGET_FAMILY set, this None).
 DEVEL_FAMILY = None
+
+# rockfs: the optional packages this distribution has no wheel of (a run without
+# profiler artifacts has no rocm-profiler): the sdist offers no extra for them, so
+# that every extra pip is offered installs.
+UNBUILT_PACKAGES = set()

@@ -80,6 +80,7 @@ struct synth {
 	struct elfinfo *elf;
 	struct owned *owned;
 	int64_t mtime;
+	int profiler; /* a rocm-profiler wheel was made: the sdist offers the profiler extra */
 	struct pysynth_set *out;
 	struct rk_err *err;
 };
@@ -551,6 +552,13 @@ static int runtime_wheel(struct synth *s, int kind, const char *family)
 	pyplan_names(kind, family, &nm);
 	p.platform = platform;
 	rc = flatten_pkg(s, &p, kind, family, NULL, &root);
+	/* no library artifact (of the family): upstream's build makes the libraries wheel
+	 * anyway, nearly empty (build_python_packages.py populates one per family and the
+	 * kpack-split one always), and the sdist's libraries extra requires it */
+	if (rc == -ENOENT && kind == PKG_LIBRARIES)
+		rc = (root = vfs_tree_new(".python", S_IFDIR | 0755, 0))
+			     ? rk_buf_adds(&p.w.sources, "no artifact (none has library files)")
+			     : -ENOMEM;
 	if (rc) {
 		pkg_release(&p);
 		return rc == -ENOENT ? 0 : rc; /* nothing to package */
@@ -937,6 +945,11 @@ static int sdist(struct synth *s, const char *family)
 					rc = rk_buf_addf(&b, "DEVEL_FAMILY = '%s'\n",
 							 s->families[0]);
 			}
+			/* no extra without a wheel behind it: upstream's Linux build always
+			 * makes rocm-profiler (and refuses to go on without profiler
+			 * artifacts); a run without them has no profiler package */
+			if (!rc && !s->profiler)
+				rc = rk_buf_adds(&b, "UNBUILT_PACKAGES.add('profiler')\n");
 			if (!rc)
 				rc = sdist_add(s, &l, path, b.buf, b.len);
 		} else if (!strncmp(f->path, "rocm_sdk/", 9)) {
@@ -1047,11 +1060,16 @@ int vfs_python_synth(struct rk_vfs *v, struct run *r, struct pysynth_set *out, s
 		rk_err_clear(err);
 		rc = 0;
 	}
-	if (!rc && recoverable(rc = runtime_wheel(&s, PKG_PROFILER, NULL))) {
-		rk_warn("python: run '%s': rocm-profiler not synthesized: %s", r->cat->name,
-			rk_err_str(err, rc));
-		rk_err_clear(err);
-		rc = 0;
+	if (!rc) {
+		size_t n0 = s.out->n;
+
+		if (recoverable(rc = runtime_wheel(&s, PKG_PROFILER, NULL))) {
+			rk_warn("python: run '%s': rocm-profiler not synthesized: %s",
+				r->cat->name, rk_err_str(err, rc));
+			rk_err_clear(err);
+			rc = 0;
+		}
+		s.profiler = s.out->n > n0;
 	}
 	for (size_t i = 0; !rc && i < (s.split ? 1 : s.nfamilies); i++)
 		if (recoverable(rc = runtime_wheel(&s, PKG_LIBRARIES,
