@@ -66,6 +66,20 @@ for run in $SPLIT $LEGACY; do
 	for w in "$P"/files/*.whl; do
 		python3 -m zipfile -t "$w" >/dev/null || fail "$run: zipfile -t $(basename "$w")"
 	done
+	# every extra the sdist offers has a wheel behind it: the demo has no profiler
+	# artifacts, so no rocm-profiler wheel and no profiler extra (python_upstream_profiler
+	# has both)
+	rm -rf "$T/sdist" && mkdir "$T/sdist" && tar -xzf "$P/files/rocm-$VER.tar.gz" -C "$T/sdist" ||
+		fail "$run: the sdist does not unpack"
+	fam=gfx1100 want="devel device libraries"
+	[ $run = $LEGACY ] && fam=gfx110X-all want="devel libraries"
+	extras=$(cd "$T/sdist/rocm-$VER" && ROCM_SDK_TARGET_FAMILY=$fam "$PY" -c '
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("d", "src/rocm_sdk/_dist_info.py")
+d = importlib.util.module_from_spec(spec); spec.loader.exec_module(d)
+print(" ".join(sorted(k for k in d.build_extras_require() if "-" not in k)))' | tail -n 1)
+	[ "$extras" = "$want" ] || fail "$run: the sdist offers the extras '$extras', want '$want'"
+	ls "$P"/files/rocm_profiler-* >/dev/null 2>&1 && fail "$run: a rocm-profiler wheel without profiler artifacts"
 	# the stored bytes, unchanged (stored wins over synthesized)
 	for f in "$P"/files/*.whl "$P"/files/*.tar.gz; do
 		[ -d "$STORE/$run/python" ] || break
