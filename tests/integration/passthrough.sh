@@ -50,11 +50,11 @@ fi
 [ "$(st "$M" passthrough_opens)" = 0 ] || fail "passthrough_opens before any open: $(st "$M" passthrough_opens)"
 
 # 1. a cache blob
-A=blas_lib_generic
+A=blas_lib_gfx110X-all
 "$ROCKPACK" --cache "$T/cache-x" -q export "$STORE" "$RUN" "browse/$A" -o "$T/x" ||
 	fail "rockpack export browse/$A"
-rel=$(cd "$T/x" && find . -type f -size +64k -printf '%s %P\n' | sort -n | tail -n 1 | cut -d' ' -f2-)
-[ -n "$rel" ] || die "browse/$A has no file over 64 KiB to read"
+rel=$(cd "$T/x" && find . -type f -size +4k -printf '%s %P\n' | sort -n | tail -n 1 | cut -d' ' -f2-)
+[ -n "$rel" ] || die "browse/$A has no file over 4 KiB to read"
 F=$M/$RUN/browse/$A/$rel
 ino=$(stat -c %i "$F")
 mark on
