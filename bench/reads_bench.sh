@@ -82,6 +82,7 @@ R=$mnt/$run
 bdi=/sys/class/bdi/$(mountpoint -d "$mnt")
 [ -z "${RB_RA_KB:-}" ] || echo "$RB_RA_KB" >"$bdi/read_ahead_kb" # RB_RA_KB=N: try another readahead
 echo "mount's readahead: $(cat "$bdi/read_ahead_kb") KiB"
+echo "FUSE passthrough: $(sed -n 's/^passthrough: //p' "$mnt/.rockfs-status")" # (issue 30)
 echo "ingesting (reading every artifact once through browse/) ..."
 find "$R/browse" -type f -exec cat {} + >/dev/null
 B=$R/browse/bigfile_lib_gfx1100/bigfile/stage/lib
@@ -173,5 +174,6 @@ printf '%-52s %7s s  %5s GiB/s  %sx blobs\n' "par4: four cats through the mount"
 awk -v a="$c0" -v b="$c1" -v c="$c2" -v d="$c3" -v e="$c4" -v f="$c5" -v r="$rounds" -v hz="$(getconf CLK_TCK)" \
 	'BEGIN { printf "daemon CPU per GiB read: member %.2f s, tar %.2f s, par4 %.2f s\n",
 		(b - a) / hz / r, (d - c) / hz / r, (f - e) / hz / r / 4 }'
+echo "opens passed through: $(sed -n 's/^passthrough_opens: //p' "$mnt/.rockfs-status")"
 echo "dist/: no big rewritten ELF in the demo (its fat binaries are a few KiB); not measured"
 if grep -qiE 'warning|error' "$work/daemon.log"; then sed 's/^/daemon: /' "$work/daemon.log"; fi
