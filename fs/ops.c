@@ -15,7 +15,9 @@
  * store and answer a new inode for it (the old one keeps serving what is open). Files
  * are not opened
  * either (open answers ENOSYS): reads come without a handle and find their file by inode
- * (files.c). Both fall back to opening when the kernel cannot do without. */
+ * (files.c). Both fall back to opening when the kernel cannot do without. A mount with
+ * FUSE passthrough answers opens (passthrough.c): a plain file's open gives the kernel
+ * its cache blob to read itself; other files are still read by inode. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
