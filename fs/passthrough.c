@@ -87,7 +87,7 @@ static int backing_open(struct rkfs *fs, fuse_req_t req, int fd)
 	rk_warn("passthrough: the kernel refused a backing file (%s%s); reads of plain files "
 		"go through the daemon from now on",
 		errno ? strerror(errno) : "no reason given",
-		errno == ELOOP ? ": is the cache on a stacked filesystem, such as overlayfs?"
+		errno == ELOOP	 ? ": is the cache on a stacked filesystem, such as overlayfs?"
 		: errno == EPERM ? ": the daemon needs CAP_SYS_ADMIN"
 				 : "");
 	return 0;
@@ -130,21 +130,20 @@ int rkfs_pt_open(struct rkfs *fs, fuse_req_t req, fuse_ino_t ino, struct fuse_fi
 	}
 #ifdef RKFS_HAVE_PASSTHROUGH
 	/* (the ioctl under the lock: two first opens of one inode must share one id) */
-	if (!e->cached && !e->backing_id && fd >= 0 &&
-	    atomic_load(&t->state) == RKFS_PT_ON)
+	if (!e->cached && !e->backing_id && fd >= 0 && atomic_load(&t->state) == RKFS_PT_ON)
 		e->backing_id = backing_open(fs, req, fd);
+#else
+	(void)req, (void)fd; /* (backing_id stays 0) */
+#endif
 	if (e->backing_id) {
 		e->opens++;
 		atomic_fetch_add(&t->opened, 1);
+#ifdef RKFS_HAVE_PASSTHROUGH
 		fi->backing_id = e->backing_id;
+#endif
 		fi->keep_cache = 0; /* (refused with a backing file: the backing file's pages) */
 		fi->fh = RKFS_FH_PASSTHROUGH;
-	} else
-#else
-	(void)req;
-	(void)fd;
-#endif
-	{
+	} else {
 		e->cached++;
 		fi->keep_cache = 1;
 		fi->fh = RKFS_FH_BY_INO;
