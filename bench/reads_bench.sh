@@ -18,7 +18,9 @@
 #   cpu      the daemon's CPU seconds (utime+stime, /proc/PID/stat) per GiB read through it
 # The machine is shared: `uptime` load is printed with the numbers.
 # Environment: RB_STORE=DIR keeps the generated store (made once), RB_CACHE=DIR the daemon's
-# cache (ingested once), RB_RA_KB=N sets the mount's read_ahead_kb (larger requests; root).
+# cache (ingested once), RB_RA_KB=N sets the mount's read_ahead_kb (larger requests; root),
+# RB_VS=BUILD_DIR mounts that build's rockfs too, on the same cache, and times the member
+# step through it in the same rounds (e.g. a build with FUSE passthrough against one without).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
@@ -79,9 +81,19 @@ cache=${RB_CACHE:-$work/cache} # RB_CACHE=DIR: keep the daemon's cache for the n
 pid=$!
 for _ in $(seq 100); do mountpoint -q "$mnt" && break; sleep 0.1; done
 R=$mnt/$run
+if [ -n "${RB_VS:-}" ]; then # RB_VS=BUILD_DIR: the member step through that build's mount too
+	mkdir -p "$work/mnt-vs"
+	"$RB_VS/fs/rockfs" "$store" "$work/mnt-vs" -f -o cache="$cache" "$@" 2>"$work/daemon-vs.log" &
+	pid_vs=$!
+	trap 'fusermount3 -u -z "$work/mnt-vs" 2>/dev/null; kill "$pid_vs" 2>/dev/null; bench_cleanup' EXIT
+	for _ in $(seq 100); do mountpoint -q "$work/mnt-vs" && break; sleep 0.1; done
+	echo "RB_VS: $("$RB_VS/fs/rockfs" --version | sed -n 's/^FUSE library version //p'), passthrough" \
+		"$(sed -n 's/^passthrough: //p' "$work/mnt-vs/.rockfs-status")"
+fi
 bdi=/sys/class/bdi/$(mountpoint -d "$mnt")
 [ -z "${RB_RA_KB:-}" ] || echo "$RB_RA_KB" >"$bdi/read_ahead_kb" # RB_RA_KB=N: try another readahead
 echo "mount's readahead: $(cat "$bdi/read_ahead_kb") KiB"
+echo "FUSE passthrough: $(sed -n 's/^passthrough: //p' "$mnt/.rockfs-status")" # (issue 30)
 echo "ingesting (reading every artifact once through browse/) ..."
 find "$R/browse" -type f -exec cat {} + >/dev/null
 B=$R/browse/bigfile_lib_gfx1100/bigfile/stage/lib
@@ -145,6 +157,7 @@ echo "load before: $(uptime | sed 's/.*load/load/')"
 c0=$(cpu)
 m_mount=$(best catall "$B/big0.bin")
 c1=$(cpu)
+[ -z "${RB_VS:-}" ] || m_vs=$(best catall "$work/mnt-vs/$run/browse/bigfile_lib_gfx1100/bigfile/stage/lib/big0.bin")
 m_blob=$(best catall "${blobs[0]}")
 m_ext=$(best catall "$E/big0.bin")
 c2=$(cpu)
@@ -163,6 +176,8 @@ printf '%-52s %7s s  %5s GiB/s\n' "member: cat of the 1 GiB blob" "$m_blob" "$(g
 printf '%-52s %7s s  %5s GiB/s\n' "member: cat of the extracted file" "$m_ext" "$(gibps 1073741824 "$m_ext")"
 printf '%-52s %7s s  %5s GiB/s  %sx blob, %sx extracted\n' "member: cat through the mount" "$m_mount" \
 	"$(gibps 1073741824 "$m_mount")" "$(ratio "$m_blob" "$m_mount")" "$(ratio "$m_ext" "$m_mount")"
+[ -z "${RB_VS:-}" ] || printf '%-52s %7s s  %5s GiB/s  %sx blob, %sx extracted\n' "member: cat through the RB_VS mount" \
+	"$m_vs" "$(gibps 1073741824 "$m_vs")" "$(ratio "$m_blob" "$m_vs")" "$(ratio "$m_ext" "$m_vs")"
 printf '%-52s %7s s  %5s GiB/s  (%s blobs, %s bytes)\n' "tar: cat of the blobs of the 1 GiB region" \
 	"$t_blob" "$tb_rate" "${#tarblobs[@]}" "$tarblob_bytes"
 printf '%-52s %7s s  %5s GiB/s  %sx blob rate\n' "tar: 1 GiB of ${tarball##*/tarballs/} at ${tarskip} MiB (dd bs=1M)" \
@@ -173,5 +188,6 @@ printf '%-52s %7s s  %5s GiB/s  %sx blobs\n' "par4: four cats through the mount"
 awk -v a="$c0" -v b="$c1" -v c="$c2" -v d="$c3" -v e="$c4" -v f="$c5" -v r="$rounds" -v hz="$(getconf CLK_TCK)" \
 	'BEGIN { printf "daemon CPU per GiB read: member %.2f s, tar %.2f s, par4 %.2f s\n",
 		(b - a) / hz / r, (d - c) / hz / r, (f - e) / hz / r / 4 }'
+echo "opens passed through: $(sed -n 's/^passthrough_opens: //p' "$mnt/.rockfs-status")"
 echo "dist/: no big rewritten ELF in the demo (its fat binaries are a few KiB); not measured"
 if grep -qiE 'warning|error' "$work/daemon.log"; then sed 's/^/daemon: /' "$work/daemon.log"; fi

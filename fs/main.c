@@ -26,6 +26,12 @@
 #include "rk/url.h"
 #include "rkfs.h"
 
+#ifdef RKFS_HAVE_PASSTHROUGH
+#define PT_BUILT "built in"
+#else
+#define PT_BUILT "not built in: libfuse 3.17 or later has it"
+#endif
+
 struct options {
 	char *store;
 	char *mnt; /* the mountpoint as given (libfuse parses it again) */
@@ -35,7 +41,7 @@ struct options {
 	char *jobs;
 	char *endpoint, *region, *addressing;
 	char *timeout, *retries, *list_ttl, *run_final_age;
-	int offline, refresh, no_sign;
+	int offline, refresh, no_sign, nopassthrough;
 	struct rk_vfs_opt view[64]; /* the views' options (-o NAME[=VALUE], rk/vfs.h), malloc'd
 				     * name=value text */
 	size_t nview;
@@ -64,6 +70,7 @@ static const struct fuse_opt option_spec[] = {
 	OPT("offline", offline),
 	OPT("refresh", refresh),
 	OPT("no_sign", no_sign),
+	OPT("nopassthrough", nopassthrough),
 	OPT("-h", help),
 	OPT("--help", help),
 	OPT("-V", version),
@@ -369,6 +376,9 @@ static void usage(const char *prog)
 	       "                           being uploaded: its listing is asked again on the\n"
 	       "                           next mount (default 86400; 0: final when first\n"
 	       "                           listed)\n"
+	       "    -o nopassthrough       read plain files through the daemon even where the\n"
+	       "                           kernel could read their cache blobs itself (FUSE\n"
+	       "                           passthrough: %s)\n"
 	       "    -o max_threads=N       FUSE worker threads (rockfs raises libfuse's default\n"
 	       "                           of 10 to 64: lookups may wait for an archive)\n"
 	       "    -f                     stay in the foreground, log to stderr\n"
@@ -376,7 +386,7 @@ static void usage(const char *prog)
 	       "    -s                     single-threaded\n"
 	       "\n"
 	       "view options (each view's own: docs/views.md):\n",
-	       prog);
+	       prog, PT_BUILT);
 	for (size_t i = 0; (d = rk_vfs_opt_at(i, NULL)); i++)
 		usage_opt(d);
 	printf("\nFUSE options:\n");
@@ -448,6 +458,25 @@ static void log_stop(const struct rkfs *fs, int rc)
 		    st.cache_written);
 }
 
+#ifdef RKFS_HAVE_PASSTHROUGH
+/* Does this process hold CAP_SYS_ADMIN (which the kernel asks of a daemon that gives
+ * backing files)? Read from /proc/self/status: no libcap for one bit. */
+static int has_sys_admin(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	unsigned long long eff = 0;
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "CapEff: %llx", &eff) == 1;
+	fclose(f);
+	return found && (eff >> 21 & 1); /* CAP_SYS_ADMIN is capability 21 */
+}
+#endif
+
 /* Each member an ingest has written but not yet hashed holds a descriptor: allow many. */
 static void raise_fd_limit(void)
 {
@@ -486,7 +515,8 @@ int main(int argc, char *argv[])
 		goto out;
 	}
 	if (o.version) {
-		printf("rockfs %s\nFUSE library version %s\n", ROCKFS_VERSION, fuse_pkgversion());
+		printf("rockfs %s\nFUSE library version %s\nFUSE passthrough: %s\n", ROCKFS_VERSION,
+		       fuse_pkgversion(), PT_BUILT);
 		ret = 0;
 		goto out;
 	}
@@ -564,6 +594,15 @@ int main(int argc, char *argv[])
 	fs.gid = getgid();
 	fs.timeout = 86400.0;
 	fs.list_ttl = vo.list_ttl_s;
+#ifdef RKFS_HAVE_PASSTHROUGH
+	fs.pt.state = o.nopassthrough	? RKFS_PT_OPTION
+		      : has_sys_admin() ? RKFS_PT_ON /* if the kernel grants it (init) */
+					: RKFS_PT_CAP;
+#else
+	fs.pt.state = o.nopassthrough ? RKFS_PT_OPTION : RKFS_PT_BUILD;
+#endif
+	if (rkfs_pt_init(&fs.pt))
+		goto out;
 
 	snprintf(fsname, sizeof(fsname), "-ofsname=%s,subtype=rockfs,ro,default_permissions",
 		 source);
@@ -610,6 +649,7 @@ out:
 		fuse_session_destroy(se);
 	rkfs_close_handles(&fs);
 	rkfs_files_close(&fs);
+	rkfs_pt_fini(&fs.pt);
 	pthread_mutex_destroy(&fs.lock);
 	pthread_mutex_destroy(&fs.status_lock);
 	pthread_mutex_destroy(&fs.files.lock);

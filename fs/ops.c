@@ -15,9 +15,12 @@
  * store and answer a new inode for it (the old one keeps serving what is open). Files
  * are not opened
  * either (open answers ENOSYS): reads come without a handle and find their file by inode
- * (files.c). Both fall back to opening when the kernel cannot do without. */
+ * (files.c). Both fall back to opening when the kernel cannot do without. A mount with
+ * FUSE passthrough answers opens (passthrough.c): a plain file's open gives the kernel
+ * its cache blob to read itself; other files are still read by inode. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +75,20 @@ static void rkfs_op_init(void *userdata, struct fuse_conn_info *conn)
 {
 	struct rkfs *fs = userdata;
 
-	if (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) {
+#ifdef RKFS_HAVE_PASSTHROUGH
+	/* passthrough.c: plain files read by the kernel from their blobs; opens are then
+	 * answered (a backing id is given at open) */
+	if (atomic_load(&fs->pt.state) == RKFS_PT_ON) {
+		if (conn->capable & FUSE_CAP_PASSTHROUGH) {
+			conn->want |= FUSE_CAP_PASSTHROUGH;
+			fs->passthrough = 1;
+		} else {
+			atomic_store(&fs->pt.state, RKFS_PT_KERNEL);
+		}
+	}
+#endif
+	rk_info("FUSE passthrough: %s", rkfs_pt_state_text(atomic_load(&fs->pt.state)));
+	if (!fs->passthrough && (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT)) {
 		conn->want |= FUSE_CAP_NO_OPEN_SUPPORT;
 		fs->no_open = 1;
 	}
@@ -382,6 +398,13 @@ static void rkfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
 		fuse_reply_open(req, fi);
 		return;
 	}
+	if (fs->passthrough) {
+		if ((rc = rkfs_pt_open(fs, req, ino, fi)))
+			reply_err(req, rc);
+		else if (fuse_reply_open(req, fi) == -ENOENT)
+			rkfs_pt_release(fs, req, ino, fi->fh); /* the open was interrupted */
+		return;
+	}
 	if (!(h = calloc(1, sizeof(*h)))) {
 		fuse_reply_err(req, ENOMEM);
 		return;
@@ -422,7 +445,7 @@ static void rkfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		status_read(req, fs, size, off);
 		return;
 	}
-	if (fi->fh) {
+	if (fi->fh > RKFS_FH_PASSTHROUGH) {
 		read_file(req, ((struct rkfs_handle *)(uintptr_t)fi->fh)->file, size, off);
 		return;
 	}
@@ -494,8 +517,9 @@ static int read_file(fuse_req_t req, struct rk_file *f, size_t size, off_t off)
 
 static void rkfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	(void)ino;
-	if (fi->fh) /* (none: the open answered ENOSYS) */
+	if (fi->fh == RKFS_FH_BY_INO || fi->fh == RKFS_FH_PASSTHROUGH)
+		rkfs_pt_release(fs_of(req), req, ino, fi->fh);
+	else if (fi->fh) /* (none: the open answered ENOSYS) */
 		handle_free(fs_of(req), (struct rkfs_handle *)(uintptr_t)fi->fh);
 	fuse_reply_err(req, 0);
 }

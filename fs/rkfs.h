@@ -6,6 +6,7 @@
 #include <fuse_lowlevel.h>
 
 #include <pthread.h>
+#include <stdint.h>
 
 #include "rk/vfs.h"
 
@@ -26,6 +27,28 @@ struct rkfs_files {
 	unsigned n;
 };
 
+/* Passthrough (passthrough.c): the table of inodes open through the daemon, and the
+ * mount's state. */
+enum {
+	RKFS_PT_ON, /* the kernel granted it: plain files are passed through */
+	RKFS_PT_OPTION, /* off: -o nopassthrough */
+	RKFS_PT_BUILD, /* off: the libfuse built against has no passthrough API */
+	RKFS_PT_KERNEL, /* off: the kernel does not offer it */
+	RKFS_PT_CAP, /* off: the daemon lacks CAP_SYS_ADMIN */
+	RKFS_PT_REFUSED, /* off: the kernel refused a backing file (logged) */
+};
+struct rkfs_pt;
+struct rkfs_pts {
+	pthread_mutex_t lock; /* protects: the table */
+	struct rkfs_pt **buckets;
+	_Atomic int state; /* RKFS_PT_* (set by main and init, then only turned off) */
+	_Atomic uint64_t opened; /* opens passed through */
+};
+
+/* fi->fh of an open on a passthrough mount (anything above is a struct rkfs_handle): */
+#define RKFS_FH_BY_INO 1 /* read by inode (files.c) */
+#define RKFS_FH_PASSTHROUGH 2 /* passed through (no read comes; if one did: by inode) */
+
 struct rkfs {
 	struct rk_vfs *vfs; /* thread-safe; owns every inode */
 	uid_t uid; /* reported owner of every file */
@@ -34,6 +57,8 @@ struct rkfs {
 	double list_ttl; /* attr timeout of live directories (rk_attr.live); 0: never */
 	int no_opendir; /* the kernel opens directories without asking (set by init) */
 	int no_open; /* ... and files: reads come without a handle (set by init) */
+	int passthrough; /* the kernel granted passthrough (init): opens go to passthrough.c */
+	struct rkfs_pts pt;
 	const char *store; /* as given on the command line, its password hidden: for status */
 	pthread_mutex_t lock; /* protects: handles */
 	struct rkfs_handle *handles;
@@ -55,6 +80,15 @@ void rkfs_file_put(struct rkfs *fs, struct rkfs_ifile *e);
 /* A read of e failed: the next read opens the file again (call before the put). */
 void rkfs_file_forget(struct rkfs *fs, struct rkfs_ifile *e);
 void rkfs_files_close(struct rkfs *fs);
+
+/* passthrough.c: open ino on a mount with passthrough (state once RKFS_PT_ON): a
+ * backing id when its content is one final descriptor, else read by inode; fills fi
+ * (fh, backing_id, keep_cache). 0 or -errno. rkfs_pt_release: its release (fh as set). */
+int rkfs_pt_init(struct rkfs_pts *t);
+void rkfs_pt_fini(struct rkfs_pts *t);
+int rkfs_pt_open(struct rkfs *fs, fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void rkfs_pt_release(struct rkfs *fs, fuse_req_t req, fuse_ino_t ino, uint64_t fh);
+const char *rkfs_pt_state_text(int state);
 
 extern const struct fuse_lowlevel_ops rkfs_ops;
 

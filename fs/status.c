@@ -6,6 +6,7 @@
  * Uses rk_vfs_stats; nothing here changes state. */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -51,6 +52,8 @@ static size_t fields(const struct rkfs *fs, struct field *f)
 	N("cache_used", st.cache_used);
 	N("cache_written", st.cache_written);
 	N("nodes", st.nodes);
+	S("passthrough", rkfs_pt_state_text(atomic_load(&fs->pt.state)));
+	N("passthrough_opens", atomic_load(&fs->pt.opened));
 #undef S
 #undef N
 	return i;

@@ -60,6 +60,9 @@ if [ $tests = 1 ]; then
 		# install and CLI tests: the man pages render (man-db, groff), the completions
 		# load (bash-completion, zsh)
 		man-db groff-base bash-completion zsh
+		# libfuse 3.17 built from Debian 13's source (packaging/build-libfuse.sh) for the
+		# FUSE passthrough tests: dpkg-source (dpkg-dev, above) unpacks it
+		meson ninja-build
 	)
 	# and node + npm (s3rver is installed from the npm registry at test time): Debian's,
 	# unless the machine has its own (e.g. NodeSource's nodejs, which ships npm and

@@ -4,7 +4,8 @@
 # the integration tests under ASan+UBSan in an optimized build (-O1), the rest (unit,
 # layers, fuzz replay, the demo, the install layout, the upstream-oracle and tools-bound
 # tests) in the release build, the unit and fuzz tiers in both; then the daemon's
-# concurrency tests again under TSan.
+# concurrency tests again under TSan, and FUSE passthrough (ASan+UBSan) against
+# libfuse 3.17.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -35,6 +36,22 @@ cmake --build build-asan -j"$jobs"
 # drive their daemon paths under ASan; tests/integration/CMakeLists.txt names them)
 ctest --test-dir build-asan --output-on-failure -j"$jobs" -L 'unit|fuzz|integration' \
 	-LE 'upstream|tools-bound'
+
+step "libfuse 3.17 build (Debian 13's source), ASan+UBSan: FUSE passthrough"
+# Debian 12's libfuse (3.14) has no passthrough API: fs/passthrough.c is built and run
+# here against libfuse 3.17 built from Debian 13's source package into the build tree
+# (packaging/build-libfuse.sh, cached: built once), with a few read tests, under the
+# ASan tier's options
+lib=$(dirname "$(find "$(bash packaging/build-libfuse.sh "$top/build-libfuse")" -name fuse3.pc)")/..
+lib=$(cd "$lib" && pwd)
+PKG_CONFIG_PATH=$lib/pkgconfig CC=clang cmake -S . -B build-fuse317 -DCMAKE_BUILD_TYPE=Debug \
+	-DCMAKE_C_FLAGS_DEBUG='-g -O1' -DRK_WERROR=ON -DRK_SANITIZE=address,undefined \
+	-DCMAKE_BUILD_RPATH="$lib" >/dev/null
+cmake --build build-fuse317 -j"$jobs" --target rockfs rockpack
+build-fuse317/fs/rockfs --version | grep -q '^FUSE library version 3\.17' ||
+	{ echo "build-fuse317/fs/rockfs does not run with libfuse 3.17" >&2; exit 1; }
+RK_REQUIRE_PASSTHROUGH=1 ctest --test-dir build-fuse317 --output-on-failure -j"$jobs" \
+	-R '^(demo\.store|integration\.(passthrough|read_sizes|stream_member|readonly|status))$'
 
 step "TSan build: the daemon under concurrent readers"
 # clang 14's TSan needs the address-space layout it was built for; kernels with more

@@ -172,6 +172,11 @@ ssize_t rk_file_pread(struct rk_file *f, void *buf, size_t n, uint64_t off, stru
  * (logged) when a blob cannot be opened. Close with rk_extents_close once handed over. */
 ssize_t rk_file_extents(struct rk_file *f, uint64_t off, size_t n, struct rk_extent *ext,
 			size_t max);
+/* The descriptor that holds f's whole content from offset 0, final (a cache blob, a local
+ * store object), for the kernel to read itself (FUSE passthrough); owned by f. -EAGAIN: a
+ * member still streaming behind its ingest (a blob once published: open it again later);
+ * -ENOTSUP: anything else (a composite, bytes in memory, a remote object, empty). */
+int rk_file_backing(const struct rk_file *f);
 void rk_file_close(struct rk_file *f); /* NULL ok */
 
 /* The run directory for a run name (or "" / any name when the store is a single run):

@@ -616,6 +616,20 @@ ssize_t rk_file_extents(struct rk_file *f, uint64_t off, size_t n, struct rk_ext
 	return f->ops->extents(f, off, n, ext, max);
 }
 
+int rk_file_backing(const struct rk_file *f)
+{
+	struct stat st;
+
+	if (f->ops == &staged_ops)
+		return -EAGAIN; /* still a stream behind its ingest: a blob once published */
+	if ((f->ops != &blob_ops && f->ops != &store_ops) || f->fd < 0 || !f->size)
+		return -ENOTSUP;
+	/* the descriptor holds exactly the file (a blob truncated under the mount does not) */
+	if (fstat(f->fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != f->size)
+		return -ENOTSUP;
+	return f->fd;
+}
+
 ssize_t rk_file_pread(struct rk_file *f, void *buf, size_t n, uint64_t off, struct rk_err *err)
 {
 	struct rk_err local; /* log lines need the cause */
