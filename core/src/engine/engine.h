@@ -97,6 +97,8 @@ struct node {
 	size_t nents, cap;
 	uint32_t opened, ahead; /* directories: files opened in it, entries read ahead
 				 * (v->ahead_lock) */
+	uint8_t dropped; /* run directories: the run's tree was dropped once (trim.c); its
+			  * populate rebuilds it */
 	UT_hash_handle hh;
 };
 
@@ -178,6 +180,22 @@ void walk_due(struct rk_vfs *v, struct node *dir);
 int64_t listing_newest(const struct rk_store_list *l);
 /* n's path from the mount's root ("RUN/dist/gfx1100"), for log lines. */
 void node_path(struct rk_vfs *v, const struct node *n, char *buf, size_t size);
+
+/* trim.c: memory (docs/internals/vfs.md "Node lifetime") */
+/* k references of the kernel (negative: given back), or open files (open 1), on served
+ * n, counted on its run (the run directory's own references are not: it is never
+ * dropped); the run was used now. v->tree held. */
+void node_ref(struct rk_vfs *v, struct node *n, int64_t k, int open);
+/* Bytes of node and entry allocations (negative: freed), for status. */
+void mem_count(int64_t bytes);
+int64_t mono_s(void);
+/* The thread that drops runs when the process holds more than target (0: none). */
+int trim_start(struct rk_vfs *v, uint64_t target);
+void trim_stop(struct rk_vfs *v);
+void trim_stats(struct rk_vfs *v, struct rk_vfs_stats *st);
+/* tree.c: empty run directory dir (its entries go; the nodes are the caller's) for its
+ * populate to fill it again. v->tree held for writing. */
+void dir_clear(struct node *dir);
 
 /* lookup.c */
 /* Find ino and make sure it is a populated directory. */

@@ -17,6 +17,15 @@
 
 /* ---- nodes (v->tree held for writing unless noted) ---- */
 
+/* what a directory's entry table costs before its first entry (uthash: table, buckets) */
+#define DIR_TABLE_BYTES 600
+
+/* Bytes of n and its name (status: mem_count). */
+static int64_t node_bytes(const struct node *n)
+{
+	return (int64_t)(sizeof(*n) + strlen(n->name) + 1);
+}
+
 static uint64_t child_ino(uint64_t parent, const char *name)
 {
 	uint64_t h = rk_fnv64(RK_FNV_SEED, &parent, sizeof(parent));
@@ -61,6 +70,8 @@ int vfs_dent_add(struct node *dir, const char *name, struct node *child)
 	if (rk_htab_oom())
 		goto nomem;
 	dir->order[dir->nents++] = d;
+	mem_count((int64_t)(sizeof(*d) + strlen(name) + 1 + 2 * sizeof(d)) +
+		  (dir->nents == 1 ? DIR_TABLE_BYTES : 0));
 	return 0;
 nomem:
 	if (d)
@@ -85,6 +96,7 @@ static struct node *node_alloc(struct node *dir, const char *name, uint32_t mode
 	n->pop_state = PS_DONE;
 	if (dir)
 		n->artifact = dir->artifact;
+	mem_count(node_bytes(n));
 	return n;
 }
 
@@ -202,6 +214,8 @@ struct node *vfs_dent_del(struct node *dir, const char *name)
 	dir->nents--;
 	HASH_DEL(dir->dents, d);
 	n = d->node;
+	mem_count(-(int64_t)(sizeof(*d) + strlen(d->name) + 1 + 2 * sizeof(d)) -
+		  (dir->nents ? 0 : DIR_TABLE_BYTES));
 	free(d->name);
 	free(d);
 	return n;
@@ -325,16 +339,39 @@ struct run *vfs_node_run(const struct node *n)
 	return n ? n->run : NULL;
 }
 
-void free_node(struct node *n)
+/* Free dir's entries (not the nodes they name). */
+static void dents_free(struct node *dir)
 {
 	struct dent *d, *tmp;
+	int64_t b = dir->nents ? DIR_TABLE_BYTES : 0;
 
-	HASH_ITER(hh, n->dents, d, tmp) {
-		HASH_DEL(n->dents, d);
+	HASH_ITER(hh, dir->dents, d, tmp) {
+		HASH_DEL(dir->dents, d);
+		b += (int64_t)(sizeof(*d) + strlen(d->name) + 1 + 2 * sizeof(d));
 		free(d->name);
 		free(d);
 	}
-	free(n->order);
+	mem_count(-b);
+	free(dir->order);
+	dir->order = NULL;
+	dir->nents = dir->cap = 0;
+}
+
+void dir_clear(struct node *dir)
+{
+	dents_free(dir);
+	dir->run = NULL;
+	dir->incomplete = 0;
+	free(dir->why_incomplete);
+	dir->why_incomplete = NULL;
+	dir->opened = dir->ahead = 0;
+	dir->dropped = 1;
+}
+
+void free_node(struct node *n)
+{
+	dents_free(n);
+	mem_count(-node_bytes(n));
 	free(n->name);
 	free(n->data);
 	free(n->why_incomplete);
