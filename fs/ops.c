@@ -179,18 +179,24 @@ static void rkfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 }
 
 /* (the status file is the daemon's, never freed: its references are not counted) */
+static void forget_one(struct rkfs *fs, uint64_t ino, uint64_t nlookup)
+{
+	if (ino == RKFS_STATUS_INO)
+		return;
+	rkfs_file_drop(fs, ino); /* no read comes for an inode the kernel forgot */
+	rk_vfs_forget(fs->vfs, ino, nlookup);
+}
+
 static void rkfs_op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 {
-	if (ino != RKFS_STATUS_INO)
-		rk_vfs_forget(fs_of(req)->vfs, ino, nlookup);
+	forget_one(fs_of(req), ino, nlookup);
 	fuse_reply_none(req);
 }
 
 static void rkfs_op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *f)
 {
 	for (size_t i = 0; i < count; i++)
-		if (f[i].ino != RKFS_STATUS_INO)
-			rk_vfs_forget(fs_of(req)->vfs, f[i].ino, f[i].nlookup);
+		forget_one(fs_of(req), f[i].ino, f[i].nlookup);
 	fuse_reply_none(req);
 }
 
