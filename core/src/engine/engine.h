@@ -186,13 +186,13 @@ void node_path(struct rk_vfs *v, const struct node *n, char *buf, size_t size);
  * n, counted on its run (the run directory's own references are not: it is never
  * dropped); the run was used now. v->tree held. */
 void node_ref(struct rk_vfs *v, struct node *n, int64_t k, int open);
-/* Bytes of node and entry allocations (negative: freed), for status. */
-void mem_count(int64_t bytes);
 int64_t mono_s(void);
 /* The thread that drops runs when the process holds more than target (0: none). */
 int trim_start(struct rk_vfs *v, uint64_t target);
 void trim_stop(struct rk_vfs *v);
 void trim_stats(struct rk_vfs *v, struct rk_vfs_stats *st);
+/* tree.c: bytes of the nodes and entries of every tree (served and private), about */
+uint64_t tree_mem(void);
 /* tree.c: empty run directory dir (its entries go; the nodes are the caller's) for its
  * populate to fill it again. v->tree held for writing. */
 void dir_clear(struct node *dir);

@@ -17,6 +17,21 @@
 
 /* ---- nodes (v->tree held for writing unless noted) ---- */
 
+/* node and entry bytes of every tree (served and private), for status */
+static _Atomic int64_t tree_bytes;
+
+static void mem_count(int64_t bytes)
+{
+	tree_bytes += bytes;
+}
+
+uint64_t tree_mem(void)
+{
+	int64_t b = tree_bytes;
+
+	return b > 0 ? (uint64_t)b : 0;
+}
+
 /* what a directory's entry table costs before its first entry (uthash: table, buckets) */
 #define DIR_TABLE_BYTES 600
 

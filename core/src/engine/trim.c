@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,14 +31,6 @@ struct vfs_trim {
 	pthread_cond_t cond;
 	int stop; /* lock */
 };
-
-/* node and entry bytes of every tree (served and private), for status */
-static _Atomic int64_t tree_bytes;
-
-void mem_count(int64_t bytes)
-{
-	tree_bytes += bytes;
-}
 
 int64_t mono_s(void)
 {
@@ -94,7 +87,7 @@ void node_ref(struct rk_vfs *v, struct node *n, int64_t k, int open)
 	r->used_s = mono_s();
 	if (open)
 		r->opens += k;
-	else if (n != r->dir && (r->krefs += k) < 0 && k < 0)
+	else if (n != r->dir && atomic_fetch_add(&r->krefs, k) + k < 0 && k < 0)
 		rk_err_log("internal: run '%s': the kernel forgot more than it was given",
 			   r->cat->name); /* never dropped then (krefs is not 0) */
 }
@@ -362,7 +355,7 @@ void trim_stats(struct rk_vfs *v, struct rk_vfs_stats *st)
 	pthread_rwlock_unlock(&v->life);
 	st->mem_target = v->mem_target;
 	st->mem_used = mem_used(v);
-	st->mem_nodes = tree_bytes > 0 ? (uint64_t)tree_bytes : 0;
+	st->mem_nodes = tree_mem();
 	st->mem_listings = lists;
 	st->mem_indexes = idx;
 	st->runs_loaded = loaded;
