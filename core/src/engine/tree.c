@@ -57,12 +57,49 @@ struct node *find_ino(struct rk_vfs *v, uint64_t ino)
 	return n;
 }
 
-struct node *vfs_dent_find(struct node *dir, const char *name)
+/* A directory of more entries than this has a hash table of them; a smaller one is
+ * searched in listing order (most are small: the table costs DIR_TABLE_BYTES). */
+#define DENT_HASH_MIN 16
+
+static struct dent *dent_of(const struct node *dir, const char *name)
 {
 	struct dent *d;
 
-	HASH_FIND_STR(dir->dents, name, d);
+	if (dir->dents) {
+		HASH_FIND_STR(dir->dents, name, d);
+		return d;
+	}
+	for (size_t i = 0; i < dir->nents; i++)
+		if (!strcmp(dir->order[i]->name, name))
+			return dir->order[i];
+	return NULL;
+}
+
+struct node *vfs_dent_find(struct node *dir, const char *name)
+{
+	struct dent *d = dent_of(dir, name);
+
 	return d ? d->node : NULL;
+}
+
+/* Enter d in dir's table, making the table when dir grows past DENT_HASH_MIN; without
+ * memory for it dir is searched in order. */
+static void dent_hash(struct node *dir, struct dent *d)
+{
+	if (!dir->dents && dir->nents <= DENT_HASH_MIN)
+		return;
+	if (dir->dents) {
+		HASH_ADD_KEYPTR(hh, dir->dents, d->name, strlen(d->name), d);
+	} else {
+		for (size_t i = 0; i < dir->nents; i++)
+			HASH_ADD_KEYPTR(hh, dir->dents, dir->order[i]->name,
+					strlen(dir->order[i]->name), dir->order[i]);
+		mem_count(DIR_TABLE_BYTES);
+	}
+	if (rk_htab_oom()) {
+		HASH_CLEAR(hh, dir->dents);
+		mem_count(-DIR_TABLE_BYTES);
+	}
 }
 
 int vfs_dent_add(struct node *dir, const char *name, struct node *child)
@@ -81,12 +118,9 @@ int vfs_dent_add(struct node *dir, const char *name, struct node *child)
 		dir->cap = ncap;
 	}
 	d->node = child;
-	HASH_ADD_KEYPTR(hh, dir->dents, d->name, strlen(d->name), d);
-	if (rk_htab_oom())
-		goto nomem;
 	dir->order[dir->nents++] = d;
-	mem_count((int64_t)(sizeof(*d) + strlen(name) + 1 + 2 * sizeof(d)) +
-		  (dir->nents == 1 ? DIR_TABLE_BYTES : 0));
+	mem_count((int64_t)(sizeof(*d) + strlen(name) + 1 + 2 * sizeof(d)));
+	dent_hash(dir, d);
 	return 0;
 nomem:
 	if (d)
@@ -207,9 +241,8 @@ struct node *vfs_node_add(struct node *dir, const char *name, uint32_t mode, int
 /* Point dir's entry name at child (which must exist). */
 void vfs_dent_set(struct node *dir, const char *name, struct node *child)
 {
-	struct dent *d;
+	struct dent *d = dent_of(dir, name);
 
-	HASH_FIND_STR(dir->dents, name, d);
 	if (d)
 		d->node = child;
 }
@@ -220,17 +253,19 @@ struct node *vfs_dent_del(struct node *dir, const char *name)
 	struct dent *d;
 	size_t i;
 
-	HASH_FIND_STR(dir->dents, name, d);
-	if (!d)
+	if (!(d = dent_of(dir, name)))
 		return NULL;
 	for (i = 0; i < dir->nents && dir->order[i] != d; i++)
 		;
 	memmove(dir->order + i, dir->order + i + 1, (dir->nents - i - 1) * sizeof(*dir->order));
 	dir->nents--;
-	HASH_DEL(dir->dents, d);
+	if (dir->dents) {
+		HASH_DEL(dir->dents, d);
+		if (!dir->dents) /* (uthash frees the table with its last entry) */
+			mem_count(-DIR_TABLE_BYTES);
+	}
 	n = d->node;
-	mem_count(-(int64_t)(sizeof(*d) + strlen(d->name) + 1 + 2 * sizeof(d)) -
-		  (dir->nents ? 0 : DIR_TABLE_BYTES));
+	mem_count(-(int64_t)(sizeof(*d) + strlen(d->name) + 1 + 2 * sizeof(d)));
 	free(d->name);
 	free(d);
 	return n;
@@ -357,11 +392,12 @@ struct run *vfs_node_run(const struct node *n)
 /* Free dir's entries (not the nodes they name). */
 static void dents_free(struct node *dir)
 {
-	struct dent *d, *tmp;
-	int64_t b = dir->nents ? DIR_TABLE_BYTES : 0;
+	int64_t b = dir->dents ? DIR_TABLE_BYTES : 0;
 
-	HASH_ITER(hh, dir->dents, d, tmp) {
-		HASH_DEL(dir->dents, d);
+	HASH_CLEAR(hh, dir->dents);
+	for (size_t i = 0; i < dir->nents; i++) {
+		struct dent *d = dir->order[i];
+
 		b += (int64_t)(sizeof(*d) + strlen(d->name) + 1 + 2 * sizeof(d));
 		free(d->name);
 		free(d);
