@@ -8,8 +8,9 @@
 # every run, then a remount), so the passes measure a daemon serving a warm cache. Each
 # pass walks every run's browse/ and dist/ with `find -ls` and reads one file of each
 # run (its dist/ lib/llvm config header), then drops the kernel's dentries and inodes
-# (`echo 2 > /proc/sys/vm/drop_caches`: the kernel then FORGETs them) and prints the
-# daemon's RSS and what its status file says of memory. PASSES defaults to 10. Options
+# (`echo 2 > /proc/sys/vm/drop_caches`: the kernel then FORGETs them), waits 7 s (runs
+# unused for 5 s are dropped at the next tick) and prints the daemon's RSS and what its
+# status file says of memory. PASSES defaults to 10. Options
 # after -- go to rockfs (-o memory_target=64M). Needs root to drop the caches (without
 # it, it says so and the kernel forgets nothing).
 set -euo pipefail
@@ -60,7 +61,7 @@ for p in $(seq 1 "$passes"); do
 	walk
 	t1=$(now)
 	forget
-	sleep 1
+	sleep 7 # runs unused for 5 s go at the next tick (1 s)
 	mem=$(grep -E '^(memory|runs_dropped)' "$mnt/.rockfs-status" | tr '\n' ' ' || true)
 	echo "pass $p: $(elapsed "$t0" "$t1") s, RSS $(rss) MB; $mem"
 done

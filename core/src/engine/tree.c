@@ -372,8 +372,7 @@ int vfs_graft(struct rk_vfs *v, struct node *dir, struct node *root)
 			tree_free(c);
 		root->order[j]->node = NULL;
 	}
-	root->nents = 0;
-	free_node(root);
+	free_node(root); /* its entries (naming nothing now) */
 	return rc;
 }
 
