@@ -40,8 +40,8 @@ int64_t mono_s(void)
 	return ts.tv_sec;
 }
 
-/* What the process holds: the heap in use and what was resident at open (code, libraries,
- * stacks), or, where the allocator does not say (a sanitizer's), the resident size. */
+/* What the process holds: its resident size, or more when the heap in use and what was
+ * resident at open (code, libraries, stacks) say more (pages not touched yet). */
 static uint64_t resident(void)
 {
 	long pages = 0, rss = 0;
@@ -68,9 +68,9 @@ static uint64_t heap_used(void)
 
 static uint64_t mem_used(struct rk_vfs *v)
 {
-	uint64_t h = heap_used();
+	uint64_t h = heap_used() + v->mem_base, r = resident();
 
-	return h ? h + v->mem_base : resident();
+	return h > r ? h : r;
 }
 
 /* ---- references ---- */
@@ -216,7 +216,14 @@ static void trim_once(struct rk_vfs *v)
 	size_t n = 0, m, nruns = 0, k;
 	int64_t now = mono_s();
 
-	if (used <= v->mem_target || pthread_rwlock_trywrlock(&v->life))
+	if (used <= v->mem_target)
+		return;
+#ifdef __GLIBC__
+	malloc_trim(0); /* freed pages the allocator kept (ingest threads' arenas) go first */
+	if ((used = mem_used(v)) <= v->mem_target)
+		return;
+#endif
+	if (pthread_rwlock_trywrlock(&v->life))
 		return;
 	pthread_rwlock_rdlock(&v->tree);
 	for (r = v->runs; r; r = r->next)
