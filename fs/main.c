@@ -546,7 +546,8 @@ int main(int argc, char *argv[])
 	}
 	vo.memory_target = (uint64_t)128 << 20;
 	if (o.memory_target && rk_size_parse(o.memory_target, &vo.memory_target)) {
-		fprintf(stderr, "rockfs: memory_target=%s: want a size (e.g. 128M; 0: never drop)\n",
+		fprintf(stderr,
+			"rockfs: memory_target=%s: want a size (e.g. 128M; 0: never drop)\n",
 			o.memory_target);
 		goto out;
 	}

@@ -168,8 +168,8 @@ int rk_vfs_readdir(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn 
 		   struct rk_err *err);
 /* rk_vfs_readdir for the kernel's readdirplus: every entry fill takes (returns 0) and
  * whose size is known (not rk_attr.pending) counts one reference, as a lookup does. */
-int rk_vfs_readdir_ref(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn fill,
-		       void *ctx, struct rk_err *err);
+int rk_vfs_readdir_ref(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn fill, void *ctx,
+		       struct rk_err *err);
 /* A listing that misses entries (a damaged artifact's) fails with -EIO after the entries
  * it has: rk_vfs_readdir on the call that starts past the last one (as FUSE asks for
  * more), rk_vfs_readdir_all (every entry from the first) on the same call, after filling

@@ -58,8 +58,8 @@ int rk_vfs_refresh(struct rk_vfs *v, uint64_t ino)
 }
 
 /* rk_vfs_lookup; ref: count a reference of the kernel on the entry. v->life held. */
-static int lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk_attr *out,
-		  int ref, struct rk_err *err)
+static int lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk_attr *out, int ref,
+		  struct rk_err *err)
 {
 	struct node *dir, *n;
 	uint64_t gen = 0;
@@ -262,8 +262,8 @@ int rk_vfs_readdir(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn 
 	return readdir_locked(v, ino, off, 0, 0, fill, ctx, err);
 }
 
-int rk_vfs_readdir_ref(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn fill,
-		       void *ctx, struct rk_err *err)
+int rk_vfs_readdir_ref(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn fill, void *ctx,
+		       struct rk_err *err)
 {
 	return readdir_locked(v, ino, off, 0, 1, fill, ctx, err);
 }

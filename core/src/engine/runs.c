@@ -72,7 +72,8 @@ static int run_dir(struct rk_vfs *v, const char *name, struct node **out, struct
 	return 0;
 }
 
-static int run_cat(struct rk_vfs *v, const char *name, const struct rk_run **out, struct rk_err *err)
+static int run_cat(struct rk_vfs *v, const char *name, const struct rk_run **out,
+		   struct rk_err *err)
 {
 	struct node *n;
 	int rc = run_dir(v, name, &n, err);
