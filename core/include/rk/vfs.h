@@ -135,8 +135,8 @@ struct rk_vfs_stats {
 	uint64_t cache_limit, cache_used; /* cache_size (0: none) and use (with a limit) */
 	uint64_t cache_written, cache_discarded; /* bytes added; bad blobs/records deleted */
 	uint64_t uptime_s;
-	/* memory (memory_target): the target (0: none), what the process holds now (heap in
-	 * use plus what was resident at open), of it the nodes and directory entries of
+	/* memory (memory_target): the target (0: none), what the process holds now (its
+	 * resident size, or the heap in use plus what was resident at open if more), of it the nodes and directory entries of
 	 * served and private trees, the runs' catalogs (listings) and the artifacts' member
 	 * prefixes; runs whose trees are loaded, dropped (freed, nobody used them) and
 	 * rebuilt after a drop */
