@@ -136,10 +136,10 @@ struct rk_vfs_stats {
 	uint64_t cache_written, cache_discarded; /* bytes added; bad blobs/records deleted */
 	uint64_t uptime_s;
 	/* memory (memory_target): the target (0: none), what the process holds now (its
-	 * resident size, or the heap in use plus what was resident at open if more), of it the nodes and directory entries of
-	 * served and private trees, the runs' catalogs (listings) and the artifacts' member
-	 * prefixes; runs whose trees are loaded, dropped (freed, nobody used them) and
-	 * rebuilt after a drop */
+	 * resident size, or the heap in use plus what was resident at open if more), of it
+	 * the nodes and directory entries of served and private trees, the runs' catalogs
+	 * (listings) and the artifacts' member prefixes; runs whose trees are loaded,
+	 * dropped (freed, nobody used them) and rebuilt after a drop */
 	uint64_t mem_target, mem_used, mem_nodes, mem_listings, mem_indexes;
 	uint64_t runs_loaded, runs_dropped, runs_rebuilt;
 };
