@@ -154,6 +154,17 @@ void rkfs_file_forget(struct rkfs *fs, struct rkfs_ifile *e)
 	ifile_free(drop);
 }
 
+void rkfs_file_drop(struct rkfs *fs, uint64_t ino)
+{
+	struct rkfs_ifile *e, *drop = NULL;
+
+	pthread_mutex_lock(&fs->files.lock);
+	if ((e = find(&fs->files, ino)))
+		drop = unlist(&fs->files, e);
+	pthread_mutex_unlock(&fs->files.lock);
+	ifile_free(drop);
+}
+
 void rkfs_files_close(struct rkfs *fs)
 {
 	struct rkfs_files *t = &fs->files;

@@ -37,6 +37,7 @@ struct options {
 	char *mnt; /* the mountpoint as given (libfuse parses it again) */
 	char *cache;
 	char *cache_size;
+	char *memory_target;
 	char *cache_group;
 	char *jobs;
 	char *endpoint, *region, *addressing;
@@ -58,6 +59,7 @@ enum { KEY_ALLOW_OTHER = 1 };
 static const struct fuse_opt option_spec[] = {
 	OPT("cache=%s", cache),
 	OPT("cache_size=%s", cache_size),
+	OPT("memory_target=%s", memory_target),
 	OPT("cache_group=%s", cache_group),
 	OPT("jobs=%s", jobs),
 	OPT("endpoint=%s", endpoint),
@@ -352,6 +354,9 @@ static void usage(const char *prog)
 	       "    -o cache=DIR           cache directory (default $XDG_CACHE_HOME/rockfs or\n"
 	       "                           ~/.cache/rockfs)\n"
 	       "    -o cache_size=SIZE     evict least recently used data above SIZE (e.g. 20G)\n"
+	       "    -o memory_target=SIZE  drop the trees of runs nobody uses while the daemon\n"
+	       "                           holds more (rebuilt on their next access; default\n"
+	       "                           128M; 0: never)\n"
 	       "    -o cache_group=GROUP   share the cache with GROUP on purpose (group-readable\n"
 	       "                           files, setgid directories); default: a cache only\n"
 	       "                           its owner can read, refused if others can write it\n"
@@ -569,6 +574,13 @@ int main(int argc, char *argv[])
 			o.cache_size);
 		goto out;
 	}
+	vo.memory_target = (uint64_t)128 << 20;
+	if (o.memory_target && rk_size_parse(o.memory_target, &vo.memory_target)) {
+		fprintf(stderr,
+			"rockfs: memory_target=%s: want a size (e.g. 128M; 0: never drop)\n",
+			o.memory_target);
+		goto out;
+	}
 	/* a private store's bytes, served to every local user: say so once */
 	if (o.allow_other && !o.no_sign && !strncmp(o.store, "s3://", 5) &&
 	    getenv("AWS_ACCESS_KEY_ID") && getenv("AWS_SECRET_ACCESS_KEY"))
@@ -659,6 +671,7 @@ out:
 	free(o.mnt);
 	free(o.cache);
 	free(o.cache_size);
+	free(o.memory_target);
 	free(o.cache_group);
 	free(o.jobs);
 	free(o.timeout);

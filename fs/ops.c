@@ -1,7 +1,10 @@
 /* ops.c: FUSE low-level operations over struct rk_vfs.
  *
- * Every state lives in struct rkfs (fuse_req_userdata). Inodes are never freed while
- * mounted, so lookup counts need no bookkeeping and forget is a no-op. Content is
+ * Every state lives in struct rkfs (fuse_req_userdata). Every entry handed to the kernel
+ * (a lookup, a readdirplus entry with an inode) counts a reference in the engine, and
+ * FORGET gives them back: a run whose nodes the kernel holds none of (and nobody has
+ * open) may be dropped to honour memory_target, and is built again on its next lookup
+ * (rk_vfs_forget; docs/internals/vfs.md "Node lifetime"). Content is
  * immutable: long entry/attr timeouts, keep_cache, cached readdir, and reads spliced
  * straight from cache files. Every write path answers EROFS.
  *
@@ -176,7 +179,7 @@ static void rkfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		fuse_reply_entry(req, &e);
 		return;
 	}
-	rc = rk_vfs_lookup(fs->vfs, parent, name, &a, NULL);
+	rc = rk_vfs_lookup_ref(fs->vfs, parent, name, &a, NULL);
 
 	if (rc) {
 		reply_err(req, rc);
@@ -187,20 +190,29 @@ static void rkfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	e.attr_timeout = attr_timeout(fs, &a);
 	e.entry_timeout = entry_timeout(fs, &a);
 	to_stat(fs, &a, &e.attr);
-	fuse_reply_entry(req, &e);
+	if (fuse_reply_entry(req, &e) == -ENOENT) /* interrupted: the kernel took nothing */
+		rk_vfs_forget(fs->vfs, a.ino, 1);
+}
+
+/* (the status file is the daemon's, never freed: its references are not counted) */
+static void forget_one(struct rkfs *fs, uint64_t ino, uint64_t nlookup)
+{
+	if (ino == RKFS_STATUS_INO)
+		return;
+	rkfs_file_drop(fs, ino); /* no read comes for an inode the kernel forgot */
+	rk_vfs_forget(fs->vfs, ino, nlookup);
 }
 
 static void rkfs_op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 {
-	(void)ino;
-	(void)nlookup;
+	forget_one(fs_of(req), ino, nlookup);
 	fuse_reply_none(req);
 }
 
 static void rkfs_op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *f)
 {
-	(void)count;
-	(void)f;
+	for (size_t i = 0; i < count; i++)
+		forget_one(fs_of(req), f[i].ino, f[i].nlookup);
 	fuse_reply_none(req);
 }
 
@@ -331,7 +343,10 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, i
 		if (dir_add(&d, "..", &a, 2))
 			goto reply;
 	}
-	if (!rc)
+	if (!rc && plus) /* every entry with an inode is a reference the kernel keeps */
+		rc = rk_vfs_readdir_ref(fs->vfs, ino, off < 2 ? 0 : (uint64_t)off - 2, fill_entry,
+					&d, NULL);
+	else if (!rc)
 		rc = rk_vfs_readdir(fs->vfs, ino, off < 2 ? 0 : (uint64_t)off - 2, fill_entry, &d,
 				    NULL);
 reply:

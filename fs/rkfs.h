@@ -80,6 +80,9 @@ void rkfs_file_put(struct rkfs *fs, struct rkfs_ifile *e);
 /* A read of e failed: the next read opens the file again (call before the put). */
 void rkfs_file_forget(struct rkfs *fs, struct rkfs_ifile *e);
 void rkfs_files_close(struct rkfs *fs);
+/* The kernel forgot ino: its open file (if kept) is closed once no read uses it, so
+ * that its run may be dropped (memory_target). */
+void rkfs_file_drop(struct rkfs *fs, uint64_t ino);
 
 /* passthrough.c: open ino on a mount with passthrough (state once RKFS_PT_ON): a
  * backing id when its content is one final descriptor, else read by inode; fills fi

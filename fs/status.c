@@ -54,12 +54,20 @@ static size_t fields(const struct rkfs *fs, struct field *f)
 	N("nodes", st.nodes);
 	S("passthrough", rkfs_pt_state_text(atomic_load(&fs->pt.state)));
 	N("passthrough_opens", atomic_load(&fs->pt.opened));
+	N("memory_target", st.mem_target);
+	N("memory_used", st.mem_used);
+	N("memory_nodes", st.mem_nodes);
+	N("memory_listings", st.mem_listings);
+	N("memory_indexes", st.mem_indexes);
+	N("runs_loaded", st.runs_loaded);
+	N("runs_dropped", st.runs_dropped);
+	N("runs_rebuilt", st.runs_rebuilt);
 #undef S
 #undef N
 	return i;
 }
 
-#define NFIELDS 24
+#define NFIELDS 40
 
 static int put(char *buf, size_t size, size_t *len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

@@ -61,6 +61,6 @@ CC=clang cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG
 	-DRK_WERROR=ON -DRK_SANITIZE=thread >/dev/null
 cmake --build build-tsan -j"$jobs"
 setarch "$(uname -m)" -R ctest --test-dir build-tsan --output-on-failure -j"$jobs" \
-	-L integration -R 'demo|concurrent|stream_member|shared_cache|tarballs|dist|kpack_split|remote_s3|remote_faults|python_index|packages_rpm|packages_deb|list_live|run_live|read_ahead|status'
+	-L integration -R 'demo|concurrent|stream_member|shared_cache|tarballs|dist|kpack_split|remote_s3|remote_faults|python_index|packages_rpm|packages_deb|list_live|run_live|read_ahead|status|memory_target'
 
 step "all test tiers passed"

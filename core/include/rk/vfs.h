@@ -52,6 +52,10 @@ struct rk_vfs_opts {
 					     * naming the option by its label) on an unknown
 					     * name, a bad value or a file that does not load */
 	size_t nview_opts;
+	uint64_t memory_target; /* bytes the process may hold before runs nobody uses are
+				 * dropped (rebuilt on their next lookup); 0: never drop. Only
+				 * a caller that counts the kernel's references (rk_vfs_lookup_ref,
+				 * rk_vfs_readdir_ref, rk_vfs_forget) may set it */
 };
 
 /* ---- the views' options ----
@@ -131,6 +135,13 @@ struct rk_vfs_stats {
 	uint64_t cache_limit, cache_used; /* cache_size (0: none) and use (with a limit) */
 	uint64_t cache_written, cache_discarded; /* bytes added; bad blobs/records deleted */
 	uint64_t uptime_s;
+	/* memory (memory_target): the target (0: none), what the process holds now (its
+	 * resident size, or the heap in use plus what was resident at open if more), of it
+	 * the nodes and directory entries of served and private trees, the runs' catalogs
+	 * (listings) and the artifacts' member prefixes; runs whose trees are loaded,
+	 * dropped (freed, nobody used them) and rebuilt after a drop */
+	uint64_t mem_target, mem_used, mem_nodes, mem_listings, mem_indexes;
+	uint64_t runs_loaded, runs_dropped, runs_rebuilt;
 };
 
 int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err *err);
@@ -139,6 +150,12 @@ void rk_vfs_close(struct rk_vfs *v);
 
 int rk_vfs_lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk_attr *out,
 		  struct rk_err *err);
+/* The same for the kernel, which keeps the entry: counts one reference (a lookup) on it,
+ * until rk_vfs_forget gives it back. A run whose nodes have references is never dropped. */
+int rk_vfs_lookup_ref(struct rk_vfs *v, uint64_t parent, const char *name, struct rk_attr *out,
+		      struct rk_err *err);
+/* The kernel forgot nlookup references to ino (FUSE FORGET). */
+void rk_vfs_forget(struct rk_vfs *v, uint64_t ino, uint64_t nlookup);
 int rk_vfs_getattr(struct rk_vfs *v, uint64_t ino, struct rk_attr *out, struct rk_err *err);
 /* Copy a symlink's target into buf (NUL-terminated); returns its length. */
 int rk_vfs_readlink(struct rk_vfs *v, uint64_t ino, char *buf, size_t n, struct rk_err *err);
@@ -149,6 +166,10 @@ int rk_vfs_readlink(struct rk_vfs *v, uint64_t ino, char *buf, size_t n, struct 
 typedef int (*rk_dir_fill_fn)(void *ctx, const char *name, const struct rk_attr *a, uint64_t next);
 int rk_vfs_readdir(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn fill, void *ctx,
 		   struct rk_err *err);
+/* rk_vfs_readdir for the kernel's readdirplus: every entry fill takes (returns 0) and
+ * whose size is known (not rk_attr.pending) counts one reference, as a lookup does. */
+int rk_vfs_readdir_ref(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn fill, void *ctx,
+		       struct rk_err *err);
 /* A listing that misses entries (a damaged artifact's) fails with -EIO after the entries
  * it has: rk_vfs_readdir on the call that starts past the last one (as FUSE asks for
  * more), rk_vfs_readdir_all (every entry from the first) on the same call, after filling
@@ -180,7 +201,8 @@ int rk_file_backing(const struct rk_file *f);
 void rk_file_close(struct rk_file *f); /* NULL ok */
 
 /* The run directory for a run name (or "" / any name when the store is a single run):
- * its catalog, loaded on demand. The pointer stays valid until rk_vfs_close. */
+ * its catalog, loaded on demand. The pointer stays valid until rk_vfs_close (without a
+ * memory_target: with one, until the run is dropped). */
 int rk_vfs_run(struct rk_vfs *v, const char *name, const struct rk_run **out, struct rk_err *err);
 /* Names of all runs in the store ("org/run" for runs under {owner}-{repo}/), sorted.
  * Caller frees each name and the array. */

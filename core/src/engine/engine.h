@@ -54,9 +54,12 @@ struct node {
 	char *name;
 	vfs_pop_fn pop; /* a lazy directory's populate function, else NULL; immutable */
 	uint8_t pop_state; /* enum pop_state; v->wait_lock */
-	int pop_rc;
 	uint8_t pop_transient; /* pop_rc is transient (rk_err_transient): a later access tries again
 				*/
+	uint8_t src; /* enum src_kind (v->tree) */
+	uint8_t dropped; /* run directories: the run's tree was dropped once (trim.c); its
+			  * populate rebuilds it */
+	int pop_rc;
 	char *ctx; /* org and run directories: their store path */
 	uint64_t listed_ms; /* the root, org and run directories: when the store was listed
 			     * for them (CLOCK_MONOTONIC; v->refresh_lock once populated) */
@@ -76,19 +79,18 @@ struct node {
 			     * runs (and its store views), until one turns out to be a run
 			     * itself (run set); immutable */
 	uint8_t walked; /* lists_runs: its runs were walked once (walk_due; v->refresh_lock) */
-	struct node **unwalked; /* lists_runs: runs listed but not yet walked (walk_later,
-				 * walk_due; v->wait_lock), nunwalked of them; owned */
-	size_t nunwalked;
 	uint8_t walking; /* lists_runs: walk_due is listing them (v->wait_lock) */
 	uint8_t incomplete; /* a directory whose listing misses entries nobody could read: a
 			     * readdir ends in EIO after the entries it has */
+	struct node **unwalked; /* lists_runs: runs listed but not yet walked (walk_later,
+				 * walk_due; v->wait_lock), nunwalked of them; owned */
+	size_t nunwalked;
 	char *why_incomplete; /* incomplete: what is missing and why (the artifact and its
 			       * damage), for the readdir's error; owned, or NULL */
 	/* mutable (v->tree): */
 	uint32_t mode, nlink;
 	uint64_t size;
 	int64_t mtime;
-	uint8_t src;
 	int fd; /* SRC_STAGED: owned descriptor of the unnamed cache file, else -1 */
 	struct rk_frontier *fr; /* SRC_STAGED: how much of fd is written (a reference) */
 	char *data; /* SRC_BYTES bytes, SRC_BLOB id, SRC_STORE path, symlink target */
@@ -178,6 +180,22 @@ void walk_due(struct rk_vfs *v, struct node *dir);
 int64_t listing_newest(const struct rk_store_list *l);
 /* n's path from the mount's root ("RUN/dist/gfx1100"), for log lines. */
 void node_path(struct rk_vfs *v, const struct node *n, char *buf, size_t size);
+
+/* trim.c: memory (docs/internals/vfs.md "Node lifetime") */
+/* k references of the kernel (negative: given back), or open files (open 1), on served
+ * n, counted on its run (the run directory's own references are not: it is never
+ * dropped); the run was used now. v->tree held. */
+void node_ref(struct rk_vfs *v, struct node *n, int64_t k, int open);
+int64_t mono_s(void);
+/* The thread that drops runs when the process holds more than target (0: none). */
+int trim_start(struct rk_vfs *v, uint64_t target);
+void trim_stop(struct rk_vfs *v);
+void trim_stats(struct rk_vfs *v, struct rk_vfs_stats *st);
+/* tree.c: bytes of the nodes and entries of every tree (served and private), about */
+uint64_t tree_mem(void);
+/* tree.c: empty run directory dir (its entries go; the nodes are the caller's) for its
+ * populate to fill it again. v->tree held for writing. */
+void dir_clear(struct node *dir);
 
 /* lookup.c */
 /* Find ino and make sure it is a populated directory. */

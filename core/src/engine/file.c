@@ -42,6 +42,7 @@ struct rk_file {
 	_Atomic int failed_logged;
 	char id[RK_SHA256_HEX]; /* blob: the node's blob id */
 	char blob[RK_SHA256_HEX]; /* fd is cache blob blob (rk_blob_open), else "" */
+	struct run *run; /* the run whose node it is (counted in its opens), or NULL */
 };
 
 /* ---- SRC_NONE: a member the cache could not hold, or nothing to read ---- */
@@ -523,7 +524,8 @@ int node_pending(const struct node *n)
 	return (n->src == SRC_LATER || n->src == SRC_OPS) && !n->size_known;
 }
 
-int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struct rk_err *err)
+/* rk_vfs_open_file; v->life held. */
+static int open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struct rk_err *err)
 {
 	struct rk_err local = RK_ERR_INIT; /* log lines need the cause */
 
@@ -585,19 +587,29 @@ int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struc
 	f->ops = ops_of(n);
 	f->size = n->size;
 	rc = f->ops->take ? f->ops->take(f, n) : 0;
+	if (!rc && (f->run = vfs_node_run(n))) /* the run is not dropped while it is open */
+		node_ref(v, n, 1, 1);
 	pthread_rwlock_unlock(&v->tree);
 	if (rc) {
 		free(f);
 		return rc;
 	}
 	if (f->ops->open && (rc = f->ops->open(f, n, err))) {
-		if (f->ops->close)
-			f->ops->close(f);
-		free(f);
+		rk_file_close(f);
 		return rc;
 	}
 	*out = f;
 	return 0;
+}
+
+int rk_vfs_open_file(struct rk_vfs *v, uint64_t ino, struct rk_file **out, struct rk_err *err)
+{
+	int rc;
+
+	pthread_rwlock_rdlock(&v->life);
+	rc = open_file(v, ino, out, err);
+	pthread_rwlock_unlock(&v->life);
+	return rc;
 }
 
 uint64_t rk_file_size(const struct rk_file *f)
@@ -651,5 +663,7 @@ void rk_file_close(struct rk_file *f)
 		return;
 	if (f->ops->close)
 		f->ops->close(f);
+	if (f->run)
+		f->run->opens--; /* (after close: the run's nodes may go from here on) */
 	free(f);
 }

@@ -45,16 +45,20 @@ int get_dir(struct rk_vfs *v, uint64_t ino, struct node **out, struct rk_err *er
 int rk_vfs_refresh(struct rk_vfs *v, uint64_t ino)
 {
 	struct node *dir;
+	int rc = 0;
 
+	pthread_rwlock_rdlock(&v->life);
 	pthread_rwlock_rdlock(&v->tree);
 	dir = find_ino(v, ino);
 	pthread_rwlock_unlock(&v->tree);
-	if (!dir || !S_ISDIR(dir->mode) || !dir->lists_runs)
-		return 0;
-	return refresh_listing(v, dir);
+	if (dir && S_ISDIR(dir->mode) && dir->lists_runs)
+		rc = refresh_listing(v, dir);
+	pthread_rwlock_unlock(&v->life);
+	return rc;
 }
 
-int rk_vfs_lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk_attr *out,
+/* rk_vfs_lookup; ref: count a reference of the kernel on the entry. v->life held. */
+static int lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk_attr *out, int ref,
 		  struct rk_err *err)
 {
 	struct node *dir, *n;
@@ -99,6 +103,11 @@ int rk_vfs_lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk
 			fill_attr(n, out);
 			pthread_rwlock_unlock(&v->tree);
 		}
+		if (n && ref) {
+			pthread_rwlock_rdlock(&v->tree);
+			node_ref(v, n, 1, 0);
+			pthread_rwlock_unlock(&v->tree);
+		}
 		if (n)
 			return 0;
 		if (!retried && refresh_listing(v, dir)) {
@@ -113,7 +122,29 @@ int rk_vfs_lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk
 	}
 }
 
-int rk_vfs_getattr(struct rk_vfs *v, uint64_t ino, struct rk_attr *out, struct rk_err *err)
+int rk_vfs_lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk_attr *out,
+		  struct rk_err *err)
+{
+	int rc;
+
+	pthread_rwlock_rdlock(&v->life);
+	rc = lookup(v, parent, name, out, 0, err);
+	pthread_rwlock_unlock(&v->life);
+	return rc;
+}
+
+int rk_vfs_lookup_ref(struct rk_vfs *v, uint64_t parent, const char *name, struct rk_attr *out,
+		      struct rk_err *err)
+{
+	int rc;
+
+	pthread_rwlock_rdlock(&v->life);
+	rc = lookup(v, parent, name, out, 1, err);
+	pthread_rwlock_unlock(&v->life);
+	return rc;
+}
+
+static int getattr(struct rk_vfs *v, uint64_t ino, struct rk_attr *out, struct rk_err *err)
 {
 	struct node *n;
 	int rc = 0;
@@ -133,12 +164,23 @@ int rk_vfs_getattr(struct rk_vfs *v, uint64_t ino, struct rk_attr *out, struct r
 	return rc;
 }
 
+int rk_vfs_getattr(struct rk_vfs *v, uint64_t ino, struct rk_attr *out, struct rk_err *err)
+{
+	int rc;
+
+	pthread_rwlock_rdlock(&v->life);
+	rc = getattr(v, ino, out, err);
+	pthread_rwlock_unlock(&v->life);
+	return rc;
+}
+
 int rk_vfs_readlink(struct rk_vfs *v, uint64_t ino, char *buf, size_t size, struct rk_err *err)
 {
 	struct node *n;
 	int rc;
 
 	(void)err;
+	pthread_rwlock_rdlock(&v->life);
 	pthread_rwlock_rdlock(&v->tree);
 	n = find_ino(v, ino);
 	if (!n)
@@ -152,12 +194,14 @@ int rk_vfs_readlink(struct rk_vfs *v, uint64_t ino, char *buf, size_t size, stru
 		memcpy(buf, n->data, (size_t)rc + 1);
 	}
 	pthread_rwlock_unlock(&v->tree);
+	pthread_rwlock_unlock(&v->life);
 	return rc;
 }
 
 /* rk_vfs_readdir; whole: an incomplete listing's error also after its last entry was
- * filled in this call (rk_vfs_readdir_all), not only on the call after it. */
-static int readdir_from(struct rk_vfs *v, uint64_t ino, uint64_t off, int whole,
+ * filled in this call (rk_vfs_readdir_all), not only on the call after it; ref: count a
+ * reference of the kernel on each entry filled whose size is known. v->life held. */
+static int readdir_from(struct rk_vfs *v, uint64_t ino, uint64_t off, int whole, int ref,
 			rk_dir_fill_fn fill, void *ctx, struct rk_err *err)
 {
 	struct node *dir;
@@ -191,6 +235,8 @@ static int readdir_from(struct rk_vfs *v, uint64_t ino, uint64_t off, int whole,
 		fill_attr(dir->order[off]->node, &a);
 		if (fill(ctx, dir->order[off]->name, &a, off + 1))
 			break;
+		if (ref && !a.pending)
+			node_ref(v, dir->order[off]->node, 1, 0);
 	}
 	if (dir->incomplete && off >= dir->nents && (whole || off == start))
 		rc = rk_err_set(err, -EIO, "'%s': listing incomplete: %s", dir->name,
@@ -199,16 +245,33 @@ static int readdir_from(struct rk_vfs *v, uint64_t ino, uint64_t off, int whole,
 	return rc;
 }
 
+static int readdir_locked(struct rk_vfs *v, uint64_t ino, uint64_t off, int whole, int ref,
+			  rk_dir_fill_fn fill, void *ctx, struct rk_err *err)
+{
+	int rc;
+
+	pthread_rwlock_rdlock(&v->life);
+	rc = readdir_from(v, ino, off, whole, ref, fill, ctx, err);
+	pthread_rwlock_unlock(&v->life);
+	return rc;
+}
+
 int rk_vfs_readdir(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn fill, void *ctx,
 		   struct rk_err *err)
 {
-	return readdir_from(v, ino, off, 0, fill, ctx, err);
+	return readdir_locked(v, ino, off, 0, 0, fill, ctx, err);
+}
+
+int rk_vfs_readdir_ref(struct rk_vfs *v, uint64_t ino, uint64_t off, rk_dir_fill_fn fill, void *ctx,
+		       struct rk_err *err)
+{
+	return readdir_locked(v, ino, off, 0, 1, fill, ctx, err);
 }
 
 int rk_vfs_readdir_all(struct rk_vfs *v, uint64_t ino, rk_dir_fill_fn fill, void *ctx,
 		       struct rk_err *err)
 {
-	return readdir_from(v, ino, 0, 1, fill, ctx, err);
+	return readdir_locked(v, ino, 0, 1, 0, fill, ctx, err);
 }
 
 int rk_vfs_resolve(struct rk_vfs *v, const char *path, struct rk_attr *out, struct rk_err *err)
@@ -217,6 +280,7 @@ int rk_vfs_resolve(struct rk_vfs *v, const char *path, struct rk_attr *out, stru
 	struct rk_attr a;
 	int rc;
 
+	/* (each step holds v->life: nodes are not kept between them, only inode numbers) */
 	if ((rc = rk_vfs_getattr(v, RK_ROOT_INO, &a, err)))
 		return rc;
 	while (*path) {

@@ -125,7 +125,10 @@ int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	if (listing_newest(&cat->dirs) > newest)
 		newest = listing_newest(&cat->dirs);
 	pthread_rwlock_wrlock(&v->tree);
+	if (dir->dropped) /* its tree was dropped: built again from the listing and the cache */
+		v->n_rebuilt++;
 	dir->run = r;
+	r->used_s = mono_s();
 	if (newest > 0) /* looked up before its parent's walk: the newest object's time */
 		dir->mtime = newest;
 	r->dir = dir;

@@ -72,7 +72,8 @@ static int run_dir(struct rk_vfs *v, const char *name, struct node **out, struct
 	return 0;
 }
 
-int rk_vfs_run(struct rk_vfs *v, const char *name, const struct rk_run **out, struct rk_err *err)
+static int run_cat(struct rk_vfs *v, const char *name, const struct rk_run **out,
+		   struct rk_err *err)
 {
 	struct node *n;
 	int rc = run_dir(v, name, &n, err);
@@ -107,7 +108,7 @@ static void name_add(struct name_list *l, const char *a, const char *b)
 	l->n++;
 }
 
-int rk_vfs_list_runs(struct rk_vfs *v, char ***names, size_t *count, struct rk_err *err)
+static int list_runs(struct rk_vfs *v, char ***names, size_t *count, struct rk_err *err)
 {
 	struct name_list l = {0};
 	struct node *root;
@@ -149,7 +150,7 @@ int rk_vfs_list_runs(struct rk_vfs *v, char ***names, size_t *count, struct rk_e
 	return 0;
 }
 
-int rk_vfs_prefetch(struct rk_vfs *v, const char *name, rk_progress_fn progress, void *ctx,
+static int prefetch(struct rk_vfs *v, const char *name, rk_progress_fn progress, void *ctx,
 		    struct rk_err *err)
 {
 	struct node *dir;
@@ -204,7 +205,7 @@ int rk_vfs_prefetch(struct rk_vfs *v, const char *name, rk_progress_fn progress,
 
 #define BASE_MANIFEST "base/aux-overlay/stage/share/therock/therock_manifest.json"
 
-int rk_vfs_run_manifest(struct rk_vfs *v, const char *name, struct rk_manifest *out,
+static int run_manifest(struct rk_vfs *v, const char *name, struct rk_manifest *out,
 			struct rk_err *err)
 {
 	struct node *dir;
@@ -423,5 +424,49 @@ int vfs_check_run_store(struct rk_vfs *v, const char *location, const struct rk_
 	rk_store_close(parent);
 	rk_buf_release(&near);
 	free(up);
+	return rc;
+}
+
+/* ---- rk/vfs.h: each call holds v->life while it uses nodes (trim.c) ---- */
+
+int rk_vfs_run(struct rk_vfs *v, const char *name, const struct rk_run **out, struct rk_err *err)
+{
+	int rc;
+
+	pthread_rwlock_rdlock(&v->life);
+	rc = run_cat(v, name, out, err);
+	pthread_rwlock_unlock(&v->life);
+	return rc;
+}
+
+int rk_vfs_list_runs(struct rk_vfs *v, char ***names, size_t *count, struct rk_err *err)
+{
+	int rc;
+
+	pthread_rwlock_rdlock(&v->life);
+	rc = list_runs(v, names, count, err);
+	pthread_rwlock_unlock(&v->life);
+	return rc;
+}
+
+int rk_vfs_prefetch(struct rk_vfs *v, const char *name, rk_progress_fn progress, void *ctx,
+		    struct rk_err *err)
+{
+	int rc;
+
+	pthread_rwlock_rdlock(&v->life);
+	rc = prefetch(v, name, progress, ctx, err);
+	pthread_rwlock_unlock(&v->life);
+	return rc;
+}
+
+int rk_vfs_run_manifest(struct rk_vfs *v, const char *name, struct rk_manifest *out,
+			struct rk_err *err)
+{
+	int rc;
+
+	pthread_rwlock_rdlock(&v->life);
+	rc = run_manifest(v, name, out, err);
+	pthread_rwlock_unlock(&v->life);
 	return rc;
 }

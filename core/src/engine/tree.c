@@ -17,6 +17,30 @@
 
 /* ---- nodes (v->tree held for writing unless noted) ---- */
 
+/* node and entry bytes of every tree (served and private), for status */
+static _Atomic int64_t tree_bytes;
+
+static void mem_count(int64_t bytes)
+{
+	tree_bytes += bytes;
+}
+
+uint64_t tree_mem(void)
+{
+	int64_t b = tree_bytes;
+
+	return b > 0 ? (uint64_t)b : 0;
+}
+
+/* what a directory's entry table costs before its first entry (uthash: table, buckets) */
+#define DIR_TABLE_BYTES 600
+
+/* Bytes of n and its name (status: mem_count). */
+static int64_t node_bytes(const struct node *n)
+{
+	return (int64_t)(sizeof(*n) + strlen(n->name) + 1);
+}
+
 static uint64_t child_ino(uint64_t parent, const char *name)
 {
 	uint64_t h = rk_fnv64(RK_FNV_SEED, &parent, sizeof(parent));
@@ -33,12 +57,49 @@ struct node *find_ino(struct rk_vfs *v, uint64_t ino)
 	return n;
 }
 
-struct node *vfs_dent_find(struct node *dir, const char *name)
+/* A directory of more entries than this has a hash table of them; a smaller one is
+ * searched in listing order (most are small: the table costs DIR_TABLE_BYTES). */
+#define DENT_HASH_MIN 16
+
+static struct dent *dent_of(const struct node *dir, const char *name)
 {
 	struct dent *d;
 
-	HASH_FIND_STR(dir->dents, name, d);
+	if (dir->dents) {
+		HASH_FIND_STR(dir->dents, name, d);
+		return d;
+	}
+	for (size_t i = 0; i < dir->nents; i++)
+		if (!strcmp(dir->order[i]->name, name))
+			return dir->order[i];
+	return NULL;
+}
+
+struct node *vfs_dent_find(struct node *dir, const char *name)
+{
+	struct dent *d = dent_of(dir, name);
+
 	return d ? d->node : NULL;
+}
+
+/* Enter d in dir's table, making the table when dir grows past DENT_HASH_MIN; without
+ * memory for it dir is searched in order. */
+static void dent_hash(struct node *dir, struct dent *d)
+{
+	if (!dir->dents && dir->nents <= DENT_HASH_MIN)
+		return;
+	if (dir->dents) {
+		HASH_ADD_KEYPTR(hh, dir->dents, d->name, strlen(d->name), d);
+	} else {
+		for (size_t i = 0; i < dir->nents; i++)
+			HASH_ADD_KEYPTR(hh, dir->dents, dir->order[i]->name,
+					strlen(dir->order[i]->name), dir->order[i]);
+		mem_count(DIR_TABLE_BYTES);
+	}
+	if (rk_htab_oom()) {
+		HASH_CLEAR(hh, dir->dents);
+		mem_count(-DIR_TABLE_BYTES);
+	}
 }
 
 int vfs_dent_add(struct node *dir, const char *name, struct node *child)
@@ -57,10 +118,9 @@ int vfs_dent_add(struct node *dir, const char *name, struct node *child)
 		dir->cap = ncap;
 	}
 	d->node = child;
-	HASH_ADD_KEYPTR(hh, dir->dents, d->name, strlen(d->name), d);
-	if (rk_htab_oom())
-		goto nomem;
 	dir->order[dir->nents++] = d;
+	mem_count((int64_t)(sizeof(*d) + strlen(name) + 1 + 2 * sizeof(d)));
+	dent_hash(dir, d);
 	return 0;
 nomem:
 	if (d)
@@ -85,6 +145,7 @@ static struct node *node_alloc(struct node *dir, const char *name, uint32_t mode
 	n->pop_state = PS_DONE;
 	if (dir)
 		n->artifact = dir->artifact;
+	mem_count(node_bytes(n));
 	return n;
 }
 
@@ -180,9 +241,8 @@ struct node *vfs_node_add(struct node *dir, const char *name, uint32_t mode, int
 /* Point dir's entry name at child (which must exist). */
 void vfs_dent_set(struct node *dir, const char *name, struct node *child)
 {
-	struct dent *d;
+	struct dent *d = dent_of(dir, name);
 
-	HASH_FIND_STR(dir->dents, name, d);
 	if (d)
 		d->node = child;
 }
@@ -193,15 +253,19 @@ struct node *vfs_dent_del(struct node *dir, const char *name)
 	struct dent *d;
 	size_t i;
 
-	HASH_FIND_STR(dir->dents, name, d);
-	if (!d)
+	if (!(d = dent_of(dir, name)))
 		return NULL;
 	for (i = 0; i < dir->nents && dir->order[i] != d; i++)
 		;
 	memmove(dir->order + i, dir->order + i + 1, (dir->nents - i - 1) * sizeof(*dir->order));
 	dir->nents--;
-	HASH_DEL(dir->dents, d);
+	if (dir->dents) {
+		HASH_DEL(dir->dents, d);
+		if (!dir->dents) /* (uthash frees the table with its last entry) */
+			mem_count(-DIR_TABLE_BYTES);
+	}
 	n = d->node;
+	mem_count(-(int64_t)(sizeof(*d) + strlen(d->name) + 1 + 2 * sizeof(d)));
 	free(d->name);
 	free(d);
 	return n;
@@ -308,8 +372,7 @@ int vfs_graft(struct rk_vfs *v, struct node *dir, struct node *root)
 			tree_free(c);
 		root->order[j]->node = NULL;
 	}
-	root->nents = 0;
-	free_node(root);
+	free_node(root); /* its entries (naming nothing now) */
 	return rc;
 }
 
@@ -325,16 +388,40 @@ struct run *vfs_node_run(const struct node *n)
 	return n ? n->run : NULL;
 }
 
-void free_node(struct node *n)
+/* Free dir's entries (not the nodes they name). */
+static void dents_free(struct node *dir)
 {
-	struct dent *d, *tmp;
+	int64_t b = dir->dents ? DIR_TABLE_BYTES : 0;
 
-	HASH_ITER(hh, n->dents, d, tmp) {
-		HASH_DEL(n->dents, d);
+	HASH_CLEAR(hh, dir->dents);
+	for (size_t i = 0; i < dir->nents; i++) {
+		struct dent *d = dir->order[i];
+
+		b += (int64_t)(sizeof(*d) + strlen(d->name) + 1 + 2 * sizeof(d));
 		free(d->name);
 		free(d);
 	}
-	free(n->order);
+	mem_count(-b);
+	free(dir->order);
+	dir->order = NULL;
+	dir->nents = dir->cap = 0;
+}
+
+void dir_clear(struct node *dir)
+{
+	dents_free(dir);
+	dir->run = NULL;
+	dir->incomplete = 0;
+	free(dir->why_incomplete);
+	dir->why_incomplete = NULL;
+	dir->opened = dir->ahead = 0;
+	dir->dropped = 1;
+}
+
+void free_node(struct node *n)
+{
+	dents_free(n);
+	mem_count(-node_bytes(n));
 	free(n->name);
 	free(n->data);
 	free(n->why_incomplete);

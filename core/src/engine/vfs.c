@@ -12,6 +12,9 @@
  *   open-file locks    one open file's cached descriptors (composite: its rk_blob_set's
  *                      lock; a compressed tarball: its piece's, services/tarz_file.c)
  *   a->refill          one re-ingest of an artifact at a time
+ *   v->life (rwlock)   held for reading by every rk/vfs.h call while it uses nodes (and
+ *                      across its I/O), for writing only by trim.c (trywrlock: never
+ *                      waits) while it frees the trees of runs nobody uses
  *   v->tree (rwlock)   protects: v->inodes, every served node's fields below "mutable"
  *   v->refresh_lock    protects: listed_ms of populated root/org/run directories; held
  *                      across the store listing (one listing again at a time)
@@ -51,6 +54,7 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 	if (!v)
 		return -ENOMEM;
 	pthread_rwlock_init(&v->tree, NULL);
+	pthread_rwlock_init(&v->life, NULL);
 	pthread_mutex_init(&v->wait_lock, NULL);
 	pthread_mutex_init(&v->refresh_lock, NULL);
 	pthread_mutex_init(&v->ahead_lock, NULL);
@@ -92,6 +96,10 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 		goto fail;
 	}
 	root->lists_runs = 1;
+	if ((rc = trim_start(v, o->memory_target))) {
+		rc = rk_err_set(err, rc, "cannot start the memory thread: %s", strerror(-rc));
+		goto fail;
+	}
 	*out = v;
 	return 0;
 fail:
@@ -106,6 +114,7 @@ void rk_vfs_close(struct rk_vfs *v)
 
 	if (!v)
 		return;
+	trim_stop(v);
 	v->cancel = 1;
 	vfs_ahead_free(v->ahead);
 	pthread_mutex_lock(&v->wait_lock);
@@ -150,6 +159,7 @@ void rk_vfs_close(struct rk_vfs *v)
 	pthread_mutex_destroy(&v->refresh_lock);
 	pthread_mutex_destroy(&v->ahead_lock);
 	pthread_rwlock_destroy(&v->tree);
+	pthread_rwlock_destroy(&v->life);
 	vfs_opts_release(v);
 	free(v);
 }
@@ -175,6 +185,7 @@ void rk_vfs_stats(struct rk_vfs *v, struct rk_vfs_stats *st)
 	st->cache_written = u.written;
 	st->cache_discarded = u.discarded;
 	st->uptime_s = (uint64_t)(time(NULL) - v->mount_time);
+	trim_stats(v, st);
 }
 
 struct rk_cache *rk_vfs_cache(struct rk_vfs *v)

@@ -34,6 +34,12 @@ struct run {
 	uint64_t sig; /* rk_run_tree_sig (refresh_run, v->refresh_lock); sig_ok: it was made */
 	int sig_ok;
 	_Atomic int manifest_warned; /* its stored manifest's failure was logged */
+	/* its lifetime (trim.c): references the kernel holds to nodes below its directory,
+	 * files open on them, when it was last used (CLOCK_MONOTONIC seconds) */
+	_Atomic int64_t krefs;
+	_Atomic int64_t opens;
+	_Atomic int64_t used_s;
+	int dropping; /* being dropped (v->life held for writing) */
 };
 
 struct artifact {
@@ -94,6 +100,12 @@ struct rk_vfs {
 	struct vfs_ahead *ahead; /* blob read-ahead (NULL: off) */
 	pthread_mutex_t ahead_lock; /* directories' opened/ahead counters */
 	struct vfs_stores *stores; /* store-level views and their state (store_views.c) */
+	/* memory (trim.c): every rk/vfs.h call holds life for reading while it uses nodes;
+	 * dropping a run's tree takes it for writing, only when free (never waits) */
+	pthread_rwlock_t life;
+	uint64_t mem_target, mem_base; /* rk_vfs_opts.memory_target; resident at open */
+	struct vfs_trim *trim; /* the thread that drops runs (NULL: no target) */
+	_Atomic uint64_t n_dropped, n_rebuilt;
 };
 
 /* ---- trees ----

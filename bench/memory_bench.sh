@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Memory of a mount that serves many runs (issue 30 item 3).
+#
+#   bench/memory_bench.sh [BUILD_DIR] [RUNS] [PASSES] [-- ROCKFS OPTIONS...]
+#
+# Store: RUNS (default 1000) copies of the demo's kpack-split run, hard links of its
+# files under new run ids. The runs are ingested once before the first pass (one walk of
+# every run, then a remount), so the passes measure a daemon serving a warm cache. Each
+# pass walks every run's browse/ and dist/ with `find -ls` and reads one file of each
+# run (its dist/ lib/llvm config header), then drops the kernel's dentries and inodes
+# (`echo 2 > /proc/sys/vm/drop_caches`: the kernel then FORGETs them), waits 7 s (runs
+# unused for 5 s are dropped at the next tick) and prints the daemon's RSS and what its
+# status file says of memory. PASSES defaults to 10. Options
+# after -- go to rockfs (-o memory_target=64M). Needs root to drop the caches (without
+# it, it says so and the kernel forgets nothing).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$top/build}" && pwd)
+nruns=${2:-1000}
+passes=${3:-10}
+shift $(($# < 3 ? $# : 3))
+[ "${1:-}" = -- ] && shift
+rockfs=$build/fs/rockfs
+. "$top/bench/lib.sh"
+bench_init mbench
+RUN=24205988455-linux
+READ=dist/gfx1100/lib/llvm/include/llvm/Config/llvm-config.h
+
+can_drop=0
+if [ -w /proc/sys/vm/drop_caches ] && echo 2 >/proc/sys/vm/drop_caches 2>/dev/null; then
+	can_drop=1
+else
+	echo "(not root: the kernel's inodes are not dropped, nothing is forgotten)"
+fi
+forget() { if [ $can_drop = 1 ]; then echo 2 >/proc/sys/vm/drop_caches; fi; }
+rss() { awk '/^VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$pid/status"; }
+
+echo "generating a store of $nruns runs in $work ..."
+python3 "$top/tests/demo/mkdemo.py" "$work/demo" --runs split >/dev/null
+mkdir -p "$work/store"
+for i in $(seq 1 "$nruns"); do
+	cp -al "$work/demo/$RUN" "$work/store/$((30000000000 + i))-linux"
+done
+runs=$(ls "$work/store")
+walk() {
+	for r in $runs; do
+		find "$mnt/$r/browse" "$mnt/$r/dist" -ls >/dev/null
+		cat "$mnt/$r/$READ" >/dev/null
+	done
+}
+
+bench_mount "$work/store" "$work/cache" "$@"
+t0=$(now)
+walk
+echo "ingest walk of $nruns runs: $(elapsed "$t0" "$(now)") s, RSS $(rss) MB"
+bench_umount
+bench_mount "$work/store" "$work/cache" "$@"
+echo "rockfs $* ($(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg)); RSS after mount $(rss) MB"
+for p in $(seq 1 "$passes"); do
+	t0=$(now)
+	walk
+	t1=$(now)
+	forget
+	sleep 7 # runs unused for 5 s go at the next tick (1 s)
+	mem=$(grep -E '^(memory|runs_dropped)' "$mnt/.rockfs-status" | tr '\n' ' ' || true)
+	echo "pass $p: $(elapsed "$t0" "$t1") s, RSS $(rss) MB; $mem"
+done
+bench_umount
