@@ -5,7 +5,8 @@
  * rk_vfs_open_file resolves a node to its kind's table and every read dispatches
  * through it. A service supplies a kind of its own as an ops-backed file (SRC_OPS,
  * struct vfs_file_ops: the compressed tarballs, services/tarz_file.c). Read-ahead of a
- * directory's next blobs. The locks: vfs.c; docs/internals/vfs.md. */
+ * directory's next blobs, and of a composite's next pieces (vfs_ahead_pieces). The locks:
+ * vfs.c; docs/internals/vfs.md. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
