@@ -43,6 +43,7 @@ static size_t fields(const struct rkfs *fs, struct field *f)
 	N("ingests_done", st.ingests);
 	N("index_loads", st.index_loads);
 	N("read_ahead", st.read_ahead);
+	N("read_ahead_pieces", st.read_ahead_pieces);
 	N("errors_archive", st.ingest_failures);
 	N("errors_transient", st.transient_failures);
 	N("errors_cache", st.cache_discarded);

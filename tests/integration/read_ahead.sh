@@ -4,7 +4,9 @@
 # it). Checked here: read-ahead happens (the read_ahead status counter), every file
 # still reads right (cmp against the archive), and a blob gone bad in the cache that
 # read-ahead meets first is discarded with one warning and made again for its reader,
-# as a reader's own open would.
+# as a reader's own open would. Then the same for a composite: a tarball of those files
+# read in order has its next pieces' blobs read ahead (read_ahead_pieces;
+# bench/reads_bench.sh times it).
 . "$(dirname "$0")/lib.sh"
 it_init "$@"
 
@@ -17,6 +19,7 @@ for i in $(seq -w 1 120); do
 	specs+=("$T/src/f$i:include/f$i.h")
 done
 it_mkart "$S/$RUN" many_dev_generic math-libs/many/stage "${specs[@]}"
+it_mkart "$S/$RUN" one_lib_gfx1100 math-libs/one/stage "$T/src/f001:lib/one.txt" # a family
 D=$RUN/browse/many_dev_generic/math-libs/many/stage/include
 
 # first mount: ingest; the files are blobs in the cache from here on
@@ -43,4 +46,19 @@ it_umount b
 # one warning, for the damaged blob, and nothing else
 [ "$(grep -cE '^rockfs: (error|warning):' "${IT_LOG[b]}")" = 1 ] ||
 	fail "want exactly one warning: $(grep -E '^rockfs: (error|warning):' "${IT_LOG[b]}")"
+
+# a composite of many small pieces (a tarball's members) read in order has the next
+# pieces' blobs read ahead (vfs_ahead_pieces): the counter moves, every byte is right
+it_mount c "$S" "$T/mnt" "$T/cache"
+tb=$T/mnt/$RUN/tarballs/therock-dist-linux-gfx110X-all-unversioned.tar
+mkdir -p "$T/x"
+dd if="$tb" bs=1M status=none | tar -x -C "$T/x"
+for i in $(seq -w 1 120); do
+	f=$(find "$T/x" -name "f$i.h")
+	cmp "$T/src/f$i" "$f" || fail "f$i.h reads wrong from the tarball with read-ahead"
+done
+n=$("$ROCKPACK" status "$T/mnt" | sed -n 's/^read_ahead_pieces: //p')
+[ "$n" -ge 30 ] || fail "read_ahead_pieces is $n after reading the tarball (want >= 30)"
+it_umount c
+it_quiet_log c
 it_finish

@@ -128,7 +128,8 @@ struct rk_vfs_stats {
 	uint64_t ingests; /* archives decompressed by this process */
 	uint64_t ingests_running, ingests_waiting; /* now: in a jobs slot, waiting for one */
 	uint64_t index_loads; /* archives whose index came from the cache */
-	uint64_t read_ahead; /* cache blobs opened ahead of their readers */
+	uint64_t read_ahead; /* cache blobs opened ahead of their readers (next files) */
+	uint64_t read_ahead_pieces; /* ... of a composite's readers (next pieces) */
 	uint64_t ingest_failures; /* corrupt, missing or unreadable archives */
 	uint64_t transient_failures; /* network or full disk: tried again on next access */
 	uint64_t remote_requests, remote_bytes; /* network requests made, bytes received */

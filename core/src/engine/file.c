@@ -5,7 +5,8 @@
  * rk_vfs_open_file resolves a node to its kind's table and every read dispatches
  * through it. A service supplies a kind of its own as an ops-backed file (SRC_OPS,
  * struct vfs_file_ops: the compressed tarballs, services/tarz_file.c). Read-ahead of a
- * directory's next blobs. The locks: vfs.c; docs/internals/vfs.md. */
+ * directory's next blobs, and of a composite's next pieces (vfs_ahead_pieces). The locks:
+ * vfs.c; docs/internals/vfs.md. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -33,6 +34,7 @@ struct rk_file {
 	const struct rk_composite *composite; /* composite */
 	_Atomic uint8_t *read_logged; /* composite: its node's (a failed read logged) */
 	struct rk_blob_set blobs; /* composite: the source blobs read last */
+	_Atomic uint64_t ahead; /* composite: its pieces read ahead up to here */
 	struct rk_frontier *fr; /* staged: how much of fd is written */
 	const struct artifact *artifact; /* staged: for log lines */
 	struct artifact *refill; /* blob: the artifact that re-creates it (or NULL) */
@@ -192,7 +194,7 @@ static void read_ahead(struct rk_vfs *v, struct node *dir)
 		const struct node *s = dir->order[dir->ahead++]->node;
 
 		if (S_ISREG(s->mode) && s->src == SRC_BLOB && s->size <= AHEAD_MAX_SIZE)
-			vfs_ahead_push(v->ahead, s->data, s->size);
+			vfs_ahead_push(v->ahead, s->data, s->size, 0, 0, VFS_AHEAD_FILE);
 	}
 	pthread_mutex_unlock(&v->ahead_lock);
 }
@@ -337,7 +339,10 @@ static ssize_t composite_pread(struct rk_file *f, char *buf, size_t n, uint64_t 
 			       struct rk_err *err)
 {
 	struct file_read r = {f, err};
-	ssize_t got = rk_composite_pread(f->composite, file_source_read, &r, buf, n, off);
+	ssize_t got;
+
+	vfs_ahead_pieces(f->v->ahead, f->composite, &f->ahead, off, n);
+	got = rk_composite_pread(f->composite, file_source_read, &r, buf, n, off);
 
 	return got < 0 ? composite_failed(f, off, (int)got, err) : got;
 }
@@ -346,9 +351,10 @@ static ssize_t composite_extents(struct rk_file *f, uint64_t off, size_t n, stru
 				 size_t max)
 {
 	struct rk_err err = RK_ERR_INIT; /* the log line needs the cause */
-	ssize_t k =
-		rk_composite_extents(&f->blobs, f->v->cache, f->composite, off, n, ext, max, &err);
+	ssize_t k;
 
+	vfs_ahead_pieces(f->v->ahead, f->composite, &f->ahead, off, n);
+	k = rk_composite_extents(&f->blobs, f->v->cache, f->composite, off, n, ext, max, &err);
 	if (k > 0) {
 		int rc = rk_extents_check(ext, (size_t)k, &err);
 

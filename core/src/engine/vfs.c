@@ -174,7 +174,8 @@ void rk_vfs_stats(struct rk_vfs *v, struct rk_vfs_stats *st)
 	st->ingests_running = v->n_running;
 	st->ingests_waiting = v->n_waiting;
 	st->index_loads = v->n_index_loads;
-	st->read_ahead = vfs_ahead_done(v->ahead);
+	st->read_ahead = vfs_ahead_done(v->ahead, VFS_AHEAD_FILE);
+	st->read_ahead_pieces = vfs_ahead_done(v->ahead, VFS_AHEAD_PIECE);
 	st->ingest_failures = v->n_failures;
 	st->transient_failures = v->n_transient;
 	st->remote_requests = rk_store_requests(v->store);
