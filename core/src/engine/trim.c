@@ -145,21 +145,9 @@ static void drop_runs(struct rk_vfs *v, struct run **rs, size_t k)
 	size_t ndead = 0, cap = 0;
 
 	for (size_t j = 0; j < k; j++)
-		for (size_t i = 0; i < vfs_nviews; i++)
-			if (rs[j]->vstate[i] && vfs_views[i]->stop)
-				vfs_views[i]->stop(rs[j]->vstate[i]);
-	for (size_t j = 0; j < k; j++) {
-		struct run *r = rs[j];
-
-		for (size_t i = 0; i < r->cat->narts; i++) {
-			if (r->artifacts[i].started)
-				pthread_join(r->artifacts[i].thread, NULL);
-			vfs_artifact_release(&r->artifacts[i]);
-		}
-		for (size_t i = 0; i < vfs_nviews; i++)
-			if (r->vstate[i] && vfs_views[i]->free)
-				vfs_views[i]->free(r->vstate[i]);
-	}
+		run_stop_views(rs[j]);
+	for (size_t j = 0; j < k; j++)
+		run_release(rs[j]);
 	pthread_rwlock_wrlock(&v->tree);
 	HASH_ITER(hh, v->inodes, n, tmp) {
 		struct run *r = vfs_node_run(n);
@@ -198,12 +186,8 @@ static void drop_runs(struct rk_vfs *v, struct run **rs, size_t k)
 			*p = rs[j]->next;
 	}
 	pthread_mutex_unlock(&v->wait_lock);
-	for (size_t j = 0; j < k; j++) {
-		free(rs[j]->artifacts);
-		free(rs[j]->vstate);
-		rk_run_free(rs[j]->cat);
-		free(rs[j]);
-	}
+	for (size_t j = 0; j < k; j++)
+		run_free(rs[j]);
 	v->n_dropped += k;
 }
 

@@ -125,30 +125,17 @@ void rk_vfs_close(struct rk_vfs *v)
 	 * what services derived) go while the served nodes they may link to are there */
 	store_views_stop(v);
 	for (r = v->runs; r; r = r->next)
-		for (size_t i = 0; i < vfs_nviews; i++)
-			if (r->vstate[i] && vfs_views[i]->stop)
-				vfs_views[i]->stop(r->vstate[i]);
+		run_stop_views(r);
 	store_views_free(v); /* before the artifacts: a store view may read their values */
-	for (r = v->runs; r; r = r->next) {
-		for (size_t i = 0; i < r->cat->narts; i++) {
-			if (r->artifacts[i].started)
-				pthread_join(r->artifacts[i].thread, NULL);
-			vfs_artifact_release(&r->artifacts[i]);
-		}
-		for (size_t i = 0; i < vfs_nviews; i++)
-			if (r->vstate[i] && vfs_views[i]->free)
-				vfs_views[i]->free(r->vstate[i]);
-	}
+	for (r = v->runs; r; r = r->next)
+		run_release(r);
 	HASH_ITER(hh, v->inodes, n, tmp) {
 		HASH_DEL(v->inodes, n);
 		free_node(n);
 	}
 	while ((r = v->runs)) {
 		v->runs = r->next;
-		free(r->artifacts);
-		free(r->vstate);
-		rk_run_free(r->cat);
-		free(r);
+		run_free(r);
 	}
 	rk_store_close(v->store); /* it uses the cache */
 	rk_cache_close(v->cache);
