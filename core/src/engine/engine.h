@@ -185,7 +185,7 @@ void node_path(struct rk_vfs *v, const struct node *n, char *buf, size_t size);
 /* k references of the kernel (negative: given back), or open files (open 1), on served
  * n, counted on its run (the run directory's own references are not: it is never
  * dropped); the run was used now. v->tree held. */
-/* The end of a run, in three steps (rk_vfs_close, and a drop in trim.c): its views'
+/* The end of a run, in three steps (trim.c: rk_vfs_close and a drop): its views'
  * background work stopped (run_stop_views), then what it holds released, its artifacts'
  * ingest threads joined and its views' state freed (run_release; its nodes may still be
  * read), then, once its nodes are freed, the run itself (run_free). */

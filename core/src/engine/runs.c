@@ -470,30 +470,3 @@ int rk_vfs_run_manifest(struct rk_vfs *v, const char *name, struct rk_manifest *
 	pthread_rwlock_unlock(&v->life);
 	return rc;
 }
-
-void run_stop_views(struct run *r)
-{
-	for (size_t i = 0; i < vfs_nviews; i++)
-		if (r->vstate[i] && vfs_views[i]->stop)
-			vfs_views[i]->stop(r->vstate[i]);
-}
-
-void run_release(struct run *r)
-{
-	for (size_t i = 0; i < r->cat->narts; i++) {
-		if (r->artifacts[i].started)
-			pthread_join(r->artifacts[i].thread, NULL);
-		vfs_artifact_release(&r->artifacts[i]);
-	}
-	for (size_t i = 0; i < vfs_nviews; i++)
-		if (r->vstate[i] && vfs_views[i]->free)
-			vfs_views[i]->free(r->vstate[i]);
-}
-
-void run_free(struct run *r)
-{
-	free(r->artifacts);
-	free(r->vstate);
-	rk_run_free(r->cat);
-	free(r);
-}

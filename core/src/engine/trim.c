@@ -29,8 +29,11 @@ struct vfs_trim {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	atomic_int started; /* 1: the thread runs, 2: it could not be made (set under lock) */
 	int stop; /* lock */
 };
+
+static void trim_begin(struct rk_vfs *v);
 
 int64_t mono_s(void)
 {
@@ -81,9 +84,10 @@ void node_ref(struct rk_vfs *v, struct node *n, int64_t k, int open)
 {
 	struct run *r = vfs_node_run(n);
 
-	(void)v;
 	if (!r)
 		return;
+	if (v->trim && !atomic_load_explicit(&v->trim->started, memory_order_acquire))
+		trim_begin(v);
 	r->used_s = mono_s();
 	if (open)
 		r->opens += k;
@@ -135,6 +139,34 @@ static int by_use(const void *a, const void *b)
 	const struct run *x = *(struct run *const *)a, *y = *(struct run *const *)b;
 
 	return (x->used_s > y->used_s) - (x->used_s < y->used_s);
+}
+
+/* ---- the end of a run (engine.h), here and in rk_vfs_close ---- */
+void run_stop_views(struct run *r)
+{
+	for (size_t i = 0; i < vfs_nviews; i++)
+		if (r->vstate[i] && vfs_views[i]->stop)
+			vfs_views[i]->stop(r->vstate[i]);
+}
+
+void run_release(struct run *r)
+{
+	for (size_t i = 0; i < r->cat->narts; i++) {
+		if (r->artifacts[i].started)
+			pthread_join(r->artifacts[i].thread, NULL);
+		vfs_artifact_release(&r->artifacts[i]);
+	}
+	for (size_t i = 0; i < vfs_nviews; i++)
+		if (r->vstate[i] && vfs_views[i]->free)
+			vfs_views[i]->free(r->vstate[i]);
+}
+
+void run_free(struct run *r)
+{
+	free(r->artifacts);
+	free(r->vstate);
+	rk_run_free(r->cat);
+	free(r);
 }
 
 /* Free the trees of runs rs (k of them, marked dropping) and unpopulate their
@@ -264,12 +296,20 @@ static void *trim_main(void *p)
 	return NULL;
 }
 
+/* What the process held before any run: code, libraries, stacks. */
+static uint64_t mem_base(void)
+{
+	uint64_t rss = resident(), heap = heap_used();
+
+	return rss > heap ? rss - heap : 0;
+}
+
 int trim_start(struct rk_vfs *v, uint64_t target)
 {
 	struct vfs_trim *t;
 
 	v->mem_target = target;
-	v->mem_base = resident() > heap_used() ? resident() - heap_used() : 0;
+	v->mem_base = mem_base();
 	if (!target)
 		return 0;
 	if (!(t = calloc(1, sizeof(*t))))
@@ -277,14 +317,29 @@ int trim_start(struct rk_vfs *v, uint64_t target)
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->cond, NULL);
 	v->trim = t;
-	if (pthread_create(&t->thread, NULL, trim_main, v)) {
-		v->trim = NULL;
-		pthread_mutex_destroy(&t->lock);
-		pthread_cond_destroy(&t->cond);
-		free(t);
-		return -EAGAIN;
-	}
 	return 0;
+}
+
+/* The thread starts with the first reference the kernel takes, not at open: rockfs
+ * forks into the background after opening (fuse_daemonize), and a thread made before
+ * stays in the parent, its condition variable waited on for ever in the child's
+ * memory (pthread_cond_destroy at unmount then never returns). */
+static void trim_begin(struct rk_vfs *v)
+{
+	struct vfs_trim *t = v->trim;
+
+	pthread_mutex_lock(&t->lock);
+	if (!atomic_load(&t->started) && !t->stop) {
+		if (!pthread_create(&t->thread, NULL, trim_main, v)) {
+			atomic_store_explicit(&t->started, 1, memory_order_release);
+		} else {
+			atomic_store_explicit(&t->started, 2, memory_order_release);
+			rk_warn("memory_target: no thread to honour it (%s); runs are never "
+				"dropped",
+				strerror(EAGAIN));
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
 }
 
 void trim_stop(struct rk_vfs *v)
@@ -297,7 +352,8 @@ void trim_stop(struct rk_vfs *v)
 	t->stop = 1;
 	pthread_cond_signal(&t->cond);
 	pthread_mutex_unlock(&t->lock);
-	pthread_join(t->thread, NULL);
+	if (atomic_load(&t->started) == 1)
+		pthread_join(t->thread, NULL);
 	pthread_mutex_destroy(&t->lock);
 	pthread_cond_destroy(&t->cond);
 	free(t);
