@@ -606,6 +606,7 @@ int main(int argc, char *argv[])
 	fs.gid = getgid();
 	fs.timeout = 86400.0;
 	fs.list_ttl = vo.list_ttl_s;
+	fs.mountpoint = cmd.mountpoint;
 #ifdef RKFS_HAVE_PASSTHROUGH
 	fs.pt.state = o.nopassthrough	? RKFS_PT_OPTION
 		      : has_sys_admin() ? RKFS_PT_ON /* if the kernel grants it (init) */

@@ -171,6 +171,8 @@ static void rkfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct rk_attr a;
 	int rc;
 
+	rkfs_readahead_first_request(fs);
+
 	if (parent == FUSE_ROOT_ID && !strcmp(name, RKFS_STATUS_NAME)) {
 		memset(&e, 0, sizeof(e));
 		e.ino = RKFS_STATUS_INO;
@@ -224,6 +226,7 @@ static void rkfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_inf
 	int rc;
 
 	(void)fi;
+	rkfs_readahead_first_request(fs);
 	if (ino == RKFS_STATUS_INO) {
 		status_stat(fs, &st);
 		fuse_reply_attr(req, &st, 0);
@@ -323,6 +326,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, i
 	struct rk_attr self, a;
 	int rc;
 
+	rkfs_readahead_first_request(fs);
 	if (!(d.buf = malloc(size))) {
 		fuse_reply_err(req, ENOMEM);
 		return;

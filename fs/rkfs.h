@@ -59,6 +59,11 @@ struct rkfs {
 	int no_open; /* ... and files: reads come without a handle (set by init) */
 	int passthrough; /* the kernel granted passthrough (init): opens go to passthrough.c */
 	struct rkfs_pts pt;
+	const char *mountpoint; /* absolute (libfuse resolves it) */
+	struct {
+		_Atomic int done; /* the first request after INIT has been seen */
+		_Atomic int kb; /* the read-ahead it set (readahead.c); 0: the kernel's */
+	} ra;
 	const char *store; /* as given on the command line, its password hidden: for status */
 	pthread_mutex_t lock; /* protects: handles */
 	struct rkfs_handle *handles;
@@ -92,6 +97,11 @@ void rkfs_pt_fini(struct rkfs_pts *t);
 int rkfs_pt_open(struct rkfs *fs, fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void rkfs_pt_release(struct rkfs *fs, fuse_req_t req, fuse_ino_t ino, uint64_t fh);
 const char *rkfs_pt_state_text(int state);
+
+/* readahead.c: at the first request after INIT (lookup, getattr, readdir), raise the
+ * mount's read-ahead on a passthrough mount (once; a failure is logged). */
+#define RKFS_READAHEAD_KB 1024
+void rkfs_readahead_first_request(struct rkfs *fs);
 
 extern const struct fuse_lowlevel_ops rkfs_ops;
 

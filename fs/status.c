@@ -55,6 +55,7 @@ static size_t fields(const struct rkfs *fs, struct field *f)
 	N("nodes", st.nodes);
 	S("passthrough", rkfs_pt_state_text(atomic_load(&fs->pt.state)));
 	N("passthrough_opens", atomic_load(&fs->pt.opened));
+	N("mount_read_ahead_kb", (uint64_t)atomic_load(&fs->ra.kb));
 	N("memory_target", st.mem_target);
 	N("memory_used", st.mem_used);
 	N("memory_nodes", st.mem_nodes);

@@ -14,6 +14,8 @@
 #     (the kernel refuses mixed opens of an inode); once its artifact is published, a new
 #     open passes through; bytes right all along;
 #  4. -o nopassthrough: status says off, READs reach the daemon, bytes right.
+# As root, the mount's read-ahead is raised to 1 MiB with passthrough and left at the
+# kernel's 128 KiB without (fs/readahead.c).
 # Skipped (77) when rockfs was built with a libfuse without passthrough (Debian 12's
 # 3.14; tools/test.sh's fuse317 step builds one), or when the kernel or the daemon's
 # capabilities do not allow it; RK_REQUIRE_PASSTHROUGH=1 (that step) makes those a failure.
@@ -58,6 +60,13 @@ if [ "$state" != on ]; then
 	skip "passthrough: $state"
 fi
 [ "$(st "$M" passthrough_opens)" = 0 ] || fail "passthrough_opens before any open: $(st "$M" passthrough_opens)"
+# the mount's read-ahead raised to 1 MiB (fs/readahead.c: composites are read in 1 MiB
+# requests; root writes the mount's bdi)
+bdi() { cat "/sys/class/bdi/$(mountpoint -d "$1")/read_ahead_kb"; }
+if [ "$(id -u)" = 0 ]; then
+	[ "$(st "$M" mount_read_ahead_kb)" = 1024 ] || fail "mount_read_ahead_kb $(st "$M" mount_read_ahead_kb), want 1024"
+	[ "$(bdi "$M")" = 1024 ] || fail "the mount's read_ahead_kb is $(bdi "$M"), want 1024"
+fi
 
 # 1. a cache blob
 A=blas_lib_gfx110X-all
@@ -186,6 +195,8 @@ M=$T/off
 it_mount off "$STORE" "$M" "$T/cache" -d -o nopassthrough
 [ "$(st "$M" passthrough)" = "off (-o nopassthrough)" ] ||
 	fail "-o nopassthrough: status says passthrough: $(st "$M" passthrough)"
+[ "$(st "$M" mount_read_ahead_kb)" = 0 ] && [ "$(bdi "$M")" = 128 ] ||
+	fail "-o nopassthrough: the mount's read-ahead was changed ($(bdi "$M") KiB)"
 F=$M/$RUN/browse/$A/$rel
 ino=$(stat -c %i "$F")
 mark off
