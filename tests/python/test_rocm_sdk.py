@@ -646,7 +646,8 @@ class MetadataTest(unittest.TestCase):
                             env={"ROCM_SDK_TARGET_FAMILY": "gfx94X-dcgpu"})
         self.assertEqual(di["build_extras_require"]()["libraries"],
                          ["rocm-sdk-libraries-gfx94X-dcgpu" + pin])
-        # simple/'s sdist of a multi-family run: the devel extra for DEVEL_FAMILY only
+        # simple/'s sdist of a multi-family run: the devel extra for DEVEL_FAMILY; for
+        # another family a requirement no index serves, naming the family's page
         text = (dist_info_lines(False, LEGACY_FAMILIES, "gfx110X-all", "None")
                 + "DEVEL_FAMILY = 'gfx110X-all'\n")
         with contextlib.redirect_stdout(io.StringIO()):
@@ -654,7 +655,8 @@ class MetadataTest(unittest.TestCase):
                              ["rocm-sdk-devel" + pin])
             extras = load_dist_info(text, env={"ROCM_SDK_TARGET_FAMILY": "gfx94X-dcgpu"})[
                 "build_extras_require"]()
-        self.assertNotIn("devel", extras)
+        self.assertEqual(extras["devel"],
+                         ["rocm-sdk-devel-gfx94X-dcgpu-is-on-find-links.python.gfx94X-dcgpu.index.html"])
         self.assertEqual(extras["libraries"], ["rocm-sdk-libraries-gfx94X-dcgpu" + pin])
 
     def test_setup_py(self):
