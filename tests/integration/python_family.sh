@@ -15,7 +15,8 @@
 #    links all of dist/); simple/ and the flat python/index.html never list the
 #    per-family files;
 #  - simple/ with ROCM_SDK_TARGET_FAMILY: the first family gets its devel wheel (complete
-#    tree), the other no devel extra (never a tree with dangling links);
+#    tree); for the other rocm[libraries,devel] fails with pip's error naming
+#    python/<family>/index.html (never a tree with dangling links), rocm[libraries] installs;
 #  - pip install 'rocm[libraries,devel]' from python/<family>/index.html (the CI line, no
 #    ROCM_SDK_TARGET_FAMILY) into a fresh venv installs that family's set alone;
 #  - rocm-sdk path --root: no dangling link (find -xtype l), the devel tree's libfakerand is
@@ -162,14 +163,25 @@ print(d.THIS_TARGET_FAMILY, d.DEFAULT_TARGET_FAMILY, ",".join(d.AVAILABLE_TARGET
 	[ "$got" = "$fam $fam $fam" ] || fail "$fam: the sdist's _dist_info says '$got'"
 done
 # simple/ (one file per name): the sdist listing both families and the first family's devel
-# wheel; another family gets no devel extra there (never a tree linking into libraries it
-# lacks)
+# wheel; for another family rocm[devel] fails there, with pip's error naming the family's
+# page (never a tree linking into libraries it lacks, never exit 0 without devel), and
+# rocm[libraries] installs
 for fam in $FAMS; do
 	V=$T/venv-simple-$fam
 	it_venv "$PY" "$V" || die "venv"
+	extras=libraries,devel
+	if [ $fam != gfx110X-all ]; then
+		if ROCM_SDK_TARGET_FAMILY=$fam PATH="$V/bin:/usr/bin:/bin" "$V/bin/pip" install "${SIMPLE_OPTS[@]}" \
+			--index-url "file://$P/simple/" 'rocm[libraries,devel]' >"$T/pip.log" 2>&1; then
+			fail "simple/ $fam: pip installed rocm[libraries,devel] without $fam's devel wheel"
+		fi
+		grep -q "^ERROR: No matching distribution found for rocm-sdk-devel-$fam-is-on-find-links.python.$fam.index.html" \
+			"$T/pip.log" || { fail "simple/ $fam: pip's error does not name python/$fam/index.html"; tail -n 5 "$T/pip.log" >&2; }
+		extras=libraries
+	fi
 	ROCM_SDK_TARGET_FAMILY=$fam PATH="$V/bin:/usr/bin:/bin" "$V/bin/pip" install "${SIMPLE_OPTS[@]}" \
-		--index-url "file://$P/simple/" 'rocm[libraries,devel]' >"$T/pip.log" 2>&1 ||
-		{ fail "simple/ $fam: pip install"; tail -n 30 "$T/pip.log" >&2; continue; }
+		--index-url "file://$P/simple/" "rocm[$extras]" >"$T/pip.log" 2>&1 ||
+		{ fail "simple/ $fam: pip install rocm[$extras]"; tail -n 30 "$T/pip.log" >&2; continue; }
 	"$V/bin/pip" list --format=freeze 2>/dev/null | grep '^rocm' | sort >"$T/installed"
 	printf '%s\n' "rocm==$VER" "rocm-sdk-core==$VER" "rocm-sdk-libraries-$fam==$VER" >"$T/want"
 	[ $fam = gfx110X-all ] && echo "rocm-sdk-devel==$VER" >>"$T/want"

@@ -30,7 +30,13 @@ expansion (the tarball is still there) is removed and expanded again.
 Device wheels (kpack builds) ship _rocm_sdk_libraries/.devel_links/<target>.json;
 after expansion each listed device file is hardlinked into the devel tree and
 recorded in that device wheel's RECORD, on every call, so that a device wheel
-installed later is picked up by the next `rocm-sdk init`.
+installed later is picked up by the next `rocm-sdk init`. Unlike upstream we
+record them in rocm-sdk-devel's RECORD too: pip removes a directory whole only
+when its distribution owns every file under it, so with the links in the device
+wheels' RECORDs alone, `pip uninstall rocm-sdk-devel rocm-sdk-device-...` (in
+that order) left the devel tree's directories behind, empty. Owned by both, the
+tree goes whole with rocm-sdk-devel, and a device wheel uninstalled first takes
+its links (pip skips RECORD rows whose file is gone).
 """
 
 import errno
@@ -113,8 +119,8 @@ def get_devel_root():
     else:
         # one process at a time links device files into the tree (the same lock as
         # the expansion; reconcile_device_links takes the device wheels' own locks)
-        with _Locked(record):
-            reconcile_device_links(site, root)
+        with _Locked(record) as lock:
+            reconcile_device_links(site, root, lock)
     return root
 
 
@@ -354,10 +360,11 @@ def _hardlink_or_copy(target, dest):
 # --- Device files (kpack builds) ------------------------------------------------
 
 
-def reconcile_device_links(site, root):
+def reconcile_device_links(site, root, devel_lock=None):
     """Hardlinks the device files listed in each installed device wheel's
     .devel_links/<target>.json into the devel tree, recording them in that
-    wheel's RECORD. Idempotent; returns how many links were made. Manifests of
+    wheel's RECORD and, given devel_lock (rocm-sdk-devel's RECORD, locked), in
+    that one too. Idempotent; returns how many links were made. Manifests of
     another version, or entries that would leave the tree, are skipped with a
     warning on stderr."""
     libraries = di.ALL_PACKAGES["libraries"]
@@ -369,6 +376,7 @@ def reconcile_device_links(site, root):
     real_site = os.path.realpath(str(site))
     real_root = os.path.realpath(str(root))
     made = 0
+    every_name = []
     for manifest in sorted(links_dir.glob("*.json")):
         target_name = manifest.stem
         try:
@@ -421,6 +429,9 @@ def reconcile_device_links(site, root):
         if names and record is not None:
             with _Locked(record) as lock:
                 _append_record(lock, names)
+        every_name += names
+    if every_name and devel_lock is not None:
+        _append_record(devel_lock, every_name)
     return made
 
 

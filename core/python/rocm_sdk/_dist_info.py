@@ -250,6 +250,17 @@ def build_per_target_extras():
     return result
 
 
+def devel_elsewhere_requirement(family):
+    """rockfs: the devel extra of a family whose rocm-sdk-devel wheel this index
+    does not serve (simple/ of a legacy run with several families). No index
+    serves this name, so pip fails with an error that names the page to use:
+    "No matching distribution found for rocm-sdk-devel-gfx94X-dcgpu-is-on-
+    find-links.python.gfx94X-dcgpu.index.html". (Dropping the extra was only a
+    warning: pip exited 0 with no devel tree.)"""
+    name = re.sub(r"[^A-Za-z0-9._-]", "-", family)
+    return "rocm-sdk-devel-%s-is-on-find-links.python.%s.index.html" % (name, name)
+
+
 def build_extras_require():
     """extras_require of `rocm`: one extra per optional package, pinned for the
     resolved target family where the package is family-specific, plus
@@ -275,8 +286,9 @@ def build_extras_require():
                 continue
         if (pkg.logical_name == "devel" and DEVEL_FAMILY is not None
                 and family != DEVEL_FAMILY):
-            print("rocm: no devel extra for %s here: its rocm-sdk-devel is in "
+            print("rocm: no devel wheel for %s here: its rocm-sdk-devel is in "
                   "python/%s/ (this index has %s's)" % (family, family, DEVEL_FAMILY))
+            extras[pkg.logical_name] = [devel_elsewhere_requirement(family)]
             continue
         extras[pkg.logical_name] = [pkg.get_dist_package_require(family)]
     extras.update(build_per_target_extras())
@@ -321,9 +333,10 @@ THIS_PACKAGE_ENTRY = None
 LIBRARIES_PY_PACKAGE_NAME = None
 
 # rockfs, the sdist of simple/ on a legacy run with several families only: the
-# family whose rocm-sdk-devel wheel simple/ serves (one file per name). The devel
-# extra is dropped for another family: that wheel's tree would link into a
-# libraries package it does not install. Each family's own sdist and devel wheel
+# family whose rocm-sdk-devel wheel simple/ serves (one file per name). For another
+# family the devel extra requires devel_elsewhere_requirement(), which pip reports
+# as an error naming python/<family>/index.html: that wheel's tree would link into
+# a libraries package it does not install. Each family's own sdist and devel wheel
 # are in python/<family>/ (THIS_TARGET_FAMILY set, this None).
 DEVEL_FAMILY = None
 
