@@ -172,7 +172,6 @@ static void rkfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	int rc;
 
 	rkfs_readahead_first_request(fs);
-
 	if (parent == FUSE_ROOT_ID && !strcmp(name, RKFS_STATUS_NAME)) {
 		memset(&e, 0, sizeof(e));
 		e.ino = RKFS_STATUS_INO;
