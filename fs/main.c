@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -504,7 +505,8 @@ int main(int argc, char *argv[])
 	struct fuse_loop_config *lc = NULL;
 	struct rkfs fs = {.lock = PTHREAD_MUTEX_INITIALIZER,
 			  .files.lock = PTHREAD_MUTEX_INITIALIZER,
-			  .status_lock = PTHREAD_MUTEX_INITIALIZER};
+			  .status_lock = PTHREAD_MUTEX_INITIALIZER,
+			  .notify_lock = PTHREAD_RWLOCK_INITIALIZER};
 	char fsname[4200], source[4100], shown[4096], *store_abs = NULL;
 	unsigned timeout_s = 0, final_age_s = 0;
 	int rc, ret = 1;
@@ -575,6 +577,8 @@ int main(int argc, char *argv[])
 		goto out;
 	}
 	vo.memory_target = (uint64_t)128 << 20;
+	vo.forget_entry = rkfs_forget_entry;
+	vo.forget_ctx = &fs;
 	if (o.memory_target && rk_size_parse(o.memory_target, &vo.memory_target)) {
 		fprintf(stderr,
 			"rockfs: memory_target=%s: want a size (e.g. 128M; 0: never drop)\n",
@@ -628,6 +632,7 @@ int main(int argc, char *argv[])
 		goto out;
 	if (fuse_session_mount(se, cmd.mountpoint))
 		goto out_signals;
+	atomic_store(&fs.se, se);
 	if (!cmd.foreground) {
 		openlog("rockfs", LOG_PID, LOG_DAEMON);
 		rk_log_set_handler(syslog_handler);
@@ -651,6 +656,7 @@ int main(int argc, char *argv[])
 		}
 	}
 	ret = rc < 0 ? 1 : 0; /* positive: the signal that stopped the loop, a clean exit */
+	rkfs_notify_stop(&fs);
 	fuse_session_unmount(se);
 	log_stop(&fs, rc);
 out_signals:
@@ -665,6 +671,7 @@ out:
 	rkfs_pt_fini(&fs.pt);
 	pthread_mutex_destroy(&fs.lock);
 	pthread_mutex_destroy(&fs.status_lock);
+	pthread_rwlock_destroy(&fs.notify_lock);
 	pthread_mutex_destroy(&fs.files.lock);
 	rk_vfs_close(fs.vfs);
 	free(cmd.mountpoint);

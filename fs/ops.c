@@ -195,6 +195,37 @@ static void rkfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		rk_vfs_forget(fs->vfs, a.ino, 1);
 }
 
+void rkfs_forget_entry(void *ctx, uint64_t parent, const char *name)
+{
+	struct rkfs *fs = ctx;
+	struct fuse_session *se;
+	int rc = 0;
+
+	pthread_rwlock_rdlock(&fs->notify_lock);
+	if ((se = atomic_load(&fs->se)))
+		rc = fuse_lowlevel_notify_inval_entry(se, parent, name, strlen(name));
+	pthread_rwlock_unlock(&fs->notify_lock);
+	if (rc && rc != -ENOENT) /* (ENOENT: the kernel had forgotten it already) */
+		rk_debug("asking the kernel to forget '%s': %s", name, strerror(-rc));
+}
+
+void rkfs_notify_stop(struct rkfs *fs)
+{
+	struct timespec ts;
+	/* A request waits in the kernel while a lookup in that directory is unanswered; the
+	 * loop has ended, so such a lookup is answered only once the mount is gone: after
+	 * 2 s, stop the next requests and unmount (the one waiting is inside its write, its
+	 * descriptor held by the kernel). */
+	int locked;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 2;
+	locked = !pthread_rwlock_timedwrlock(&fs->notify_lock, &ts);
+	atomic_store(&fs->se, NULL);
+	if (locked)
+		pthread_rwlock_unlock(&fs->notify_lock);
+}
+
 /* (the status file is the daemon's, never freed: its references are not counted) */
 static void forget_one(struct rkfs *fs, uint64_t ino, uint64_t nlookup)
 {

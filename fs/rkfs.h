@@ -60,6 +60,11 @@ struct rkfs {
 	int passthrough; /* the kernel granted passthrough (init): opens go to passthrough.c */
 	struct rkfs_pts pt;
 	const char *mountpoint; /* absolute (libfuse resolves it) */
+	/* the session, for the core's requests that the kernel forget an entry
+	 * (rkfs_forget_entry); NULL once unmounting. notify_lock: read by each request,
+	 * written by the unmount */
+	struct fuse_session *_Atomic se;
+	pthread_rwlock_t notify_lock;
 	struct {
 		_Atomic int done; /* the first request after INIT has been seen */
 		_Atomic int kb; /* the read-ahead it set (readahead.c); 0: the kernel's */
@@ -97,6 +102,11 @@ void rkfs_pt_fini(struct rkfs_pts *t);
 int rkfs_pt_open(struct rkfs *fs, fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void rkfs_pt_release(struct rkfs *fs, fuse_req_t req, fuse_ino_t ino, uint64_t fh);
 const char *rkfs_pt_state_text(int state);
+
+/* rk_vfs_opts.forget_entry (ops.c): ask the kernel to forget parent's entry name
+ * (ctx: the struct rkfs). rkfs_notify_stop: no request after it (before unmounting). */
+void rkfs_forget_entry(void *ctx, uint64_t parent, const char *name);
+void rkfs_notify_stop(struct rkfs *fs);
 
 /* readahead.c: at the first request after INIT (lookup, getattr, readdir), raise the
  * mount's read-ahead on a passthrough mount (once; a failure is logged). */

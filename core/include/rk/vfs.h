@@ -56,6 +56,12 @@ struct rk_vfs_opts {
 				 * dropped (rebuilt on their next lookup); 0: never drop. Only
 				 * a caller that counts the kernel's references (rk_vfs_lookup_ref,
 				 * rk_vfs_readdir_ref, rk_vfs_forget) may set it */
+	/* With memory_target: asks the kernel to forget the entry name in directory parent
+	 * (a run's directory it holds while nobody uses the run: without memory pressure the
+	 * kernel keeps every inode it was given, and a held run cannot be dropped). Called
+	 * from the engine's own thread with no lock held; NULL: never asked. */
+	void (*forget_entry)(void *ctx, uint64_t parent, const char *name);
+	void *forget_ctx;
 };
 
 /* ---- the views' options ----

@@ -24,6 +24,9 @@
 
 #define TRIM_IDLE_S 5 /* a run unused for this long may be dropped */
 #define TRIM_TICK_S 1 /* how often the memory is measured */
+/* a run the kernel holds (its dentries cached) and nobody used for this long: the
+ * kernel is asked to forget it (rk_vfs_opts.forget_entry), at most once per this long */
+#define TRIM_FORGET_S 30
 
 struct vfs_trim {
 	pthread_t thread;
@@ -134,6 +137,50 @@ static int settled(struct rk_vfs *v, struct run *r)
 	return ok;
 }
 
+/* r is held only by the kernel's cache of its entries: no file open, no use for
+ * TRIM_FORGET_S, not asked to forget for as long. v->life held for writing, v->tree for
+ * reading. */
+static int kernel_held(struct run *r, int64_t now)
+{
+	struct node *d = r->dir;
+
+	return d && d->run == r && d->parent && !d->lists_runs && r->krefs > 0 && !r->opens &&
+	       now - r->used_s >= TRIM_FORGET_S && now - r->forget_s >= TRIM_FORGET_S &&
+	       vfs_dent_find(d->parent, d->name) == d;
+}
+
+/* Ask the kernel to forget up to k of the runs in rs[0..n) that only its cache holds,
+ * least recently used first (rs sorted so); their FORGETs let a later tick drop them.
+ * v->life held for writing (released before the kernel is asked: the requests that a
+ * forget may cause take it for reading). Returns with v->life released. */
+static void forget_held(struct rk_vfs *v, struct run **rs, size_t n, size_t k, int64_t now)
+{
+	struct {
+		uint64_t parent;
+		char *name;
+	} *e = k ? calloc(k, sizeof(*e)) : NULL;
+	size_t m = 0;
+
+	if (e) {
+		pthread_rwlock_rdlock(&v->tree);
+		for (size_t i = 0; i < n && m < k; i++) {
+			if (!kernel_held(rs[i], now) || !(e[m].name = strdup(rs[i]->dir->name)))
+				continue;
+			e[m++].parent = rs[i]->dir->parent->ino;
+			rs[i]->forget_s = now;
+		}
+		pthread_rwlock_unlock(&v->tree);
+	}
+	pthread_rwlock_unlock(&v->life);
+	for (size_t i = 0; i < m; i++) {
+		v->forget_entry(v->forget_ctx, e[i].parent, e[i].name);
+		free(e[i].name);
+	}
+	if (m)
+		rk_debug("memory: asked the kernel to forget %zu runs it alone holds", m);
+	free(e);
+}
+
 static int by_use(const void *a, const void *b)
 {
 	const struct run *x = *(struct run *const *)a, *y = *(struct run *const *)b;
@@ -224,12 +271,14 @@ static void drop_runs(struct rk_vfs *v, struct run **rs, size_t k)
 }
 
 /* Above the target: drop the runs nobody uses, least recently used first, as many as
- * the runs' average size says bring it under 7/8 of the target. */
+ * the runs' average size says bring it under 7/8 of the target; when those are not
+ * enough, ask the kernel to forget as many of the runs only its cache holds (a later
+ * tick drops them once their FORGETs came). */
 static void trim_once(struct rk_vfs *v)
 {
-	uint64_t used = mem_used(v), want = v->mem_target / 8 * 7, per;
-	struct run **rs = NULL, *r;
-	size_t n = 0, m, nruns = 0, k;
+	uint64_t used = mem_used(v), want = v->mem_target / 8 * 7;
+	struct run **rs = NULL, **held = NULL, *r;
+	size_t n = 0, m, nheld = 0, nruns = 0, k = 0, need;
 	int64_t now = mono_s();
 
 	if (used <= v->mem_target)
@@ -244,21 +293,27 @@ static void trim_once(struct rk_vfs *v)
 	pthread_rwlock_rdlock(&v->tree);
 	for (r = v->runs; r; r = r->next)
 		nruns++;
-	if (nruns && (rs = malloc(nruns * sizeof(*rs))))
-		for (r = v->runs; r; r = r->next)
+	if (nruns && (rs = malloc(nruns * sizeof(*rs))) && (held = malloc(nruns * sizeof(*held))))
+		for (r = v->runs; r; r = r->next) {
 			if (unused(r, now))
 				rs[n++] = r;
+			else if (v->forget_entry && kernel_held(r, now))
+				held[nheld++] = r;
+		}
 	pthread_rwlock_unlock(&v->tree);
+	if (!held) {
+		pthread_rwlock_unlock(&v->life);
+		free(rs);
+		return;
+	}
 	m = n;
 	n = 0;
 	for (size_t i = 0; i < m; i++)
 		if (settled(v, rs[i]))
 			rs[n++] = rs[i];
+	need = (size_t)((used - want) / ((used > v->mem_base ? used - v->mem_base : used) / nruns + 1) + 1);
 	if (n) {
-		per = (used > v->mem_base ? used - v->mem_base : used) / nruns + 1;
-		k = (size_t)((used - want) / per + 1);
-		if (k > n)
-			k = n;
+		k = need < n ? need : n;
 		qsort(rs, n, sizeof(*rs), by_use);
 		for (size_t j = 0; j < k; j++)
 			rs[j]->dropping = 1;
@@ -266,10 +321,12 @@ static void trim_once(struct rk_vfs *v)
 		rk_debug("memory: %.1f MiB over a target of %.1f MiB: dropped %zu of %zu runs",
 			 (double)used / (1 << 20), (double)v->mem_target / (1 << 20), k, nruns);
 	}
-	pthread_rwlock_unlock(&v->life);
+	qsort(held, nheld, sizeof(*held), by_use);
+	forget_held(v, held, nheld, need - k, now); /* (releases v->life) */
 	free(rs);
+	free(held);
 #ifdef __GLIBC__
-	if (n)
+	if (k)
 		malloc_trim(0); /* give the freed pages back: the target is resident memory */
 #endif
 }

@@ -96,6 +96,8 @@ int rk_vfs_open(const struct rk_vfs_opts *o, struct rk_vfs **out, struct rk_err 
 		goto fail;
 	}
 	root->lists_runs = 1;
+	v->forget_entry = o->forget_entry;
+	v->forget_ctx = o->forget_ctx;
 	if ((rc = trim_start(v, o->memory_target))) {
 		rc = rk_err_set(err, rc, "cannot start the memory thread: %s", strerror(-rc));
 		goto fail;

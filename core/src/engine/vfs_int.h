@@ -39,6 +39,7 @@ struct run {
 	_Atomic int64_t krefs;
 	_Atomic int64_t opens;
 	_Atomic int64_t used_s;
+	int64_t forget_s; /* when the kernel was last asked to forget it (trim.c), or 0 */
 	int dropping; /* being dropped (v->life held for writing) */
 };
 
@@ -105,6 +106,8 @@ struct rk_vfs {
 	pthread_rwlock_t life;
 	uint64_t mem_target, mem_base; /* rk_vfs_opts.memory_target; resident at open */
 	struct vfs_trim *trim; /* the thread that drops runs (NULL: no target) */
+	void (*forget_entry)(void *ctx, uint64_t parent, const char *name); /* rk_vfs_opts */
+	void *forget_ctx;
 	_Atomic uint64_t n_dropped, n_rebuilt;
 };
 
