@@ -100,6 +100,7 @@ int rkfs_file_get(struct rkfs *fs, uint64_t ino, struct rkfs_ifile **out)
 	/* (no lock across the open: it may wait for an archive) */
 	if ((rc = rk_vfs_open_file(fs->vfs, ino, &f, NULL)))
 		return rc;
+	rk_file_kept(f); /* (closed when the kernel forgets ino: rkfs_file_drop) */
 	pthread_mutex_lock(&t->lock);
 	if ((e = find(t, ino))) { /* another read opened it meanwhile */
 		e->refs++;

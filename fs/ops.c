@@ -195,7 +195,7 @@ static void rkfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		rk_vfs_forget(fs->vfs, a.ino, 1);
 }
 
-void rkfs_forget_entry(void *ctx, uint64_t parent, const char *name)
+int rkfs_forget_entry(void *ctx, uint64_t parent, const char *name)
 {
 	struct rkfs *fs = ctx;
 	struct fuse_session *se;
@@ -205,8 +205,9 @@ void rkfs_forget_entry(void *ctx, uint64_t parent, const char *name)
 	if ((se = atomic_load(&fs->se)))
 		rc = fuse_lowlevel_notify_inval_entry(se, parent, name, strlen(name));
 	pthread_rwlock_unlock(&fs->notify_lock);
-	if (rc && rc != -ENOENT) /* (ENOENT: the kernel had forgotten it already) */
+	if (rc && rc != -ENOENT) /* (ENOENT: the kernel holds no such entry) */
 		rk_debug("asking the kernel to forget '%s': %s", name, strerror(-rc));
+	return rc;
 }
 
 void rkfs_notify_stop(struct rkfs *fs)

@@ -104,8 +104,9 @@ void rkfs_pt_release(struct rkfs *fs, fuse_req_t req, fuse_ino_t ino, uint64_t f
 const char *rkfs_pt_state_text(int state);
 
 /* rk_vfs_opts.forget_entry (ops.c): ask the kernel to forget parent's entry name
- * (ctx: the struct rkfs). rkfs_notify_stop: no request after it (before unmounting). */
-void rkfs_forget_entry(void *ctx, uint64_t parent, const char *name);
+ * (ctx: the struct rkfs; 0 or -errno). rkfs_notify_stop: no request after it (before
+ * unmounting). */
+int rkfs_forget_entry(void *ctx, uint64_t parent, const char *name);
 void rkfs_notify_stop(struct rkfs *fs);
 
 /* readahead.c: at the first request after INIT (lookup, getattr, readdir), raise the

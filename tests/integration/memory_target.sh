@@ -102,8 +102,12 @@ grep -q "$first" "$M/$first/README" || fail "$first/README does not name its run
 
 # without drop_caches: a run walked and then left alone is still held by the kernel's
 # cache (no memory pressure here); after 30 s unused the daemon asks the kernel to
-# forget it (trim.c, rk_vfs_opts.forget_entry), and it is dropped
+# forget it (trim.c, rk_vfs_opts.forget_entry), and it is dropped. Its README was read
+# (a kernel that opens files without asking leaves it open in the daemon until it
+# forgets the inode: that does not count as a use), and the held run's cwd stays (the
+# kernel has no entry to forget there: it is not asked about again and again instead)
 listing "$first" >/dev/null
+cat "$M/$first/README" >/dev/null
 d0=$(get runs_dropped)
 for ((i = 0; i < 1200; i++)); do
 	[ "$(get runs_dropped)" -gt "$d0" ] && break

@@ -59,8 +59,11 @@ struct rk_vfs_opts {
 	/* With memory_target: asks the kernel to forget the entry name in directory parent
 	 * (a run's directory it holds while nobody uses the run: without memory pressure the
 	 * kernel keeps every inode it was given, and a held run cannot be dropped). Called
-	 * from the engine's own thread with no lock held; NULL: never asked. */
-	void (*forget_entry)(void *ctx, uint64_t parent, const char *name);
+	 * from the engine's own thread with no lock held; returns 0, -ENOENT when the
+	 * kernel holds no such entry (its references come from elsewhere: a cwd, an open
+	 * directory; the run is not asked about again until it is used again) or another
+	 * -errno; NULL: never asked. */
+	int (*forget_entry)(void *ctx, uint64_t parent, const char *name);
 	void *forget_ctx;
 };
 
@@ -206,6 +209,10 @@ ssize_t rk_file_extents(struct rk_file *f, uint64_t off, size_t n, struct rk_ext
  * -ENOTSUP: anything else (a composite, bytes in memory, a remote object, empty). */
 int rk_file_backing(const struct rk_file *f);
 void rk_file_close(struct rk_file *f); /* NULL ok */
+/* f stays open only while the kernel caches its inode (the caller closes it when the
+ * kernel forgets the inode): it does not count as a use of its run when the engine asks
+ * the kernel to forget the runs only its cache holds (rk_vfs_opts.forget_entry). */
+void rk_file_kept(struct rk_file *f);
 
 /* The run directory for a run name (or "" / any name when the store is a single run):
  * its catalog, loaded on demand. The pointer stays valid until rk_vfs_close (without a

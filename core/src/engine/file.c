@@ -45,6 +45,7 @@ struct rk_file {
 	char id[RK_SHA256_HEX]; /* blob: the node's blob id */
 	char blob[RK_SHA256_HEX]; /* fd is cache blob blob (rk_blob_open), else "" */
 	struct run *run; /* the run whose node it is (counted in its opens), or NULL */
+	int kept; /* rk_file_kept: counted in its run's kept too */
 };
 
 /* ---- SRC_NONE: a member the cache could not hold, or nothing to read ---- */
@@ -669,7 +670,17 @@ void rk_file_close(struct rk_file *f)
 		return;
 	if (f->ops->close)
 		f->ops->close(f);
+	if (f->run && f->kept)
+		f->run->kept--;
 	if (f->run)
 		f->run->opens--; /* (after close: the run's nodes may go from here on) */
 	free(f);
+}
+
+void rk_file_kept(struct rk_file *f)
+{
+	if (f->run && !f->kept) {
+		f->kept = 1;
+		f->run->kept++;
+	}
 }

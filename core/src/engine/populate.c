@@ -111,6 +111,7 @@ int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		return -ENOMEM;
 	}
 	r->cat = cat;
+	r->forget_used = -1;
 	/* a local run's folders are read live: what refresh_run compares is made now */
 	r->sig_ok = v->list_ttl_ms && dir->parent && !rk_store_is_remote(rk_store_id(v->store)) &&
 		    !rk_run_tree_sig(v->store, cat, &r->sig, NULL);

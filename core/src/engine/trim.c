@@ -137,15 +137,18 @@ static int settled(struct rk_vfs *v, struct run *r)
 	return ok;
 }
 
-/* r is held only by the kernel's cache of its entries: no file open, no use for
- * TRIM_FORGET_S, not asked to forget for as long. v->life held for writing, v->tree for
- * reading. */
+/* r is held only by the kernel's cache of its entries: no file open but those kept for
+ * that cache (rk_file_kept), no use for TRIM_FORGET_S, not asked to forget for as long,
+ * nor since the kernel answered it holds none of its entries. v->life held for writing,
+ * v->tree for reading. */
 static int kernel_held(struct run *r, int64_t now)
 {
 	struct node *d = r->dir;
+	int64_t used = r->used_s;
 
-	return d && d->run == r && d->parent && !d->lists_runs && r->krefs > 0 && !r->opens &&
-	       now - r->used_s >= TRIM_FORGET_S && now - r->forget_s >= TRIM_FORGET_S &&
+	return d && d->run == r && d->parent && !d->lists_runs && r->krefs > 0 &&
+	       r->opens == r->kept && now - used >= TRIM_FORGET_S &&
+	       now - r->forget_s >= TRIM_FORGET_S && used != r->forget_used &&
 	       vfs_dent_find(d->parent, d->name) == d;
 }
 
@@ -156,6 +159,8 @@ static int kernel_held(struct run *r, int64_t now)
 static void forget_held(struct rk_vfs *v, struct run **rs, size_t n, size_t k, int64_t now)
 {
 	struct {
+		struct run *run; /* (freed by this thread only: drop_runs) */
+		int64_t used;
 		uint64_t parent;
 		char *name;
 	} *e = k ? calloc(k, sizeof(*e)) : NULL;
@@ -166,6 +171,8 @@ static void forget_held(struct rk_vfs *v, struct run **rs, size_t n, size_t k, i
 		for (size_t i = 0; i < n && m < k; i++) {
 			if (!kernel_held(rs[i], now) || !(e[m].name = strdup(rs[i]->dir->name)))
 				continue;
+			e[m].run = rs[i];
+			e[m].used = rs[i]->used_s;
 			e[m++].parent = rs[i]->dir->parent->ino;
 			rs[i]->forget_s = now;
 		}
@@ -173,7 +180,8 @@ static void forget_held(struct rk_vfs *v, struct run **rs, size_t n, size_t k, i
 	}
 	pthread_rwlock_unlock(&v->life);
 	for (size_t i = 0; i < m; i++) {
-		v->forget_entry(v->forget_ctx, e[i].parent, e[i].name);
+		if (v->forget_entry(v->forget_ctx, e[i].parent, e[i].name) == -ENOENT)
+			e[i].run->forget_used = e[i].used;
 		free(e[i].name);
 	}
 	if (m)

@@ -38,8 +38,11 @@ struct run {
 	 * files open on them, when it was last used (CLOCK_MONOTONIC seconds) */
 	_Atomic int64_t krefs;
 	_Atomic int64_t opens;
+	_Atomic int64_t kept; /* of the opens: kept for the kernel's cache (rk_file_kept) */
 	_Atomic int64_t used_s;
-	int64_t forget_s; /* when the kernel was last asked to forget it (trim.c), or 0 */
+	/* the trim thread's own: when the kernel was last asked to forget it, or 0; used_s
+	 * when the kernel answered it holds no entry of it (not asked again until used), or -1 */
+	int64_t forget_s, forget_used;
 	int dropping; /* being dropped (v->life held for writing) */
 };
 
@@ -106,7 +109,7 @@ struct rk_vfs {
 	pthread_rwlock_t life;
 	uint64_t mem_target, mem_base; /* rk_vfs_opts.memory_target; resident at open */
 	struct vfs_trim *trim; /* the thread that drops runs (NULL: no target) */
-	void (*forget_entry)(void *ctx, uint64_t parent, const char *name); /* rk_vfs_opts */
+	int (*forget_entry)(void *ctx, uint64_t parent, const char *name); /* rk_vfs_opts */
 	void *forget_ctx;
 	_Atomic uint64_t n_dropped, n_rebuilt;
 };
