@@ -25,7 +25,10 @@
  * the synthesized packages; a project's files are hashed when its page is first looked
  * at, once: the hash is kept in the cache under pyhash/ (keyed by the store, path, size
  * and mtime, or a synthesized wheel's composite digest), so a remount reads no file whole.
- * A stored file wins over a synthesized one of the same name, and a project the run stores
+ * A stored file of a project the view makes is checked against it first (check_stored:
+ * version, and the platform layout the synthesized devel tree links into); one that fails
+ * is not served (python/stored/ still has it) and its project is synthesized. Otherwise
+ * a stored file wins over a synthesized one of the same name, and a project the run stores
  * any file of is served from the store alone (its synthesized files are not served); when
  * two groups store a file of the same name, the first (sorted) one is served; PROVENANCE
  * says so. The flat and family pages carry no hashes (as upstream's): they are made with
