@@ -350,7 +350,8 @@ RK_TEST(file_name_escapes_dash)
 }
 
 /* The platform layout a synthesized wheel keeps (pysynth.members): the members in a
- * "_rocm_sdk_*" directory, sorted, NUL-terminated; nothing for a wheel without one. A
+ * "_rocm_sdk_*" directory but its __init__.py (the devel tree has its own), sorted,
+ * NUL-terminated; nothing for a wheel without one. A
  * stored wheel of its name is checked against it (view_python.c, check_stored). */
 RK_TEST(platform_layout)
 {
@@ -364,8 +365,7 @@ RK_TEST(platform_layout)
 					.summary = "core",
 					.top_level = "_rocm_sdk_core\nrocm_sdk_core\n",
 					.mtime = T0};
-	static const char lay[] = "_rocm_sdk_core/__init__.py\0_rocm_sdk_core/bin/hipcc\0"
-				  "_rocm_sdk_core/lib/libamdhip64.so.7\0";
+	static const char lay[] = "_rocm_sdk_core/bin/hipcc\0_rocm_sdk_core/lib/libamdhip64.so.7\0";
 
 	RK_ASSERT_EQ_INT(0, pywheel_add_str(p, "_rocm_sdk_core/lib/libamdhip64.so.7", "elf"));
 	RK_ASSERT_EQ_INT(0, pywheel_add_str(p, "rocm_sdk_core/__init__.py", ""));

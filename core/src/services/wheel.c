@@ -491,9 +491,15 @@ int pywheel_finish(struct rk_vfs *v, struct pywheel *p, const struct pywheel_inf
 			rc = rk_buf_addf(&rec, "%s,sha256=%s,%llu\n", e->name, b64,
 					 (unsigned long long)e->size);
 	}
-	for (size_t i = 0; !rc && i < n; i++)
-		if (!strncmp(order[i]->name, "_rocm_sdk_", 10))
+	/* the platform layout the devel tree links to (not the directory's own
+	 * __init__.py: _rocm_sdk_devel has its own) */
+	for (size_t i = 0; !rc && i < n; i++) {
+		const char *slash = strchr(order[i]->name, '/');
+
+		if (!strncmp(order[i]->name, "_rocm_sdk_", 10) && slash &&
+		    strcmp(slash + 1, "__init__.py"))
 			rc = rk_buf_add(&lay, order[i]->name, strlen(order[i]->name) + 1);
+	}
 	snprintf(name, sizeof(name), "%s.dist-info/RECORD", stem);
 	if (!rc)
 		rc = rk_buf_addf(&rec, "%s,,\n", name);
