@@ -362,18 +362,34 @@ static int cmp_name(const void *a, const void *b)
 		      ((const struct rk_wheel_member *)b)->name);
 }
 
-/* Whether stored wheel f holds every member of the platform layout `lay` (syn->members),
- * in *missing the first it lacks (NULL when it has them all). A wheel that cannot be
- * listed has none; only -ENOMEM and transient failures fail the call. */
-static int lacks_layout(struct rk_vfs *v, const struct pyfile *f, const char *lay, size_t len,
-			const char **missing, struct rk_err *err)
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Stored wheel f's member names, sorted, each NUL-terminated, in *names (*len bytes;
+ * "" for a wheel that cannot be listed, logged): kept in the cache next to its hash
+ * (pyhash/<key>.names), so a remount reads nothing. Only -ENOMEM and transient failures
+ * fail the call. */
+static int stored_names(struct rk_vfs *v, const struct pyfile *f, char **names, size_t *len,
+			struct rk_err *err)
 {
 	struct rk_wheel_member *m = NULL;
+	struct rk_buf b = RK_BUF_INIT;
 	struct rk_object *o;
+	char key[128], rel[136];
 	size_t n = 0;
-	int rc;
+	int rc, keep = v->cache && !hash_key(v, f, key);
 
-	*missing = NULL;
+	if (keep) {
+		snprintf(rel, sizeof(rel), "%s.names", key);
+		if (!rk_cache_get_file(v->cache, rel, 64 << 20, names, len, NULL)) {
+			if (!*len || (*names)[*len - 1] == '\0')
+				return 0;
+			free(*names); /* not a record of ours: listed again */
+			*names = NULL;
+		}
+	}
 	if (!(rc = rk_store_object_open(v->store, f->path, &o, err))) {
 		rc = rk_wheel_list(obj_pread, o, rk_object_size(o), &m, &n, err);
 		rk_object_close(o);
@@ -388,13 +404,61 @@ static int lacks_layout(struct rk_vfs *v, const struct pyfile *f, const char *la
 	}
 	if (n)
 		qsort(m, n, sizeof(*m), cmp_name);
-	for (size_t off = 0; off < len && !*missing; off += strlen(lay + off) + 1) {
-		struct rk_wheel_member key = {.name = (char *)(lay + off)};
-
-		if (!n || !bsearch(&key, m, n, sizeof(*m), cmp_name))
-			*missing = lay + off;
-	}
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = rk_buf_add(&b, m[i].name, strlen(m[i].name) + 1);
 	rk_wheel_members_free(m, n);
+	if (rc) {
+		rk_buf_release(&b);
+		return -ENOMEM;
+	}
+	if (keep) {
+		rk_cache_area(v->cache, "pyhash");
+		if (rk_cache_put_file(v->cache, rel, b.buf, b.len, NULL))
+			rk_warn("'%s': could not keep its member list in the cache", f->path);
+	}
+	*len = b.len;
+	if (!(*names = malloc(b.len + 1))) {
+		rk_buf_release(&b);
+		return -ENOMEM;
+	}
+	memcpy(*names, b.buf, b.len);
+	rk_buf_release(&b);
+	return 0;
+}
+
+/* Whether stored wheel f holds every member of the platform layout `lay` (syn->members):
+ * in *missing the first it lacks (NULL when it has them all). */
+static int lacks_layout(struct rk_vfs *v, const struct pyfile *f, const char *lay, size_t len,
+			const char **missing, struct rk_err *err)
+{
+	char *names = NULL;
+	const char **idx = NULL;
+	size_t nlen = 0, n = 0;
+	int rc;
+
+	*missing = NULL;
+	if ((rc = stored_names(v, f, &names, &nlen, err)))
+		return rc;
+	for (size_t off = 0; off < nlen; off += strlen(names + off) + 1)
+		n++;
+	if (n && !(idx = malloc(n * sizeof(*idx)))) {
+		free(names);
+		return -ENOMEM;
+	}
+	n = 0;
+	for (size_t off = 0; off < nlen; off += strlen(names + off) + 1)
+		idx[n++] = names + off;
+	/* (sorted when kept; a record is sorted again, cheaply, in case) */
+	if (n)
+		qsort(idx, n, sizeof(*idx), cmp_strp);
+	for (size_t off = 0; off < len && !*missing; off += strlen(lay + off) + 1) {
+		const char *key = lay + off;
+
+		if (!n || !bsearch(&key, idx, n, sizeof(*idx), cmp_strp))
+			*missing = key;
+	}
+	free(idx);
+	free(names);
 	return 0;
 }
 
