@@ -68,7 +68,10 @@ check_page() {
 		basename "$f" >>"$T/linked"
 		s=
 		[ -d "$STORE/$run/python" ] && s=$(find "$STORE/$run/python" -name "$(basename "$f")")
-		if [ -n "$s" ]; then
+		# (but a stored file that is not what the artifacts make: the synthesized one is
+		# served, PROVENANCE says so; python_ci.sh)
+		if [ -n "$s" ] && ! grep -q "^$(basename "$f")	stored python/.*	not served: " \
+			"$M/$run/python/PROVENANCE"; then
 			cmp -s "$s" "$f" || fail "$run: $(basename "$f") is not the stored bytes"
 		fi
 	done <"$T/links"

@@ -367,10 +367,10 @@ static int cmp_strp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Stored wheel f's member names, sorted, each NUL-terminated, in *names (*len bytes;
- * "" for a wheel that cannot be listed, logged): kept in the cache next to its hash
- * (pyhash/<key>.names), so a remount reads nothing. Only -ENOMEM and transient failures
- * fail the call. */
+/* Stored wheel f's member names, sorted, each NUL-terminated, in *names (*len bytes), or
+ * NULL for a damaged wheel (not a zip: read_metadata logs it, and it is served as a
+ * damaged wheel is): kept in the cache next to its hash (pyhash/<key>.names), so a
+ * remount reads nothing. Only -ENOMEM and transient failures fail the call. */
 static int stored_names(struct rk_vfs *v, const struct pyfile *f, char **names, size_t *len,
 			struct rk_err *err)
 {
@@ -397,10 +397,10 @@ static int stored_names(struct rk_vfs *v, const struct pyfile *f, char **names, 
 	if (rc == -ENOMEM || rk_err_transient(rc))
 		return rc;
 	if (rc) {
-		rk_warn("python: '%s': its members cannot be listed: %s", f->path,
-			rk_err_str(err, rc));
 		rk_err_clear(err);
-		n = 0;
+		*names = NULL;
+		*len = 0;
+		return 0;
 	}
 	if (n)
 		qsort(m, n, sizeof(*m), cmp_name);
@@ -427,7 +427,7 @@ static int stored_names(struct rk_vfs *v, const struct pyfile *f, char **names, 
 }
 
 /* Whether stored wheel f holds every member of the platform layout `lay` (syn->members):
- * in *missing the first it lacks (NULL when it has them all). */
+ * in *missing the first it lacks (NULL when it has them all, or is damaged). */
 static int lacks_layout(struct rk_vfs *v, const struct pyfile *f, const char *lay, size_t len,
 			const char **missing, struct rk_err *err)
 {
@@ -437,7 +437,7 @@ static int lacks_layout(struct rk_vfs *v, const struct pyfile *f, const char *la
 	int rc;
 
 	*missing = NULL;
-	if ((rc = stored_names(v, f, &names, &nlen, err)))
+	if ((rc = stored_names(v, f, &names, &nlen, err)) || !names)
 		return rc;
 	for (size_t off = 0; off < nlen; off += strlen(names + off) + 1)
 		n++;
