@@ -723,7 +723,8 @@ static int build_tree(struct node *py, struct pyset *s, const struct pyfams *fm)
 
 			if (f->rejected)
 				rc = rk_buf_addf(&b, "%s\tstored python/%s\tnot served: %s\n",
-						 f->family[0] ? f->rel : f->file, f->rel, f->rejected);
+						 f->family[0] ? f->rel : f->file, f->rel,
+						 f->rejected);
 			else if (f->dup_of && f->by_project)
 				rc = rk_buf_addf(&b,
 						 "synthesized %s\tnot served: project %s is stored "
