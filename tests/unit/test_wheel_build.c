@@ -349,6 +349,43 @@ RK_TEST(file_name_escapes_dash)
 	rk_vfs_close(v);
 }
 
+/* The platform layout a synthesized wheel keeps (pysynth.members): the members in a
+ * "_rocm_sdk_*" directory but its __init__.py (the devel tree has its own), sorted,
+ * NUL-terminated; nothing for a wheel without one. A
+ * stored wheel of its name is checked against it (view_python.c, check_stored). */
+RK_TEST(platform_layout)
+{
+	struct rk_vfs *v = open_vfs();
+	struct pywheel *p = pywheel_new(), *q = pywheel_new();
+	struct pysynth_set out = {0};
+	struct rk_err err = RK_ERR_INIT;
+	const struct pywheel_info in = {.dist = "rocm-sdk-core",
+					.version = "7.13.0",
+					.tag = "py3-none-linux_x86_64",
+					.summary = "core",
+					.top_level = "_rocm_sdk_core\nrocm_sdk_core\n",
+					.mtime = T0};
+	static const char lay[] = "_rocm_sdk_core/bin/hipcc\0_rocm_sdk_core/lib/libamdhip64.so.7\0";
+
+	RK_ASSERT_EQ_INT(0, pywheel_add_str(p, "_rocm_sdk_core/lib/libamdhip64.so.7", "elf"));
+	RK_ASSERT_EQ_INT(0, pywheel_add_str(p, "rocm_sdk_core/__init__.py", ""));
+	RK_ASSERT_EQ_INT(0, pywheel_add_str(p, "_rocm_sdk_core/bin/hipcc", "#!"));
+	RK_ASSERT_EQ_INT(0, pywheel_add_str(p, "_rocm_sdk_core/__init__.py", ""));
+	RK_ASSERT_EQ_INT(0, pywheel_finish(v, p, &in, &out, &err));
+	RK_ASSERT_EQ_INT(sizeof(lay) - 1, out.v[0].members_len);
+	RK_ASSERT_EQ_MEM(lay, out.v[0].members, sizeof(lay) - 1);
+	/* a pure wheel: no layout */
+	RK_ASSERT_EQ_INT(0, pywheel_add_str(q, "rocm_sdk_core/__init__.py", ""));
+	RK_ASSERT_EQ_INT(0, pywheel_finish(v, q, &in, &out, &err));
+	RK_ASSERT_EQ_INT(2, out.n);
+	RK_ASSERT(out.v[1].members == NULL);
+	RK_ASSERT_EQ_INT(0, out.v[1].members_len);
+	pysynth_release(&out);
+	pywheel_free(p);
+	pywheel_free(q);
+	rk_vfs_close(v);
+}
+
 RK_TEST(deterministic_key)
 {
 	struct rk_vfs *v = open_vfs();

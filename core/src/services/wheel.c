@@ -395,7 +395,7 @@ int pywheel_finish(struct rk_vfs *v, struct pywheel *p, const struct pywheel_inf
 		   struct pysynth_set *out, struct rk_err *err)
 {
 	const char *dist = in->dist, *requires = in->requires, *summary = in->summary;
-	struct rk_buf meta = RK_BUF_INIT, rec = RK_BUF_INIT, tmp = RK_BUF_INIT;
+	struct rk_buf meta = RK_BUF_INIT, rec = RK_BUF_INIT, tmp = RK_BUF_INIT, lay = RK_BUF_INIT;
 	struct pyentry **order = NULL, *e, *t;
 	struct rk_zip_member *zm = NULL;
 	struct rk_composite *l = NULL;
@@ -491,6 +491,15 @@ int pywheel_finish(struct rk_vfs *v, struct pywheel *p, const struct pywheel_inf
 			rc = rk_buf_addf(&rec, "%s,sha256=%s,%llu\n", e->name, b64,
 					 (unsigned long long)e->size);
 	}
+	/* the platform layout the devel tree links to (not the directory's own
+	 * __init__.py: _rocm_sdk_devel has its own) */
+	for (size_t i = 0; !rc && i < n; i++) {
+		const char *slash = strchr(order[i]->name, '/');
+
+		if (!strncmp(order[i]->name, "_rocm_sdk_", 10) && slash &&
+		    strcmp(slash + 1, "__init__.py"))
+			rc = rk_buf_add(&lay, order[i]->name, strlen(order[i]->name) + 1);
+	}
 	snprintf(name, sizeof(name), "%s.dist-info/RECORD", stem);
 	if (!rc)
 		rc = rk_buf_addf(&rec, "%s,,\n", name);
@@ -535,6 +544,12 @@ int pywheel_finish(struct rk_vfs *v, struct pywheel *p, const struct pywheel_inf
 		memcpy(ps->meta, e->data, e->size);
 		ps->meta[e->size] = '\0';
 		ps->meta_len = e->size;
+		/* the platform layout, which a stored wheel of its name is checked against */
+		if (lay.len) {
+			ps->members = lay.buf;
+			ps->members_len = lay.len;
+			lay = (struct rk_buf)RK_BUF_INIT;
+		}
 		ps->zip = l;
 		ps->size = l->size;
 		rc = pywheel_composite_digest(l, ps->key);
@@ -556,6 +571,7 @@ out:
 	rk_buf_release(&meta);
 	rk_buf_release(&rec);
 	rk_buf_release(&tmp);
+	rk_buf_release(&lay);
 	return rc;
 }
 
@@ -707,6 +723,7 @@ void pysynth_truncate(struct pysynth_set *s, size_t n)
 		free(s->v[i].bytes);
 		free(s->v[i].meta);
 		free(s->v[i].from);
+		free(s->v[i].members);
 		pymade_free(s->v[i].made);
 	}
 	if (n < s->n)

@@ -31,6 +31,10 @@ struct pysynth {
 			  * dist/<family>/) */
 	struct artifact *made; /* the origin of a member the view wrote into the cache (the
 				* devel wheel's _devel.tar: pymade_new), owned, or NULL */
+	char *members; /* a wheel: the names of its members in a platform directory
+			* ("_rocm_sdk_*\/...", but its own __init__.py: what a devel
+			* tree links to), sorted, each NUL-terminated; or NULL */
+	size_t members_len; /* bytes of members */
 };
 struct pysynth_set {
 	struct pysynth *v;

@@ -25,7 +25,10 @@
  * the synthesized packages; a project's files are hashed when its page is first looked
  * at, once: the hash is kept in the cache under pyhash/ (keyed by the store, path, size
  * and mtime, or a synthesized wheel's composite digest), so a remount reads no file whole.
- * A stored file wins over a synthesized one of the same name, and a project the run stores
+ * A stored file of a project the view makes is checked against it first (check_stored:
+ * version, and the platform layout the synthesized devel tree links into); one that fails
+ * is not served (python/stored/ still has it) and its project is synthesized. Otherwise
+ * a stored file wins over a synthesized one of the same name, and a project the run stores
  * any file of is served from the store alone (its synthesized files are not served); when
  * two groups store a file of the same name, the first (sorted) one is served; PROVENANCE
  * says so. The flat and family pages carry no hashes (as upstream's): they are made with
@@ -66,6 +69,7 @@ struct pyfile {
 	char meta_sha[RK_SHA256_HEX];
 	char *requires_python;
 	char *dup_of; /* not served: the rel of the stored file that is (same name, or project) */
+	char *rejected; /* a stored file not served: why it is not what the artifacts make */
 	int by_project; /* dup_of is a stored file of the same project, another name */
 	int split_product; /* synthesized by the kpack split of a stored fat wheel */
 	int meta_owned; /* meta belongs to the .metadata node (immutable, kept to the end) */
@@ -96,7 +100,7 @@ struct pyset {
 /* Whether f is listed (not a duplicate name, readable). */
 static int served(const struct pyfile *f)
 {
-	return !f->dup_of && !f->unreadable;
+	return !f->dup_of && !f->unreadable && !f->rejected;
 }
 
 static void pyset_release(struct pyset *s)
@@ -111,6 +115,7 @@ static void pyset_release(struct pyset *s)
 			free(s->v[i].meta);
 		free(s->v[i].requires_python);
 		free(s->v[i].dup_of);
+		free(s->v[i].rejected);
 	}
 	free(s->v);
 }
@@ -330,6 +335,179 @@ static void read_metadata(struct rk_vfs *v, struct pyfile *f)
 	}
 }
 
+/* ---- stored against synthesized ---- */
+
+/* The version in package file name `file` of kind `kind` (a wheel's second field, an
+ * sdist's after its last '-'), in out[n] ("" when it does not fit). */
+static void file_version(int kind, const char *file, char *out, size_t n)
+{
+	const char *a, *b;
+
+	out[0] = '\0';
+	if (kind == RK_PYFILE_WHEEL) {
+		if (!(a = strchr(file, '-')) || !(b = strchr(++a, '-')))
+			return;
+	} else {
+		b = file + strlen(file) - (sizeof(".tar.gz") - 1);
+		for (a = b; a > file && a[-1] != '-'; a--)
+			;
+	}
+	if ((size_t)(b - a) < n)
+		snprintf(out, n, "%.*s", (int)(b - a), a);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(((const struct rk_wheel_member *)a)->name,
+		      ((const struct rk_wheel_member *)b)->name);
+}
+
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Stored wheel f's member names, sorted, each NUL-terminated, in *names (*len bytes), or
+ * NULL for a damaged wheel (not a zip: read_metadata logs it, and it is served as a
+ * damaged wheel is): kept in the cache next to its hash (pyhash/<key>.names), so a
+ * remount reads nothing. Only -ENOMEM and transient failures fail the call. */
+static int stored_names(struct rk_vfs *v, const struct pyfile *f, char **names, size_t *len,
+			struct rk_err *err)
+{
+	struct rk_wheel_member *m = NULL;
+	struct rk_buf b = RK_BUF_INIT;
+	struct rk_object *o;
+	char key[128], rel[136];
+	size_t n = 0;
+	int rc, keep = v->cache && !hash_key(v, f, key);
+
+	if (keep) {
+		snprintf(rel, sizeof(rel), "%s.names", key);
+		if (!rk_cache_get_file(v->cache, rel, 64 << 20, names, len, NULL)) {
+			if (!*len || (*names)[*len - 1] == '\0')
+				return 0;
+			free(*names); /* not a record of ours: listed again */
+			*names = NULL;
+		}
+	}
+	if (!(rc = rk_store_object_open(v->store, f->path, &o, err))) {
+		rc = rk_wheel_list(obj_pread, o, rk_object_size(o), &m, &n, err);
+		rk_object_close(o);
+	}
+	if (rc == -ENOMEM || rk_err_transient(rc))
+		return rc;
+	if (rc) {
+		rk_err_clear(err);
+		*names = NULL;
+		*len = 0;
+		return 0;
+	}
+	if (n)
+		qsort(m, n, sizeof(*m), cmp_name);
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = rk_buf_add(&b, m[i].name, strlen(m[i].name) + 1);
+	rk_wheel_members_free(m, n);
+	if (rc) {
+		rk_buf_release(&b);
+		return -ENOMEM;
+	}
+	if (keep) {
+		rk_cache_area(v->cache, "pyhash");
+		if (rk_cache_put_file(v->cache, rel, b.buf, b.len, NULL))
+			rk_warn("'%s': could not keep its member list in the cache", f->path);
+	}
+	*len = b.len;
+	if (!(*names = malloc(b.len + 1))) {
+		rk_buf_release(&b);
+		return -ENOMEM;
+	}
+	memcpy(*names, b.buf, b.len);
+	rk_buf_release(&b);
+	return 0;
+}
+
+/* Whether stored wheel f holds every member of the platform layout `lay` (syn->members):
+ * in *missing the first it lacks (NULL when it has them all, or is damaged). */
+static int lacks_layout(struct rk_vfs *v, const struct pyfile *f, const char *lay, size_t len,
+			const char **missing, struct rk_err *err)
+{
+	char *names = NULL;
+	const char **idx = NULL;
+	size_t nlen = 0, n = 0;
+	int rc;
+
+	*missing = NULL;
+	if ((rc = stored_names(v, f, &names, &nlen, err)) || !names)
+		return rc;
+	for (size_t off = 0; off < nlen; off += strlen(names + off) + 1)
+		n++;
+	if (n && !(idx = malloc(n * sizeof(*idx)))) {
+		free(names);
+		return -ENOMEM;
+	}
+	n = 0;
+	for (size_t off = 0; off < nlen; off += strlen(names + off) + 1)
+		idx[n++] = names + off;
+	/* (sorted when kept; a record is sorted again, cheaply, in case) */
+	if (n)
+		qsort(idx, n, sizeof(*idx), cmp_strp);
+	for (size_t off = 0; off < len && !*missing; off += strlen(lay + off) + 1) {
+		const char *key = lay + off;
+
+		if (!n || !bsearch(&key, idx, n, sizeof(*idx), cmp_strp))
+			*missing = key;
+	}
+	free(idx);
+	free(names);
+	return 0;
+}
+
+/* Check the stored package files of s against what the view makes of the artifacts (syn,
+ * before the kpack split): a stored file of a project the view makes is served only when
+ * it has the version the view makes and, when the devel wheel served is the synthesized
+ * one (its tree links into the platform layout of the synthesized runtime wheels), every
+ * member of that layout. Else it is rejected (not offered by any page: the synthesized
+ * files of its project are, so stored and synthesized never mix into a broken set). */
+static int check_stored(struct rk_vfs *v, struct pyset *s, const struct pysynth_set *syn,
+			struct rk_err *err)
+{
+	int devel_stored = 0, rc = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		devel_stored |= !strcmp(s->v[i].project, "rocm-sdk-devel");
+	for (size_t i = 0; !rc && i < s->n; i++) {
+		struct pyfile *f = &s->v[i];
+		char fv[128], sv[128], project[256];
+		const char *missing = NULL;
+
+		file_version(f->kind, f->file, fv, sizeof(fv));
+		for (size_t j = 0; !rc && !f->rejected && j < syn->n; j++) {
+			const struct pysynth *p = &syn->v[j];
+			int kind = rk_pyfile_parse(p->file, project, sizeof(project), NULL, 0);
+
+			if (kind == RK_PYFILE_NONE || strcmp(project, f->project))
+				continue;
+			file_version(kind, p->file, sv, sizeof(sv));
+			if (strcmp(fv, sv)) {
+				if (asprintf(&f->rejected, "version %s, the artifacts make %s", fv,
+					     sv) < 0)
+					f->rejected = NULL, rc = -ENOMEM;
+			} else if (!devel_stored && f->kind == RK_PYFILE_WHEEL && p->members &&
+				   kind == RK_PYFILE_WHEEL &&
+				   !(rc = lacks_layout(v, f, p->members, p->members_len, &missing,
+						       err)) &&
+				   missing &&
+				   asprintf(&f->rejected,
+					    "lacks %s, which the synthesized devel tree links to",
+					    missing) < 0) {
+				f->rejected = NULL;
+				rc = -ENOMEM;
+			}
+		}
+	}
+	return rc;
+}
+
 /* ---- rendering ---- */
 
 /* The families of a legacy run's python/<family>/ pages (sorted, distinct). */
@@ -543,7 +721,11 @@ static int build_tree(struct node *py, struct pyset *s, const struct pyfams *fm)
 		for (size_t i = 0; !rc && i < s->n; i++) {
 			const struct pyfile *f = &s->v[i];
 
-			if (f->dup_of && f->by_project)
+			if (f->rejected)
+				rc = rk_buf_addf(&b, "%s\tstored python/%s\tnot served: %s\n",
+						 f->family[0] ? f->rel : f->file, f->rel,
+						 f->rejected);
+			else if (f->dup_of && f->by_project)
 				rc = rk_buf_addf(&b,
 						 "synthesized %s\tnot served: project %s is stored "
 						 "(python/%s)\n",
@@ -750,17 +932,19 @@ static int pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 
 		if (!st)
 			rc = -ENOMEM;
-		for (size_t i = 0; st && i < s.n; i++) {
+		if (st)
+			rc = check_stored(v, &s, &syn, err);
+		for (size_t i = 0; !rc && st && i < s.n; i++) {
 			if (s.v[i].kind != RK_PYFILE_WHEEL)
 				continue;
 			read_metadata(v, &s.v[i]);
 			s.v[i].meta_tried = 1;
-			if (s.v[i].meta)
+			if (s.v[i].meta && !s.v[i].rejected)
 				st[n++] = (struct pystored){s.v[i].file,  s.v[i].path,
 							    s.v[i].rel,	  s.v[i].size,
 							    s.v[i].mtime, s.v[i].mtime_ns};
 		}
-		if (st)
+		if (st && !rc)
 			rc = vfs_python_split(v, r, ps, st, n, &syn, err);
 		free(st);
 	}
@@ -785,7 +969,8 @@ static int pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	 * then by group) is served */
 	for (size_t i = 0; !rc && i < s.n; i++)
 		for (size_t j = 0; j < i; j++)
-			if (!s.v[j].dup_of && !strcmp(s.v[i].file, s.v[j].file) &&
+			if (!s.v[j].dup_of && !s.v[j].rejected &&
+			    !strcmp(s.v[i].file, s.v[j].file) &&
 			    !strcmp(s.v[i].family, s.v[j].family)) {
 				if (!(s.v[i].dup_of = strdup(s.v[j].rel)))
 					rc = -ENOMEM;
@@ -797,7 +982,8 @@ static int pop_python(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		if (!s.v[i].synth || s.v[i].dup_of)
 			continue;
 		for (size_t j = 0; j < s.n; j++)
-			if (!s.v[j].synth && !strcmp(s.v[i].project, s.v[j].project)) {
+			if (!s.v[j].synth && !s.v[j].rejected &&
+			    !strcmp(s.v[i].project, s.v[j].project)) {
 				s.v[i].by_project = 1;
 				if (!(s.v[i].dup_of = strdup(s.v[j].rel)))
 					rc = -ENOMEM;
