@@ -81,5 +81,20 @@ if it_need_venv "$PY"; then
 	done
 fi
 
+# rockpack release: the same tree, files for the links (the mount's README left out)
+"$ROCKPACK" -q --cache "$T/cache" release "$S" -o "$T/rel" || fail "rockpack release"
+sums() { (cd "$1" && find -L . -type f ! -path ./README -print0 | sort -z |
+	xargs -0 sha256sum); }
+sums "$M/release" >"$T/mnt.sums"
+sums "$T/rel" >"$T/rp.sums"
+it_same "rockpack release and the mount's release/" "$T/mnt.sums" "$T/rp.sums"
+[ -z "$(find "$T/rel" -type l)" ] || fail "rockpack release wrote symlinks"
+"$ROCKPACK" -q --cache "$T/cache" release "$S" -o "$T/rel-deb" --kind deb ||
+	fail "rockpack release --kind deb"
+[ "$(ls "$T/rel-deb")" = packages ] && sums "$T/rel-deb/packages/deb" >"$T/deb.sums" &&
+	sums "$M/release/packages/deb" >"$T/deb.want" &&
+	it_same "rockpack release --kind deb" "$T/deb.want" "$T/deb.sums" ||
+	fail "rockpack release --kind deb wrote $(ls "$T/rel-deb")"
+
 it_umount fs
 it_finish
