@@ -11,7 +11,9 @@
 #    pinned, the older dev one;
 #  - a fresh mount lists packages/deb/ and packages/rpm/ without ingesting an artifact
 #    (names from the manifests only);
-#  - rockpack release writes the same tree as real files (every --kind, then one kind).
+#  - rockpack release writes the same tree as real files (every --kind, then one kind);
+#  - a remount on the same cache lists tarball/, whl-next/ and packages/<kind>/ without
+#    reading an archive.
 . "$(dirname "$0")/lib.sh"
 it_init "$@"
 PY=/usr/bin/python3
@@ -97,4 +99,17 @@ it_same "rockpack release and the mount's release/" "$T/mnt.sums" "$T/rp.sums"
 	fail "rockpack release --kind deb wrote $(ls "$T/rel-deb")"
 
 it_umount fs
+
+# a remount on the same cache lists every channel reading no archive: the names each
+# run's views gave are remembered per run (view_release.c, run_names); a run's own
+# packages/<kind>/<day>-<id>/ is its packages view (made on a look into it)
+it_mount fs2 "$S" "$T/mnt2" "$T/cache"
+R2=$T/mnt2/release
+ls -l "$R2" "$R2/tarball" "$R2/whl-next" "$R2"/whl-next/* "$R2/packages/deb" "$R2/packages/rpm" \
+	>"$T/ls2" || fail "listing release/ after a remount"
+"$ROCKPACK" status "$T/mnt2" >"$T/status2"
+grep -qx 'ingests_done: 0' "$T/status2" && grep -qx 'index_loads: 0' "$T/status2" ||
+	fail "listing release/ after a remount read archives: $(grep -E '^(ingests_done|index_loads)' "$T/status2" | tr '\n' ' ')"
+[ "$(grep -c '\.tar\.gz$' "$T/ls2")" -ge 14 ] || fail "release/ after a remount: $(head -n 20 "$T/ls2")"
+it_umount fs2
 it_finish

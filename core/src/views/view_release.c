@@ -24,7 +24,9 @@
 #include <sys/stat.h>
 
 #include "rk/log.h"
+#include "rk/hash.h"
 #include "rk/manifest.h"
+#include "cache/memo.h"
 #include "engine/vfs_int.h"
 #include "formats/archive/pep503.h"
 #include "formats/packages/repo_pages.h"
@@ -90,6 +92,86 @@ static void names_free(char **names, size_t n)
 	free(names);
 }
 
+/* The names a channel takes from a run's view directory, remembered in the cache per
+ * run (area "release"): a later mount lists the channel without making the run's views.
+ * The key holds the run's name and tree digest (rk_run_tree_sig: any file added or
+ * changed in the run), the directory and the views' options as given. */
+struct names_memo {
+	struct rk_vfs *v;
+	struct node *at;
+	const char *run, *path;
+	int (*take)(const char *name);
+	char *text; /* the names, one a line */
+};
+
+static int names_load(void *ctx, char *data, size_t len)
+{
+	struct names_memo *m = ctx;
+
+	if (len && data[len - 1] != '\n')
+		return -1;
+	return (m->text = strdup(data)) ? 0 : -1;
+}
+
+static int names_compute(void *ctx, struct rk_buf *rec, struct rk_err *err)
+{
+	struct names_memo *m = ctx;
+	size_t start = rec->len;
+	struct node *t = run_dir(m->v, m->at, m->run, m->path, err);
+	int rc = t ? 0 : -ENOENT;
+
+	for (size_t j = 0; !rc && j < vfs_dir_count(t); j++) {
+		const char *f = vfs_dir_name(t, j);
+
+		if (!vfs_node_is_dir(vfs_dir_node(t, j)) && !strchr(f, '\n') && m->take(f))
+			rc = rk_buf_addf(rec, "%s\n", f);
+	}
+	if (!rc && !(m->text = strndup(rec->buf ? rec->buf + start : "", rec->len - start)))
+		rc = -ENOMEM;
+	return rc;
+}
+
+/* The names (one a line, malloc'd) run's directory path has that take accepts; NULL when
+ * the run has no such directory or it cannot be made (err says why). */
+static char *run_names(struct rk_vfs *v, struct node *at, const char *run, const char *path,
+		       int (*take)(const char *), struct rk_err *err)
+{
+	struct names_memo nm = {v, at, run, path, take, NULL};
+	const struct rk_memo m = {names_load, names_compute, &nm, 1 << 20};
+	struct run *r;
+	uint64_t sig = 0;
+	struct rk_sha256 h;
+	char key[RK_SHA256_HEX], rel[RK_SHA256_HEX + 16];
+	int keep;
+
+	if (vfs_store_run(v, at, run, &r, err))
+		return NULL;
+	keep = !rk_run_tree_sig(v->store, r->cat, &sig, NULL) && !rk_sha256_init(&h);
+	if (keep) {
+		char s[32];
+
+		snprintf(s, sizeof(s), "%016llx", (unsigned long long)sig);
+		rk_sha256_update(&h, "release-names 1", 16);
+		rk_sha256_update(&h, path, strlen(path) + 1);
+		rk_sha256_update(&h, run, strlen(run) + 1);
+		rk_sha256_update(&h, s, strlen(s) + 1);
+		rk_sha256_update(&h, v->opts_sig, strlen(v->opts_sig) + 1);
+		rk_sha256_final(&h, key);
+		snprintf(rel, sizeof(rel), "names-%s", key);
+	}
+	if (rk_memo_load_or_compute(keep ? v->cache : NULL, "release", keep ? rel : "", &m, NULL,
+				    err)) {
+		free(nm.text);
+		return NULL;
+	}
+	return nm.text;
+}
+
+static int take_tarball(const char *f)
+{
+	return ends_with(f, ".tar.gz");
+}
+
 /* release/tarball/ */
 static int pop_tarball(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
@@ -101,17 +183,16 @@ static int pop_tarball(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 
 	for (size_t i = 0; !rc && i < n; i++) {
 		struct rk_err e = RK_ERR_INIT;
-		struct node *t = run_dir(v, dir, runs[i], "tarballs", &e);
+		char *names = run_names(v, dir, runs[i], "tarballs", take_tarball, &e), *nl;
 
-		for (size_t j = 0; !rc && t && j < vfs_dir_count(t); j++) {
-			const char *f = vfs_dir_name(t, j);
+		for (char *f = names; !rc && f && (nl = strchr(f, '\n')); f = nl + 1) {
 			char target[1024];
 
-			if (vfs_node_is_dir(vfs_dir_node(t, j)) || !ends_with(f, ".tar.gz"))
-				continue;
+			*nl = '\0';
 			snprintf(target, sizeof(target), "../../%s/tarballs/%s", runs[i], f);
 			rc = add_link(out, f, mt, target);
 		}
+		free(names);
 	}
 	names_free(runs, n);
 	if (rc) {
@@ -152,6 +233,14 @@ static int project_of(const char *f, char *out, size_t size)
 	}
 	out[o] = '\0';
 	return 0;
+}
+
+/* A wheel or sdist (what upstream's structured publishing copies). */
+static int take_dist(const char *f)
+{
+	char project[256];
+
+	return !project_of(f, project, sizeof(project));
 }
 
 static int cmp_node_name(const void *a, const void *b)
@@ -202,15 +291,14 @@ static int pop_whl(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 
 	for (size_t i = 0; !rc && i < n; i++) {
 		struct rk_err e = RK_ERR_INIT;
-		struct node *t = run_dir(v, dir, runs[i], "python/files", &e);
+		char *names = run_names(v, dir, runs[i], "python/files", take_dist, &e), *nl;
 
-		for (size_t j = 0; !rc && t && j < vfs_dir_count(t); j++) {
-			const char *f = vfs_dir_name(t, j);
+		for (char *f = names; !rc && f && (nl = strchr(f, '\n')); f = nl + 1) {
 			char target[1024], project[256];
 			struct node *pd;
 
-			if (vfs_node_is_dir(vfs_dir_node(t, j)) ||
-			    project_of(f, project, sizeof(project)))
+			*nl = '\0';
+			if (project_of(f, project, sizeof(project)))
 				continue;
 			pd = vfs_find_dir(out, project);
 			if (!pd && !(pd = vfs_node_add(out, project, S_IFDIR | 0755, mt))) {
@@ -220,6 +308,7 @@ static int pop_whl(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 			snprintf(target, sizeof(target), "../../../%s/python/files/%s", runs[i], f);
 			rc = add_link(pd, f, mt, target);
 		}
+		free(names);
 	}
 	names_free(runs, n);
 	if (!rc && !(projects = entries(out, 1, &np)))
