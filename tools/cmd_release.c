@@ -18,13 +18,14 @@ static const struct {
 	{"rpm", "packages/rpm"},
 };
 
-static int cmd_release(const struct rp_opts *o, int argc, char **argv)
+static int cmd_release(const struct rp_opts *given, int argc, char **argv)
 {
+	struct rp_opts opts = *given, *o = &opts;
 	struct rk_buf path = RK_BUF_INIT, dst = RK_BUF_INIT;
 	struct rp_progress p;
 	struct rk_vfs *v;
 	const char *out = NULL, *kind = NULL, *store = NULL;
-	int ret = 0, nargs = 0, found = 0;
+	int ret = 0, nargs = 0, found = 0, taken;
 
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "-o")) {
@@ -33,6 +34,9 @@ static int cmd_release(const struct rp_opts *o, int argc, char **argv)
 		} else if (!strcmp(argv[i], "--kind")) {
 			if (!(kind = rp_value(o, argc, argv, &i)))
 				return 2;
+		} else if ((taken = rp_view_flag(o, argc, argv, &i))) {
+			if (taken == 2)
+				return 2; /* --run-kind, --newest (views/view_release.c) */
 		} else if (rp_is_option(argv[i])) {
 			return rp_usage(o, "release: unknown option '%s'", argv[i]);
 		} else if (!nargs++) {
@@ -41,7 +45,8 @@ static int cmd_release(const struct rp_opts *o, int argc, char **argv)
 	}
 	if (nargs != 1 || !out)
 		return rp_usage(o, "usage: rockpack release STORE -o DIR "
-				   "[--kind tarball|python|deb|rpm]");
+				   "[--kind tarball|python|deb|rpm] [--run-kind all|split|legacy] "
+				   "[--newest N]");
 	for (size_t i = 0; kind && i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		found |= !strcmp(kind, kinds[i].kind);
 	if (kind && !found)
@@ -71,6 +76,7 @@ const struct rp_command rp_cmd_release = {
 	cmd_release,
 	"write the store's release/ (TheRock's release buckets) as real files",
 	"usage: rockpack release STORE -o DIR [--kind tarball|python|deb|rpm]\n"
+	"                        [--run-kind all|split|legacy] [--newest N]\n"
 	"\n"
 	"Write the runs of STORE as TheRock's release buckets lay them out (the mount's\n"
 	"release/, docs/views.md): DIR/tarball/ (every run's .tar.gz), DIR/whl-next/<project>/\n"
@@ -82,6 +88,8 @@ const struct rp_command rp_cmd_release = {
 	"\n"
 	"  -o DIR       the output directory\n"
 	"  --kind KIND  only tarball/ (tarball), whl-next/ (python), packages/deb/ (deb) or\n"
-	"               packages/rpm/ (rpm)\n",
-	" -o --kind ",
+	"               packages/rpm/ (rpm)\n"
+	"  --run-kind K only kpack-split (split) or legacy runs (rockfs -o release_kind)\n"
+	"  --newest N   only the newest N runs, by run id (rockfs -o release_newest)\n",
+	" -o --kind --run-kind --newest ",
 };

@@ -13,7 +13,9 @@
 #    (names from the manifests only);
 #  - rockpack release writes the same tree as real files (every --kind, then one kind);
 #  - a remount on the same cache lists tarball/, whl-next/ and packages/<kind>/ without
-#    reading an archive.
+#    reading an archive;
+#  - -o release_newest=1 and release_kind=legacy (rockpack release --newest) keep the runs
+#    they name.
 . "$(dirname "$0")/lib.sh"
 it_init "$@"
 PY=/usr/bin/python3
@@ -112,4 +114,18 @@ grep -qx 'ingests_done: 0' "$T/status2" && grep -qx 'index_loads: 0' "$T/status2
 	fail "listing release/ after a remount read archives: $(grep -E '^(ingests_done|index_loads)' "$T/status2" | tr '\n' ' ')"
 [ "$(grep -c '\.tar\.gz$' "$T/ls2")" -ge 14 ] || fail "release/ after a remount: $(head -n 20 "$T/ls2")"
 it_umount fs2
+
+# options: the newest run only; the legacy run only (rockpack's flags the same)
+it_mount fs3 "$S" "$T/mnt3" "$T/cache" -o release_newest=1
+[ "$(ls "$T/mnt3/release/packages/rpm")" = "$(printf '20261120-24205988460\nindex.html')" ] ||
+	fail "release_newest=1: packages/rpm/ lists $(ls "$T/mnt3/release/packages/rpm" | tr '\n' ' ')"
+it_umount fs3
+it_mount fs4 "$S" "$T/mnt4" "$T/cache" -o release_kind=legacy
+[ "$(ls "$T/mnt4/release/packages/deb")" = "$(printf '00000000-24205988454\nindex.html')" ] ||
+	fail "release_kind=legacy: packages/deb/ lists $(ls "$T/mnt4/release/packages/deb" | tr '\n' ' ')"
+it_umount fs4
+"$ROCKPACK" -q --cache "$T/cache" release "$S" -o "$T/rel-new" --kind python --newest 1 ||
+	fail "rockpack release --newest 1"
+[ "$(ls "$T/rel-new/whl-next/rocm")" = "$(printf 'index.html\nrocm-7.13.0a20261120.tar.gz')" ] ||
+	fail "rockpack release --newest 1: whl-next/rocm/ has $(ls "$T/rel-new/whl-next/rocm" | tr '\n' ' ')"
 it_finish

@@ -30,6 +30,14 @@
 #include "engine/vfs_int.h"
 #include "formats/archive/pep503.h"
 #include "formats/packages/repo_pages.h"
+#include "services/flatten.h"
+
+/* Its options: which runs the channels hold. */
+enum { KIND_ALL, KIND_SPLIT, KIND_LEGACY };
+struct release_cfg {
+	int kind; /* release_kind */
+	long newest; /* release_newest; 0: every run */
+};
 
 /* The populated directory path ("tarballs", "python/files") of run name of the store
  * that at is in; NULL (err set) when the run or the directory is missing. */
@@ -78,11 +86,109 @@ static int add_link(struct node *dir, const char *name, int64_t mtime, const cha
 	return vfs_symlink(dir, name, mtime, target) ? 0 : -ENOMEM;
 }
 
+static int check_newest(const char *value, const char *label, struct rk_err *err)
+{
+	char *end;
+	long n = value ? strtol(value, &end, 10) : 0;
+
+	if (!value || !*value || *end || n < 1 || n > 1000000)
+		return rk_err_set(err, -EINVAL, "%s: '%s': a number of runs, 1 or more", label,
+				  value ? value : "");
+	return 0;
+}
+
+/* clang-format off */
+static const struct rk_vfs_opt_decl release_opts[] = {
+	{
+		.name = "release_kind",
+		.type = RK_VFS_OPT_STRING,
+		.arg = "all|split|legacy",
+		.choices = 1,
+		.def = "all",
+		.help = "release/: every run (default), only kpack-split (multi-arch) runs, or "
+			"only legacy (per-family) runs",
+		.man = "which runs `release/` (docs/views.md, \"release/\") holds: `all` "
+		       "(default), `split` (runs whose manifest says KPACK_SPLIT_ARTIFACTS: the "
+		       "multi-arch runs upstream publishes to whl-next/) or `legacy` (the "
+		       "per-family runs). The other runs stay in the mount, out of every channel.",
+		.command = "release",
+		.flag = "--run-kind",
+	},
+	{
+		.name = "release_newest",
+		.type = RK_VFS_OPT_STRING,
+		.arg = "N",
+		.help = "release/: only the newest N runs (by run id) in each channel",
+		.man = "`release/` holds only the N runs with the highest run ids (TheRock's "
+		       "run ids grow with time), after `release_kind`; default: every run.",
+		.command = "release",
+		.flag = "--newest",
+		.check = check_newest,
+	},
+};
+/* clang-format on */
+
+static int release_config(const char *const *vals, const char *const *labels, void **cfg,
+			  struct rk_err *err)
+{
+	struct release_cfg *c = calloc(1, sizeof(*c));
+
+	(void)labels;
+	(void)err;
+	if (!c)
+		return -ENOMEM;
+	c->kind = !strcmp(vals[0], "split") ? KIND_SPLIT : !strcmp(vals[0], "legacy") ? KIND_LEGACY
+										     : KIND_ALL;
+	c->newest = vals[1] ? strtol(vals[1], NULL, 10) : 0;
+	*cfg = c;
+	return 0;
+}
+
+static int by_run_id(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	size_t lx = strspn(x, "0123456789"), ly = strspn(y, "0123456789");
+
+	/* numbers by length, then digits; then names */
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	return strcmp(x, y);
+}
+
+/* The runs the channels hold, sorted by run id (oldest first: a later run's file of a
+ * name wins, as the later publish overwrites): every run listed next to release/,
+ * filtered by the options. */
 static char **runs_of(struct rk_vfs *v, struct node *dir, size_t *n, struct rk_err *err)
 {
+	const struct release_cfg *c = vfs_config(v, "release");
 	char **names = NULL;
+	size_t k = 0;
 
-	return vfs_store_runs(v, dir, &names, n, err) ? NULL : names;
+	if (vfs_store_runs(v, dir, &names, n, err))
+		return NULL;
+	for (size_t i = 0; i < *n; i++) {
+		struct run *r;
+		int keep = 1;
+
+		if (c && c->kind != KIND_ALL)
+			keep = !vfs_store_run(v, dir, names[i], &r, NULL) &&
+			       vfs_run_is_split(v, r) == (c->kind == KIND_SPLIT);
+		if (keep)
+			names[k++] = names[i];
+		else
+			free(names[i]);
+	}
+	*n = k;
+	qsort(names, k, sizeof(*names), by_run_id);
+	if (c && c->newest && (size_t)c->newest < k) {
+		size_t drop = k - (size_t)c->newest;
+
+		for (size_t i = 0; i < drop; i++)
+			free(names[i]);
+		memmove(names, names + drop, (size_t)c->newest * sizeof(*names));
+		*n = (size_t)c->newest;
+	}
+	return names;
 }
 
 static void names_free(char **names, size_t n)
@@ -529,4 +635,8 @@ const struct vfs_view vfs_view_release = {
 	.readme = readme,
 	.populate = pop_release,
 	.place = VFS_VIEW_STORE,
+	.opts = release_opts,
+	.nopts = sizeof(release_opts) / sizeof(release_opts[0]),
+	.config = release_config,
+	.config_free = free,
 };
