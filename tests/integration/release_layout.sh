@@ -62,7 +62,8 @@ tail -n 1 "$T/oracle.log" >&2
 # bytes through the symlinks
 tb=therock-dist-linux-gfx94X-dcgpu-7.13.0a20261120.tar.gz
 cmp "$M/release/tarball/$tb" "$M/$NIGHTLY/tarballs/$tb" || fail "release/tarball/$tb"
-deb=$(cd "$M/release/packages/deb/00000000-24205988454/pool/main" && ls | head -n 1)
+debs=("$M"/release/packages/deb/00000000-24205988454/pool/main/*.deb)
+deb=${debs[0]##*/}
 cmp "$M/release/packages/deb/00000000-24205988454/pool/main/$deb" \
 	"$M/$LEGACY/packages/deb/pool/main/$deb" || fail "release/packages/deb/.../$deb"
 

@@ -137,8 +137,9 @@ static int release_config(const char *const *vals, const char *const *labels, vo
 	(void)err;
 	if (!c)
 		return -ENOMEM;
-	c->kind = !strcmp(vals[0], "split") ? KIND_SPLIT : !strcmp(vals[0], "legacy") ? KIND_LEGACY
-										     : KIND_ALL;
+	c->kind = !strcmp(vals[0], "split")    ? KIND_SPLIT
+		  : !strcmp(vals[0], "legacy") ? KIND_LEGACY
+					       : KIND_ALL;
 	c->newest = vals[1] ? strtol(vals[1], NULL, 10) : 0;
 	*cfg = c;
 	return 0;
@@ -615,8 +616,9 @@ static int pop_release(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	struct node *out = vfs_tree_new(vfs_node_name(dir), vfs_node_mode(dir), mt);
 
 	(void)err;
-	if (!out || !vfs_bytes_file(out, "README", S_IFREG | 0444, mt, release_readme,
-				    sizeof(release_readme) - 1) ||
+	if (!out ||
+	    !vfs_bytes_file(out, "README", S_IFREG | 0444, mt, release_readme,
+			    sizeof(release_readme) - 1) ||
 	    !vfs_lazy_dir(out, "packages", pop_packages, mt) ||
 	    !vfs_lazy_dir(out, "tarball", pop_tarball, mt) ||
 	    !vfs_lazy_dir(out, "whl-next", pop_whl, mt)) {

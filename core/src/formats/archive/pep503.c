@@ -131,7 +131,6 @@ int rk_pep503_flat(const struct rk_pyindex_file *files, size_t n, const char *fa
 	return rc ? rc : rk_buf_adds(b, "</body>\n</html>\n");
 }
 
-
 /* The structured product-local index of TheRock's release buckets
  * (build_tools/packaging/python/manage_structured.py, render_root_page and
  * render_package_page): lines joined by "\n", no newline at the end; upstream's last line,

@@ -25,10 +25,12 @@ int rk_repo_page(const char *const *dirs, size_t ndirs, const char *const *files
 	for (size_t i = 0; !rc && i < ndirs + nfiles; i++) {
 		const char *s = i < ndirs ? dirs[i] : files[i - ndirs];
 
-		rc = i < ndirs ? rk_buf_addf(b, "%s<tr><td><a href=\"%s/index.html\">%s/</a></td></tr>",
-					     i ? "\n" : "", s, s)
-			       : rk_buf_addf(b, "%s<tr><td><a href=\"%s\">%s</a></td></tr>",
-					     i ? "\n" : "", s, s);
+		rc = i < ndirs
+			     ? rk_buf_addf(b,
+					   "%s<tr><td><a href=\"%s/index.html\">%s/</a></td></tr>",
+					   i ? "\n" : "", s, s)
+			     : rk_buf_addf(b, "%s<tr><td><a href=\"%s\">%s</a></td></tr>",
+					   i ? "\n" : "", s, s);
 	}
 	return rc ? rc : rk_buf_adds(b, foot);
 }
