@@ -35,6 +35,7 @@ struct exporter {
 	struct ino_path *links;
 	size_t nlinks;
 	struct rp_progress *p;
+	const char *follow; /* rp_export_follow: the exported path (symlinks followed) */
 };
 
 static const char *first_path(const struct exporter *e, uint64_t ino)
@@ -160,6 +161,58 @@ static int export_dir(struct exporter *e, uint64_t ino, int dirfd, struct rk_buf
 	return rc;
 }
 
+/* Follow mode: the file a symlink at rel (below e->follow) names, written as name. The
+ * target is resolved in the view's tree (".." and "." taken lexically); one that leaves
+ * the tree, is not a regular file or does not resolve is refused. */
+static int export_link_target(struct exporter *e, const struct rk_attr *a, int dirfd,
+			      const char *name, const char *rel)
+{
+	char target[4097];
+	struct rk_buf path = RK_BUF_INIT, out = RK_BUF_INIT;
+	struct rk_attr ta;
+	int n = rk_vfs_readlink(e->v, a->ino, target, sizeof(target), &e->err), rc = 0;
+
+	if (n < 0)
+		return rp_fail("%s: %s", rel, rk_err_str(&e->err, n));
+	/* the link's directory in the tree, then its target, then each component */
+	if (rk_buf_addf(&path, "%s/%s", e->follow, rel)) {
+		rc = rp_fail("out of memory");
+		goto done;
+	}
+	path.len = (size_t)(strrchr(path.buf, '/') - path.buf);
+	if (rk_buf_addf(&path, "/%s", target) || rk_buf_adds(&out, "")) {
+		rc = rp_fail("out of memory");
+		goto done;
+	}
+	for (char *save = NULL, *c = strtok_r(path.buf, "/", &save); !rc && c;
+	     c = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(c, "."))
+			continue;
+		if (!strcmp(c, "..")) {
+			char *slash = strrchr(out.buf, '/');
+
+			if (!out.len) {
+				rc = rp_fail("%s: its target '%s' leaves the tree", rel, target);
+				break;
+			}
+			out.len = slash ? (size_t)(slash - out.buf) : 0;
+			out.buf[out.len] = '\0';
+		} else if (rk_buf_addf(&out, "%s%s", out.len ? "/" : "", c)) {
+			rc = rp_fail("out of memory");
+		}
+	}
+	if (!rc && (n = rk_vfs_resolve(e->v, out.buf, &ta, &e->err)))
+		rc = rp_fail("%s: %s: %s", rel, target, rk_err_str(&e->err, n));
+	else if (!rc && !S_ISREG(ta.mode))
+		rc = rp_fail("%s: %s: not a file", rel, target);
+	else if (!rc)
+		rc = copy_file(e, &ta, dirfd, name, rel);
+done:
+	rk_buf_release(&path);
+	rk_buf_release(&out);
+	return rc;
+}
+
 static int export_entry(struct exporter *e, const char *name, const struct rk_attr *a, int dirfd,
 			struct rk_buf *rel)
 {
@@ -187,6 +240,8 @@ static int export_entry(struct exporter *e, const char *name, const struct rk_at
 				set_time(dirfd, name, a->mtime);
 			e->p->dirs++;
 		}
+	} else if (S_ISLNK(a->mode) && e->follow) {
+		rc = export_link_target(e, a, dirfd, name, rel->buf);
 	} else if (S_ISLNK(a->mode)) {
 		char target[4097];
 		int n = rk_vfs_readlink(e->v, a->ino, target, sizeof(target), &e->err);
@@ -217,10 +272,10 @@ static int export_entry(struct exporter *e, const char *name, const struct rk_at
 	return rc;
 }
 
-int rp_export(struct rk_vfs *v, struct rp_progress *p, const char *path, const char *shown,
-	      const char *out)
+static int export(struct rk_vfs *v, struct rp_progress *p, const char *path, const char *shown,
+		  const char *out, int follow)
 {
-	struct exporter e = {.v = v, .p = p};
+	struct exporter e = {.v = v, .p = p, .follow = follow ? path : NULL};
 	struct rk_buf rel = RK_BUF_INIT;
 	struct rk_staging stage = {.fd = -1};
 	struct rk_attr a;
@@ -264,4 +319,16 @@ done:
 	free(e.buf);
 	rk_buf_release(&rel);
 	return ret;
+}
+
+int rp_export(struct rk_vfs *v, struct rp_progress *p, const char *path, const char *shown,
+	      const char *out)
+{
+	return export(v, p, path, shown, out, 0);
+}
+
+int rp_export_follow(struct rk_vfs *v, struct rp_progress *p, const char *path, const char *shown,
+		     const char *out)
+{
+	return export(v, p, path, shown, out, 1);
 }

@@ -13,5 +13,9 @@
  * the summary (rp_progress_end). 0, or 1 after printing why. */
 int rp_export(struct rk_vfs *v, struct rp_progress *p, const char *path, const char *shown,
 	      const char *out);
+/* The same, every symlink below path written as the file it names (in the view's tree,
+ * path relative to the tree's root): release/'s links into the runs' views. */
+int rp_export_follow(struct rk_vfs *v, struct rp_progress *p, const char *path, const char *shown,
+		     const char *out);
 
 #endif

@@ -10,8 +10,8 @@ RUNS="24205988454-linux 24205988455-linux"
 M=$T/mnt
 it_mount fs "$STORE" "$M" "$T/cache"
 
-# the root: README and one directory per run, nothing else
-printf '%s\n' README $RUNS | sort >"$T/root.want"
+# the root: README, release/ (view_release.c) and one directory per run, nothing else
+printf '%s\n' README release $RUNS | sort >"$T/root.want"
 ls -A "$M" >"$T/root.got"
 it_same "mount root listing" "$T/root.want" "$T/root.got"
 grep -q 'rockfs mount' "$M/README" || fail "README does not describe the mount"

@@ -99,7 +99,11 @@ it_mount empty "$T/empty" "$M" "$T/cache"
 grep -q "^rockfs: warning: store '$T/empty' holds no runs" "${IT_LOG[empty]}" ||
 	fail "empty store: the warning does not say the store holds no runs"
 grep -q '^THIS STORE WAS EMPTY WHEN MOUNTED' "$M/README" || fail "empty store: the README does not say so"
-[ "$(ls "$M")" = README ] || fail "empty store: the root lists more than README: $(ls "$M")"
+# (and release/, the store view, with no run in any channel)
+[ "$(ls "$M")" = "$(printf 'README\nrelease')" ] ||
+	fail "empty store: the root lists more than README and release/: $(ls "$M")"
+[ -z "$(ls "$M/release/tarball" "$M/release/whl-next" "$M/release/packages/deb" |
+	grep -v '^index.html$\|^$\|:$')" ] || fail "empty store: release/ lists runs"
 it_umount empty
 grep -qE '^rockfs: (error|warning):' "${IT_LOG[first]}" && fail "a good store logged a warning"
 it_mount full "$STORE" "$M" "$T/cache"

@@ -29,7 +29,7 @@ RT_PUT_JOBS=32 rt_s3rver srv "$S" $B
 EP=http://127.0.0.1:$RT_PORT
 LIST='^REQ GET /'$B'\?.*list-type=2'
 ROOT_LIST="$LIST&prefix= "
-runs_in() { ls "$1" | grep -v '^README$'; }
+runs_in() { ls "$1" | grep -v '^README$\|^release$'; }
 
 # ---- the root: two pages, every run; each run listed once, 16 at a time
 it_mount m1 "s3://$B" "$T/m1" "$T/cache" -o "endpoint=$EP,run_final_age=0,list_ttl=0"
@@ -85,8 +85,8 @@ curl -fsS -X PUT --data-binary "@$T/up/rocm_sdk_core-7.0.0-py3-none-linux_x86_64
 # the same cache: the 1,200 finished runs are not listed again, only the live one
 it_mount m2 "s3://$B" "$T/m2" "$T/cache" -o "endpoint=$EP,list_ttl=2"
 m2_before=$(grep -cE "$LIST" "$T/srv.log")
-[ "$(ls -t "$T/m2" | grep -v README | head -n1)" = $LIVE ] ||
-	fail "ls -t: the newest run is $(ls -t "$T/m2" | grep -v README | head -n1), want $LIVE"
+[ "$(ls -t "$T/m2" | grep -v '^README$\|^release$' | head -n1)" = $LIVE ] ||
+	fail "ls -t: the newest run is $(ls -t "$T/m2" | grep -v '^README$\|^release$' | head -n1), want $LIVE"
 ls "$T/m2/$LIVE/artifacts" | grep -qx base_lib_generic.tar.zst || fail "the live run: $(ls "$T/m2/$LIVE/artifacts")"
 ls "$T/m2/$LIVE/python/files" >/dev/null 2>&1 || true
 curl -fsS -X PUT --data-binary "@$T/up/base" "$EP/$B/$LIVE/more_lib_generic.tar.zst" >/dev/null
@@ -109,8 +109,8 @@ done
 it_say "the live run's changes appeared after about $((i / 5)) s (list_ttl 2)"
 cmp "$T/m2/$LIVE/python/files/rocm_sdk_extra-7.0.0-py3-none-linux_x86_64.whl" \
 	"$T/up/rocm_sdk_extra-7.0.0-py3-none-linux_x86_64.whl" || fail "the appended wheel reads wrong"
-[ "$(ls -t "$T/m2" | grep -v README | head -n1)" = $NEW ] ||
-	fail "ls -t after the upload: the newest run is $(ls -t "$T/m2" | grep -v README | head -n1), want $NEW"
+[ "$(ls -t "$T/m2" | grep -v '^README$\|^release$' | head -n1)" = $NEW ] ||
+	fail "ls -t after the upload: the newest run is $(ls -t "$T/m2" | grep -v '^README$\|^release$' | head -n1), want $NEW"
 n=$(grep -E "$LIST" "$T/srv.log" | tail -n +$((m2_before + 1)) | grep -v "prefix= " |
 	{ grep -vcE "prefix=($LIVE|$NEW)" || true; })
 [ "$n" = 0 ] || fail "the second mount listed $n finished runs again (want their kept listings)"

@@ -96,6 +96,9 @@ struct rk_vfs {
 	_Atomic int cancel;
 	void **vconf; /* per view (vfs_views order): its config from rk_vfs_opts.view_opts
 		       * (struct vfs_view.config), or NULL */
+	/* a digest of the views' options as given (vfs_opts_apply): part of the cache keys
+	 * of what the options may change (release/'s names) */
+	char opts_sig[RK_SHA256_HEX];
 	_Atomic uint64_t n_nodes, n_ingests, n_index_loads, n_failures, n_transient, n_runs;
 	_Atomic uint64_t n_running, n_waiting; /* ingests holding a jobs slot, waiting for one */
 	int64_t mount_time;

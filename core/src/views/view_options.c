@@ -89,6 +89,23 @@ static const char *label_of(const struct rk_vfs_opt *g)
 	return g->label ? g->label : g->name;
 }
 
+/* The digest of the options as given (name and value each, in their order). */
+static int opts_digest(const struct rk_vfs_opts *o, char hex[RK_SHA256_HEX])
+{
+	struct rk_sha256 h;
+
+	if (rk_sha256_init(&h))
+		return -ENOMEM;
+	for (size_t i = 0; i < o->nview_opts; i++) {
+		const char *val = o->view_opts[i].value ? o->view_opts[i].value : "";
+
+		rk_sha256_update(&h, o->view_opts[i].name, strlen(o->view_opts[i].name) + 1);
+		rk_sha256_update(&h, val, strlen(val) + 1);
+	}
+	rk_sha256_final(&h, hex);
+	return 0;
+}
+
 int vfs_opts_apply(struct rk_vfs *v, const struct rk_vfs_opts *o, struct rk_err *err)
 {
 	int rc = 0;
@@ -109,6 +126,8 @@ int vfs_opts_apply(struct rk_vfs *v, const struct rk_vfs_opts *o, struct rk_err 
 	}
 	if (!(v->vconf = calloc(vfs_nviews, sizeof(*v->vconf))))
 		return -ENOMEM;
+	if ((rc = opts_digest(o, v->opts_sig)))
+		return rc;
 	for (size_t k = 0; !rc && k < vfs_nviews; k++) {
 		const struct vfs_view *w = vfs_views[k];
 		const char **vals, **labels;

@@ -6,7 +6,7 @@
 #include "engine/vfs_int.h"
 
 extern const struct vfs_view vfs_view_dist, vfs_view_kpack, vfs_view_tarballs, vfs_view_python,
-	vfs_view_packages;
+	vfs_view_packages, vfs_view_release;
 
 const struct vfs_view *const vfs_views[] = {
 	&vfs_view_dist,
@@ -14,6 +14,7 @@ const struct vfs_view *const vfs_views[] = {
 	&vfs_view_tarballs,
 	&vfs_view_python,
 	&vfs_view_packages,
+	&vfs_view_release,
 };
 const size_t vfs_nviews = sizeof(vfs_views) / sizeof(vfs_views[0]);
 

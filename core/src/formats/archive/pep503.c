@@ -131,3 +131,32 @@ int rk_pep503_flat(const struct rk_pyindex_file *files, size_t n, const char *fa
 	return rc ? rc : rk_buf_adds(b, "</body>\n</html>\n");
 }
 
+/* The structured product-local index of TheRock's release buckets
+ * (build_tools/packaging/python/manage_structured.py, render_root_page and
+ * render_package_page): lines joined by "\n", no newline at the end; upstream's last line,
+ * a "<!--TIMESTAMP <now>-->" comment, is left out (the page would change on every
+ * read). */
+int rk_pep503_structured_root(const char *const *projects, size_t n, struct rk_buf *b)
+{
+	int rc = rk_buf_adds(b, "<!DOCTYPE html>\n<html>\n  <body>");
+
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = rk_buf_addf(b, "\n    <a href=\"%s/\">%s</a><br/>", projects[i], projects[i]);
+	return rc ? rc : rk_buf_adds(b, "\n  </body>\n</html>");
+}
+
+int rk_pep503_structured_project(const char *project, const char *const *files, size_t n,
+				 struct rk_buf *b)
+{
+	int rc = rk_buf_adds(b, "<!DOCTYPE html>\n<html>\n  <body>\n    <h1>Links for ");
+
+	if (!rc && !(rc = rk_buf_adds(b, project)))
+		rc = rk_buf_adds(b, "</h1>");
+	for (size_t i = 0; !rc && i < n; i++) {
+		/* href: quote(file) (a name has no '/'), the text: html.escape(file) */
+		if (!(rc = rk_buf_adds(b, "\n    <a href=\"")) && !(rc = add_url(b, files[i])) &&
+		    !(rc = rk_buf_adds(b, "\">")) && !(rc = rk_buf_add_html(b, files[i])))
+			rc = rk_buf_adds(b, "</a><br/>");
+	}
+	return rc ? rc : rk_buf_adds(b, "\n  </body>\n</html>");
+}

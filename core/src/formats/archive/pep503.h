@@ -34,4 +34,11 @@ int rk_pep503_project(const char *project, const struct rk_pyindex_file *f, size
 int rk_pep503_flat(const struct rk_pyindex_file *f, size_t n, const char *family,
 		   struct rk_buf *b);
 
+/* TheRock's release buckets (v5/rocm/<product>/whl-next/, manage_structured.py): the
+ * root page, one link "<project>/" per project (projects sorted, PEP 503-normalized), and
+ * a project's page, one same-directory link per file (files sorted by name). */
+int rk_pep503_structured_root(const char *const *projects, size_t n, struct rk_buf *b);
+int rk_pep503_structured_project(const char *project, const char *const *files, size_t n,
+				 struct rk_buf *b);
+
 #endif
