@@ -5,11 +5,12 @@
 
 #include "engine/vfs_int.h"
 
-extern const struct vfs_view vfs_view_dist, vfs_view_kpack, vfs_view_tarballs, vfs_view_python,
+extern const struct vfs_view vfs_view_dist, vfs_view_install, vfs_view_kpack, vfs_view_tarballs, vfs_view_python,
 	vfs_view_packages;
 
 const struct vfs_view *const vfs_views[] = {
 	&vfs_view_dist,
+	&vfs_view_install,
 	&vfs_view_kpack,
 	&vfs_view_tarballs,
 	&vfs_view_python,
