@@ -2,6 +2,7 @@
  * TheRock's build_tools/install_rocm_from_artifacts.py with its options (docs/install.md):
  * the flags become a spec name (rk/install.h) and the tree RUN/install/<spec>/ of the
  * install view is written out (cli_export.c), files from the cache. */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,22 @@
 #include "rk/install.h"
 #include "cli_export.h"
 #include "rockpack.h"
+
+/* 1 when directory path exists and holds an entry (the script would delete it first;
+ * rockpack install never deletes). */
+static int nonempty_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while (!found && (e = readdir(d)))
+		found = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return found;
+}
 
 /* Print what would be fetched (as the script's "Filtered artifacts to download"). */
 static int dry_run(const struct rp_opts *o, const struct rk_install_spec *s,
@@ -119,6 +136,12 @@ static int cmd_install(const struct rp_opts *o, int argc, char **argv)
 	}
 	if (rk_buf_addf(&run, "%s-%s", run_id, platform))
 		return rp_fail("out of memory");
+	if (!dry && nonempty_dir(out)) {
+		rk_buf_release(&run);
+		return rp_fail("'%s' is not empty: remove it first (install_rocm_from_artifacts.py "
+			       "deletes it; rockpack install never deletes)",
+			       out);
+	}
 	if (rp_open(o, store, &v)) {
 		rk_buf_release(&run);
 		return 1;
