@@ -29,8 +29,8 @@ static int nonempty_dir(const char *path)
 }
 
 /* Print what would be fetched (as the script's "Filtered artifacts to download"). */
-static int dry_run(const struct rp_opts *o, const struct rk_install_spec *s,
-		   const struct rk_run *r, const char *spec)
+static int dry_run(const struct rp_opts *o, const struct rk_install_spec *s, const struct rk_run *r,
+		   const char *spec)
 {
 	size_t *idx = NULL, n = 0;
 
@@ -61,8 +61,8 @@ static int cmd_install(const struct rp_opts *o, int argc, char **argv)
 	struct rp_progress p;
 	const struct rk_run *r;
 	struct rk_vfs *v;
-	const char *store = NULL, *run_id = NULL, *repo = NULL, *platform = "linux",
-		   *family = NULL, *targets = NULL, *out = "./therock-build";
+	const char *store = NULL, *run_id = NULL, *repo = NULL, *platform = "linux", *family = NULL,
+		   *targets = NULL, *out = "./therock-build";
 	char spec[1024];
 	int dry = 0, rc, ret = 1;
 

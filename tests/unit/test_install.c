@@ -125,14 +125,10 @@ static struct rk_artifact art(const char *file)
 RK_TEST(select)
 {
 	struct rk_artifact arts[] = {
-		art("base_lib_generic.tar.zst"),
-		art("blas_lib_gfx94X-dcgpu.tar.zst"),
-		art("blas_lib_gfx942.tar.zst"),
-		art("blas_lib_gfx950.tar.zst"),
-		art("blas_lib_gfx110X-all.tar.zst"),
-		art("hipblas_lib_gfx94X-dcgpu.tar.zst"),
-		art("blas_test_gfx942:xnack+.tar.zst"),
-		art("rand_lib_gfx94X-dcgpu.tar.zst"),
+		art("base_lib_generic.tar.zst"),	art("blas_lib_gfx94X-dcgpu.tar.zst"),
+		art("blas_lib_gfx942.tar.zst"),		art("blas_lib_gfx950.tar.zst"),
+		art("blas_lib_gfx110X-all.tar.zst"),	art("hipblas_lib_gfx94X-dcgpu.tar.zst"),
+		art("blas_test_gfx942:xnack+.tar.zst"), art("rand_lib_gfx94X-dcgpu.tar.zst"),
 	};
 	struct rk_run r;
 	size_t *idx, n;

@@ -33,7 +33,8 @@ static const char install_readme[] =
 	"\n"
 	"is what\n"
 	"\n"
-	"  install_rocm_from_artifacts.py --run-id RUN --amdgpu-family gfx94X-dcgpu --blas --tests\n"
+	"  install_rocm_from_artifacts.py --run-id RUN --amdgpu-family gfx94X-dcgpu --blas "
+	"--tests\n"
 	"\n"
 	"writes, file for file; `rockpack install` writes the same tree out. A spec without\n"
 	"flags is every artifact of the family (as the script without flags).\n";
@@ -84,7 +85,8 @@ static int pop_spec(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	for (size_t i = 0; !rc && i < n; i++)
 		as[i] = &r->artifacts[idx[i]];
 	free(idx);
-	root = rc ? NULL : vfs_tree_new(vfs_node_name(dir), vfs_node_mode(dir), vfs_node_mtime(dir));
+	root = rc ? NULL
+		  : vfs_tree_new(vfs_node_name(dir), vfs_node_mode(dir), vfs_node_mtime(dir));
 	if (!rc && !root)
 		rc = -ENOMEM;
 	if (!rc)
