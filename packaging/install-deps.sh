@@ -43,6 +43,8 @@ if [ $tests = 1 ]; then
 		patchelf python3-magic python3-setuptools python3-wheel
 		# rocm-kpack's own split/verify/recombine (the kpack oracle) need these
 		python3-zstandard python3-msgpack
+		# TheRock's install_rocm_from_artifacts.py (the install oracle) talks S3 with boto3
+		python3-boto3
 		# and TheRock's build_package.py (the native packages' oracle): debhelper's dh,
 		# jinja2 (dpkg-dev, rpm and patchelf are listed above)
 		debhelper python3-jinja2

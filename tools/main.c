@@ -19,10 +19,9 @@
 #include "rockpack.h"
 
 static const struct rp_command *const commands[] = {
-	&rp_cmd_ls,	&rp_cmd_cat,	  &rp_cmd_prefetch, &rp_cmd_export,
-	&rp_cmd_wheels, &rp_cmd_packages, &rp_cmd_split,    &rp_cmd_recombine,
-	&rp_cmd_verify, &rp_cmd_kpack,	  &rp_cmd_cache,    &rp_cmd_status,
-	&rp_cmd_release,
+	&rp_cmd_ls,	&rp_cmd_cat,	  &rp_cmd_prefetch, &rp_cmd_export,    &rp_cmd_install,
+	&rp_cmd_wheels, &rp_cmd_packages, &rp_cmd_split,    &rp_cmd_recombine, &rp_cmd_verify,
+	&rp_cmd_kpack,	&rp_cmd_cache,	  &rp_cmd_status,   &rp_cmd_release,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -20,7 +20,7 @@ struct rp_command {
 };
 
 extern const struct rp_command rp_cmd_ls, rp_cmd_cat, rp_cmd_cache, rp_cmd_prefetch, rp_cmd_export,
-	rp_cmd_split, rp_cmd_recombine, rp_cmd_verify, rp_cmd_kpack, rp_cmd_wheels, rp_cmd_packages,
-	rp_cmd_status, rp_cmd_release;
+	rp_cmd_install, rp_cmd_split, rp_cmd_recombine, rp_cmd_verify, rp_cmd_kpack, rp_cmd_wheels,
+	rp_cmd_packages, rp_cmd_status, rp_cmd_release;
 
 #endif

@@ -20,7 +20,7 @@ for run in $RUNS; do
 	R=$STORE/$run
 	# (both demo runs store wheels: python/, see python_index.sh; and their manifest:
 	# manifests/, a stored folder, as stored; README: what is stored, what is made)
-	[ "$(ls "$M/$run")" = "$(printf 'README\nartifacts\nbrowse\ndist\nkpack\nmanifests\npackages\npython\ntarballs')" ] || fail "$run: want README, artifacts/, browse/, dist/, kpack/, manifests/, packages/, python/ and tarballs/: $(ls "$M/$run" | tr '\n' ' ')"
+	[ "$(ls "$M/$run")" = "$(printf 'README\nartifacts\nbrowse\ndist\ninstall\nkpack\nmanifests\npackages\npython\ntarballs')" ] || fail "$run: want README, artifacts/, browse/, dist/, install/, kpack/, manifests/, packages/, python/ and tarballs/: $(ls "$M/$run" | tr '\n' ' ')"
 	it_sums "$R/manifests" >"$T/$run.manifests.want"
 	it_sums "$M/$run/manifests" >"$T/$run.manifests.got"
 	it_same "$run: manifests/ as stored" "$T/$run.manifests.want" "$T/$run.manifests.got"

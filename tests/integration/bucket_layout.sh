@@ -81,7 +81,7 @@ it_mount local "$B" "$T/local" "$T/cache-local"
 M=$T/local
 [ "$(ls -A "$M" | LC_ALL=C sort | tr '\n' ' ')" = "100-linux 200-linux 300-windows README ROCm-TheRock index.html local-linux python-deps " ] ||
 	fail "root: $(ls -A "$M" | tr '\n' ' ')"
-[ "$(ls "$M/100-linux" | tr '\n' ' ')" = "README artifacts browse dist kpack logs manifests packages python tarballs " ] ||
+[ "$(ls "$M/100-linux" | tr '\n' ' ')" = "README artifacts browse dist install kpack logs manifests packages python tarballs " ] ||
 	fail "100-linux: $(ls "$M/100-linux" | tr '\n' ' ')"
 for d in logs manifests packages/deb; do
 	it_sums "$B/100-linux/$d" >"$T/want.sums"
@@ -113,7 +113,7 @@ head -n 1 "$M/200-linux/README" | grep -q '^RUN 200-linux HAS NO ARTIFACTS (the 
 	fail "200-linux/README: $(head -n 1 "$M/200-linux/README")"
 cmp -s "$B/200-linux/logs/build/build.log" "$M/200-linux/logs/build/build.log" || fail "200-linux: its log"
 # Windows
-[ "$(ls "$M/300-windows" | tr '\n' ' ')" = "README artifacts browse dist kpack python tarballs " ] ||
+[ "$(ls "$M/300-windows" | tr '\n' ' ')" = "README artifacts browse dist install kpack python tarballs " ] ||
 	fail "300-windows: $(ls "$M/300-windows" | tr '\n' ' ')"
 [ -f "$M/300-windows/tarballs/therock-dist-windows-gfx1151-unversioned.tar.gz" ] ||
 	fail "300-windows/tarballs: $(ls "$M/300-windows/tarballs" | tr '\n' ' ')"

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 it_init "$@"
 MAN=$(realpath "$(dirname "$0")/../../docs/man/rockpack.1.md")
-COMMANDS="ls cat prefetch export wheels packages split recombine verify kpack cache status release"
+COMMANDS="ls cat prefetch export install wheels packages split recombine verify kpack cache status release"
 
 rc=0
 "$ROCKPACK" --help >"$T/help.out" 2>"$T/help.err" || rc=$?

@@ -35,7 +35,7 @@ grep -q ' eio ' "$T/expect" || die "EXPECT.json lists no eio archive"
 
 # The store is a single run: its artifacts/ and browse/ are at the root
 it_mount fs "$R" "$M" "$C"
-[ "$(ls "$M")" = "$(printf 'README\nartifacts\nbrowse\ndist\nkpack\npackages\ntarballs')" ] || fail "root: $(ls "$M" | tr '\n' ' ')"
+[ "$(ls "$M")" = "$(printf 'README\nartifacts\nbrowse\ndist\ninstall\nkpack\npackages\ntarballs')" ] || fail "root: $(ls "$M" | tr '\n' ' ')"
 
 # browse/ lists ok and eio archives, not the ignored names; artifacts/ lists every file
 awk '$2 != "ignored" { print $3 }' "$T/expect" | sort >"$T/browse.want"

@@ -17,7 +17,7 @@ it_extract_run "$R" "$T/want"
 # ---- 1. the store is one run ----
 M=$T/mnt
 it_mount single "$R" "$M" "$T/cache"
-[ "$(ls -A "$M" | tr '\n' ' ')" = "README artifacts browse dist kpack manifests packages python tarballs " ] ||
+[ "$(ls -A "$M" | tr '\n' ' ')" = "README artifacts browse dist install kpack manifests packages python tarballs " ] ||
 	fail "single-run root: $(ls -A "$M" | tr '\n' ' ')"
 grep -q 'rockfs mount' "$M/README" || fail "single-run README"
 it_artifacts "$R" | cut -d' ' -f1 >"$T/stems"

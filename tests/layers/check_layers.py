@@ -53,6 +53,7 @@ PUBLIC = {
     "catalog.h": "catalog",
     "vfs.h": "engine",
     "kpack_view.h": "services", "kpack_lookup.h": "services",
+    "install.h": "services",
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

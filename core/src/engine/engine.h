@@ -53,6 +53,8 @@ struct node {
 	struct node *parent;
 	char *name;
 	vfs_pop_fn pop; /* a lazy directory's populate function, else NULL; immutable */
+	vfs_miss_fn miss; /* a view's directory: names it makes on lookup (NULL: none);
+			   * immutable once served */
 	uint8_t pop_state; /* enum pop_state; v->wait_lock */
 	uint8_t pop_transient; /* pop_rc is transient (rk_err_transient): a later access tries again
 				*/

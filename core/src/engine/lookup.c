@@ -63,7 +63,7 @@ static int lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk
 {
 	struct node *dir, *n;
 	uint64_t gen = 0;
-	int rc, state = ART_DONE;
+	int rc, state = ART_DONE, missed = 0;
 
 	if ((rc = get_dir(v, parent, &dir, err)))
 		return rc;
@@ -110,6 +110,13 @@ static int lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk
 		}
 		if (n)
 			return 0;
+		if (dir->miss && !missed) {
+			missed = 1; /* the view makes the name, or says there is none */
+			rc = dir->miss(v, dir, name, err);
+			if (!rc || rc == -EEXIST)
+				continue;
+			return rc;
+		}
 		if (!retried && refresh_listing(v, dir)) {
 			retried = 1; /* the store has a new run: perhaps this one */
 			continue;

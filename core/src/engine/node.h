@@ -29,6 +29,12 @@ struct artifact;
 /* Fill directory dir (a lazy directory, on first access; no lock held). 0 or -errno with
  * err set. */
 typedef int (*vfs_pop_fn)(struct rk_vfs *v, struct node *dir, struct rk_err *err);
+/* A lookup of name in populated directory dir found nothing: add it (vfs_graft a private
+ * root holding name) and return 0, or return -ENOENT (no lock held; several threads may
+ * call it for one name at once: a graft that finds the name there, -EEXIST, is a success
+ * too). A view's directory gets one from its table (struct vfs_view.miss). */
+typedef int (*vfs_miss_fn)(struct rk_vfs *v, struct node *dir, const char *name,
+			   struct rk_err *err);
 
 /* ---- constructors: a new file listed as name in private directory dir ----
  * Directories: vfs_tree_new, vfs_node_add (a mode of S_IFDIR), vfs_mkdirs, vfs_lazy_dir

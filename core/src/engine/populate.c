@@ -136,11 +136,18 @@ int pop_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	arts = served_lazy_dir(v, dir, "artifacts", NULL, dir->mtime);
 	browse = served_lazy_dir(v, dir, "browse", NULL, dir->mtime);
 	rc = arts && browse ? 0 : -ENOMEM;
-	for (size_t i = 0; !rc && i < vfs_nviews; i++)
-		if (vfs_views[i]->place == VFS_VIEW_RUN && vfs_views[i]->shown(cat) &&
-		    !served_lazy_dir(v, dir, vfs_views[i]->name, vfs_views[i]->populate,
-				     dir->mtime))
+	for (size_t i = 0; !rc && i < vfs_nviews; i++) {
+		struct node *vd;
+
+		if (vfs_views[i]->place != VFS_VIEW_RUN || !vfs_views[i]->shown(cat))
+			continue;
+		vd = served_lazy_dir(v, dir, vfs_views[i]->name, vfs_views[i]->populate,
+				     dir->mtime);
+		if (vd)
+			vd->miss = vfs_views[i]->miss;
+		else
 			rc = -ENOMEM;
+	}
 	for (size_t i = 0; !rc && i < cat->files.n; i++) {
 		const struct rk_store_entry *f = &cat->files.v[i];
 		struct node *n;

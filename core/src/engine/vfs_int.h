@@ -236,6 +236,9 @@ struct vfs_view {
 	const char *readme; /* its lines in the mount's README */
 	int (*shown)(const struct rk_run *cat); /* a run view: whether run cat has this directory */
 	vfs_pop_fn populate; /* RUN/<name>/ or /<name>/ */
+	/* a run view: a name looked up in RUN/<name>/ that populate did not list (NULL:
+	 * none; see vfs_miss_fn): names too many to list, made when asked for */
+	vfs_miss_fn miss;
 	void (*stop)(void *state); /* may be NULL */
 	void (*free)(void *state); /* called for a state that is set; NULL: no state */
 	uint8_t place; /* enum vfs_place */

@@ -5,16 +5,12 @@
 
 #include "engine/vfs_int.h"
 
-extern const struct vfs_view vfs_view_dist, vfs_view_kpack, vfs_view_tarballs, vfs_view_python,
-	vfs_view_packages, vfs_view_release;
+extern const struct vfs_view vfs_view_dist, vfs_view_install, vfs_view_kpack, vfs_view_tarballs,
+	vfs_view_python, vfs_view_packages, vfs_view_release;
 
 const struct vfs_view *const vfs_views[] = {
-	&vfs_view_dist,
-	&vfs_view_kpack,
-	&vfs_view_tarballs,
-	&vfs_view_python,
-	&vfs_view_packages,
-	&vfs_view_release,
+	&vfs_view_dist,	  &vfs_view_install,  &vfs_view_kpack,	 &vfs_view_tarballs,
+	&vfs_view_python, &vfs_view_packages, &vfs_view_release,
 };
 const size_t vfs_nviews = sizeof(vfs_views) / sizeof(vfs_views[0]);
 
