@@ -83,7 +83,7 @@ for p in $(seq 1 "$passes"); do
 		[ "$same" -ge 10 ] && [ "$(elapsed "$t2" "$(now)" | cut -d. -f1)" -ge $settle_min ] && break
 	done
 	mem=$(grep -E '^(memory|runs_dropped|runs_loaded)' "$mnt/.rockfs-status" | tr '\n' ' ' || true)
-	echo "pass $p: $(elapsed "$t0" "$t1") s, RSS at its end $held MB (the kernel holds every inode);" \
+	echo "pass $p: $(elapsed "$t0" "$t1") s, RSS at its end $held MB;" \
 		"settled after $(elapsed "$t2" "$(now)") s: RSS $(rss) MB; load $(cut -d' ' -f1 /proc/loadavg); $mem"
 done
 bench_umount
