@@ -154,7 +154,7 @@ RK_TEST(lazy_once_per_store_and_freed)
 
 	make_store();
 	v = open_with(spans_only, 1, 0);
-	RK_ASSERT_EQ_STR("README spans 100-linux 200-linux ROCm-TheRock", list(v, ""));
+	RK_ASSERT_EQ_STR("README release spans 100-linux 200-linux ROCm-TheRock", list(v, ""));
 	RK_ASSERT_EQ_INT(0, n_populated); /* listed, not populated */
 	a = fx_resolve(v, "spans");
 	RK_ASSERT(S_ISDIR(a.mode));
@@ -165,7 +165,7 @@ RK_TEST(lazy_once_per_store_and_freed)
 	RK_ASSERT(S_ISDIR(fx_resolve(v, "spans/200-linux").mode));
 	RK_ASSERT_EQ_INT(1, n_populated); /* once */
 	/* each {owner}-{repo}/ has its own, with its own runs */
-	RK_ASSERT_EQ_STR("spans 300-windows", list(v, "ROCm-TheRock"));
+	RK_ASSERT_EQ_STR("release spans 300-windows", list(v, "ROCm-TheRock"));
 	RK_ASSERT_EQ_INT(1, n_populated);
 	RK_ASSERT_EQ_STR("300-windows", list(v, "ROCm-TheRock/spans"));
 	RK_ASSERT_EQ_INT(2, n_populated);
@@ -201,8 +201,8 @@ RK_TEST(no_store_view_no_directory)
 
 	make_store();
 	v = open_with(NULL, 0, 0);
-	RK_ASSERT_EQ_STR("README 100-linux 200-linux ROCm-TheRock", list(v, ""));
-	RK_ASSERT_EQ_STR("300-windows", list(v, "ROCm-TheRock"));
+	RK_ASSERT_EQ_STR("README release 100-linux 200-linux ROCm-TheRock", list(v, ""));
+	RK_ASSERT_EQ_STR("release 300-windows", list(v, "ROCm-TheRock"));
 	fx_vfs_close(v);
 }
 
@@ -228,11 +228,11 @@ RK_TEST(live_refresh_keeps_one_view_directory)
 
 	make_store();
 	v = open_with(spans_only, 1, 1);
-	RK_ASSERT_EQ_STR("README spans 100-linux 200-linux ROCm-TheRock", list(v, ""));
+	RK_ASSERT_EQ_STR("README release spans 100-linux 200-linux ROCm-TheRock", list(v, ""));
 	fx_tar("store/400-linux/small_lib_generic.tar.zst", FX_ZSTD, small, 2);
 	usleep(1100 * 1000);
 	RK_ASSERT_EQ_INT(1, rk_vfs_refresh(v, RK_ROOT_INO));
-	RK_ASSERT_EQ_STR("README spans 100-linux 200-linux ROCm-TheRock 400-linux", list(v, ""));
+	RK_ASSERT_EQ_STR("README release spans 100-linux 200-linux ROCm-TheRock 400-linux", list(v, ""));
 	RK_ASSERT_EQ_STR("100-linux 200-linux 400-linux", list(v, "spans"));
 	fx_vfs_close(v);
 }
@@ -257,7 +257,7 @@ RK_TEST(view_name_wins_logged_once)
 	rk_log_set_handler(count_warn);
 	rk_log_level = RK_LOG_WARN;
 	warned = 0;
-	RK_ASSERT_EQ_STR("README ROCm-TheRock 100-linux 200-linux", list(v, ""));
+	RK_ASSERT_EQ_STR("README release ROCm-TheRock 100-linux 200-linux", list(v, ""));
 	RK_ASSERT_EQ_INT(1, warned);
 	RK_ASSERT_EQ_STR("100-linux 200-linux", list(v, "ROCm-TheRock")); /* the view's */
 	usleep(1100 * 1000);

@@ -156,7 +156,8 @@ RK_TEST(root_of_a_multi_run_store)
 	/* what is neither a run nor a namespace is passed through as stored */
 	RK_ASSERT(has(&l, "notarun"));
 	RK_ASSERT(has(&l, "stray-file"));
-	RK_ASSERT_EQ_INT(6, l.n);
+	RK_ASSERT_EQ_INT(7, l.n);
+	RK_ASSERT(has(&l, "release")); /* the store view release/ */
 	a = fx_resolve(v, "ROCm-TheRock/300-windows");
 	RK_ASSERT(S_ISDIR(a.mode));
 	a = fx_resolve(v, "notarun/x_y_z.tar.zst");
@@ -203,7 +204,8 @@ RK_TEST(run_directory_layout)
 	make_store();
 	v = open_vfs("store");
 	list(v, "100-linux", &l);
-	RK_ASSERT_EQ_INT(9, l.n);
+	RK_ASSERT_EQ_INT(10, l.n);
+	RK_ASSERT(has(&l, "install")); /* specs made on lookup */
 	RK_ASSERT(has(&l, "README")); /* what is stored, what is made */
 	RK_ASSERT(has(&l, "logs")); /* a folder CI stored: as stored */
 	RK_ASSERT(has(&l, "python")); /* base_lib_generic: a manifest to version packages */
@@ -587,7 +589,8 @@ RK_TEST(single_run_store_at_root)
 	make_store();
 	v = open_vfs("store/200-linux");
 	list(v, "", &l);
-	RK_ASSERT_EQ_INT(9, l.n);
+	RK_ASSERT_EQ_INT(10, l.n);
+	RK_ASSERT(has(&l, "install"));
 	RK_ASSERT(has(&l, "manifests")); /* stored */
 	RK_ASSERT(has(&l, "python"));
 	RK_ASSERT(has(&l, "README"));
