@@ -79,7 +79,7 @@ collect() (
 # ---- a local directory ----
 it_mount local "$B" "$T/local" "$T/cache-local"
 M=$T/local
-[ "$(ls -A "$M" | LC_ALL=C sort | tr '\n' ' ')" = "100-linux 200-linux 300-windows README ROCm-TheRock index.html local-linux python-deps " ] ||
+[ "$(ls -A "$M" | LC_ALL=C sort | tr '\n' ' ')" = "100-linux 200-linux 300-windows README ROCm-TheRock index.html local-linux python-deps release " ] ||
 	fail "root: $(ls -A "$M" | tr '\n' ' ')"
 [ "$(ls "$M/100-linux" | tr '\n' ' ')" = "README artifacts browse dist install kpack logs manifests packages python tarballs " ] ||
 	fail "100-linux: $(ls "$M/100-linux" | tr '\n' ' ')"
@@ -123,7 +123,7 @@ cmp -s "$B/300-windows/python/$WHL" "$M/300-windows/python/files/$WHL" || fail "
 grep -q 'no native packages for Windows' "$M/300-windows/README" || fail "300-windows/README"
 # other prefixes
 [ "$(ls "$M/local-linux/browse")" = core_lib_generic ] || fail "local-linux is not a run"
-[ "$(ls "$M/ROCm-TheRock")" = 400-linux ] || fail "ROCm-TheRock/: $(ls "$M/ROCm-TheRock" | tr '\n' ' ')"
+[ "$(ls "$M/ROCm-TheRock" | tr '\n' ' ')" = "400-linux release " ] || fail "ROCm-TheRock/: $(ls "$M/ROCm-TheRock" | tr '\n' ' ')"
 it_sums "$B/python-deps" >"$T/want.sums"
 it_sums "$M/python-deps" >"$T/got.sums"
 it_same "python-deps/ as stored" "$T/want.sums" "$T/got.sums"
