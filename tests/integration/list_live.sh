@@ -15,7 +15,8 @@ it_init "$@"
 R1=24205988455-linux
 R2=24205988454-linux
 R3=24205988999-linux
-names() { ls "$1" | grep -v '^README$' | tr '\n' ' '; }
+# (the runs: not the README, nor the store view release/ that every store lists)
+names() { ls "$1" | grep -Ev '^(README|release)$' | tr '\n' ' '; }
 
 # ---- a local directory
 S=$T/store
