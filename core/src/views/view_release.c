@@ -26,6 +26,7 @@
 #include "rk/log.h"
 #include "rk/hash.h"
 #include "rk/manifest.h"
+#include "rk/wheel.h"
 #include "cache/memo.h"
 #include "engine/vfs_int.h"
 #include "formats/archive/pep503.h"
@@ -313,7 +314,7 @@ static int pop_tarball(struct rk_vfs *v, struct node *dir, struct rk_err *err)
  * ends at its first '-', an sdist's at its last); 0, or -1 when f is neither. */
 static int project_of(const char *f, char *out, size_t size)
 {
-	size_t len;
+	char name[256];
 	const char *end;
 
 	if (ends_with(f, ".whl"))
@@ -322,24 +323,11 @@ static int project_of(const char *f, char *out, size_t size)
 		end = strrchr(f, '-');
 	else
 		return -1;
-	if (!end || end == f || (len = (size_t)(end - f)) >= size)
+	if (!end || end == f || (size_t)(end - f) >= sizeof(name))
 		return -1;
-	size_t o = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		char c = f[i];
-
-		if (c == '-' || c == '_' || c == '.') {
-			if (o && out[o - 1] == '-')
-				continue;
-			c = '-';
-		} else if (c >= 'A' && c <= 'Z') {
-			c = (char)(c - 'A' + 'a');
-		}
-		out[o++] = c;
-	}
-	out[o] = '\0';
-	return 0;
+	memcpy(name, f, (size_t)(end - f));
+	name[end - f] = '\0';
+	return rk_pep503_normalize(name, out, size) ? -1 : 0;
 }
 
 /* A wheel or sdist (what upstream's structured publishing copies). */
