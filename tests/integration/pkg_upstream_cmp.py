@@ -10,7 +10,8 @@ UPSTREAM is the directory upstream's build wrote, or a record of what it holds (
 every package's relations, control fields or tags, and data entries, written by `facts`
 with the KEY of the inputs it was built from; tests/integration/upstream_oracle/). `key`
 prints the SHA-256 of everything upstream's build reads: the artifacts (paths, modes,
-bytes), the vendored upstream scripts, this script, the arguments, and the versions of
+bytes), the vendored upstream files the builder reads (package.json, its templates and
+the modules build_package.py imports), this script, the arguments, and the versions of
 the Debian tools it runs.
 
 Every package upstream builds must be served under the same file name, and the same
@@ -247,16 +248,34 @@ def all_facts(top, tmp):
             for p in glob.glob(os.path.join(top, "**", "*" + suffix), recursive=True)}
 
 
+def builder_modules(linux):
+    """The vendored files build_package.py imports, as the test runs it (sorted)."""
+    up = os.path.dirname(os.path.dirname(linux))
+    compat = os.path.join(os.path.dirname(os.path.abspath(__file__)), "py312_compat")
+    code = ("import sys; sys.path[:0] = %r; import build_package\n"
+            "for m in list(sys.modules.values()):\n"
+            "    f = getattr(m, '__file__', None)\n"
+            "    if f and f.startswith(%r): print(f)\n" % ([linux, up, compat], up + os.sep))
+    out = subprocess.run([sys.executable, "-B", "-c", code], cwd=linux, check=True,
+                         stdout=subprocess.PIPE).stdout.decode()
+    return sorted(set(out.split()))
+
+
 def inputs_key(artifacts, version, suffix):
     """SHA-256 of everything upstream's build of these artifacts reads or depends on."""
     h = hashlib.sha256()
     here = os.path.dirname(os.path.abspath(__file__))
-    tops = [("artifacts", artifacts), ("upstream", os.path.join(here, "upstream_therock")),
+    linux = os.path.join(here, "upstream_therock", "build_tools", "packaging", "linux")
+    tops = [("artifacts", artifacts), ("templates", os.path.join(linux, "template")),
             ("compat", os.path.join(here, "py312_compat"))]
     for label, top in tops:
         for r, entry in sorted(tree(top).items()):
             if "__pycache__" not in r:
                 h.update(("%s/%s %s\n" % (label, r, " ".join(entry))).encode())
+    # of the vendored upstream files, only those the builder reads: package.json and the
+    # modules build_package.py imports (other vendored files leave the key alone)
+    for r in [os.path.join(linux, "package.json")] + builder_modules(linux):
+        h.update(("upstream/%s %s\n" % (os.path.relpath(r, here), file_sha256(r))).encode())
     h.update(("cmp %s\n" % file_sha256(os.path.abspath(__file__))).encode())
     h.update(("args %s %s %s\n" % (kind, version, suffix)).encode())
     tools = ["debhelper", "dpkg-dev", "dpkg", "rpm", "patchelf", "python3", "python3-jinja2",
