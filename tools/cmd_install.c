@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "rk/buf.h"
 #include "rk/install.h"
@@ -397,7 +398,9 @@ static int cmd_install(const struct rp_opts *o, int argc, char **argv)
 	const struct rk_run *r;
 	struct rk_vfs *v;
 	const char *store = NULL, *run_id = NULL, *repo = NULL, *platform = "linux", *family = NULL,
-		   *targets = NULL, *out = "./therock-build", *release = NULL, *input = NULL;
+		   *targets = NULL, *out = "./therock-build", *release = NULL, *input = NULL,
+		   *jobs = NULL, *link = "copy";
+	struct rp_export_opts eo = {0};
 	char spec[1024];
 	int dry = 0, latest = 0, rc, ret = 1;
 
@@ -421,7 +424,13 @@ static int cmd_install(const struct rp_opts *o, int argc, char **argv)
 			val = &release;
 		else if (!strcmp(a, "--input-dir"))
 			val = &input;
-		if (val) {
+		else if (!strcmp(a, "-j"))
+			val = &jobs;
+		else if (!strcmp(a, "--link"))
+			val = &link;
+		if (!strncmp(a, "--link=", 7)) {
+			link = a + 7;
+		} else if (val) {
 			if (!(*val = rp_value(o, argc, argv, &i)))
 				return 2;
 		} else if (!strcmp(a, "--dry-run")) {
@@ -440,6 +449,36 @@ static int cmd_install(const struct rp_opts *o, int argc, char **argv)
 			return rp_usage(o, "install: unexpected argument '%s'", a);
 		}
 	}
+	/* the writers: -j N (or the global --jobs), default one a CPU */
+	if (jobs) {
+		char *end;
+		unsigned long n = strtoul(jobs, &end, 10);
+
+		if (*end || !jobs[0] || n < 1 || n > 256)
+			return rp_usage(o, "install: -j '%s': want 1..256", jobs);
+		eo.jobs = (unsigned)n;
+	} else if (o->jobs) {
+		eo.jobs = o->jobs;
+	} else {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		eo.jobs = n < 1 ? 1 : n > 64 ? 64 : (unsigned)n;
+	}
+	if (!strcmp(link, "copy"))
+		eo.link = RP_LINK_COPY;
+	else if (!strcmp(link, "reflink"))
+		eo.link = RP_LINK_REFLINK;
+	else if (!strcmp(link, "auto"))
+		eo.link = RP_LINK_AUTO;
+	else if (!strcmp(link, "hard"))
+		/* a hard link shares the inode, so its mode: the cache's blobs are 0400 (0440 in
+		 * a group cache) and one blob holds the bytes of files of every mode (an
+		 * executable and a header with the same bytes); and a write into the installed
+		 * file would be a write into the cache (docs/install.md) */
+		return rp_usage(o, "install: --link=hard is refused: the cache's blobs are read-only "
+				   "(0400) and shared by files of every mode; use --link=reflink or auto");
+	else
+		return rp_usage(o, "install: --link '%s': want copy, reflink or auto", link);
 	/* one source, as the script's mutually exclusive group */
 	if (!!run_id + !!release + latest + !!input > 1)
 		return rp_usage(o, "install: --run-id, --release, --latest-release and --input-dir "
@@ -502,7 +541,7 @@ static int cmd_install(const struct rp_opts *o, int argc, char **argv)
 		rp_fail("out of memory");
 	} else {
 		rp_progress_init(&p, o, "files");
-		ret = rp_export(v, &p, path.buf, shown.buf, out);
+		ret = rp_export_with(v, &p, path.buf, shown.buf, out, &eo);
 		ret = rp_progress_end(&p, ret, out, NULL, NULL);
 	}
 	rk_buf_release(&run);
@@ -540,5 +579,5 @@ const struct rp_command rp_cmd_install = {
 	"  --output-dir DIR       where to install\n"
 	"  --dry-run              print the artifacts that would be installed\n",
 	" --run-id --run-github-repo --platform --amdgpu-family --artifact-group --amdgpu-targets "
-	"--output-dir ",
+	"--output-dir --release --input-dir -j --link ",
 };
