@@ -75,6 +75,37 @@ check 24205988455 --amdgpu-family gfx94X-dcgpu
 UP_EP=$EXT UP_B=therock-ci-artifacts-external \
 	check 24205988454 --run-github-repo ROCm/rocm-libraries --amdgpu-family gfx94X-dcgpu --rand
 
+# the writers and link modes give the same tree as the script's (case 5): one writer,
+# eight with --link=auto (a reflink where the file system has them, else a copy), and
+# --link=reflink where the file system has them; where it has none, --link=reflink fails
+# and leaves nothing; --link=hard is refused (the cache's blobs are 0400, docs/install.md)
+echo x >"$T/probe"
+reflinks=0
+cp --reflink=always "$T/probe" "$T/probe2" 2>/dev/null && reflinks=1
+for args in "-j 1" "-j 8 --link=auto" "--link=reflink --json"; do
+	rm -rf "$T/j"
+	rc=0
+	rp --run-id 24205988455 --amdgpu-family gfx94X-dcgpu --blas --miopen --tests $args \
+		--output-dir "$T/j" -q >"$T/j.out" 2>"$T/j.err" || rc=$?
+	if [ "$args" = "--link=reflink --json" ] && [ $reflinks = 0 ]; then
+		[ $rc = 1 ] && grep -q 'no reflink' "$T/j.err" || fail "--link=reflink without reflinks: exit $rc, $(cat "$T/j.err")"
+		[ -e "$T/j" ] && fail "--link=reflink without reflinks left $T/j"
+		continue
+	fi
+	[ $rc = 0 ] || { fail "rockpack install $args failed: $(cat "$T/j.err")"; continue; }
+	diff -r --no-dereference "$T/up/5" "$T/j" >"$T/diff" 2>&1 || fail "$args: diff -r: $(head -5 "$T/diff")"
+	meta "$T/up/5" >"$T/up.meta"
+	meta "$T/j" >"$T/rp.meta"
+	it_same "$args: modes/types/symlinks/sizes" "$T/up.meta" "$T/rp.meta"
+	it_links "$T/up/5" >"$T/up.links"
+	it_links "$T/j" >"$T/rp.links"
+	it_same "$args: hardlinks" "$T/up.links" "$T/rp.links"
+done
+grep -q '"command": "install"' "$T/j.out" || [ $reflinks = 0 ] || fail "--json: $(cat "$T/j.out")"
+rc=0
+rp --run-id 24205988455 --amdgpu-family gfx94X-dcgpu --link=hard --output-dir "$T/h" 2>/dev/null || rc=$?
+[ $rc = 2 ] && [ ! -e "$T/h" ] || fail "--link=hard: exit $rc, want a usage error"
+
 # --input-dir: the script rsyncs an existing TheRock tree (rsync -azP INPUT OUTPUT: no
 # selection; INPUT without a trailing '/' lands as OUTPUT/basename(INPUT)); rockpack copies
 # it the same way, with modes, mtimes and symlinks, hardlinks as separate files (no -H)
