@@ -252,6 +252,14 @@ static struct pool *pool_start(struct exporter *e, unsigned jobs)
 	while (pl->nthreads < jobs &&
 	       !pthread_create(&pl->threads[pl->nthreads], NULL, writer, pl))
 		pl->nthreads++;
+	if (!pl->nthreads) { /* no thread: the walk writes */
+		pthread_mutex_destroy(&pl->mu);
+		pthread_cond_destroy(&pl->more);
+		pthread_cond_destroy(&pl->room);
+		free(pl->threads);
+		free(pl);
+		return NULL;
+	}
 	return pl;
 }
 
@@ -268,7 +276,7 @@ static int pool_end(struct pool *pl)
 	pthread_mutex_unlock(&pl->mu);
 	for (unsigned i = 0; i < pl->nthreads; i++)
 		pthread_join(pl->threads[i], NULL);
-	failed = pl->failed || !pl->nthreads;
+	failed = pl->failed;
 	pthread_mutex_destroy(&pl->mu);
 	pthread_cond_destroy(&pl->more);
 	pthread_cond_destroy(&pl->room);
