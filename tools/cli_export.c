@@ -478,9 +478,10 @@ static int export_entry(struct exporter *e, const char *name, const struct rk_at
 		const char *first = a->nlink > 1 ? first_path(e, a->ino) : NULL;
 
 		if (first) {
-			/* both paths are below DIR, through directories made here: link
-			 * relative to DIR's descriptor */
-			if (linkat(e->root, first, e->root, rel->buf, 0))
+			/* both paths are below DIR, through directories made here: the first
+			 * relative to DIR's descriptor, the new name to its directory's (held
+			 * open: a directory swapped for a symlink meanwhile cannot move it) */
+			if (linkat(e->root, first, dirfd, name, 0))
 				rc = rp_fail("%s: link: %s", rel->buf, strerror(errno));
 			count(e, &e->p->links);
 		} else {
