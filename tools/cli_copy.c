@@ -133,13 +133,15 @@ static int copy_entry(struct copier *c, int sdir, const char *sname, int ddir, c
 		rc = rp_fail("%s: %s", rel->buf, strerror(errno));
 	} else if (S_ISDIR(st.st_mode)) {
 		int s = openat(sdir, sname,
-			       O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW)), d;
+			       O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW)),
+		    d;
 
 		if (s < 0)
 			rc = rp_fail("%s: %s", rel->buf, strerror(errno));
 		else if (mkdirat(ddir, dname, 0700))
 			rc = rp_fail("%s: %s", rel->buf, strerror(errno));
-		else if ((d = openat(ddir, dname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		else if ((d = openat(ddir, dname,
+				     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 			rc = rp_fail("%s: %s", rel->buf, strerror(errno));
 		else {
 			rc = copy_dir(c, s, d, rel);

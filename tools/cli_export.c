@@ -249,8 +249,7 @@ static struct pool *pool_start(struct exporter *e, unsigned jobs)
 		free(pl);
 		return NULL;
 	}
-	while (pl->nthreads < jobs &&
-	       !pthread_create(&pl->threads[pl->nthreads], NULL, writer, pl))
+	while (pl->nthreads < jobs && !pthread_create(&pl->threads[pl->nthreads], NULL, writer, pl))
 		pl->nthreads++;
 	if (!pl->nthreads) { /* no thread: the walk writes */
 		pthread_mutex_destroy(&pl->mu);
@@ -302,7 +301,8 @@ static int copy_file(struct exporter *e, const struct rk_attr *a, int dirfd, con
 	int fd, rc;
 
 	if (e->pool) {
-		fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0600);
 		if (fd < 0)
 			return rp_fail("%s: %s", shown, strerror(errno));
 		return queue_file(e->pool, a, fd, shown);

@@ -70,7 +70,8 @@ static int split_path(char *path, char **comps, int max)
 {
 	int n = 0;
 
-	for (char *save = NULL, *c = strtok_r(path, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+	for (char *save = NULL, *c = strtok_r(path, "/", &save); c;
+	     c = strtok_r(NULL, "/", &save)) {
 		if (!strcmp(c, "."))
 			continue;
 		if (!strcmp(c, "..") || n == max)
@@ -99,7 +100,8 @@ static int walk_parent(int root, char **comps, int n, int make)
 				close(cur);
 				return e;
 			}
-			next = openat(cur, comps[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			next = openat(cur, comps[i],
+				      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		}
 		if (next < 0) {
 			int e = errno == ENOTDIR ? -ELOOP : -errno;
@@ -183,7 +185,8 @@ static int entry(struct untar *u, struct archive *a, struct archive_entry *e)
 		int ln, ldir;
 
 		if (!(lpath = strdup(hard)) || (ln = split_path(lpath, lcomps, 256)) <= 0) {
-			rc = rp_fail("%s: '%s': refusing the hardlink target '%s'", u->shown, name, hard);
+			rc = rp_fail("%s: '%s': refusing the hardlink target '%s'", u->shown, name,
+				     hard);
 			goto done;
 		}
 		if ((ldir = walk_parent(u->root, lcomps, ln, 0)) < 0) {
@@ -198,7 +201,8 @@ static int entry(struct untar *u, struct archive *a, struct archive_entry *e)
 			rc = rp_fail("%s: '%s': hardlink target '%s' is not an extracted file",
 				     u->shown, name, hard);
 		else if (!strcmp(hard, name) || (rc = clear_name(dir, base)))
-			rc = rp_fail("%s: '%s': %s", u->shown, name, rc ? strerror(-rc) : "a link to itself");
+			rc = rp_fail("%s: '%s': %s", u->shown, name,
+				     rc ? strerror(-rc) : "a link to itself");
 		else if (linkat(ldir, lcomps[ln - 1], dir, base, 0))
 			rc = rp_fail("%s: '%s': link: %s", u->shown, name, strerror(errno));
 		else
@@ -299,15 +303,17 @@ static int fix_dirs(struct untar *u)
 		if ((dir = walk_parent(u->root, comps, n, 0)) < 0) {
 			rc = rp_fail("%s: '%s': %s", u->shown, u->dirs[i].path, strerror(-dir));
 		} else {
-			fd = openat(dir, comps[n - 1], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			fd = openat(dir, comps[n - 1],
+				    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (fd < 0) {
-				rc = rp_fail("%s: '%s': %s", u->shown, u->dirs[i].path, strerror(errno));
+				rc = rp_fail("%s: '%s': %s", u->shown, u->dirs[i].path,
+					     strerror(errno));
 			} else {
 				struct timespec ts[2] = {u->dirs[i].mtime, u->dirs[i].mtime};
 
 				if (fchmod(fd, u->dirs[i].mode))
-					rc = rp_fail("%s: '%s': chmod: %s", u->shown, u->dirs[i].path,
-						     strerror(errno));
+					rc = rp_fail("%s: '%s': chmod: %s", u->shown,
+						     u->dirs[i].path, strerror(errno));
 				futimens(fd, ts);
 				close(fd);
 			}

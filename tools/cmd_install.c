@@ -72,9 +72,10 @@ static int install_input_dir(const struct rp_opts *o, const char *input, const c
 	if (dry) {
 		if (o->json) {
 			struct rk_buf b = RK_BUF_INIT;
-			int rc = rk_buf_adds(&b, "{\"input_dir\": ") || rk_buf_add_json_str(&b, input) ||
-				 rk_buf_adds(&b, ", \"output_dir\": ") || rk_buf_add_json_str(&b, out) ||
-				 rk_buf_adds(&b, "}\n");
+			int rc = rk_buf_adds(&b, "{\"input_dir\": ") ||
+				 rk_buf_add_json_str(&b, input) ||
+				 rk_buf_adds(&b, ", \"output_dir\": ") ||
+				 rk_buf_add_json_str(&b, out) || rk_buf_adds(&b, "}\n");
 
 			if (rc)
 				return rp_fail("out of memory");
@@ -147,8 +148,9 @@ static const char *name_version(const char *name, const char *platform, const ch
 	const char *v;
 
 	if (strncmp(name, "therock-dist-", 13) || strncmp(name + 13, platform, pl) ||
-	    name[13 + pl] != '-' || strncmp(name + 14 + pl, group, gl) || name[14 + pl + gl] != '-' ||
-	    n < 7 || strcmp(name + n - 7, ".tar.gz") || (gl >= 6 && !strcmp(group + gl - 6, "-tests")))
+	    name[13 + pl] != '-' || strncmp(name + 14 + pl, group, gl) ||
+	    name[14 + pl + gl] != '-' || n < 7 || strcmp(name + n - 7, ".tar.gz") ||
+	    (gl >= 6 && !strcmp(group + gl - 6, "-tests")))
 		return NULL;
 	v = name + 15 + pl + gl;
 	return v;
@@ -171,12 +173,14 @@ static void consider(struct tarball *best, int *found, const char *dir, const ch
 	char ver[256];
 	long date = 0;
 
-	if (!v || (size_t)snprintf(ver, sizeof(ver), "%.*s", (int)(strlen(v) - 7), v) >= sizeof(ver) ||
+	if (!v ||
+	    (size_t)snprintf(ver, sizeof(ver), "%.*s", (int)(strlen(v) - 7), v) >= sizeof(ver) ||
 	    !version_kind(ver, &date))
 		return;
 	if (*found && (date < best->date || (date == best->date && mtime_ns <= best->mtime_ns)))
 		return;
-	if ((size_t)snprintf(best->path, sizeof(best->path), "%s/%s", dir, name) >= sizeof(best->path))
+	if ((size_t)snprintf(best->path, sizeof(best->path), "%s/%s", dir, name) >=
+	    sizeof(best->path))
 		return;
 	memcpy(best->version, ver, sizeof(ver));
 	best->date = date;
@@ -222,7 +226,8 @@ static int view_target(struct rk_vfs *v, const char *path, struct rk_attr *a, st
 			char *slash = strrchr(out.buf, '/');
 
 			if (!out.len)
-				rc = rk_err_set(err, -EINVAL, "%s: its target leaves the tree", path);
+				rc = rk_err_set(err, -EINVAL, "%s: its target leaves the tree",
+						path);
 			else {
 				out.len = slash ? (size_t)(slash - out.buf) : 0;
 				out.buf[out.len] = '\0';
@@ -274,11 +279,12 @@ static int install_release(const struct rp_opts *o, const char *store, const cha
 		int k = version_kind(release, NULL);
 
 		if (k != 'n' && k != 'd')
-			return rp_usage(o, "install: --release '%s': want a nightly (X.Y.ZaYYYYMMDD, "
-					   "X.Y.ZrcYYYYMMDD) or dev (X.Y.Z.dev0+HASH) version",
+			return rp_usage(o,
+					"install: --release '%s': want a nightly (X.Y.ZaYYYYMMDD, "
+					"X.Y.ZrcYYYYMMDD) or dev (X.Y.Z.dev0+HASH) version",
 					release);
-		if ((size_t)snprintf(name, sizeof(name), "therock-dist-%s-%s-%s.tar.gz", platform, group,
-				     release) >= sizeof(name))
+		if ((size_t)snprintf(name, sizeof(name), "therock-dist-%s-%s-%s.tar.gz", platform,
+				     group, release) >= sizeof(name))
 			return rp_usage(o, "install: --release: too long");
 		snprintf(t.version, sizeof(t.version), "%s", release);
 	}
@@ -346,7 +352,8 @@ static int install_release(const struct rp_opts *o, const char *store, const cha
 		if (o->json) {
 			struct rk_buf b = RK_BUF_INIT;
 
-			if (rk_buf_adds(&b, "{\"release\": ") || rk_buf_add_json_str(&b, t.version) ||
+			if (rk_buf_adds(&b, "{\"release\": ") ||
+			    rk_buf_add_json_str(&b, t.version) ||
 			    rk_buf_adds(&b, ", \"tarball\": ") ||
 			    rk_buf_add_json_str(&b, strrchr(t.path, '/') + 1) ||
 			    rk_buf_adds(&b, ", \"path\": ") || rk_buf_add_json_str(&b, t.path) ||
@@ -475,8 +482,9 @@ static int cmd_install(const struct rp_opts *o, int argc, char **argv)
 		 * a group cache) and one blob holds the bytes of files of every mode (an
 		 * executable and a header with the same bytes); and a write into the installed
 		 * file would be a write into the cache (docs/install.md) */
-		return rp_usage(o, "install: --link=hard is refused: the cache's blobs are read-only "
-				   "(0400) and shared by files of every mode; use --link=reflink or auto");
+		return rp_usage(
+			o, "install: --link=hard is refused: the cache's blobs are read-only "
+			   "(0400) and shared by files of every mode; use --link=reflink or auto");
 	else
 		return rp_usage(o, "install: --link '%s': want copy, reflink or auto", link);
 	/* one source, as the script's mutually exclusive group */
@@ -490,8 +498,9 @@ static int cmd_install(const struct rp_opts *o, int argc, char **argv)
 	if ((release || latest) && store && family)
 		return install_release(o, store, release, platform, family, out, dry);
 	if (!store || !run_id || !family)
-		return rp_usage(o, "usage: rockpack install STORE (--run-id ID | --release V | "
-				   "--latest-release) --amdgpu-family F [flags] [--output-dir DIR]");
+		return rp_usage(o,
+				"usage: rockpack install STORE (--run-id ID | --release V | "
+				"--latest-release) --amdgpu-family F [flags] [--output-dir DIR]");
 	if (rk_buf_addf(&path, "%s", family) ||
 	    (targets && targets[0] && rk_buf_addf(&path, "@%s", targets)))
 		return rp_fail("out of memory");

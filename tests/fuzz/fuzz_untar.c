@@ -80,11 +80,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!(d = opendir(dir)))
 		abort();
 	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, "canary"))
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    !strcmp(e->d_name, "canary"))
 			continue;
 		if (!strcmp(e->d_name, "out") && ok)
 			continue;
-		fprintf(stderr, "fuzz_untar: '%s' left next to the output (ok=%d)\n", e->d_name, ok);
+		fprintf(stderr, "fuzz_untar: '%s' left next to the output (ok=%d)\n", e->d_name,
+			ok);
 		abort();
 	}
 	closedir(d);
