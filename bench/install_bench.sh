@@ -11,7 +11,12 @@
 # (default 3) each, into a fresh output directory:
 #   upstream       the script: download, decompress, flatten
 #   rockpack cold  rockpack install with an empty cache (download, decompress once, write)
-#   rockpack warm  again with that cache (nothing downloaded or decompressed)
+#   rockpack warm  again with that cache (nothing downloaded or decompressed), -j 1: one
+#                  writer
+#   warm -jN       the same with N writers (N: the CPUs, rockpack install's default)
+#   warm auto      -j N --link=auto (a reflink of each cached blob where the output's file
+#                  system has reflinks, else copy_file_range; --link=hard is refused,
+#                  docs/install.md)
 # Needs python3 with boto3, node + npm (s3rver is installed into BUILD_DIR/test-npm as the
 # tests do). Results: docs/performance.md.
 set -euo pipefail
@@ -27,6 +32,9 @@ flags=("$@")
 [ ${#flags[@]} -gt 0 ] || flags=(--blas --tests)
 . "$top/bench/lib.sh"
 bench_init ibench
+# BENCH_KEEP_CACHES=1: no drop_caches between steps (a shared machine: dropping the page
+# cache slows everyone's work; the steps then start with warm page caches)
+[ "${BENCH_KEEP_CACHES:-0}" = 1 ] && bench_drop() { return 1; }
 rockpack=$build/tools/rockpack
 bt=$top/tests/integration/upstream_therock/build_tools
 bg=()
@@ -55,13 +63,16 @@ upstream() {
 		PYTHONPATH="$top/tests/integration/install_shim" python3 "$bt/install_rocm_from_artifacts.py" \
 		--run-id "$run" --amdgpu-family "$family" "${flags[@]}" --output-dir "$1" >"$work/up.log" 2>&1
 }
-rp() { # CACHE OUT
-	"$rockpack" -q --cache "$1" --endpoint "$ep" install s3://$bucket --run-id "$run" \
-		--amdgpu-family "$family" "${flags[@]}" --output-dir "$2"
+rp() { # CACHE OUT [OPTIONS...]
+	local cache=$1 out=$2
+	shift 2
+	"$rockpack" -q --cache "$cache" --endpoint "$ep" install s3://$bucket --run-id "$run" \
+		--amdgpu-family "$family" "${flags[@]}" --output-dir "$out" "$@"
 }
+ncpu=$(nproc)
 
 echo "machine: $(nproc) CPUs, $(uname -r); run $run, $family ${flags[*]}; $rounds rounds"
-up=() cold=() warm=()
+up=() cold=() warm=() warmj=() warma=()
 for r in $(seq "$rounds"); do
 	rm -rf "$work/out" "$work/cache"
 	bench_drop || true
@@ -71,9 +82,17 @@ for r in $(seq "$rounds"); do
 	cold+=("$(timeit rp "$work/cache" "$work/out")")
 	rm -rf "$work/out"
 	bench_drop || true
-	warm+=("$(timeit rp "$work/cache" "$work/out")")
+	warm+=("$(timeit rp "$work/cache" "$work/out" -j 1)")
+	rm -rf "$work/out"
+	bench_drop || true
+	warmj+=("$(timeit rp "$work/cache" "$work/out" -j "$ncpu")")
+	rm -rf "$work/out"
+	bench_drop || true
+	warma+=("$(timeit rp "$work/cache" "$work/out" -j "$ncpu" --link=auto)")
 done
 n=$(find "$work/out" | wc -l)
-u=$(best "${up[@]}") c=$(best "${cold[@]}") w=$(best "${warm[@]}")
-printf '%-16s %8s s\n' "upstream" "$u" "rockpack cold" "$c" "rockpack warm" "$w"
-echo "entries installed: $n; rockpack/upstream: cold $(ratio "$c" "$u"), warm $(ratio "$w" "$u")"
+u=$(best "${up[@]}") c=$(best "${cold[@]}") w=$(best "${warm[@]}") wj=$(best "${warmj[@]}") wa=$(best "${warma[@]}")
+printf '%-16s %8s s\n' "upstream" "$u" "rockpack cold" "$c" "warm -j 1" "$w" "warm -j $ncpu" "$wj" \
+	"warm -j $ncpu auto" "$wa"
+echo "entries installed: $n; rockpack/upstream: cold $(ratio "$c" "$u"), warm -j 1 $(ratio "$w" "$u"), -j $ncpu $(ratio "$wj" "$u"), auto $(ratio "$wa" "$u")"
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -10,9 +10,12 @@
  * no partial file under a final name. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,7 +30,30 @@ struct ino_path {
 	char *path;
 };
 
+/* The writers (rp_export_opts.jobs > 1): the walk makes each file (openat O_EXCL, so a
+ * hardlink to it can be made at once) and queues it; a writer fills it, sets its mode and
+ * time and closes it. The queue is bounded (the walk waits), so the open descriptors are
+ * at most QUEUE + jobs. */
+enum { QUEUE = 64 };
+struct job {
+	struct rk_attr a;
+	int fd;
+	char *rel;
+};
+struct pool {
+	pthread_mutex_t mu;
+	pthread_cond_t more, room;
+	struct job q[QUEUE];
+	size_t head, n;
+	int done, failed;
+	pthread_t *threads;
+	unsigned nthreads;
+	struct exporter *e;
+};
+
 struct exporter {
+	const struct rp_export_opts *eo;
+	struct pool *pool;
 	struct rk_vfs *v;
 	struct rk_err err;
 	char *buf;
@@ -66,38 +92,234 @@ static int set_time(int dirfd, const char *name, int64_t mtime)
 	return utimensat(dirfd, name, ts, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
 }
 
+/* Fill descriptor fd with the view's file a (opened as f): a reflink of the cache's blob
+ * (FICLONE) when e's link mode asks and the file system allows, else the kernel's copy
+ * from the blob's descriptor, else the bytes read through the view. 0 or 1 after printing
+ * why. */
+static int fill(struct exporter *e, struct rk_file *f, int fd, char *buf, const char *shown,
+		struct rp_progress *p, pthread_mutex_t *mu)
+{
+	struct rk_err err = RK_ERR_INIT;
+	uint64_t off = 0, size = rk_file_size(f);
+	int backing = rk_file_backing(f), link = e->eo ? e->eo->link : RP_LINK_COPY, rc = 0;
+	struct stat st;
+
+	if (backing >= 0 && (fstat(backing, &st) || (uint64_t)st.st_size != size))
+		backing = -1;
+	if (link == RP_LINK_REFLINK || link == RP_LINK_AUTO) {
+		if (backing >= 0 && size && !ioctl(fd, FICLONE, backing)) {
+			off = size;
+		} else if (link == RP_LINK_REFLINK && size) {
+			return rp_fail("%s: no reflink: %s", shown,
+				       backing < 0 ? "the file is not one blob of the cache"
+						   : strerror(errno));
+		}
+	}
+	/* the kernel's copy from the blob (no copy through user space); EXDEV and the like:
+	 * read and write */
+	while (backing >= 0 && off < size) {
+		loff_t in = (loff_t)off;
+		ssize_t n = copy_file_range(backing, &in, fd, NULL, size - off, 0);
+
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (off == 0 && n < 0 && errno != EIO && errno != ENOSPC)
+				backing = -1; /* unsupported here: read and write */
+			else
+				return rp_fail("%s: copy: %s", shown,
+					       n < 0 ? strerror(errno) : "unexpected end of file");
+			break;
+		}
+		off += (uint64_t)n;
+		if (mu)
+			pthread_mutex_lock(mu);
+		rp_progress_add(p, (uint64_t)n, 0);
+		if (mu)
+			pthread_mutex_unlock(mu);
+	}
+	while (!rc && off < size) {
+		ssize_t n = rk_file_pread(f, buf, 1 << 20, off, &err);
+
+		if (n <= 0)
+			rc = rp_fail("%s: %s", shown,
+				     n < 0 ? rk_err_str(&err, (int)n) : "unexpected end of file");
+		else if ((rc = rp_write_all(fd, buf, (size_t)n)))
+			rc = rp_fail("%s: write: %s", shown, strerror(-rc));
+		else {
+			off += (uint64_t)n;
+			if (mu)
+				pthread_mutex_lock(mu);
+			rp_progress_add(p, (uint64_t)n, 0);
+			if (mu)
+				pthread_mutex_unlock(mu);
+		}
+	}
+	return rc;
+}
+
+/* A writer: take queued files until the walk is done and the queue empty. */
+static void *writer(void *arg)
+{
+	struct pool *pl = arg;
+	struct exporter *e = pl->e;
+	char *buf = malloc(1 << 20);
+
+	for (;;) {
+		struct job j;
+		struct rk_err err = RK_ERR_INIT;
+		struct rk_file *f;
+		int rc;
+
+		pthread_mutex_lock(&pl->mu);
+		while (!pl->n && !pl->done)
+			pthread_cond_wait(&pl->more, &pl->mu);
+		if (!pl->n) {
+			pthread_mutex_unlock(&pl->mu);
+			break;
+		}
+		j = pl->q[pl->head];
+		pl->head = (pl->head + 1) % QUEUE;
+		pl->n--;
+		pthread_cond_signal(&pl->room);
+		rc = pl->failed || !buf; /* after a failure: close what is queued */
+		pthread_mutex_unlock(&pl->mu);
+		if (!rc && (rc = rk_vfs_open_file(e->v, j.a.ino, &f, &err))) {
+			rc = rp_fail("%s: %s", j.rel, rk_err_str(&err, rc));
+		} else if (!rc) {
+			rc = fill(e, f, j.fd, buf, j.rel, e->p, &pl->mu);
+			rk_file_close(f);
+		}
+		if (!rc && fchmod(j.fd, j.a.mode & 07777))
+			rc = rp_fail("%s: chmod: %s", j.rel, strerror(errno));
+		if (!rc) {
+			struct timespec ts[2] = {{j.a.mtime, 0}, {j.a.mtime, 0}};
+
+			futimens(j.fd, ts);
+		}
+		if (close(j.fd) && !rc)
+			rc = rp_fail("%s: %s", j.rel, strerror(errno));
+		free(j.rel);
+		pthread_mutex_lock(&pl->mu);
+		if (rc || !buf)
+			pl->failed = 1;
+		rp_progress_add(e->p, 0, 1);
+		pthread_mutex_unlock(&pl->mu);
+	}
+	free(buf);
+	return NULL;
+}
+
+/* Queue a made file for the writers (waits for room). 0, or 1 when a writer failed. */
+static int queue_file(struct pool *pl, const struct rk_attr *a, int fd, const char *rel)
+{
+	char *r = strdup(rel);
+	int failed;
+
+	pthread_mutex_lock(&pl->mu);
+	while (pl->n == QUEUE && !pl->failed)
+		pthread_cond_wait(&pl->room, &pl->mu);
+	failed = pl->failed || !r;
+	if (!failed) {
+		pl->q[(pl->head + pl->n) % QUEUE] = (struct job){*a, fd, r};
+		pl->n++;
+		pthread_cond_signal(&pl->more);
+	}
+	pthread_mutex_unlock(&pl->mu);
+	if (failed) {
+		close(fd);
+		free(r);
+		return r ? 1 : rp_fail("out of memory");
+	}
+	return 0;
+}
+
+/* Start jobs writers; NULL when jobs < 2 or threads cannot be made (the walk writes). */
+static struct pool *pool_start(struct exporter *e, unsigned jobs)
+{
+	struct pool *pl;
+
+	if (jobs < 2 || !(pl = calloc(1, sizeof(*pl))))
+		return NULL;
+	pthread_mutex_init(&pl->mu, NULL);
+	pthread_cond_init(&pl->more, NULL);
+	pthread_cond_init(&pl->room, NULL);
+	pl->e = e;
+	if (!(pl->threads = calloc(jobs, sizeof(*pl->threads)))) {
+		free(pl);
+		return NULL;
+	}
+	while (pl->nthreads < jobs && !pthread_create(&pl->threads[pl->nthreads], NULL, writer, pl))
+		pl->nthreads++;
+	if (!pl->nthreads) { /* no thread: the walk writes */
+		pthread_mutex_destroy(&pl->mu);
+		pthread_cond_destroy(&pl->more);
+		pthread_cond_destroy(&pl->room);
+		free(pl->threads);
+		free(pl);
+		return NULL;
+	}
+	return pl;
+}
+
+/* Let the writers finish what is queued, join them. 0, or 1 when one failed. */
+static int pool_end(struct pool *pl)
+{
+	int failed;
+
+	if (!pl)
+		return 0;
+	pthread_mutex_lock(&pl->mu);
+	pl->done = 1;
+	pthread_cond_broadcast(&pl->more);
+	pthread_mutex_unlock(&pl->mu);
+	for (unsigned i = 0; i < pl->nthreads; i++)
+		pthread_join(pl->threads[i], NULL);
+	failed = pl->failed;
+	pthread_mutex_destroy(&pl->mu);
+	pthread_cond_destroy(&pl->more);
+	pthread_cond_destroy(&pl->room);
+	free(pl->threads);
+	free(pl);
+	return failed;
+}
+
+/* One more directory or hardlink in the progress (which the writers update too). */
+static void count(struct exporter *e, uint64_t *field)
+{
+	if (e->pool)
+		pthread_mutex_lock(&e->pool->mu);
+	(*field)++;
+	if (e->pool)
+		pthread_mutex_unlock(&e->pool->mu);
+}
+
 static int copy_file(struct exporter *e, const struct rk_attr *a, int dirfd, const char *name,
 		     const char *shown)
 {
 	struct rk_file *f;
-	uint64_t off = 0, size;
-	int fd, rc = rk_vfs_open_file(e->v, a->ino, &f, &e->err);
+	int fd, rc;
+
+	if (e->pool) {
+		fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0600);
+		if (fd < 0)
+			return rp_fail("%s: %s", shown, strerror(errno));
+		return queue_file(e->pool, a, fd, shown);
+	}
+	rc = rk_vfs_open_file(e->v, a->ino, &f, &e->err);
 
 	if (rc)
 		return rp_fail("%s: %s", shown, rk_err_str(&e->err, rc));
-	/* the open file's size: a listing may not know it yet (a compressed tarball's size
-	 * is known once it is planned, which opening does) */
-	size = rk_file_size(f);
 	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		rc = rp_fail("%s: %s", shown, strerror(errno));
 		rk_file_close(f);
 		return rc;
 	}
-	while (!rc && off < size) {
-		ssize_t n = rk_file_pread(f, e->buf, 1 << 20, off, &e->err);
-
-		if (n <= 0)
-			rc = rp_fail("%s: %s", shown,
-				     n < 0 ? rk_err_str(&e->err, (int)n)
-					   : "unexpected end of file");
-		else if ((rc = rp_write_all(fd, e->buf, (size_t)n)))
-			rc = rp_fail("%s: write: %s", shown, strerror(-rc));
-		else {
-			off += (uint64_t)n;
-			rp_progress_add(e->p, (uint64_t)n, 0);
-		}
-	}
+	/* fill takes the open file's size: a listing may not know it yet (a compressed
+	 * tarball's size is known once it is planned, which opening does) */
+	rc = fill(e, f, fd, e->buf, shown, e->p, NULL);
 	rk_file_close(f);
 	if (!rc && fchmod(fd, a->mode & 07777))
 		rc = rp_fail("%s: chmod: %s", shown, strerror(errno));
@@ -238,7 +460,7 @@ static int export_entry(struct exporter *e, const char *name, const struct rk_at
 			close(sub);
 			if (!rc)
 				set_time(dirfd, name, a->mtime);
-			e->p->dirs++;
+			count(e, &e->p->dirs);
 		}
 	} else if (S_ISLNK(a->mode) && e->follow) {
 		rc = export_link_target(e, a, dirfd, name, rel->buf);
@@ -256,11 +478,12 @@ static int export_entry(struct exporter *e, const char *name, const struct rk_at
 		const char *first = a->nlink > 1 ? first_path(e, a->ino) : NULL;
 
 		if (first) {
-			/* both paths are below DIR, through directories made here: link
-			 * relative to DIR's descriptor */
-			if (linkat(e->root, first, e->root, rel->buf, 0))
+			/* both paths are below DIR, through directories made here: the first
+			 * relative to DIR's descriptor, the new name to its directory's (held
+			 * open: a directory swapped for a symlink meanwhile cannot move it) */
+			if (linkat(e->root, first, dirfd, name, 0))
 				rc = rp_fail("%s: link: %s", rel->buf, strerror(errno));
-			e->p->links++;
+			count(e, &e->p->links);
 		} else {
 			rc = copy_file(e, a, dirfd, name, rel->buf);
 			if (!rc && a->nlink > 1 && remember_path(e, a->ino, rel->buf))
@@ -273,9 +496,9 @@ static int export_entry(struct exporter *e, const char *name, const struct rk_at
 }
 
 static int export(struct rk_vfs *v, struct rp_progress *p, const char *path, const char *shown,
-		  const char *out, int follow)
+		  const char *out, int follow, const struct rp_export_opts *eo)
 {
-	struct exporter e = {.v = v, .p = p, .follow = follow ? path : NULL};
+	struct exporter e = {.v = v, .p = p, .follow = follow ? path : NULL, .eo = eo};
 	struct rk_buf rel = RK_BUF_INIT;
 	struct rk_staging stage = {.fd = -1};
 	struct rk_attr a;
@@ -300,6 +523,9 @@ static int export(struct rk_vfs *v, struct rp_progress *p, const char *path, con
 		goto done;
 	}
 	e.root = root = stage.fd;
+	/* the writers: follow mode writes the files from the walk (its targets are resolved
+	 * as they come) */
+	e.pool = !follow && eo ? pool_start(&e, eo->jobs) : NULL;
 	if (S_ISDIR(a.mode)) {
 		ret = export_dir(&e, a.ino, root, &rel) ? 1 : 0;
 	} else {
@@ -307,6 +533,10 @@ static int export(struct rk_vfs *v, struct rp_progress *p, const char *path, con
 
 		ret = export_entry(&e, base, &a, root, &rel) ? 1 : 0;
 	}
+	/* every queued file written (or, after a failure, closed) before the commit */
+	if (pool_end(e.pool))
+		ret = 1;
+	e.pool = NULL;
 	if (!ret && (rc = rk_staging_commit(&stage, &e.err)))
 		ret = rp_fail("%s", rk_err_str(&e.err, rc));
 done:
@@ -324,11 +554,17 @@ done:
 int rp_export(struct rk_vfs *v, struct rp_progress *p, const char *path, const char *shown,
 	      const char *out)
 {
-	return export(v, p, path, shown, out, 0);
+	return export(v, p, path, shown, out, 0, NULL);
+}
+
+int rp_export_with(struct rk_vfs *v, struct rp_progress *p, const char *path, const char *shown,
+		   const char *out, const struct rp_export_opts *eo)
+{
+	return export(v, p, path, shown, out, 0, eo);
 }
 
 int rp_export_follow(struct rk_vfs *v, struct rp_progress *p, const char *path, const char *shown,
 		     const char *out)
 {
-	return export(v, p, path, shown, out, 1);
+	return export(v, p, path, shown, out, 1, NULL);
 }
