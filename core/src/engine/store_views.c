@@ -100,8 +100,8 @@ int store_views_add(struct rk_vfs *v, struct node *dir)
 	pthread_mutex_unlock(&v->wait_lock);
 	pthread_rwlock_wrlock(&v->tree);
 	for (size_t i = 0; !rc && i < ss->n; i++) {
-		struct node *n = served_lazy_dir(v, dir, ss->views[i]->name,
-						 ss->views[i]->populate, dir->mtime);
+		struct node *n = served_lazy_dir(v, dir, ss->views[i]->name, ss->views[i]->populate,
+						 dir->mtime);
 
 		if (!n)
 			rc = -ENOMEM;

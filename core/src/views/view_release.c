@@ -213,7 +213,7 @@ static int release_config(const char *const *vals, const char *const *labels, vo
 		  : !strcmp(vals[0], "legacy") ? KIND_LEGACY
 					       : KIND_ALL;
 	c->newest = vals[1] ? strtol(vals[1], NULL, 10) : 0;
-	c->platform = !strcmp(vals[2], "linux")     ? PLATFORM_LINUX
+	c->platform = !strcmp(vals[2], "linux")	    ? PLATFORM_LINUX
 		      : !strcmp(vals[2], "windows") ? PLATFORM_WINDOWS
 						    : PLATFORM_ALL;
 	c->min_age = vals[3] ? duration_s(vals[3]) : 0;
@@ -241,13 +241,12 @@ static void names_free(char **names, size_t n)
 	free(names);
 }
 
-
 /* Why run name of the store is left out of every channel whatever the options (into
  * why, 1), or 0 when it is whole (*rp: the run). What the store's listing and the run's
  * stored manifest say, and the artifacts this mount has found damaged already: no
  * archive is read. */
-static int damaged(struct rk_vfs *v, struct node *at, const char *name, struct run **rp,
-		   char *why, size_t size)
+static int damaged(struct rk_vfs *v, struct node *at, const char *name, struct run **rp, char *why,
+		   size_t size)
 {
 	struct rk_err e = RK_ERR_INIT;
 	struct rk_manifest m;
@@ -312,8 +311,8 @@ static int64_t finished(const struct run *r)
 }
 
 /* Why a whole run r is not one the options keep (into why, 1), or 0. */
-static int ruled_out(struct rk_vfs *v, const struct release_cfg *c, const char *name,
-		     struct run *r, time_t now, char *why, size_t size)
+static int ruled_out(struct rk_vfs *v, const struct release_cfg *c, const char *name, struct run *r,
+		     time_t now, char *why, size_t size)
 {
 	const char *plat = strrchr(name, '-') ? strrchr(name, '-') + 1 : "";
 	static const char *const plats[] = {"all", "linux", "windows"};
@@ -864,10 +863,11 @@ static int pop_release(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	if (!rc)
 		rc = rk_buf_add(&b, release_readme, sizeof(release_readme) - 1);
 	if (!rc && sel.out.len)
-		rc = rk_buf_addf(&b,
-				 "\nLeft out of every channel (run, why; a damaged or incomplete run "
-				 "whatever the options):\n%s",
-				 sel.out.buf);
+		rc = rk_buf_addf(
+			&b,
+			"\nLeft out of every channel (run, why; a damaged or incomplete run "
+			"whatever the options):\n%s",
+			sel.out.buf);
 	else if (!rc)
 		rc = rk_buf_adds(&b, "\nEvery run of the store is in the channels.\n");
 	if (!rc) {
