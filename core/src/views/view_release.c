@@ -16,7 +16,14 @@
  * carries (docs/views.md "release/"); a run whose version carries none gets 00000000.
  * Listing packages/<kind>/ reads each run's manifest only; a run's own directory is
  * made on first look. A name two runs have (one tarball name, one wheel name) is the
- * later run's (runs in name order), as upstream's copy overwrites. */
+ * later run's (runs in name order), as upstream's copy overwrites.
+ *
+ * Which runs: release_select, the one list every channel (runs_of) and the README use:
+ * the whole runs (damaged and incomplete ones are left out, from the listing and the
+ * stored manifest, no archive read) that the options keep (platform, kind, minimum age,
+ * newest N); the README names every run left out and why. release_current tells the
+ * engine when that list changed, and the engine serves release/ anew (a new run joins
+ * within list_ttl). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -838,7 +845,10 @@ static const char release_readme[] =
 	"  whl-next/<project>/               every run's wheels and sdists, PEP 503 pages:\n"
 	"      pip install --index-url file://<here>/whl-next/ 'rocm[libraries,devel]==<v>'\n"
 	"  packages/{deb,rpm}/<YYYYMMDD>-<run id>/   a Linux run's apt/dnf repository\n"
-	"      (YYYYMMDD: the day the run's version carries; 00000000 when it has none)\n";
+	"      (YYYYMMDD: the day the run's version carries; 00000000 when it has none)\n"
+	"Which runs: every whole run of the store (-o release_platform, release_kind,\n"
+	"release_min_age, release_newest choose); a run published while mounted joins\n"
+	"within list_ttl.\n";
 
 /* The view's state per store directory: the signature of the selection its release/
  * was made from (release_current compares). */
