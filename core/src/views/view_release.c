@@ -357,7 +357,7 @@ struct release_sel {
 	size_t n;
 	struct rk_buf out; /* the runs left out, one a line: "<run>  <why>\n", by run id */
 	char sig[RK_SHA256_HEX]; /* of the selection: the runs held (and their served
-				  * run, a run served anew is another) and out */
+				  * directory: a run served anew is another) and out */
 };
 
 static void sel_release(struct release_sel *s)
@@ -416,7 +416,9 @@ static int release_select(struct rk_vfs *v, struct node *dir, struct release_sel
 			free(names[i]);
 			continue;
 		}
-		snprintf(line, sizeof(line), "%p", (void *)rs[i]);
+		/* the run's directory node: the same after a trim drops and a look rebuilds
+		 * the run, another once the run is served anew (refresh_run) */
+		snprintf(line, sizeof(line), "%p", (void *)rs[i]->dir);
 		rk_sha256_update(&h, names[i], strlen(names[i]) + 1);
 		rk_sha256_update(&h, line, strlen(line) + 1);
 		s->runs[s->n++] = names[i];
