@@ -4,7 +4,8 @@
 # three damaged runs and a Windows run:
 #  - a run without a stored manifest, a failed run (only logs/) and a run with an empty
 #    artifact are left out of every channel, and release/README lists each with its
-#    reason, one line per run; the listing ingests no artifact;
+#    reason, one line per run; the listing ingests no artifact; a run whose archive
+#    turns out damaged when a channel first reads it leaves within list_ttl;
 #  - a run published while mounted joins tarball/, whl-next/ and packages/deb/ within
 #    list_ttl, without a remount (the engine serves release/ anew: refresh_store_view);
 #  - -o release_platform=linux|windows and -o release_min_age (a run's finish time: the
@@ -19,6 +20,7 @@ NOMAN=24205988470-linux
 FAILED=24205988471-linux
 EMPTY=24205988472-linux
 WIN=24205988473-windows
+BAD=24205988474-linux
 NEW=24205988480-linux
 
 S=$T/store
@@ -33,6 +35,11 @@ empty=${empty#./}
 : >"$S/$EMPTY/$empty"
 rm -f "$S/$EMPTY/$empty.sha256sum"
 cp -r "$STORE/$SPLIT" "$S/$WIN"
+cp -r "$STORE/$SPLIT" "$S/$BAD"
+bad=$(cd "$S/$BAD" && ls ./*.tar.zst | head -n 1)
+bad=${bad#./}
+head -c 4096 /dev/urandom >"$S/$BAD/$bad"
+rm -f "$S/$BAD/$bad.sha256sum"
 
 # ---- the damaged runs: out of every channel, each named in the README
 M=$T/mnt
@@ -42,7 +49,9 @@ printf '%s\n' "$NOMAN  no manifests/therock_manifest.json" \
 	"$EMPTY  artifact $empty: empty (0 bytes)" >"$T/want"
 sed -n '/^Left out of every channel/,$p' "$M/release/README" | tail -n +2 >"$T/got"
 it_same "release/README's left-out runs" "$T/want" "$T/got"
-printf '%s\n' 00000000-24205988454 00000000-24205988455 index.html >"$T/want"
+# (BAD's archive is damaged inside: nobody has read it yet, so it is in)
+printf '%s\n' 00000000-24205988454 00000000-24205988455 00000000-24205988474 index.html \
+	>"$T/want"
 ls "$M/release/packages/deb" >"$T/got"
 it_same "packages/deb/ (damaged runs left out)" "$T/want" "$T/got"
 ingested=$(find "$T/cache/blobs" "$T/cache/index" -type f 2>/dev/null | wc -l)
@@ -50,6 +59,15 @@ ingested=$(find "$T/cache/blobs" "$T/cache/index" -type f 2>/dev/null | wc -l)
 ls "$M/release/tarball" >"$T/tarball"
 grep -q -- '-windows-' "$T/tarball" || fail "tarball/ has no Windows run's tarball (platform=all)"
 ls "$M/release/whl-next/rocm" >"$T/rocm"
+# listing tarball/ read BAD's archives: within list_ttl it is out, and the README says why
+for _ in $(seq 60); do
+	grep -q "^$BAD  artifact $bad does not read: " "$M/release/README" && break
+	sleep 0.5
+done
+grep -q "^$BAD  artifact $bad does not read: " "$M/release/README" ||
+	fail "a run whose archive failed is not named in the README: $(tail -n 5 "$M/release/README")"
+! ls "$M/release/packages/deb" | grep -q 24205988474 ||
+	fail "a run whose archive failed is still in packages/deb/"
 
 # ---- a run published while mounted joins every channel within list_ttl
 cp -r "$STORE/$SPLIT" "$S/.$NEW"
