@@ -36,7 +36,8 @@ static int cmd_release(const struct rp_opts *given, int argc, char **argv)
 				return 2;
 		} else if ((taken = rp_view_flag(o, argc, argv, &i))) {
 			if (taken == 2)
-				return 2; /* --run-kind, --newest (views/view_release.c) */
+				return 2; /* --run-kind, --newest, --platform, --min-age
+					   * (views/view_release.c) */
 		} else if (rp_is_option(argv[i])) {
 			return rp_usage(o, "release: unknown option '%s'", argv[i]);
 		} else if (!nargs++) {
@@ -44,9 +45,10 @@ static int cmd_release(const struct rp_opts *given, int argc, char **argv)
 		}
 	}
 	if (nargs != 1 || !out)
-		return rp_usage(o, "usage: rockpack release STORE -o DIR "
-				   "[--kind tarball|python|deb|rpm] [--run-kind all|split|legacy] "
-				   "[--newest N]");
+		return rp_usage(o,
+				"usage: rockpack release STORE -o DIR "
+				"[--kind tarball|python|deb|rpm] [--run-kind all|split|legacy] "
+				"[--newest N] [--platform all|linux|windows] [--min-age DURATION]");
 	for (size_t i = 0; kind && i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		found |= !strcmp(kind, kinds[i].kind);
 	if (kind && !found)
@@ -77,6 +79,7 @@ const struct rp_command rp_cmd_release = {
 	"write the store's release/ (TheRock's release buckets) as real files",
 	"usage: rockpack release STORE -o DIR [--kind tarball|python|deb|rpm]\n"
 	"                        [--run-kind all|split|legacy] [--newest N]\n"
+	"                        [--platform all|linux|windows] [--min-age DURATION]\n"
 	"\n"
 	"Write the runs of STORE as TheRock's release buckets lay them out (the mount's\n"
 	"release/, docs/views.md): DIR/tarball/ (every run's .tar.gz), DIR/whl-next/<project>/\n"
@@ -90,6 +93,9 @@ const struct rp_command rp_cmd_release = {
 	"  --kind KIND  only tarball/ (tarball), whl-next/ (python), packages/deb/ (deb) or\n"
 	"               packages/rpm/ (rpm)\n"
 	"  --run-kind K only kpack-split (split) or legacy runs (rockfs -o release_kind)\n"
-	"  --newest N   only the newest N runs, by run id (rockfs -o release_newest)\n",
-	" -o --kind --run-kind --newest ",
+	"  --newest N   only the newest N runs, by run id (rockfs -o release_newest)\n"
+	"  --platform P only the linux or the windows runs (rockfs -o release_platform)\n"
+	"  --min-age D  only runs finished D ago or more: 36h, 2d (rockfs -o release_min_age)\n"
+	"Damaged or incomplete runs are left out (the mount's release/README lists them).\n",
+	" -o --kind --run-kind --newest --platform --min-age ",
 };

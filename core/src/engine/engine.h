@@ -64,7 +64,9 @@ struct node {
 	int pop_rc;
 	char *ctx; /* org and run directories: their store path */
 	uint64_t listed_ms; /* the root, org and run directories: when the store was listed
-			     * for them (CLOCK_MONOTONIC; v->refresh_lock once populated) */
+			     * for them; a store view's directory: when the view was last asked
+			     * whether it is current (CLOCK_MONOTONIC; v->refresh_lock once
+			     * populated) */
 	struct run *run; /* run directories, once populated */
 	struct artifact *artifact; /* nodes inside browse/<stem> (and that root itself) */
 	struct artifact *origin; /* dist nodes: the artifact whose file this is */
@@ -84,6 +86,9 @@ struct node {
 	uint8_t walking; /* lists_runs: walk_due is listing them (v->wait_lock) */
 	uint8_t incomplete; /* a directory whose listing misses entries nobody could read: a
 			     * readdir ends in EIO after the entries it has */
+	uint8_t store_view; /* a store view's directory (/<name>/ next to runs): its entry
+			     * times out after list_ttl and store_view_refresh may serve it
+			     * anew; immutable */
 	struct node **unwalked; /* lists_runs: runs listed but not yet walked (walk_later,
 				 * walk_due; v->wait_lock), nunwalked of them; owned */
 	size_t nunwalked;
@@ -167,6 +172,10 @@ int run_readme(struct rk_vfs *v, struct node *dir, const struct rk_run *cat);
 int refresh_listing(struct rk_vfs *v, struct node *dir);
 /* Serve run n of dir anew if the store's copy changed: the node that has the name now. */
 struct node *refresh_run(struct rk_vfs *v, struct node *dir, struct node *n);
+/* Serve store view directory n of dir anew if its view (vfs_view.current) says it no
+ * longer holds what a populate would make (asked once per list_ttl): the node that has
+ * the name now. */
+struct node *refresh_store_view(struct rk_vfs *v, struct node *dir, struct node *n);
 /* runs.c: a remote store naming a run ("s3://bucket/999-linux") that has nothing under
  * it: -ENOENT with the nearest run names of its parent (opened with o); else 0. */
 int vfs_check_run_store(struct rk_vfs *v, const char *location, const struct rk_store_opts *o,
@@ -226,6 +235,8 @@ int store_views_open(struct rk_vfs *v, struct rk_err *err);
 int store_views_add(struct rk_vfs *v, struct node *dir);
 /* The store directory n is in (n itself when it is one), or NULL. */
 struct node *store_dir(const struct node *n);
+/* The store view of that name, or NULL. */
+const struct vfs_view *store_view_named(struct rk_vfs *v, const char *name);
 /* The store listing of store directory dir (at path) has an entry name that would be a
  * run or org directory: if a store view has that name, log once that it is not listed. */
 void store_views_hides(struct rk_vfs *v, struct node *dir, const char *path, const char *name);

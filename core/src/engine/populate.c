@@ -396,6 +396,56 @@ int refresh_listing(struct rk_vfs *v, struct node *dir)
 	return added > 0;
 }
 
+/* A store view's directory n of dir (the view's populate done) whose view says, once
+ * list_ttl has passed since it was last asked, that it no longer holds what a populate
+ * would make now (the runs it spans changed: a new run, a run now damaged or old
+ * enough) is served anew as refresh_run serves a run: a new, unpopulated node takes the
+ * name (its entry's short timeout makes the kernel look it up again), the old tree stays
+ * for the files and working directories still in it. The view's state (per store
+ * directory) is the new node's too. Returns the node that has the name now. */
+struct node *refresh_store_view(struct rk_vfs *v, struct node *dir, struct node *n)
+{
+	const struct vfs_view *w = store_view_named(v, n->name);
+	struct node *now;
+	int done;
+
+	if (!v->list_ttl_ms || !w || !w->current)
+		return n;
+	pthread_mutex_lock(&v->wait_lock);
+	done = n->pop_state == PS_DONE && !n->pop_rc;
+	pthread_mutex_unlock(&v->wait_lock);
+	if (!done)
+		return n; /* its populate is what a populate now would make */
+	pthread_mutex_lock(&v->refresh_lock);
+	pthread_rwlock_rdlock(&v->tree);
+	now = vfs_dent_find(dir, n->name);
+	pthread_rwlock_unlock(&v->tree);
+	if (now != n || !ttl_passed(v, n->listed_ms)) {
+		pthread_mutex_unlock(&v->refresh_lock);
+		return now ? now : n;
+	}
+	n->listed_ms = now_ms(); /* asked: one question per list_ttl */
+	pthread_mutex_unlock(&v->refresh_lock); /* current lists the store (refresh_listing) */
+	if (w->current(v, n))
+		return n;
+	pthread_rwlock_wrlock(&v->tree);
+	now = vfs_dent_find(dir, n->name);
+	if (now == n) {
+		now = served_new(v, dir, n->name, n->mode, n->mtime);
+		if (now) {
+			now->pop = w->populate;
+			now->pop_state = PS_TODO;
+			now->store_view = 1;
+			vfs_dent_set(dir, n->name, now);
+			dir->mtime++; /* the kernel drops its cached listing of dir */
+		}
+	}
+	pthread_rwlock_unlock(&v->tree);
+	if (now && now != n)
+		rk_info("'%s/': the runs it spans changed; served anew", n->name);
+	return now ? now : n;
+}
+
 /* Whether the store lost files of run r while it was served: its listing found it gone,
  * or one of its artifacts failed because a file of it was missing (-ENOENT: the run was
  * moved away, or a file deleted). What was made meanwhile (failed artifacts, views built

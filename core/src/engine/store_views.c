@@ -99,12 +99,27 @@ int store_views_add(struct rk_vfs *v, struct node *dir)
 	ss->list = s;
 	pthread_mutex_unlock(&v->wait_lock);
 	pthread_rwlock_wrlock(&v->tree);
-	for (size_t i = 0; !rc && i < ss->n; i++)
-		if (!served_lazy_dir(v, dir, ss->views[i]->name, ss->views[i]->populate,
-				     dir->mtime))
+	for (size_t i = 0; !rc && i < ss->n; i++) {
+		struct node *n = served_lazy_dir(v, dir, ss->views[i]->name, ss->views[i]->populate,
+						 dir->mtime);
+
+		if (!n)
 			rc = -ENOMEM;
+		else
+			n->store_view = 1;
+	}
 	pthread_rwlock_unlock(&v->tree);
 	return rc;
+}
+
+const struct vfs_view *store_view_named(struct rk_vfs *v, const char *name)
+{
+	struct vfs_stores *ss = v->stores;
+
+	for (size_t i = 0; ss && i < ss->n; i++)
+		if (!strcmp(ss->views[i]->name, name))
+			return ss->views[i];
+	return NULL;
 }
 
 struct node *store_dir(const struct node *n)

@@ -239,6 +239,11 @@ struct vfs_view {
 	/* a run view: a name looked up in RUN/<name>/ that populate did not list (NULL:
 	 * none; see vfs_miss_fn): names too many to list, made when asked for */
 	vfs_miss_fn miss;
+	/* a store view: whether its directory dir (populated) still holds what a populate
+	 * would make now (1), asked at a lookup of its name once list_ttl has passed since
+	 * the last question; 0: the engine serves a new, unpopulated directory of that name
+	 * (refresh_store_view). NULL: the directory is populated once per mount. */
+	int (*current)(struct rk_vfs *v, struct node *dir);
 	void (*stop)(void *state); /* may be NULL */
 	void (*free)(void *state); /* called for a state that is set; NULL: no state */
 	uint8_t place; /* enum vfs_place */

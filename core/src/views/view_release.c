@@ -16,16 +16,26 @@
  * carries (docs/views.md "release/"); a run whose version carries none gets 00000000.
  * Listing packages/<kind>/ reads each run's manifest only; a run's own directory is
  * made on first look. A name two runs have (one tarball name, one wheel name) is the
- * later run's (runs in name order), as upstream's copy overwrites. */
+ * later run's (runs in name order), as upstream's copy overwrites.
+ *
+ * Which runs: release_select, the one list every channel (runs_of) and the README use:
+ * the whole runs (damaged and incomplete ones are left out, from the listing and the
+ * stored manifest, no archive read) that the options keep (platform, kind, minimum age,
+ * newest N); the README names every run left out and why. release_current tells the
+ * engine when that list changed, and the engine serves release/ anew (a new run joins
+ * within list_ttl). */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "rk/log.h"
 #include "rk/hash.h"
 #include "rk/manifest.h"
+#include "rk/store.h"
 #include "rk/wheel.h"
 #include "cache/memo.h"
 #include "engine/vfs_int.h"
@@ -33,11 +43,16 @@
 #include "formats/packages/repo_pages.h"
 #include "services/flatten.h"
 
+extern const struct vfs_view vfs_view_release;
+
 /* Its options: which runs the channels hold. */
 enum { KIND_ALL, KIND_SPLIT, KIND_LEGACY };
+enum { PLATFORM_ALL, PLATFORM_LINUX, PLATFORM_WINDOWS };
 struct release_cfg {
 	int kind; /* release_kind */
+	int platform; /* release_platform */
 	long newest; /* release_newest; 0: every run */
+	long long min_age; /* release_min_age, seconds; 0: any age */
 };
 
 /* The populated directory path ("tarballs", "python/files") of run name of the store
@@ -98,6 +113,38 @@ static int check_newest(const char *value, const char *label, struct rk_err *err
 	return 0;
 }
 
+/* A duration: a number of seconds, or of minutes, hours, days, weeks with m, h, d, w
+ * ("36h", "2d"); -1 when value is none. */
+static long long duration_s(const char *value)
+{
+	static const struct {
+		char unit;
+		long long s;
+	} units[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}, {'w', 7 * 86400}};
+	long long n = 0, mul = 1;
+	const char *p = value;
+
+	if (!p || *p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if ((n = n * 10 + (*p - '0')) > 100LL * 365 * 86400)
+			return -1;
+	for (size_t i = 0; *p && i < sizeof(units) / sizeof(units[0]); i++)
+		if (*p == units[i].unit)
+			mul = units[i].s, p++;
+	return *p || n * mul > 100LL * 365 * 86400 ? -1 : n * mul;
+}
+
+static int check_duration(const char *value, const char *label, struct rk_err *err)
+{
+	if (duration_s(value) < 0)
+		return rk_err_set(err, -EINVAL,
+				  "%s: '%s': a duration: seconds, or a number with m, h, d or w "
+				  "(36h, 2d), 100 years at most",
+				  label, value ? value : "");
+	return 0;
+}
+
 /* clang-format off */
 static const struct rk_vfs_opt_decl release_opts[] = {
 	{
@@ -121,10 +168,41 @@ static const struct rk_vfs_opt_decl release_opts[] = {
 		.arg = "N",
 		.help = "release/: only the newest N runs (by run id) in each channel",
 		.man = "`release/` holds only the N runs with the highest run ids (TheRock's "
-		       "run ids grow with time), after `release_kind`; default: every run.",
+		       "run ids grow with time), after the other rules; default: every run.",
 		.command = "release",
 		.flag = "--newest",
 		.check = check_newest,
+	},
+	{
+		.name = "release_platform",
+		.type = RK_VFS_OPT_STRING,
+		.arg = "all|linux|windows",
+		.choices = 1,
+		.def = "all",
+		.help = "release/: the runs of every platform (default, as upstream publishes), "
+			"or only the Linux or the Windows runs",
+		.man = "which platform's runs `release/` holds, from the run's name "
+		       "(`<run id>-linux`, `<run id>-windows`): `all` (default: upstream's "
+		       "publish_rocm_to_release_buckets.py publishes both platforms' tarballs "
+		       "and wheels; packages/ is Linux only either way), `linux` or `windows`.",
+		.command = "release",
+		.flag = "--platform",
+	},
+	{
+		.name = "release_min_age",
+		.type = RK_VFS_OPT_STRING,
+		.arg = "DURATION",
+		.help = "release/: only runs finished at least DURATION ago (seconds, or 30m, "
+			"36h, 2d, 1w)",
+		.man = "`release/` holds only the runs that finished at least DURATION ago "
+		       "(seconds, or a number with m, h, d or w: `36h`, `2d`): a run's finish "
+		       "time is the newest time of the files at its top in the store's listing "
+		       "(as `run_final_age` reads it), so a run still being uploaded, or one "
+		       "too fresh to trust, waits; it joins when it is old enough (within "
+		       "`list_ttl`). Default: any age.",
+		.command = "release",
+		.flag = "--min-age",
+		.check = check_duration,
 	},
 };
 /* clang-format on */
@@ -142,6 +220,10 @@ static int release_config(const char *const *vals, const char *const *labels, vo
 		  : !strcmp(vals[0], "legacy") ? KIND_LEGACY
 					       : KIND_ALL;
 	c->newest = vals[1] ? strtol(vals[1], NULL, 10) : 0;
+	c->platform = !strcmp(vals[2], "linux")	    ? PLATFORM_LINUX
+		      : !strcmp(vals[2], "windows") ? PLATFORM_WINDOWS
+						    : PLATFORM_ALL;
+	c->min_age = vals[3] ? duration_s(vals[3]) : 0;
 	*cfg = c;
 	return 0;
 }
@@ -157,47 +239,216 @@ static int by_run_id(const void *a, const void *b)
 	return strcmp(x, y);
 }
 
-/* The runs the channels hold, sorted by run id (oldest first: a later run's file of a
- * name wins, as the later publish overwrites): every run listed next to release/,
- * filtered by the options. */
-static char **runs_of(struct rk_vfs *v, struct node *dir, size_t *n, struct rk_err *err)
-{
-	const struct release_cfg *c = vfs_config(v, "release");
-	char **names = NULL;
-	size_t k = 0;
-
-	if (vfs_store_runs(v, dir, &names, n, err))
-		return NULL;
-	for (size_t i = 0; i < *n; i++) {
-		struct run *r;
-		int keep = 1;
-
-		if (c && c->kind != KIND_ALL)
-			keep = !vfs_store_run(v, dir, names[i], &r, NULL) &&
-			       vfs_run_is_split(v, r) == (c->kind == KIND_SPLIT);
-		if (keep)
-			names[k++] = names[i];
-		else
-			free(names[i]);
-	}
-	*n = k;
-	qsort(names, k, sizeof(*names), by_run_id);
-	if (c && c->newest && (size_t)c->newest < k) {
-		size_t drop = k - (size_t)c->newest;
-
-		for (size_t i = 0; i < drop; i++)
-			free(names[i]);
-		memmove(names, names + drop, (size_t)c->newest * sizeof(*names));
-		*n = (size_t)c->newest;
-	}
-	return names;
-}
+/* ---- which runs the channels hold (release_select; runs_of for the channels) ---- */
 
 static void names_free(char **names, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+}
+
+/* Why run name of the store is left out of every channel whatever the options (into
+ * why, 1), or 0 when it is whole (*rp: the run). What the store's listing and the run's
+ * stored manifest say, and the artifacts this mount has found damaged already: no
+ * archive is read. */
+static int damaged(struct rk_vfs *v, struct node *at, const char *name, struct run **rp, char *why,
+		   size_t size)
+{
+	struct rk_err e = RK_ERR_INIT;
+	struct rk_manifest m;
+	struct rk_buf path = RK_BUF_INIT;
+	struct run *r;
+	char *data = NULL;
+	size_t len = 0;
+	int rc = vfs_store_run(v, at, name, &r, &e), ra;
+
+	if (rc) {
+		snprintf(why, size, "does not list: %s", rk_err_str(&e, rc));
+		return 1;
+	}
+	*rp = r;
+	if (!vfs_run_has_artifacts(r->cat)) {
+		snprintf(why, size, "no artifacts (a failed build: only %s)",
+			 r->cat->dirs.n ? "folders such as logs/" : "nothing");
+		return 1;
+	}
+	for (size_t i = 0; i < r->cat->narts; i++) {
+		const struct rk_artifact *art = &r->cat->arts[i];
+
+		if (!art->size) {
+			snprintf(why, size, "artifact %s: empty (0 bytes)", art->file);
+			return 1;
+		}
+		if (vfs_artifact_damaged(v, &r->artifacts[i], &ra, &e) == -EIO) {
+			snprintf(why, size, "artifact %s does not read: %s", art->file,
+				 rk_err_str(&e, -EIO));
+			return 1;
+		}
+	}
+	if (!r->cat->has_manifest) {
+		snprintf(why, size, "no manifests/therock_manifest.json");
+		return 1;
+	}
+	rc = rk_buf_addf(&path, "%s%smanifests/therock_manifest.json", r->cat->path,
+			 r->cat->path[0] ? "/" : "");
+	if (!rc)
+		rc = rk_store_read_small(v->store, path.buf, RK_MANIFEST_MAX, &data, &len, &e);
+	if (!rc && !(rc = rk_manifest_parse(data, len, &m, &e)))
+		rk_manifest_release(&m);
+	free(data);
+	rk_buf_release(&path);
+	if (rc) {
+		snprintf(why, size, "manifests/therock_manifest.json: %s", rk_err_str(&e, rc));
+		return 1;
+	}
+	return 0;
+}
+
+/* When run r finished as the store knows it: the newest time of the files at its top
+ * (the store listing's, what a remote store's run_final_age reads), seconds. */
+static int64_t finished(const struct run *r)
+{
+	int64_t newest = 0;
+
+	for (size_t i = 0; i < r->cat->files.n; i++)
+		if (r->cat->files.v[i].mtime > newest)
+			newest = r->cat->files.v[i].mtime;
+	return newest;
+}
+
+/* Why a whole run r is not one the options keep (into why, 1), or 0. */
+static int ruled_out(struct rk_vfs *v, const struct release_cfg *c, const char *name, struct run *r,
+		     time_t now, char *why, size_t size)
+{
+	const char *plat = strrchr(name, '-') ? strrchr(name, '-') + 1 : "";
+	static const char *const plats[] = {"all", "linux", "windows"};
+
+	if (!c)
+		return 0;
+	if (c->platform != PLATFORM_ALL && strcmp(plat, plats[c->platform])) {
+		snprintf(why, size, "release_platform=%s: a %s run", plats[c->platform], plat);
+		return 1;
+	}
+	if (c->kind != KIND_ALL && vfs_run_is_split(v, r) != (c->kind == KIND_SPLIT)) {
+		snprintf(why, size, "release_kind=%s: a %s run",
+			 c->kind == KIND_SPLIT ? "split" : "legacy",
+			 c->kind == KIND_SPLIT ? "legacy" : "kpack-split");
+		return 1;
+	}
+	if (c->min_age && now - finished(r) < c->min_age) {
+		time_t t = (time_t)finished(r);
+		struct tm tm;
+		char when[32];
+
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", gmtime_r(&t, &tm));
+		/* no age in the line: the README (and the view's signature) stays the same
+		 * until the run is old enough */
+		snprintf(why, size, "release_min_age=%llds: finished %s", c->min_age, when);
+		return 1;
+	}
+	return 0;
+}
+
+/* The runs the channels hold and those left out. */
+struct release_sel {
+	char **runs; /* held, by run id (oldest first: a later run's file of a name wins,
+		      * as the later publish overwrites); malloc'd names */
+	size_t n;
+	struct rk_buf out; /* the runs left out, one a line: "<run>  <why>\n", by run id */
+	char sig[RK_SHA256_HEX]; /* of the selection: the runs held (and their served
+				  * directory: a run served anew is another) and out */
+};
+
+static void sel_release(struct release_sel *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->runs[i]);
+	free(s->runs);
+	rk_buf_release(&s->out);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Select the runs listed next to release/ (dir: a node below it; vfs_store_runs lists
+ * the store again after list_ttl): every whole run the options keep. The one list of
+ * runs every channel (and the README) uses. */
+static int release_select(struct rk_vfs *v, struct node *dir, struct release_sel *s,
+			  struct rk_err *err)
+{
+	const struct release_cfg *c = vfs_config(v, "release");
+	char **names = NULL, (*why)[512] = NULL;
+	struct run **rs = NULL;
+	size_t n = 0, kept = 0;
+	time_t now = time(NULL);
+	struct rk_sha256 h;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	if ((rc = vfs_store_runs(v, dir, &names, &n, err)))
+		return rc;
+	qsort(names, n, sizeof(*names), by_run_id);
+	if (!(why = calloc(n + 1, sizeof(*why))) || !(rs = calloc(n + 1, sizeof(*rs))) ||
+	    rk_sha256_init(&h)) {
+		free(why);
+		free(rs);
+		names_free(names, n);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!damaged(v, dir, names[i], &rs[i], why[i], sizeof(why[i])) &&
+		    !ruled_out(v, c, names[i], rs[i], now, why[i], sizeof(why[i])))
+			kept++;
+	for (size_t i = 0; c && c->newest && kept > (size_t)c->newest && i < n; i++)
+		if (!why[i][0]) {
+			snprintf(why[i], sizeof(why[i]), "release_newest=%ld: an older run",
+				 c->newest);
+			kept--;
+		}
+	s->runs = calloc(kept + 1, sizeof(*s->runs));
+	for (size_t i = 0; i < n; i++) {
+		char line[64];
+
+		if (why[i][0] || !s->runs) {
+			if (rk_buf_addf(&s->out, "%s  %s\n", names[i], why[i]))
+				rc = -ENOMEM;
+			rk_sha256_update(&h, names[i], strlen(names[i]) + 1);
+			rk_sha256_update(&h, why[i], strlen(why[i]) + 1);
+			free(names[i]);
+			continue;
+		}
+		/* the run's directory node: the same after a trim drops and a look rebuilds
+		 * the run, another once the run is served anew (refresh_run) */
+		snprintf(line, sizeof(line), "%p", (void *)rs[i]->dir);
+		rk_sha256_update(&h, names[i], strlen(names[i]) + 1);
+		rk_sha256_update(&h, line, strlen(line) + 1);
+		s->runs[s->n++] = names[i];
+	}
+	rk_sha256_final(&h, s->sig);
+	free(names);
+	free(why);
+	free(rs);
+	if (!s->runs || rc) {
+		sel_release(s);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The runs the channels hold (release_select), *n of them, malloc'd; NULL (err set) when
+ * the store's runs cannot be listed. */
+static char **runs_of(struct rk_vfs *v, struct node *dir, size_t *n, struct rk_err *err)
+{
+	struct release_sel s;
+	char **runs;
+
+	if (release_select(v, dir, &s, err))
+		return NULL;
+	runs = s.runs;
+	*n = s.n;
+	s.runs = NULL;
+	s.n = 0;
+	sel_release(&s);
+	return runs;
 }
 
 /* The names a channel takes from a run's view directory, remembered in the cache per
@@ -596,24 +847,79 @@ static const char release_readme[] =
 	"  whl-next/<project>/               every run's wheels and sdists, PEP 503 pages:\n"
 	"      pip install --index-url file://<here>/whl-next/ 'rocm[libraries,devel]==<v>'\n"
 	"  packages/{deb,rpm}/<YYYYMMDD>-<run id>/   a Linux run's apt/dnf repository\n"
-	"      (YYYYMMDD: the day the run's version carries; 00000000 when it has none)\n";
+	"      (YYYYMMDD: the day the run's version carries; 00000000 when it has none)\n"
+	"Which runs: every whole run of the store (-o release_platform, release_kind,\n"
+	"release_min_age, release_newest choose); a run published while mounted joins\n"
+	"within list_ttl.\n";
+
+/* The view's state per store directory: the signature of the selection its release/
+ * was made from (release_current compares). */
+struct release_state {
+	char sig[RK_SHA256_HEX];
+};
+static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int pop_release(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
 	int64_t mt = vfs_node_mtime(dir);
 	struct node *out = vfs_tree_new(vfs_node_name(dir), vfs_node_mode(dir), mt);
+	void **st = vfs_store_state(v, dir, &vfs_view_release);
+	struct release_sel sel = {0};
+	struct rk_buf b = RK_BUF_INIT;
+	int rc = out && st ? 0 : -ENOMEM;
 
-	(void)err;
-	if (!out ||
-	    !vfs_bytes_file(out, "README", S_IFREG | 0444, mt, release_readme,
-			    sizeof(release_readme) - 1) ||
+	if (!rc && (rc = release_select(v, dir, &sel, err))) {
+		vfs_tree_free(out);
+		return rc;
+	}
+	if (!rc)
+		rc = rk_buf_add(&b, release_readme, sizeof(release_readme) - 1);
+	if (!rc && sel.out.len)
+		rc = rk_buf_addf(
+			&b,
+			"\nLeft out of every channel (run, why; a damaged or incomplete run "
+			"whatever the options):\n%s",
+			sel.out.buf);
+	else if (!rc)
+		rc = rk_buf_adds(&b, "\nEvery run of the store is in the channels.\n");
+	if (!rc) {
+		pthread_mutex_lock(&state_lock);
+		if (!*st && !(*st = calloc(1, sizeof(struct release_state))))
+			rc = -ENOMEM;
+		else
+			memcpy(((struct release_state *)*st)->sig, sel.sig, sizeof(sel.sig));
+		pthread_mutex_unlock(&state_lock);
+	}
+	sel_release(&sel);
+	if (rc || !vfs_bytes_adopt(out, "README", S_IFREG | 0444, mt, b.buf, b.len) ||
 	    !vfs_lazy_dir(out, "packages", pop_packages, mt) ||
 	    !vfs_lazy_dir(out, "tarball", pop_tarball, mt) ||
 	    !vfs_lazy_dir(out, "whl-next", pop_whl, mt)) {
+		if (rc)
+			rk_buf_release(&b);
 		vfs_tree_free(out);
-		return -ENOMEM;
+		return rc ? rc : -ENOMEM;
 	}
 	return vfs_graft(v, dir, out);
+}
+
+/* Whether release/ (dir) still holds the runs a selection now holds (vfs_view.current):
+ * a new run, a run now damaged, old enough or served anew makes the engine serve a new
+ * release/, and its channels are made again (from the names remembered per run). */
+static int release_current(struct rk_vfs *v, struct node *dir)
+{
+	void **st = vfs_store_state(v, dir, &vfs_view_release);
+	struct rk_err err = RK_ERR_INIT;
+	struct release_sel sel;
+	int same;
+
+	if (!st || release_select(v, dir, &sel, &err))
+		return 1; /* the store cannot be listed: keep what is served */
+	pthread_mutex_lock(&state_lock);
+	same = *st && !strcmp(((struct release_state *)*st)->sig, sel.sig);
+	pthread_mutex_unlock(&state_lock);
+	sel_release(&sel);
+	return same;
 }
 
 static const char readme[] =
@@ -624,6 +930,8 @@ const struct vfs_view vfs_view_release = {
 	.name = "release",
 	.readme = readme,
 	.populate = pop_release,
+	.current = release_current,
+	.free = free,
 	.place = VFS_VIEW_STORE,
 	.opts = release_opts,
 	.nopts = sizeof(release_opts) / sizeof(release_opts[0]),
