@@ -82,6 +82,10 @@ struct node {
 			     * itself (run set); immutable */
 	uint8_t walked; /* lists_runs: its runs were walked once (walk_due; v->refresh_lock) */
 	uint8_t walking; /* lists_runs: walk_due is listing them (v->wait_lock) */
+	uint8_t renew; /* a store view's directory made anew when its store lists other runs
+			* (vfs_renew_dir; renew_dir) */
+	int64_t renew_seen; /* renew: its store directory's mtime when last compared
+			     * (v->refresh_lock), -1 before the first lookup */
 	uint8_t incomplete; /* a directory whose listing misses entries nobody could read: a
 			     * readdir ends in EIO after the entries it has */
 	struct node **unwalked; /* lists_runs: runs listed but not yet walked (walk_later,
@@ -165,6 +169,9 @@ int run_readme(struct rk_vfs *v, struct node *dir, const struct rk_run *cat);
 /* List dir (the root or an org) again if its listing is older than list_ttl: 1 when it
  * gained entries, else 0. */
 int refresh_listing(struct rk_vfs *v, struct node *dir);
+/* Serve a vfs_renew_dir n of dir anew if its store lists other runs now: the node that
+ * has the name now. */
+struct node *renew_dir(struct rk_vfs *v, struct node *dir, struct node *n);
 /* Serve run n of dir anew if the store's copy changed: the node that has the name now. */
 struct node *refresh_run(struct rk_vfs *v, struct node *dir, struct node *n);
 /* runs.c: a remote store naming a run ("s3://bucket/999-linux") that has nothing under

@@ -18,7 +18,7 @@ static void fill_attr(const struct node *n, struct rk_attr *a)
 	a->size = n->size;
 	a->mtime = n->mtime;
 	a->live = n->lists_runs && !n->run;
-	a->run = n->pop == pop_run && n->parent;
+	a->run = (n->pop == pop_run && n->parent) || n->renew;
 	a->pending = node_pending(n);
 }
 
@@ -91,7 +91,7 @@ static int lookup(struct rk_vfs *v, uint64_t parent, const char *name, struct rk
 			fill_attr(n, out);
 		pthread_rwlock_unlock(&v->tree);
 		if (n && out->run && v->list_ttl_ms) {
-			n = refresh_run(v, dir, n);
+			n = n->renew ? renew_dir(v, dir, n) : refresh_run(v, dir, n);
 			pthread_rwlock_rdlock(&v->tree);
 			fill_attr(n, out);
 			pthread_rwlock_unlock(&v->tree);

@@ -396,6 +396,52 @@ int refresh_listing(struct rk_vfs *v, struct node *dir)
 	return added > 0;
 }
 
+/* A store view's directory n of dir that follows the runs (vfs_renew_dir), looked up
+ * after list_ttl: the store directory it is in is listed again when due, and when its
+ * mtime moved since the last lookup (a run was added, or served anew: refresh_run), a
+ * new, unpopulated node takes n's name (a new inode: its entry's short timeout makes the
+ * kernel look the name up again; the old tree stays for what is open in it). Returns
+ * the node that has the name now. */
+struct node *renew_dir(struct rk_vfs *v, struct node *dir, struct node *n)
+{
+	struct node *sd = store_dir(dir), *now;
+	int64_t seen;
+	int done;
+
+	if (!v->list_ttl_ms || !sd)
+		return n;
+	refresh_listing(v, sd);
+	pthread_mutex_lock(&v->refresh_lock);
+	pthread_rwlock_rdlock(&v->tree);
+	now = vfs_dent_find(dir, n->name);
+	seen = sd->mtime;
+	pthread_rwlock_unlock(&v->tree);
+	pthread_mutex_lock(&v->wait_lock);
+	done = n->pop_state != PS_TODO;
+	pthread_mutex_unlock(&v->wait_lock);
+	if (now != n || n->renew_seen < 0 || n->renew_seen == seen || !done) {
+		if (now == n)
+			n->renew_seen = seen;
+		pthread_mutex_unlock(&v->refresh_lock);
+		return now ? now : n;
+	}
+	pthread_rwlock_wrlock(&v->tree);
+	now = served_new(v, dir, n->name, n->mode, n->mtime);
+	if (now) {
+		now->pop = n->pop;
+		now->pop_state = PS_TODO;
+		now->renew = 1;
+		now->renew_seen = seen;
+		vfs_dent_set(dir, n->name, now);
+		dir->mtime++; /* the kernel drops its cached listing of dir */
+	}
+	pthread_rwlock_unlock(&v->tree);
+	pthread_mutex_unlock(&v->refresh_lock);
+	if (now)
+		rk_info("'%s': the store lists other runs: made anew", n->name);
+	return now ? now : n;
+}
+
 /* Whether the store lost files of run r while it was served: its listing found it gone,
  * or one of its artifacts failed because a file of it was missing (-ENOENT: the run was
  * moved away, or a file deleted). What was made meanwhile (failed artifacts, views built

@@ -282,6 +282,17 @@ struct node *vfs_lazy_dir(struct node *dir, const char *name, vfs_pop_fn pop, in
 	return n;
 }
 
+struct node *vfs_renew_dir(struct node *dir, const char *name, vfs_pop_fn pop, int64_t mtime)
+{
+	struct node *n = vfs_lazy_dir(dir, name, pop, mtime);
+
+	if (n) {
+		n->renew = 1;
+		n->renew_seen = -1;
+	}
+	return n;
+}
+
 struct node *vfs_later_file(struct node *dir, const char *name, int64_t mtime, uint64_t size,
 			    int (*make)(struct rk_vfs *v, void *ctx, struct rk_composite **out,
 					struct rk_err *err),

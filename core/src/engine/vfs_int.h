@@ -99,6 +99,9 @@ struct rk_vfs {
 	/* a digest of the views' options as given (vfs_opts_apply): part of the cache keys
 	 * of what the options may change (release/'s names) */
 	char opts_sig[RK_SHA256_HEX];
+	/* the views' options as given, name and value (NULL: a flag) malloc'd: vfs_opt_given */
+	char **opt_names, **opt_values;
+	size_t nopts_given;
 	_Atomic uint64_t n_nodes, n_ingests, n_index_loads, n_failures, n_transient, n_runs;
 	_Atomic uint64_t n_running, n_waiting; /* ingests holding a jobs slot, waiting for one */
 	int64_t mount_time;
@@ -139,6 +142,12 @@ struct node *vfs_later_file(struct node *dir, const char *name, int64_t mtime, u
 			    void (*free_ctx)(void *ctx), void *ctx);
 /* A private directory whose entries pop makes on first access once served. */
 struct node *vfs_lazy_dir(struct node *dir, const char *name, vfs_pop_fn pop, int64_t mtime);
+/* The same in a store view, made anew (a new, unpopulated node with a new inode takes
+ * its name; the old tree stays for what is open in it) when a lookup of its name after
+ * list_ttl finds the store listing other runs than when it was last looked up: a
+ * directory that follows the runs (release/packages/deb/: all/, latest). Its name's
+ * entry times out after list_ttl (rk_attr.run). */
+struct node *vfs_renew_dir(struct node *dir, const char *name, vfs_pop_fn pop, int64_t mtime);
 struct node *vfs_dent_find(struct node *dir, const char *name);
 int vfs_dent_add(struct node *dir, const char *name, struct node *child);
 /* Point private dir's entry name at child (which must exist). */
@@ -265,6 +274,10 @@ extern const size_t vfs_nviews;
  * negative errno with err naming the option. vfs_opts_release frees them (rk_vfs_close). */
 int vfs_opts_apply(struct rk_vfs *v, const struct rk_vfs_opts *o, struct rk_err *err);
 void vfs_opts_release(struct rk_vfs *v);
+/* The value of view option name as given (a flag: ""), or NULL when it was not given:
+ * for a service that reads an option another view declares (the release view's
+ * all-runs repositories sign with the packages view's sign_key). */
+const char *vfs_opt_given(const struct rk_vfs *v, const char *name);
 /* The config of the view named view (its directory name), or NULL. */
 void *vfs_config(const struct rk_vfs *v, const char *view);
 /* The slot of r holding view's per-run state (NULL until the view sets it). */

@@ -32,6 +32,7 @@
 #include "formats/archive/pep503.h"
 #include "formats/packages/repo_pages.h"
 #include "services/flatten.h"
+#include "services/pkg_channel.h"
 
 /* Its options: which runs the channels hold. */
 enum { KIND_ALL, KIND_SPLIT, KIND_LEGACY };
@@ -564,6 +565,8 @@ static int pop_pkg_kind(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		rc = -ENOMEM;
 	if (!rc && !(rc = rk_repo_page(dirs, nd, NULL, 0, &b)))
 		rc = add_page(out, mt, &b);
+	if (!rc) /* all/ and latest, beyond upstream (after the page: upstream's) */
+		rc = vfs_channel_add(out, vfs_node_name(dir), mt);
 	free(dirs);
 	rk_buf_release(&b);
 	if (rc) {
@@ -579,8 +582,9 @@ static int pop_packages(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	struct node *out = vfs_tree_new(vfs_node_name(dir), vfs_node_mode(dir), mt);
 
 	(void)err;
-	if (!out || !vfs_lazy_dir(out, "deb", pop_pkg_kind, mt) ||
-	    !vfs_lazy_dir(out, "rpm", pop_pkg_kind, mt)) {
+	/* made anew when the store lists other runs (all/ and latest follow them) */
+	if (!out || !vfs_renew_dir(out, "deb", pop_pkg_kind, mt) ||
+	    !vfs_renew_dir(out, "rpm", pop_pkg_kind, mt)) {
 		vfs_tree_free(out);
 		return -ENOMEM;
 	}
