@@ -600,7 +600,9 @@ static const char release_readme[] =
 	"  whl-next/<project>/               every run's wheels and sdists, PEP 503 pages:\n"
 	"      pip install --index-url file://<here>/whl-next/ 'rocm[libraries,devel]==<v>'\n"
 	"  packages/{deb,rpm}/<YYYYMMDD>-<run id>/   a Linux run's apt/dnf repository\n"
-	"      (YYYYMMDD: the day the run's version carries; 00000000 when it has none)\n";
+	"      (YYYYMMDD: the day the run's version carries; 00000000 when it has none)\n"
+	"  packages/{deb,rpm}/all/    one apt/dnf repository holding every run above;\n"
+	"  packages/{deb,rpm}/latest  the newest run's directory\n";
 
 static int pop_release(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 {
