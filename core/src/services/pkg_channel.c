@@ -68,6 +68,7 @@ static const char **run_dirs(const struct node *dir, size_t *n)
 static struct node *run_path(struct rk_vfs *v, struct node *at, const char *name, const char *path,
 			     struct rk_err *err)
 {
+	const char *whole = path;
 	struct run *r;
 	struct node *n;
 	char comp[256];
@@ -86,7 +87,7 @@ static struct node *run_path(struct rk_vfs *v, struct node *at, const char *name
 		path += len + (path[len] == '/');
 	}
 	if (!n) {
-		rk_err_set(err, -ENOENT, "run '%s' has no %s/", name, path);
+		rk_err_set(err, -ENOENT, "run '%s' has no %s/", name, whole);
 		return NULL;
 	}
 	return vfs_populate(v, n, err) ? NULL : n;
@@ -470,13 +471,12 @@ static int pop_all(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	return vfs_graft(v, dir, out);
 }
 
-int vfs_channel_add(struct node *out, const char *kind, int64_t mtime)
+int vfs_channel_add(struct node *out, int64_t mtime)
 {
 	size_t n = 0;
 	const char **dirs = run_dirs(out, &n);
 	int rc = dirs ? 0 : -ENOMEM;
 
-	(void)kind;
 	if (!rc && n && !vfs_symlink(out, "latest", mtime, dirs[n - 1]))
 		rc = -ENOMEM;
 	if (!rc && !vfs_lazy_dir(out, "all", pop_all, mtime))

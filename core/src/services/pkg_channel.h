@@ -12,9 +12,9 @@ struct rk_vfs;
 struct node;
 
 /* Add all/ (a lazy directory) and latest (a relative symlink to the directory of the
- * highest run id) to private directory out, release/packages/<kind>/ (kind "deb" or
- * "rpm"), which holds a directory "<YYYYMMDD>-<run id>" per run of the channel: all/
- * holds those runs. 0 or -ENOMEM. */
-int vfs_channel_add(struct node *out, const char *kind, int64_t mtime);
+ * highest run id) to private directory out, release/packages/<kind>/ (named "deb" or
+ * "rpm": all/'s populate reads its parent's name), which holds a directory
+ * "<YYYYMMDD>-<run id>" per run of the channel: all/ holds those runs. 0 or -ENOMEM. */
+int vfs_channel_add(struct node *out, int64_t mtime);
 
 #endif

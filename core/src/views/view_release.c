@@ -566,7 +566,7 @@ static int pop_pkg_kind(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	if (!rc && !(rc = rk_repo_page(dirs, nd, NULL, 0, &b)))
 		rc = add_page(out, mt, &b);
 	if (!rc) /* all/ and latest, beyond upstream (after the page: upstream's) */
-		rc = vfs_channel_add(out, vfs_node_name(dir), mt);
+		rc = vfs_channel_add(out, mt);
 	free(dirs);
 	rk_buf_release(&b);
 	if (rc) {
