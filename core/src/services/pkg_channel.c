@@ -130,7 +130,9 @@ static int gunzip(const char *z, size_t zlen, char **out, size_t *len)
 	return rc;
 }
 
-/* One run's part of the index, remembered (see the top). */
+/* One run's part of the index, remembered (see the top) as "<time>\n<text>": time is
+ * its newest package's (the same from every copy of the store, unlike the objects'
+ * times), the date of all/'s indexes. */
 struct part {
 	struct rk_vfs *v;
 	struct node *at;
@@ -138,10 +140,32 @@ struct part {
 	int rpm;
 	char *text;
 	size_t len;
+	int64_t time;
 };
+
+/* The newest mtime of the files of dir (the run's packages). */
+static int64_t newest_file(const struct node *dir)
+{
+	int64_t t = 0;
+
+	for (size_t i = 0; dir && i < vfs_dir_count(dir); i++)
+		if (!vfs_node_is_dir(vfs_dir_node(dir, i)) && vfs_node_mtime(vfs_dir_node(dir, i)) > t)
+			t = vfs_node_mtime(vfs_dir_node(dir, i));
+	return t;
+}
 
 static int part_set(struct part *p, const char *data, size_t len)
 {
+	const char *nl = memchr(data, '\n', len);
+	char *end;
+
+	if (!nl)
+		return -1;
+	p->time = strtoll(data, &end, 10);
+	if (end != nl)
+		return -1;
+	len -= (size_t)(nl + 1 - data);
+	data = nl + 1;
 	if (!(p->text = malloc(len + 1)))
 		return -1;
 	memcpy(p->text, data, len);
@@ -170,10 +194,15 @@ static int part_compute(void *ctx, struct rk_buf *rec, struct rk_err *err)
 		const char *b = d ? bytes_of(d, "Packages", &len, err) : NULL;
 		char prefix[300];
 
-		if (!b)
+		struct node *pool = b ? run_path(p->v, p->at, p->run, "packages/deb/pool/main", err)
+				      : NULL;
+
+		if (!pool)
 			return -EIO;
 		snprintf(prefix, sizeof(prefix), "pool/%s", p->dir);
-		rc = rk_apt_rebase(b, len, prefix, rec);
+		rc = rk_buf_addf(rec, "%lld\n", (long long)newest_file(pool));
+		if (!rc)
+			rc = rk_apt_rebase(b, len, prefix, rec);
 	} else {
 		static const char *const names[] = {"primary.xml.gz", "filelists.xml.gz",
 						    "other.xml.gz"};
@@ -181,7 +210,10 @@ static int part_compute(void *ctx, struct rk_buf *rec, struct rk_err *err)
 		char *xml[3] = {NULL, NULL, NULL};
 		size_t len[3];
 
-		rc = d ? 0 : -EIO;
+		struct node *arch = d ? run_path(p->v, p->at, p->run, "packages/rpm/x86_64", err)
+				      : NULL;
+
+		rc = arch ? rk_buf_addf(rec, "%lld\n", (long long)newest_file(arch)) : -EIO;
 		for (int t = 0; !rc && t < 3; t++) {
 			size_t zlen;
 			const char *z = bytes_of(d, names[t], &zlen, err);
@@ -216,7 +248,7 @@ static int part_of(struct part *p, struct rk_err *err)
 	keep = !rk_run_tree_sig(p->v->store, r->cat, &sig, NULL) && !rk_sha256_init(&h);
 	if (keep) {
 		snprintf(s, sizeof(s), "%016llx", (unsigned long long)sig);
-		rk_sha256_update(&h, "release-channel 1", 18);
+		rk_sha256_update(&h, "release-channel 2", 18);
 		rk_sha256_update(&h, p->rpm ? "rpm" : "deb", 4);
 		rk_sha256_update(&h, p->run, strlen(p->run) + 1);
 		rk_sha256_update(&h, p->dir, strlen(p->dir) + 1);
@@ -426,11 +458,10 @@ static int pop_all(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		struct part *p = &parts[i];
 		struct rk_err local = RK_ERR_INIT;
 		char run[300];
-		struct run *r;
 		int prc;
 
 		snprintf(run, sizeof(run), "%s-linux", dirs[i] + 9);
-		*p = (struct part){v, dir, NULL, dirs[i], rpm, NULL, 0};
+		*p = (struct part){v, dir, NULL, dirs[i], rpm, NULL, 0, 0};
 		if (!(p->run = strdup(run))) {
 			rc = -ENOMEM;
 			break;
@@ -447,9 +478,8 @@ static int pop_all(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 			p->text = NULL;
 			continue;
 		}
-		if (!vfs_store_run(v, dir, run, &r, NULL) && r->dir &&
-		    vfs_node_mtime(r->dir) > newest)
-			newest = vfs_node_mtime(r->dir);
+		if (p->time > newest)
+			newest = p->time;
 		rc = rpm ? rpm_links(out, p, mt) : deb_links(out, p, mt);
 		if (!rc && !rpm)
 			rc = rk_buf_add(&all, p->text, p->len);
@@ -477,9 +507,10 @@ int vfs_channel_add(struct node *out, int64_t mtime)
 	const char **dirs = run_dirs(out, &n);
 	int rc = dirs ? 0 : -ENOMEM;
 
+	/* no run, no repository (a run added later renews out's directory) */
 	if (!rc && n && !vfs_symlink(out, "latest", mtime, dirs[n - 1]))
 		rc = -ENOMEM;
-	if (!rc && !vfs_lazy_dir(out, "all", pop_all, mtime))
+	if (!rc && n && !vfs_lazy_dir(out, "all", pop_all, mtime))
 		rc = -ENOMEM;
 	free(dirs);
 	return rc;
