@@ -143,14 +143,21 @@ struct part {
 	int64_t time;
 };
 
-/* The newest mtime of the files of dir (the run's packages). */
-static int64_t newest_file(const struct node *dir)
+/* The newest mtime of the packages (files named *.ext) of dir; not its README, dated
+ * with the directory. */
+static int64_t newest_file(const struct node *dir, const char *ext)
 {
+	size_t el = strlen(ext);
 	int64_t t = 0;
 
-	for (size_t i = 0; dir && i < vfs_dir_count(dir); i++)
-		if (!vfs_node_is_dir(vfs_dir_node(dir, i)) && vfs_node_mtime(vfs_dir_node(dir, i)) > t)
+	for (size_t i = 0; dir && i < vfs_dir_count(dir); i++) {
+		const char *name = vfs_dir_name(dir, i);
+		size_t nl = strlen(name);
+
+		if (!vfs_node_is_dir(vfs_dir_node(dir, i)) && nl > el &&
+		    !strcmp(name + nl - el, ext) && vfs_node_mtime(vfs_dir_node(dir, i)) > t)
 			t = vfs_node_mtime(vfs_dir_node(dir, i));
+	}
 	return t;
 }
 
@@ -200,7 +207,7 @@ static int part_compute(void *ctx, struct rk_buf *rec, struct rk_err *err)
 		if (!pool)
 			return -EIO;
 		snprintf(prefix, sizeof(prefix), "pool/%s", p->dir);
-		rc = rk_buf_addf(rec, "%lld\n", (long long)newest_file(pool));
+		rc = rk_buf_addf(rec, "%lld\n", (long long)newest_file(pool, ".deb"));
 		if (!rc)
 			rc = rk_apt_rebase(b, len, prefix, rec);
 	} else {
@@ -213,7 +220,7 @@ static int part_compute(void *ctx, struct rk_buf *rec, struct rk_err *err)
 		struct node *arch = d ? run_path(p->v, p->at, p->run, "packages/rpm/x86_64", err)
 				      : NULL;
 
-		rc = arch ? rk_buf_addf(rec, "%lld\n", (long long)newest_file(arch)) : -EIO;
+		rc = arch ? rk_buf_addf(rec, "%lld\n", (long long)newest_file(arch, ".rpm")) : -EIO;
 		for (int t = 0; !rc && t < 3; t++) {
 			size_t zlen;
 			const char *z = bytes_of(d, names[t], &zlen, err);
@@ -248,7 +255,7 @@ static int part_of(struct part *p, struct rk_err *err)
 	keep = !rk_run_tree_sig(p->v->store, r->cat, &sig, NULL) && !rk_sha256_init(&h);
 	if (keep) {
 		snprintf(s, sizeof(s), "%016llx", (unsigned long long)sig);
-		rk_sha256_update(&h, "release-channel 2", 18);
+		rk_sha256_update(&h, "release-channel 3", 18);
 		rk_sha256_update(&h, p->rpm ? "rpm" : "deb", 4);
 		rk_sha256_update(&h, p->run, strlen(p->run) + 1);
 		rk_sha256_update(&h, p->dir, strlen(p->dir) + 1);
