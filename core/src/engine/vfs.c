@@ -16,8 +16,9 @@
  *                      across its I/O), for writing only by trim.c (trywrlock: never
  *                      waits) while it frees the trees of runs nobody uses
  *   v->tree (rwlock)   protects: v->inodes, every served node's fields below "mutable"
- *   v->refresh_lock    protects: listed_ms of populated root/org/run directories; held
- *                      across the store listing (one listing again at a time)
+ *   v->refresh_lock    protects: listed_ms of populated root/org/run directories and
+ *                      of store views' directories; held across the store listing
+ *                      (one listing again at a time)
  *   v->wait_lock       protects: node pop_state/pop_rc, artifact state/rc/gen, v->active,
  *                      v->runs; v->wait_cond is broadcast on every change
  *   v->ahead_lock      protects: directories' read-ahead counters (taken under v->tree)

@@ -99,6 +99,9 @@ struct rk_vfs {
 	/* a digest of the views' options as given (vfs_opts_apply): part of the cache keys
 	 * of what the options may change (release/'s names) */
 	char opts_sig[RK_SHA256_HEX];
+	/* the views' options as given, name and value (NULL: a flag) malloc'd: vfs_opt_given */
+	char **opt_names, **opt_values;
+	size_t nopts_given;
 	_Atomic uint64_t n_nodes, n_ingests, n_index_loads, n_failures, n_transient, n_runs;
 	_Atomic uint64_t n_running, n_waiting; /* ingests holding a jobs slot, waiting for one */
 	int64_t mount_time;
@@ -270,6 +273,10 @@ extern const size_t vfs_nviews;
  * negative errno with err naming the option. vfs_opts_release frees them (rk_vfs_close). */
 int vfs_opts_apply(struct rk_vfs *v, const struct rk_vfs_opts *o, struct rk_err *err);
 void vfs_opts_release(struct rk_vfs *v);
+/* The value of view option name as given (a flag: ""), or NULL when it was not given:
+ * for a service that reads an option another view declares (the release view's
+ * all-runs repositories sign with the packages view's sign_key). */
+const char *vfs_opt_given(const struct rk_vfs *v, const char *name);
 /* The config of the view named view (its directory name), or NULL. */
 void *vfs_config(const struct rk_vfs *v, const char *view);
 /* The slot of r holding view's per-run state (NULL until the view sets it). */

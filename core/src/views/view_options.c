@@ -124,8 +124,14 @@ int vfs_opts_apply(struct rk_vfs *v, const struct rk_vfs_opts *o, struct rk_err 
 			return rk_err_set(err, -EINVAL, "%s and %s exclude each other", label_of(g),
 					  label_of(&o->view_opts[other]));
 	}
-	if (!(v->vconf = calloc(vfs_nviews, sizeof(*v->vconf))))
+	if (!(v->vconf = calloc(vfs_nviews, sizeof(*v->vconf))) ||
+	    !(v->opt_names = calloc(o->nview_opts + 1, sizeof(*v->opt_names))) ||
+	    !(v->opt_values = calloc(o->nview_opts + 1, sizeof(*v->opt_values))))
 		return -ENOMEM;
+	for (size_t i = 0; i < o->nview_opts; i++, v->nopts_given++)
+		if (!(v->opt_names[i] = strdup(o->view_opts[i].name)) ||
+		    !(v->opt_values[i] = strdup(o->view_opts[i].value ? o->view_opts[i].value : "")))
+			return -ENOMEM;
 	if ((rc = opts_digest(o, v->opts_sig)))
 		return rc;
 	for (size_t k = 0; !rc && k < vfs_nviews; k++) {
@@ -162,6 +168,24 @@ void vfs_opts_release(struct rk_vfs *v)
 			vfs_views[k]->config_free(v->vconf[k]);
 	free(v->vconf);
 	v->vconf = NULL;
+	for (size_t i = 0; v->opt_names && v->opt_names[i]; i++) {
+		free(v->opt_names[i]);
+		free(v->opt_values[i]);
+	}
+	free(v->opt_names);
+	free(v->opt_values);
+	v->opt_names = v->opt_values = NULL;
+	v->nopts_given = 0;
+}
+
+const char *vfs_opt_given(const struct rk_vfs *v, const char *name)
+{
+	const char *last = NULL;
+
+	for (size_t i = 0; i < v->nopts_given; i++)
+		if (!strcmp(v->opt_names[i], name))
+			last = v->opt_values[i];
+	return last;
 }
 
 void *vfs_config(const struct rk_vfs *v, const char *view)

@@ -42,6 +42,7 @@
 #include "formats/archive/pep503.h"
 #include "formats/packages/repo_pages.h"
 #include "services/flatten.h"
+#include "services/pkg_channel.h"
 
 extern const struct vfs_view vfs_view_release;
 
@@ -815,6 +816,8 @@ static int pop_pkg_kind(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		rc = -ENOMEM;
 	if (!rc && !(rc = rk_repo_page(dirs, nd, NULL, 0, &b)))
 		rc = add_page(out, mt, &b);
+	if (!rc) /* all/ and latest, beyond upstream (after the page: upstream's) */
+		rc = vfs_channel_add(out, mt);
 	free(dirs);
 	rk_buf_release(&b);
 	if (rc) {
@@ -830,6 +833,7 @@ static int pop_packages(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	struct node *out = vfs_tree_new(vfs_node_name(dir), vfs_node_mode(dir), mt);
 
 	(void)err;
+	/* made anew when the store lists other runs (all/ and latest follow them) */
 	if (!out || !vfs_lazy_dir(out, "deb", pop_pkg_kind, mt) ||
 	    !vfs_lazy_dir(out, "rpm", pop_pkg_kind, mt)) {
 		vfs_tree_free(out);
@@ -848,6 +852,9 @@ static const char release_readme[] =
 	"      pip install --index-url file://<here>/whl-next/ 'rocm[libraries,devel]==<v>'\n"
 	"  packages/{deb,rpm}/<YYYYMMDD>-<run id>/   a Linux run's apt/dnf repository\n"
 	"      (YYYYMMDD: the day the run's version carries; 00000000 when it has none)\n"
+	"  packages/{deb,rpm}/all/           one apt/dnf repository holding every run above\n"
+	"  packages/{deb,rpm}/latest         the newest run's directory\n"
+	"\n"
 	"Which runs: every whole run of the store (-o release_platform, release_kind,\n"
 	"release_min_age, release_newest choose); a run published while mounted joins\n"
 	"within list_ttl.\n";

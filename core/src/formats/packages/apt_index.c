@@ -145,3 +145,32 @@ out:
 	rk_buf_release(&b);
 	return rc ? rc : -ENOMEM;
 }
+
+int rk_apt_rebase(const char *text, size_t len, const char *prefix, struct rk_buf *out)
+{
+	static const char key[] = "Filename: ";
+	const size_t kl = sizeof(key) - 1;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < len;) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - text) : len, base;
+
+		if (end - i > kl && !memcmp(text + i, key, kl)) {
+			for (base = end; base > i + kl && text[base - 1] != '/'; base--)
+				;
+			rc = rk_buf_addf(out, "%s%s/", key, prefix);
+			if (!rc)
+				rc = rk_buf_add(out, text + base, end - base);
+		} else {
+			rc = rk_buf_add(out, text + i, end - i);
+		}
+		if (!rc)
+			rc = rk_buf_adds(out, "\n");
+		i = end + 1;
+	}
+	/* a stanza ends with a blank line, also the last one */
+	if (!rc && out->len && (out->len < 2 || memcmp(out->buf + out->len - 2, "\n\n", 2)))
+		rc = rk_buf_adds(out, "\n");
+	return rc;
+}

@@ -55,4 +55,12 @@ struct rk_apt_release_info {
 int rk_apt_release(const struct rk_apt_release_info *r, const struct rk_apt_file *files, size_t n,
 		   char **out, size_t *len);
 
+/* For an all-runs repository (the release view's packages/deb/all/), as upstream's
+ * aggregate_deb_metadata.py merges sources: the stanzas of Packages text (len bytes)
+ * appended to out, each Filename's directory replaced by prefix ("Filename: pool/main/
+ * x.deb" -> "Filename: <prefix>/x.deb"), the last stanza ended by a blank line too.
+ * 0 or -ENOMEM. */
+struct rk_buf;
+int rk_apt_rebase(const char *text, size_t len, const char *prefix, struct rk_buf *out);
+
 #endif

@@ -267,16 +267,9 @@ static int finish(struct out *x, struct rk_repodata_file *f, char open_sha[RK_SH
 	return 0;
 }
 
-int rk_rpm_repodata_build(const struct rk_rpm_pkg *pkgs, size_t n, int64_t time,
-			  struct rk_rpm_repodata *out)
+/* The three documents' heads, for n packages. */
+static void heads(struct out x[3], size_t n)
 {
-	struct rk_rpm_repodata r;
-	struct out x[3] = {{RK_BUF_INIT, 0}, {RK_BUF_INIT, 0}, {RK_BUF_INIT, 0}};
-	struct out md = {RK_BUF_INIT, 0};
-	char open_sha[3][RK_SHA256_HEX];
-	int rc = 0;
-
-	memset(&r, 0, sizeof(r));
 	put(&x[0], "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<metadata "
 		   "xmlns=\"http://linux.duke.edu/metadata/common\" "
 		   "xmlns:rpm=\"http://linux.duke.edu/metadata/rpm\"");
@@ -289,21 +282,19 @@ int rk_rpm_repodata_build(const struct rk_rpm_pkg *pkgs, size_t n, int64_t time,
 	     "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<otherdata "
 	     "xmlns=\"http://linux.duke.edu/metadata/other\" packages=\"%zu\">\n",
 	     n);
-	for (size_t i = 0; i < n; i++) {
-		const struct rk_rpm_pkg *p = &pkgs[i];
+}
 
-		if (!p->sha256 || !rk_is_sha256_hex(p->sha256)) {
-			rc = -EINVAL;
-			break;
-		}
-		primary(&x[0], p, time);
-		pkg_open(&x[1], p);
-		for (size_t j = 0; j < p->nfiles; j++)
-			file_line(&x[1], &p->files[j], "  ");
-		put(&x[1], "</package>\n");
-		pkg_open(&x[2], p);
-		put(&x[2], "</package>\n");
-	}
+/* The repodata of the three documents' bodies x[] (their <package> elements, headers
+ * and counts written already): closed, compressed, and repomd.xml over them. x's buffers
+ * are released. */
+static int assemble(struct out x[3], int64_t time, struct rk_rpm_repodata *out)
+{
+	struct rk_rpm_repodata r;
+	struct out md = {RK_BUF_INIT, 0};
+	char open_sha[3][RK_SHA256_HEX];
+	int rc = 0;
+
+	memset(&r, 0, sizeof(r));
 	put(&x[0], "</metadata>\n");
 	put(&x[1], "</filelists>\n");
 	put(&x[2], "</otherdata>\n");
@@ -344,10 +335,145 @@ int rk_rpm_repodata_build(const struct rk_rpm_pkg *pkgs, size_t n, int64_t time,
 	return 0;
 }
 
+
+int rk_rpm_repodata_build(const struct rk_rpm_pkg *pkgs, size_t n, int64_t time,
+			  struct rk_rpm_repodata *out)
+{
+	struct out x[3] = {{RK_BUF_INIT, 0}, {RK_BUF_INIT, 0}, {RK_BUF_INIT, 0}};
+	int rc = 0;
+
+	heads(x, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct rk_rpm_pkg *p = &pkgs[i];
+
+		if (!p->sha256 || !rk_is_sha256_hex(p->sha256)) {
+			rc = -EINVAL;
+			break;
+		}
+		primary(&x[0], p, time);
+		pkg_open(&x[1], p);
+		for (size_t j = 0; j < p->nfiles; j++)
+			file_line(&x[1], &p->files[j], "  ");
+		put(&x[1], "</package>\n");
+		pkg_open(&x[2], p);
+		put(&x[2], "</package>\n");
+	}
+	if (rc) {
+		for (int t = 0; t < 3; t++)
+			rk_buf_release(&x[t].b);
+		return rc;
+	}
+	return assemble(x, time, out);
+}
+
 void rk_rpm_repodata_release(struct rk_rpm_repodata *r)
 {
 	for (int i = 0; i < RK_REPODATA_NFILES; i++) {
 		free(r->files[i].data);
 		r->files[i].data = NULL, r->files[i].len = 0;
 	}
+}
+
+/* The body of document xml (len bytes, no NUL needed) whose root element is root: what
+ * lies between the end of the root's start tag and its end tag. 0 or -EINVAL. */
+static int body_of(const char *xml, size_t len, const char *root, const char **b, size_t *blen)
+{
+	size_t rl = strlen(root), i = 0, end;
+
+	/* the start tag: "<root" followed by a space or '>' */
+	for (;; i++) {
+		if (i + rl + 2 > len)
+			return -EINVAL;
+		if (xml[i] == '<' && !memcmp(xml + i + 1, root, rl) &&
+		    (xml[i + 1 + rl] == ' ' || xml[i + 1 + rl] == '>'))
+			break;
+	}
+	while (i < len && xml[i] != '>')
+		i++;
+	if (i >= len || xml[i - 1] == '/')
+		return -EINVAL;
+	i++;
+	if (i < len && xml[i] == '\n')
+		i++;
+	/* the end tag: the last "</root>" */
+	for (end = len; end >= i + rl + 3; end--) {
+		size_t at = end - rl - 3;
+
+		if (xml[at] == '<' && xml[at + 1] == '/' && !memcmp(xml + at + 2, root, rl) &&
+		    xml[end - 1] == '>') {
+			*b = xml + i;
+			*blen = at - i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int rk_repodata_part(const char *const xml[3], const size_t len[3], const char *prefix,
+		     struct rk_buf *out)
+{
+	static const char *const roots[] = {"metadata", "filelists", "otherdata"};
+	static const char loc[] = "<location href=\"";
+	const char *b[3];
+	size_t bl[3], n = 0;
+	int rc = 0;
+
+	for (int t = 0; t < 3; t++)
+		if (body_of(xml[t], len[t], roots[t], &b[t], &bl[t]))
+			return -EINVAL;
+	for (size_t i = 0; i + 9 <= bl[0]; i++)
+		if ((i == 0 || b[0][i - 1] == '\n') && !memcmp(b[0] + i, "<package ", 9))
+			n++;
+	if ((rc = rk_buf_addf(out, "%zu\f", n)))
+		return rc;
+	/* primary: every location's href below prefix */
+	for (size_t i = 0; !rc && i < bl[0];) {
+		const char *at = memmem(b[0] + i, bl[0] - i, loc, sizeof(loc) - 1);
+		size_t upto = at ? (size_t)(at - b[0]) + sizeof(loc) - 1 : bl[0];
+
+		rc = rk_buf_add(out, b[0] + i, upto - i);
+		if (!rc && at && !(rc = rk_buf_add_xml(out, prefix)))
+			rc = rk_buf_adds(out, "/");
+		i = upto;
+	}
+	for (int t = 1; !rc && t < 3; t++)
+		if (!(rc = rk_buf_adds(out, "\f")))
+			rc = rk_buf_add(out, b[t], bl[t]);
+	return rc;
+}
+
+int rk_rpm_repodata_merge(const char *const *parts, const size_t *lens, size_t n, int64_t time,
+			  struct rk_rpm_repodata *out)
+{
+	struct out x[3] = {{RK_BUF_INIT, 0}, {RK_BUF_INIT, 0}, {RK_BUF_INIT, 0}};
+	size_t total = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass)
+			heads(x, total);
+		for (size_t i = 0; i < n; i++) {
+			const char *p = parts[i], *end = p + lens[i], *f[4];
+			size_t k = 0;
+
+			f[k++] = p;
+			for (const char *q = p; q < end && k < 4; q++)
+				if (*q == '\f')
+					f[k++] = q + 1;
+			if (k != 4 || memchr(f[3], '\f', (size_t)(end - f[3]))) {
+				for (int t = 0; t < 3; t++)
+					rk_buf_release(&x[t].b);
+				return -EINVAL;
+			}
+			if (!pass) {
+				total += strtoul(f[0], NULL, 10);
+				continue;
+			}
+			for (int t = 0; t < 3; t++)
+				if (!x[t].rc)
+					x[t].rc = rk_buf_add(&x[t].b, f[t + 1],
+							     (size_t)((t < 2 ? f[t + 2] - 1 : end) -
+								      f[t + 1]));
+		}
+	}
+	return assemble(x, time, out);
 }

@@ -54,4 +54,19 @@ int rk_rpm_repodata_build(const struct rk_rpm_pkg *pkgs, size_t n, int64_t time,
 			  struct rk_rpm_repodata *out);
 void rk_rpm_repodata_release(struct rk_rpm_repodata *r);
 
+/* An all-runs repository (the release view's packages/rpm/all/) from the repositories of
+ * several runs, as upstream's aggregate_rpm_metadata.py merges sources: each source's
+ * entries kept, their location below a prefix, a new repomd.xml.
+ * rk_repodata_part: of one repository's primary, filelists and other XML (uncompressed,
+ * as rk_rpm_repodata_build writes them), appended to out: "<count>\f<primary's packages,
+ * each location href below prefix/>\f<filelists' packages>\f<other's packages>" (XML
+ * holds no form feed). 0, -EINVAL (not such a document) or -ENOMEM.
+ * rk_rpm_repodata_merge: the repodata of parts[0..n) (each lens[i] bytes) in that order,
+ * every timestamp and the revision = time. 0 or -EINVAL/-ENOMEM. */
+struct rk_buf;
+int rk_repodata_part(const char *const xml[3], const size_t len[3], const char *prefix,
+		     struct rk_buf *out);
+int rk_rpm_repodata_merge(const char *const *parts, const size_t *lens, size_t n, int64_t time,
+			  struct rk_rpm_repodata *out);
+
 #endif
