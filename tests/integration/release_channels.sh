@@ -50,8 +50,8 @@ printf '%s\n' "$NOMAN  no manifests/therock_manifest.json" \
 sed -n '/^Left out of every channel/,$p' "$M/release/README" | tail -n +2 >"$T/got"
 it_same "release/README's left-out runs" "$T/want" "$T/got"
 # (BAD's archive is damaged inside: nobody has read it yet, so it is in)
-printf '%s\n' 00000000-24205988454 00000000-24205988455 00000000-24205988474 index.html \
-	>"$T/want"
+printf '%s\n' 00000000-24205988454 00000000-24205988455 00000000-24205988474 all \
+	index.html latest >"$T/want"
 ls "$M/release/packages/deb" >"$T/got"
 it_same "packages/deb/ (damaged runs left out)" "$T/want" "$T/got"
 ingested=$(find "$T/cache/blobs" "$T/cache/index" -type f 2>/dev/null | wc -l)
@@ -93,7 +93,7 @@ rm -r "${S:?}/$NEW"
 # ---- the platform rule; the minimum age (LEGACY finished three days ago)
 find "$S/$LEGACY" -exec touch -h -d '3 days ago' {} +
 it_mount lin "$S" "$T/lin" "$T/cache" -o release_platform=linux -o release_min_age=2d
-printf '%s\n' 00000000-24205988454 index.html >"$T/want"
+printf '%s\n' 00000000-24205988454 all index.html latest >"$T/want"
 ls "$T/lin/release/packages/rpm" >"$T/got"
 it_same "release_min_age=2d: packages/rpm/" "$T/want" "$T/got"
 grep -qx "$WIN  release_platform=linux: a windows run" "$T/lin/release/README" ||
@@ -112,7 +112,7 @@ ls "$T/win/release/tarball" >"$T/got"
 it_umount win
 "$ROCKPACK" -q --cache "$T/cache" release "$S" -o "$T/rel" --kind rpm --platform linux \
 	--min-age 48h || fail "rockpack release --platform --min-age"
-[ "$(ls "$T/rel/packages/rpm")" = "$(printf '00000000-24205988454\nindex.html')" ] ||
+[ "$(ls "$T/rel/packages/rpm")" = "$(printf '00000000-24205988454\nall\nindex.html')" ] ||
 	fail "rockpack release --min-age 48h wrote $(ls "$T/rel/packages/rpm" | tr '\n' ' ')"
 
 # ---- a bad duration is refused

@@ -67,6 +67,30 @@ deb=${debs[0]##*/}
 cmp "$M/release/packages/deb/00000000-24205988454/pool/main/$deb" \
 	"$M/$LEGACY/packages/deb/pool/main/$deb" || fail "release/packages/deb/.../$deb"
 
+# the all-runs repositories (driven by apt and dnf in release_all_repos, here under the
+# sanitizers): every Linux run's packages in one index, each entry's file there
+want=0
+for r in $LEGACY $SPLIT $NIGHTLY; do
+	want=$((want + $(grep -c '^Package: ' "$M/$r/packages/deb/dists/stable/main/binary-amd64/Packages")))
+done
+A=$M/release/packages/deb/all
+got=$(grep -c '^Package: ' "$A/dists/stable/main/binary-amd64/Packages")
+[ "$got" = "$want" ] || fail "deb/all/ lists $got packages, the runs $want"
+while read -r f; do
+	[ -f "$A/$f" ] || { fail "deb/all/: $f is not there"; break; }
+done < <(sed -n 's/^Filename: //p' "$A/dists/stable/main/binary-amd64/Packages")
+grep -q '^SHA256:' "$A/dists/stable/Release" || fail "deb/all/: Release has no SHA256"
+want=0
+for r in $LEGACY $SPLIT $NIGHTLY; do
+	want=$((want + $(zcat "$M/$r"/packages/rpm/x86_64/repodata/*primary.xml.gz | grep -c '<package ')))
+done
+R=$M/release/packages/rpm/all
+got=$(zcat "$R"/repodata/*primary.xml.gz | grep -c '<package ')
+[ "$got" = "$want" ] || fail "rpm/all/ lists $got packages, the runs $want"
+while read -r f; do
+	[ -f "$R/$f" ] || { fail "rpm/all/: $f is not there"; break; }
+done < <(zcat "$R"/repodata/*primary.xml.gz | sed -n 's/.*<location href="\([^"]*\)".*/\1/p')
+
 # pip: the newest by default, an older one pinned
 if it_need_venv "$PY"; then
 	for spec in 'rocm[libraries,devel,device]' 'rocm[libraries,devel,device]==7.13.0.dev0+abc1234'; do

@@ -183,7 +183,7 @@ def compare(mnt, out, release):
     want = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
     got = {p.relative_to(release).as_posix() for p in release.rglob("*")
            if p.is_symlink() or p.is_file()} - {"README"}
-    # beyond upstream (integration.release_channel checks them): the all-runs repositories
+    # beyond upstream (integration.release_all_repos checks them): the all-runs repositories
     got = {x for x in got if not re.match(r"packages/(deb|rpm)/(all/|latest$)", x)}
     bad = [f"only in the oracle: {x}" for x in sorted(want - got)]
     bad += [f"only in release/: {x}" for x in sorted(got - want)]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# release_channel: release/packages/{deb,rpm}/all/ (one repository over every run) and
+# release_all_repos: release/packages/{deb,rpm}/all/ (one repository over every run) and
 # latest, followed by real apt and dnf as a nightly user would (packages_live's harness:
 # a private mount namespace, throwaway roots overlaid on the host's /).
 #  - a store with one run (the demo's kpack-split run); the mount signs (-o sign_key) and
