@@ -241,7 +241,7 @@ RK_TEST(option_table)
 		RK_ASSERT(!d->flag_value || !rk_vfs_opt_check(d, d->flag_value, NULL, &err));
 		RK_ASSERT(!d->excludes || rk_vfs_opt_find(d->excludes));
 	}
-	RK_ASSERT_EQ_INT(10, n);
+	RK_ASSERT_EQ_INT(12, n);
 	d = rk_vfs_opt_find("split_databases");
 	RK_ASSERT(d && d->type == RK_VFS_OPT_LIST);
 	RK_ASSERT(rk_vfs_opt_at(0, &view) == rk_vfs_opt_find("kpack_compression"));
