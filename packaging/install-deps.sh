@@ -59,6 +59,9 @@ if [ $tests = 1 ]; then
 		nginx-light curl openssl
 		# helgrind over many threads on one libcurl transport (remote_http_threads)
 		valgrind
+		# rockpack install --link=reflink on a loop-mounted XFS (mkfs.xfs), its clones
+		# seen by filefrag (e2fsprogs)
+		xfsprogs e2fsprogs
 		# install and CLI tests: the man pages render (man-db, groff), the completions
 		# load (bash-completion, zsh)
 		man-db groff-base bash-completion zsh
