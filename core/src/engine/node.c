@@ -185,6 +185,18 @@ struct node *vfs_bytes_adopt(struct node *dir, const char *name, uint32_t mode, 
 	return vfs_file_set_bytes(n, data, len) ? unmade(dir, n) : n;
 }
 
+int vfs_bytes_at(struct node *root, const char *path, int64_t mtime, void *data, size_t len)
+{
+	const char *base;
+	struct node *d = vfs_mkdirs(root, path, &base, mtime);
+
+	if (!d) {
+		free(data);
+		return -ENOMEM;
+	}
+	return vfs_bytes_adopt(d, base, S_IFREG | 0444, mtime, data, len) ? 0 : -ENOMEM;
+}
+
 struct node *vfs_blob_file(struct node *dir, const char *name, uint32_t mode, int64_t mtime,
 			   const char *id, uint64_t size)
 {

@@ -46,6 +46,9 @@ struct node *vfs_bytes_file(struct node *dir, const char *name, uint32_t mode, i
 			    const void *data, size_t len);
 struct node *vfs_bytes_adopt(struct node *dir, const char *name, uint32_t mode, int64_t mtime,
 			     char *data, size_t len);
+/* The same, read-only (0444), at path below private root, its directories made as
+ * vfs_mkdirs makes them. 0 or -ENOMEM. */
+int vfs_bytes_at(struct node *root, const char *path, int64_t mtime, void *data, size_t len);
 /* A file that is cache blob id (hex SHA-256) of size bytes. */
 struct node *vfs_blob_file(struct node *dir, const char *name, uint32_t mode, int64_t mtime,
 			   const char *id, uint64_t size);

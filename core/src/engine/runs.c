@@ -369,6 +369,34 @@ int vfs_store_run(struct rk_vfs *v, const struct node *dir, const char *name, st
 	return 0;
 }
 
+struct node *vfs_store_run_dir(struct rk_vfs *v, const struct node *at, const char *name,
+			       const char *path, struct rk_err *err)
+{
+	const char *whole = path;
+	struct run *r;
+	struct node *n;
+	char comp[256];
+
+	if (vfs_store_run(v, at, name, &r, err))
+		return NULL;
+	n = r->dir;
+	while (n && *path) {
+		size_t len = strcspn(path, "/");
+
+		if (len >= sizeof(comp) || vfs_populate(v, n, err))
+			return NULL;
+		memcpy(comp, path, len);
+		comp[len] = '\0';
+		n = vfs_find_dir(n, comp);
+		path += len + (path[len] == '/');
+	}
+	if (!n) {
+		rk_err_set(err, -ENOENT, "run '%s' has no %s/", name, whole);
+		return NULL;
+	}
+	return vfs_populate(v, n, err) ? NULL : n;
+}
+
 /* ---- a store that names a run ---- */
 
 /* A remote store whose last component is a run name (s3://bucket/999-linux) that the

@@ -293,6 +293,11 @@ int vfs_store_runs(struct rk_vfs *v, const struct node *dir, char ***names, size
  * when there is no such run there. */
 int vfs_store_run(struct rk_vfs *v, const struct node *dir, const char *name, struct run **out,
 		  struct rk_err *err);
+/* The populated directory path ("tarballs", "packages/deb/pool/main") of run name of
+ * the store directory at is in; NULL (err set) when the run or the directory is
+ * missing. */
+struct node *vfs_store_run_dir(struct rk_vfs *v, const struct node *at, const char *name,
+			       const char *path, struct rk_err *err);
 /* Unit tests only: store views the next rk_vfs_open adds to vfs_views[]' (n 0: none). */
 void vfs_test_store_views(const struct vfs_view *const *views, size_t n);
 

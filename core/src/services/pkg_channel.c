@@ -64,35 +64,6 @@ static const char **run_dirs(const struct node *dir, size_t *n)
 	return out;
 }
 
-/* The populated directory path below run name of the store dir is in. */
-static struct node *run_path(struct rk_vfs *v, struct node *at, const char *name, const char *path,
-			     struct rk_err *err)
-{
-	const char *whole = path;
-	struct run *r;
-	struct node *n;
-	char comp[256];
-
-	if (vfs_store_run(v, at, name, &r, err))
-		return NULL;
-	n = r->dir;
-	while (n && *path) {
-		size_t len = strcspn(path, "/");
-
-		if (len >= sizeof(comp) || vfs_populate(v, n, err))
-			return NULL;
-		memcpy(comp, path, len);
-		comp[len] = '\0';
-		n = vfs_find_dir(n, comp);
-		path += len + (path[len] == '/');
-	}
-	if (!n) {
-		rk_err_set(err, -ENOENT, "run '%s' has no %s/", name, whole);
-		return NULL;
-	}
-	return vfs_populate(v, n, err) ? NULL : n;
-}
-
 /* The bytes of file name in dir, made in memory (a CI-stored index is not). */
 static const char *bytes_of(struct node *dir, const char *name, size_t *len, struct rk_err *err)
 {
@@ -195,14 +166,15 @@ static int part_compute(void *ctx, struct rk_buf *rec, struct rk_err *err)
 	int rc;
 
 	if (!p->rpm) {
-		struct node *d = run_path(p->v, p->at, p->run,
-					  "packages/deb/dists/stable/main/binary-amd64", err);
+		struct node *d = vfs_store_run_dir(
+			p->v, p->at, p->run, "packages/deb/dists/stable/main/binary-amd64", err);
 		size_t len;
 		const char *b = d ? bytes_of(d, "Packages", &len, err) : NULL;
 		char prefix[300];
 
-		struct node *pool = b ? run_path(p->v, p->at, p->run, "packages/deb/pool/main", err)
-				      : NULL;
+		struct node *pool =
+			b ? vfs_store_run_dir(p->v, p->at, p->run, "packages/deb/pool/main", err)
+			  : NULL;
 
 		if (!pool)
 			return -EIO;
@@ -213,12 +185,14 @@ static int part_compute(void *ctx, struct rk_buf *rec, struct rk_err *err)
 	} else {
 		static const char *const names[] = {"primary.xml.gz", "filelists.xml.gz",
 						    "other.xml.gz"};
-		struct node *d = run_path(p->v, p->at, p->run, "packages/rpm/x86_64/repodata", err);
+		struct node *d =
+			vfs_store_run_dir(p->v, p->at, p->run, "packages/rpm/x86_64/repodata", err);
 		char *xml[3] = {NULL, NULL, NULL};
 		size_t len[3];
 
-		struct node *arch = d ? run_path(p->v, p->at, p->run, "packages/rpm/x86_64", err)
-				      : NULL;
+		struct node *arch =
+			d ? vfs_store_run_dir(p->v, p->at, p->run, "packages/rpm/x86_64", err)
+			  : NULL;
 
 		rc = arch ? rk_buf_addf(rec, "%lld\n", (long long)newest_file(arch, ".rpm")) : -EIO;
 		for (int t = 0; !rc && t < 3; t++) {
@@ -268,17 +242,6 @@ static int part_of(struct part *p, struct rk_err *err)
 				       NULL, err);
 }
 
-static int add_bytes(struct node *dir, const char *path, int64_t mtime, char *data, size_t len)
-{
-	const char *base;
-	struct node *d = vfs_mkdirs(dir, path, &base, mtime), *n;
-
-	n = d ? vfs_bytes_adopt(d, base, S_IFREG | 0444, mtime, data, len) : NULL;
-	if (!d)
-		free(data);
-	return n ? 0 : -ENOMEM;
-}
-
 /* A symlink path in private root: ups "../" then target. */
 static int add_link(struct node *root, const char *path, int64_t mtime, int ups,
 		    const char *run, const char *kind, const char *file)
@@ -310,7 +273,7 @@ static int sign(struct rk_vfs *v, struct node *dir, const char *name, const char
 		rk_err_log("release: %s", rk_err_str(err, rc));
 		return -EIO;
 	}
-	return add_bytes(dir, name, mtime, sig, n);
+	return vfs_bytes_at(dir, name, mtime, sig, n);
 }
 
 /* The links of one run's deb part: every "Filename: pool/<dir>/<file>". */
@@ -386,18 +349,19 @@ static int deb_indexes(struct rk_vfs *v, struct node *out, struct rk_buf *all, i
 		rc = rk_apt_release(&ri, files, 2, &release, &rlen);
 	}
 	if (!rc) {
-		rc = add_bytes(out, "dists/stable/main/binary-amd64/Packages", mt, packages, plen);
+		rc = vfs_bytes_at(out, "dists/stable/main/binary-amd64/Packages", mt, packages,
+				  plen);
 		packages = NULL;
 	}
 	if (!rc) {
-		rc = add_bytes(out, "dists/stable/main/binary-amd64/Packages.gz", mt, gz, gzlen);
+		rc = vfs_bytes_at(out, "dists/stable/main/binary-amd64/Packages.gz", mt, gz, gzlen);
 		gz = NULL;
 	}
 	if (!rc && vfs_opt_given(v, "sign_key"))
 		if (!(rc = sign(v, out, "dists/stable/InRelease", release, rlen, 1, mt, err)))
 			rc = sign(v, out, "dists/stable/Release.gpg", release, rlen, 0, mt, err);
 	if (!rc) {
-		rc = add_bytes(out, "dists/stable/Release", mt, release, rlen);
+		rc = vfs_bytes_at(out, "dists/stable/Release", mt, release, rlen);
 		release = NULL;
 	}
 	free(packages);
@@ -427,7 +391,7 @@ static int rpm_indexes(struct rk_vfs *v, struct node *out, struct part *parts, s
 				rc = sign(v, out, "repodata/repomd.xml.asc", f->data, f->len, 0, mt,
 					  err);
 			if (!rc)
-				rc = add_bytes(out, f->name, mt, f->data, f->len);
+				rc = vfs_bytes_at(out, f->name, mt, f->data, f->len);
 			f->data = NULL;
 		}
 		rk_rpm_repodata_release(&rd);
@@ -440,7 +404,7 @@ static int rpm_indexes(struct rk_vfs *v, struct node *out, struct part *parts, s
 			rk_err_log("release: %s", rk_err_str(err, rc));
 			rc = -EIO;
 		} else {
-			rc = add_bytes(out, "RPM-GPG-KEY", mt, key, klen);
+			rc = vfs_bytes_at(out, "RPM-GPG-KEY", mt, key, klen);
 		}
 	}
 	free(texts);

@@ -56,36 +56,6 @@ struct release_cfg {
 	long long min_age; /* release_min_age, seconds; 0: any age */
 };
 
-/* The populated directory path ("tarballs", "python/files") of run name of the store
- * that at is in; NULL (err set) when the run or the directory is missing. */
-static struct node *run_dir(struct rk_vfs *v, struct node *at, const char *name, const char *path,
-			    struct rk_err *err)
-{
-	const char *whole = path;
-	struct run *r;
-	struct node *n;
-	char comp[256];
-
-	if (vfs_store_run(v, at, name, &r, err))
-		return NULL;
-	n = r->dir;
-	while (n && *path) {
-		size_t len = strcspn(path, "/");
-
-		if (len >= sizeof(comp) || vfs_populate(v, n, err))
-			return NULL;
-		memcpy(comp, path, len);
-		comp[len] = '\0';
-		n = vfs_find_dir(n, comp);
-		path += len + (path[len] == '/');
-	}
-	if (!n) {
-		rk_err_set(err, -ENOENT, "run '%s' has no %s/", name, whole);
-		return NULL;
-	}
-	return vfs_populate(v, n, err) ? NULL : n;
-}
-
 static int ends_with(const char *s, const char *end)
 {
 	size_t a = strlen(s), b = strlen(end);
@@ -477,7 +447,7 @@ static int names_compute(void *ctx, struct rk_buf *rec, struct rk_err *err)
 {
 	struct names_memo *m = ctx;
 	size_t start = rec->len;
-	struct node *t = run_dir(m->v, m->at, m->run, m->path, err);
+	struct node *t = vfs_store_run_dir(m->v, m->at, m->run, m->path, err);
 	int rc = t ? 0 : -ENOENT;
 
 	for (size_t j = 0; !rc && j < vfs_dir_count(t); j++) {
@@ -782,7 +752,7 @@ static int pop_pkg_run(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		return -ENOMEM;
 	snprintf(run, sizeof(run), "%s-linux", strchr(name, '-') ? strchr(name, '-') + 1 : name);
 	snprintf(path, sizeof(path), "packages/%s", kind);
-	src = run_dir(v, dir, run, path, err);
+	src = vfs_store_run_dir(v, dir, run, path, err);
 	/* release/packages/<kind>/<name>/: four levels below the store */
 	rc = src ? mirror(v, src, out, run, kind, "", 4, err) : -EIO;
 	if (rc) {

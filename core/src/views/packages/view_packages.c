@@ -509,17 +509,6 @@ static int64_t newest(const struct pkgs *s)
 
 /* ---- deb/ ---- */
 
-static int add_bytes(struct node *dir, const char *path, int64_t mtime, void *data, size_t len)
-{
-	const char *base;
-	struct node *d = vfs_mkdirs(dir, path, &base, mtime), *n;
-
-	n = d ? vfs_bytes_adopt(d, base, S_IFREG | 0444, mtime, data, len) : NULL;
-	if (!d)
-		free(data);
-	return n ? 0 : -ENOMEM;
-}
-
 /* The files of p as a private tree; its installed size in p->meta. */
 static int pkg_tree(struct pkg *p, struct node **root, struct rk_err *err)
 {
@@ -608,7 +597,7 @@ static int sign_index(struct rk_vfs *v, struct node *dir, const char *clear, con
 			rk_err_log("packages: %s", rk_err_str(err, rc));
 			return -EIO;
 		}
-		rc = add_bytes(dir, name, mtime, sig, n);
+		rc = vfs_bytes_at(dir, name, mtime, sig, n);
 	}
 	return rc;
 }
@@ -679,20 +668,20 @@ static int pop_dists(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		rc = rk_apt_release(&ri, files, 2, &release, &rlen);
 	}
 	if (!rc) {
-		rc = add_bytes(out, "stable/main/binary-amd64/Packages", vfs_node_mtime(dir),
-			       packages, plen);
+		rc = vfs_bytes_at(out, "stable/main/binary-amd64/Packages", vfs_node_mtime(dir),
+				  packages, plen);
 		packages = NULL;
 	}
 	if (!rc) {
-		rc = add_bytes(out, "stable/main/binary-amd64/Packages.gz", vfs_node_mtime(dir), gz,
-			       gzlen);
+		rc = vfs_bytes_at(out, "stable/main/binary-amd64/Packages.gz", vfs_node_mtime(dir),
+				  gz, gzlen);
 		gz = NULL;
 	}
 	if (!rc && pkg_cfg(v)->sign_key)
 		rc = sign_index(v, out, "stable/InRelease", "stable/Release.gpg", release, rlen,
 				vfs_node_mtime(dir), err);
 	if (!rc) {
-		rc = add_bytes(out, "stable/Release", vfs_node_mtime(dir), release, rlen);
+		rc = vfs_bytes_at(out, "stable/Release", vfs_node_mtime(dir), release, rlen);
 		release = NULL;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -718,7 +707,7 @@ static int add_report(const struct pkgs *s, struct node *out, int64_t mtime)
 		      s->left.len ? s->left.buf : "  none\n",
 		      s->unread.len ? s->unread.buf : "  none\n");
 
-	return t ? add_bytes(out, "README", mtime, t, strlen(t)) : -ENOMEM;
+	return t ? vfs_bytes_at(out, "README", mtime, t, strlen(t)) : -ENOMEM;
 }
 
 static int pop_deb(struct rk_vfs *v, struct node *dir, struct rk_err *err)
@@ -1016,7 +1005,7 @@ static int pop_repodata(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 				rc = sign_index(v, out, NULL, "repomd.xml.asc", f->data, f->len,
 						vfs_node_mtime(dir), err);
 			if (!rc)
-				rc = add_bytes(out, name, vfs_node_mtime(dir), f->data, f->len);
+				rc = vfs_bytes_at(out, name, vfs_node_mtime(dir), f->data, f->len);
 			f->data = NULL;
 		}
 		rk_rpm_repodata_release(&rd);
@@ -1148,7 +1137,7 @@ static int pkg_populate(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 		rc = -ENOMEM;
 		goto fail;
 	}
-	if ((rc = add_bytes(out, "README", vfs_node_mtime(dir), readme, strlen(readme))))
+	if ((rc = vfs_bytes_at(out, "README", vfs_node_mtime(dir), readme, strlen(readme))))
 		goto fail;
 	if (!vfs_lazy_dir(out, "deb", pop_deb, vfs_node_mtime(dir)) ||
 	    !vfs_lazy_dir(out, "rpm", pop_rpm, vfs_node_mtime(dir))) {
