@@ -16,9 +16,11 @@
 #   release/whl-next/ and its project pages   ls -l of it and of every project, cat of
 #                                             every index.html
 #   release/packages/deb/, packages/rpm/      ls -l
+#   release/packages/{deb,rpm}/all/           cat of the all-runs index (Packages;
+#                                             repomd.xml and primary)
 # against one run's own directories (the newest run): ls -l of RUN/tarballs/,
-# RUN/python/files/, RUN/packages/deb/ and RUN/packages/rpm/ (with the python and packages
-# views made, as a first look makes them). Then, on one more fresh mount: the status
+# RUN/python/files/, RUN/packages/deb/ and RUN/packages/rpm/, cat of its Packages and
+# repodata (with the python and packages views made, as a first look makes them). Then, on one more fresh mount: the status
 # counters after listing every channel (ingests_done and index_loads: 0 means no archive
 # was read), and the daemon's RSS after the mount, after listing every channel, and after
 # listing every run's own directories too. Prints the machine's CPUs and load.
@@ -56,11 +58,15 @@ tarball() { ls -l "$R/tarball/" >/dev/null; }
 whl() { ls -l "$R/whl-next/" "$R"/whl-next/*/ >/dev/null && cat "$R"/whl-next/*/index.html >/dev/null; }
 deb() { ls -l "$R/packages/deb/" >/dev/null; }
 rpm() { ls -l "$R/packages/rpm/" >/dev/null; }
-channels() { tarball && whl && deb && rpm; }
+deb_all() { cat "$R/packages/deb/all/dists/stable/main/binary-amd64/Packages" >/dev/null; }
+rpm_all() { cat "$R/packages/rpm/all/repodata/repomd.xml" "$R"/packages/rpm/all/repodata/*primary.xml.gz >/dev/null; }
+channels() { tarball && whl && deb && rpm && deb_all && rpm_all; }
 run_tarballs() { ls -l "$mnt/$last/tarballs/" >/dev/null; }
 run_python() { ls -l "$mnt/$last/python/files/" >/dev/null; }
 run_deb() { ls -l "$mnt/$last/packages/deb/" >/dev/null; }
 run_rpm() { ls -l "$mnt/$last/packages/rpm/" >/dev/null; }
+run_deb_index() { cat "$mnt/$last/packages/deb/dists/stable/main/binary-amd64/Packages" >/dev/null; }
+run_rpm_index() { cat "$mnt/$last/packages/rpm/x86_64/repodata/repomd.xml" "$mnt/$last"/packages/rpm/x86_64/repodata/*primary.xml.gz >/dev/null; }
 runs_own() { for r in $(ls "$mnt" | grep -- '-linux$'); do ls -l "$mnt/$r/tarballs/" "$mnt/$r/python/files/" \
 	"$mnt/$r/packages/deb/" "$mnt/$r/packages/rpm/" >/dev/null; done; }
 
@@ -90,10 +96,14 @@ step "release/tarball/" tarball "$R/tarball/"
 step "release/whl-next/ + project pages" whl "$R/whl-next/*/"
 step "release/packages/deb/" deb "$R/packages/deb/"
 step "release/packages/rpm/" rpm "$R/packages/rpm/"
+step "release/packages/deb/all/ Packages" deb_all "$R/packages/deb/all/pool/*/"
+step "release/packages/rpm/all/ repodata" rpm_all "$R/packages/rpm/all/*/"
 step "RUN/tarballs/ (one run)" run_tarballs "$mnt/$last/tarballs/"
 step "RUN/python/files/ (one run)" run_python "$mnt/$last/python/files/"
 step "RUN/packages/deb/ (one run)" run_deb "$mnt/$last/packages/deb/"
 step "RUN/packages/rpm/ (one run)" run_rpm "$mnt/$last/packages/rpm/"
+step "RUN/packages/deb/ Packages (one run)" run_deb_index "$mnt/$last/packages/deb/pool/main/"
+step "RUN/packages/rpm/ repodata (one run)" run_rpm_index "$mnt/$last/packages/rpm/x86_64/"
 
 drop
 bench_mount "$work/store" "$work/cache"
