@@ -77,7 +77,7 @@ echo "first listing of every channel ($nruns runs ingested): $(elapsed "$t0" "$(
 bench_umount
 
 echo "rockfs ($(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg)); $nruns runs, best of $rounds"
-printf '%-34s %10s %10s %8s\n' step "cold s" "warm s" entries
+printf '%-40s %10s %10s %8s\n' step "cold s" "warm s" entries
 step() { # name command path-to-count
 	local name=$1 cmd=$2 count=$3 cold="" warm="" t n
 	for _ in $(seq "$rounds"); do
@@ -90,7 +90,7 @@ step() { # name command path-to-count
 		n=$(ls $count | grep -cv -e '^$' -e ':$')
 		bench_umount
 	done
-	printf '%-34s %10s %10s %8s\n' "$name" "$cold" "$warm" "$n"
+	printf '%-40s %10s %10s %8s\n' "$name" "$cold" "$warm" "$n"
 }
 step "release/tarball/" tarball "$R/tarball/"
 step "release/whl-next/ + project pages" whl "$R/whl-next/*/"
