@@ -6,6 +6,8 @@
 #    overlay of the host's /, chrooted, the mount at /mnt/rock), apt as configured by
 #    Debian: its methods sandboxed as _apt. The same lines against a mount without
 #    allow_other fail as the issue saw ("Permission denied"), so the check is a real one;
+#  - README.md's second `echo "deb ..."` line (release/packages/deb/all/, every run) with
+#    the same apt-get line, in another throwaway root;
 #  - packages/README's dnf recipe (the line the mount serves, "..." given a package, -y
 #    and --releasever added) on the host's stock dnf.conf (gpgcheck=True): it installs.
 . "$(dirname "$0")/throwaway_root.sh"
@@ -29,7 +31,10 @@ print(block.replace("\\\n", " "))
 PY
 strip() { sed -E 's/[[:space:]]+#[^"]*$//'; } # a trailing comment
 mount_line=$(grep -E '^rockfs STORE /mnt/rock -o [^ ]*allow_other' "$T/block" | head -1)
-echo_line=$(grep -E '^echo "deb .*file:/mnt/rock/.*/etc/apt/sources\.list\.d/' "$T/block" | strip)
+echo_lines=$(grep -E '^echo "deb .*file:/mnt/rock/.*/etc/apt/sources\.list\.d/' "$T/block" | strip)
+# the first: a run's repository; a second: release/'s all-runs repository
+echo_line=$(head -n 1 <<<"$echo_lines")
+all_line=$(sed -n 2p <<<"$echo_lines")
 apt_line=$(grep -E '^apt-get update && apt-get install ' "$T/block" | strip)
 [ -n "$mount_line" ] && [ -n "$echo_line" ] && [ -n "$apt_line" ] ||
 	die "README.md has no apt recipe (rockfs ... allow_other, echo \"deb ...\", apt-get): $(cat "$T/block")"
@@ -67,6 +72,14 @@ in_root sh -c "$echo_line && $apt_line -y" >"$T/apt.log" 2>&1 ||
 pkg=${apt_line##* }
 in_root dpkg-query -W -f '${db:Status-Abbrev}\n' "$pkg" | grep -q '^ii' ||
 	fail "README.md's apt recipe: $pkg is not installed"
+# the all-runs repository's line, with the same apt-get line, in a root of its own
+if [ -n "$all_line" ]; then
+	mkroot apt-all "$M"
+	in_root sh -c "$all_line && $apt_line -y" >"$T/apt-all.log" 2>&1 ||
+		{ tail -30 "$T/apt-all.log" >&2; fail "README.md's all-runs apt recipe failed"; }
+	in_root dpkg-query -W -f '${db:Status-Abbrev}\n' "$pkg" | grep -q '^ii' ||
+		fail "README.md's all-runs apt recipe: $pkg is not installed"
+fi
 
 # packages/README's dnf line, on the stock dnf.conf
 if command -v dnf >/dev/null && command -v rpmbuild >/dev/null; then
