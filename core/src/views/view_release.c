@@ -803,7 +803,7 @@ static int pop_packages(struct rk_vfs *v, struct node *dir, struct rk_err *err)
 	struct node *out = vfs_tree_new(vfs_node_name(dir), vfs_node_mode(dir), mt);
 
 	(void)err;
-	/* made anew when the store lists other runs (all/ and latest follow them) */
+	/* (made again with release/ when its runs change: all/ and latest follow them) */
 	if (!out || !vfs_lazy_dir(out, "deb", pop_pkg_kind, mt) ||
 	    !vfs_lazy_dir(out, "rpm", pop_pkg_kind, mt)) {
 		vfs_tree_free(out);
