@@ -92,6 +92,16 @@ static int set_time(int dirfd, const char *name, int64_t mtime)
 	return utimensat(dirfd, name, ts, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
 }
 
+/* n more bytes written, under mu when writers share p (NULL: the walk writes alone). */
+static void progress_bytes(struct rp_progress *p, pthread_mutex_t *mu, uint64_t n)
+{
+	if (mu)
+		pthread_mutex_lock(mu);
+	rp_progress_add(p, n, 0);
+	if (mu)
+		pthread_mutex_unlock(mu);
+}
+
 /* Fill descriptor fd with the view's file a (opened as f): a reflink of the cache's blob
  * (FICLONE) when e's link mode asks and the file system allows, else the kernel's copy
  * from the blob's descriptor, else the bytes read through the view. 0 or 1 after printing
@@ -132,11 +142,7 @@ static int fill(struct exporter *e, struct rk_file *f, int fd, char *buf, const 
 			break;
 		}
 		off += (uint64_t)n;
-		if (mu)
-			pthread_mutex_lock(mu);
-		rp_progress_add(p, (uint64_t)n, 0);
-		if (mu)
-			pthread_mutex_unlock(mu);
+		progress_bytes(p, mu, (uint64_t)n);
 	}
 	while (!rc && off < size) {
 		ssize_t n = rk_file_pread(f, buf, 1 << 20, off, &err);
@@ -148,11 +154,7 @@ static int fill(struct exporter *e, struct rk_file *f, int fd, char *buf, const 
 			rc = rp_fail("%s: write: %s", shown, strerror(-rc));
 		else {
 			off += (uint64_t)n;
-			if (mu)
-				pthread_mutex_lock(mu);
-			rp_progress_add(p, (uint64_t)n, 0);
-			if (mu)
-				pthread_mutex_unlock(mu);
+			progress_bytes(p, mu, (uint64_t)n);
 		}
 	}
 	return rc;
